@@ -1,0 +1,47 @@
+# kafka-planner: `make demo` and `make test` each do all of their own set-up on a fresh machine.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+SUDO   := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
+ZK_JAR := /usr/share/java/zookeeper.jar
+
+.PHONY: demo test bench install install-all zookeeper clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+# Runtime install: pyyaml, typer, tabulate, numpy.
+$(VENV)/.core: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e .
+	touch $@
+
+# Everything the tests and benchmarks need: kazoo, pyspark, pytest, hypothesis, kafka-python.
+$(VENV)/.all: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[zk,spark,dev,bench]'
+	touch $@ $(VENV)/.core
+
+install: $(VENV)/.core
+install-all: $(VENV)/.all
+
+# Debian's ZooKeeper server (the tests start it on a free loopback port; Java 17 is on the machine).
+zookeeper:
+	@if [ ! -f $(ZK_JAR) ]; then \
+	  echo "installing Debian's zookeeper package"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq zookeeper >/dev/null; \
+	fi
+	@test -f $(ZK_JAR) || { echo "zookeeper.jar missing after install" >&2; exit 1; }
+
+demo: $(VENV)/.core
+	$(BIN)/kafka-planner describe topologies/producer-0.yaml
+	$(BIN)/kafka-planner brokers topologies/six-brokers.yaml
+	$(BIN)/kafka-planner create-topic topologies/six-brokers.yaml --topic payments --partitions 12 --replication-factor 3
+
+test: $(VENV)/.all zookeeper
+	PYSPARK_PYTHON=$(CURDIR)/$(BIN)/python $(BIN)/python -m pytest -q -p no:cacheprovider
+
+bench: $(VENV)/.all zookeeper
+	PYSPARK_PYTHON=$(CURDIR)/$(BIN)/python $(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,1 @@
+"""Adapters and renderers: topology YAML, Kafka's JSON formats, describe text, tables."""

@@ -1,0 +1,227 @@
+"""The core's immutable types: brokers, partitions, topics, a cluster.
+
+Everything the planner computes is a pure function over these frozen dataclasses. Adapters
+(`planner.formats.topology`, `planner.zk`) build them; renderers read them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Iterator, Mapping, NamedTuple
+
+NO_LEADER = -1
+
+ONLINE = "online"
+OFFLINE = "offline"
+FENCED = "fenced"
+BROKER_STATES = (ONLINE, OFFLINE, FENCED)
+
+INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state"})
+
+
+class PlannerError(Exception):
+    """Bad input or an impossible request. The CLI prints the message on one line and exits 2.
+
+    Where Kafka has a text for the case, the message is Kafka's text.
+    """
+
+
+class TopicPartition(NamedTuple):
+    topic: str
+    partition: int
+
+    def __str__(self) -> str:  # Kafka's TopicPartition.toString
+        return f"{self.topic}-{self.partition}"
+
+
+@dataclass(frozen=True)
+class Broker:
+    id: int
+    rack: str | None = None
+    host: str | None = None
+    port: int | None = None
+    state: str = ONLINE  # online | offline | fenced
+
+    @property
+    def online(self) -> bool:
+        """Alive and able to lead (a fenced KRaft broker is registered but not active)."""
+        return self.state == ONLINE
+
+
+@dataclass(frozen=True)
+class ObservedState:
+    """Leader and ISR as a cluster reported them (topology `state:` or a ZooKeeper state znode)."""
+
+    leader: int  # NO_LEADER (-1) when the partition has no leader
+    isr: tuple[int, ...]
+    leader_epoch: int | None = None
+    elr: tuple[int, ...] | None = None  # KIP-966 eligible leader replicas (KRaft 3.8+); None = unknown
+    last_known_elr: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Partition:
+    topic: str
+    id: int
+    replicas: tuple[int, ...]  # first = preferred leader
+    adding: tuple[int, ...] = ()  # in-progress reassignment (KIP-455)
+    removing: tuple[int, ...] = ()
+    observed: ObservedState | None = None
+    size: int | None = None  # bytes on one replica, when known
+
+    @property
+    def tp(self) -> TopicPartition:
+        return TopicPartition(self.topic, self.id)
+
+    @property
+    def preferred_leader(self) -> int:
+        return self.replicas[0]
+
+    @property
+    def replication_factor(self) -> int:
+        """RF as Kafka counts it during a reassignment: replicas minus adding (2.5+)."""
+        if self.adding or self.removing:
+            return len(self.replicas) - len(self.adding)
+        return len(self.replicas)
+
+
+@dataclass(frozen=True)
+class Topic:
+    name: str
+    partitions: tuple[Partition, ...]  # ordered by id, ids 0..n-1
+    configs: Mapping[str, str] = field(default_factory=dict, hash=False, compare=True)
+    topic_id: str | None = None  # Kafka's base64url form, 22 characters
+    marked_for_deletion: bool = False
+
+    @property
+    def partition_count(self) -> int:
+        return len(self.partitions)
+
+    @property
+    def replication_factor(self) -> int:
+        """RF of the lowest-numbered partition, as `kafka-topics --describe` reports it."""
+        return self.partitions[0].replication_factor if self.partitions else 0
+
+    @property
+    def internal(self) -> bool:
+        return self.name in INTERNAL_TOPICS
+
+    def partition(self, pid: int) -> Partition:
+        return self.partitions[pid]
+
+    def config_int(self, name: str, default: int) -> int:
+        value = self.configs.get(name)
+        return int(value) if value is not None else default
+
+    def config_bool(self, name: str, default: bool) -> bool:
+        value = self.configs.get(name)
+        return value.strip().lower() == "true" if value is not None else default
+
+    def assignment(self) -> dict[int, tuple[int, ...]]:
+        return {p.id: p.replicas for p in self.partitions}
+
+
+@dataclass(frozen=True)
+class Cluster:
+    brokers: tuple[Broker, ...]  # ordered by id
+    topics: tuple[Topic, ...] = ()  # ordered by name
+    name: str | None = None
+    mode: str = "kraft"  # "kraft" or "zookeeper": decides what describe prints for ELR (3.8+)
+
+    # -- lookups -------------------------------------------------------------------------------
+    @property
+    def broker_ids(self) -> tuple[int, ...]:
+        return tuple(b.id for b in self.brokers)
+
+    @property
+    def online_ids(self) -> frozenset[int]:
+        return frozenset(b.id for b in self.brokers if b.online)
+
+    def broker(self, broker_id: int) -> Broker:
+        for b in self.brokers:
+            if b.id == broker_id:
+                return b
+        raise KeyError(broker_id)
+
+    def rack_of(self) -> dict[int, str | None]:
+        return {b.id: b.rack for b in self.brokers}
+
+    def has_topic(self, name: str) -> bool:
+        return any(t.name == name for t in self.topics)
+
+    def topic(self, name: str) -> Topic:
+        for t in self.topics:
+            if t.name == name:
+                return t
+        raise KeyError(name)
+
+    def partitions(self) -> Iterator[Partition]:
+        for t in self.topics:
+            yield from t.partitions
+
+    def assignment(self) -> dict[TopicPartition, tuple[int, ...]]:
+        return {p.tp: p.replicas for p in self.partitions()}
+
+    # -- derived clusters ------------------------------------------------------------------------
+    def with_topic(self, topic: Topic) -> "Cluster":
+        """This cluster with `topic` added or replaced."""
+        others = [t for t in self.topics if t.name != topic.name]
+        return replace(self, topics=tuple(sorted(others + [topic], key=lambda t: t.name)))
+
+    def with_broker_states(self, states: Mapping[int, str]) -> "Cluster":
+        """Override broker states, e.g. `--offline-brokers 2,3` → {2: offline, 3: offline}."""
+        unknown = sorted(set(states) - set(self.broker_ids))
+        if unknown:
+            raise PlannerError(
+                f"unknown broker id(s) {','.join(map(str, unknown))}: the cluster has brokers "
+                f"{','.join(map(str, self.broker_ids))}"
+            )
+        return replace(
+            self, brokers=tuple(replace(b, state=states.get(b.id, b.state)) for b in self.brokers)
+        )
+
+    def with_assignment(self, assignment: Mapping[TopicPartition, Iterable[int]]) -> "Cluster":
+        """This cluster after a reassignment: replica lists replaced, observed state dropped for moved partitions."""
+        by_topic: dict[str, dict[int, tuple[int, ...]]] = {}
+        for tp, replicas in assignment.items():
+            by_topic.setdefault(tp.topic, {})[tp.partition] = tuple(replicas)
+        topics = []
+        for t in self.topics:
+            changes = by_topic.get(t.name)
+            if not changes:
+                topics.append(t)
+                continue
+            parts = tuple(
+                replace(p, replicas=changes[p.id], adding=(), removing=(), observed=None)
+                if p.id in changes and changes[p.id] != p.replicas
+                else p
+                for p in t.partitions
+            )
+            topics.append(replace(t, partitions=parts))
+        return replace(self, topics=tuple(topics))
+
+
+def make_topic(
+    name: str,
+    assignment: Mapping[int, Iterable[int]],
+    configs: Mapping[str, str] | None = None,
+    topic_id: str | None = None,
+) -> Topic:
+    """A topic from a partition → replicas map (partitions ordered by id)."""
+    parts = tuple(
+        Partition(topic=name, id=pid, replicas=tuple(assignment[pid])) for pid in sorted(assignment)
+    )
+    return Topic(name=name, partitions=parts, configs=dict(configs or {}), topic_id=topic_id)
+
+
+def parse_id_list(text: str, what: str = "broker list") -> tuple[int, ...]:
+    """`"1,2,3"` → (1, 2, 3); one clear error for anything else."""
+    ids = []
+    for item in text.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        try:
+            ids.append(int(item))
+        except ValueError:
+            raise PlannerError(f"{what} {text!r}: {item!r} is not an integer broker id") from None
+    return tuple(ids)

@@ -1,0 +1,1 @@
+"""Spark jobs (PySpark imported lazily, only by the commands that need it)."""

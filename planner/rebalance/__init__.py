@@ -1,0 +1,1 @@
+"""Reassignment planning: minimal-movement moves, goals, batches."""
