@@ -1,0 +1,72 @@
+"""Terminal tables (tabulate) and the small unicode bars used beside per-broker figures."""
+from __future__ import annotations
+
+import json
+
+from planner.load import BrokerLoad, spread
+from planner.model import Cluster
+
+_EIGHTHS = " ▏▎▍▌▋▊▉█"
+
+
+def bar(value: float, maximum: float, width: int = 20) -> str:
+    """A left-aligned bar of `width` cells, `value / maximum` full, in eighths of a cell."""
+    if maximum <= 0 or value <= 0:
+        return ""
+    eighths = round(min(value / maximum, 1.0) * width * 8)
+    full, rest = divmod(eighths, 8)
+    return "█" * full + (_EIGHTHS[rest] if rest else "")
+
+
+def human_bytes(n: int | float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"
+
+
+def render_brokers_table(cluster: Cluster, loads: dict[int, BrokerLoad]) -> str:
+    from tabulate import tabulate
+
+    has_bytes = any(p.size is not None for p in cluster.partitions())
+    peak = max((l.replicas for l in loads.values()), default=0)
+    headers = ["broker", "rack", "state", "replicas", "", "preferred", "leaders", "topics", "max/topic"]
+    if has_bytes:
+        headers.append("bytes")
+    rows = []
+    for b in cluster.brokers:
+        l = loads[b.id]
+        row = [b.id, b.rack or "-", b.state, l.replicas, bar(l.replicas, peak, 12), l.preferred_leaders, l.leaders,
+               l.topics, l.max_per_topic]
+        if has_bytes:
+            row.append(human_bytes(l.bytes))
+        rows.append(row)
+    live = [loads[b.id] for b in cluster.brokers if b.online]
+    total = ["total", "", f"{len(live)}/{len(cluster.brokers)} online", sum(l.replicas for l in loads.values()), "",
+             sum(l.preferred_leaders for l in loads.values()), sum(l.leaders for l in loads.values()), "", ""]
+    spreads = ["spread", "", "(max-min, online)", spread(l.replicas for l in live), "",
+               spread(l.preferred_leaders for l in live), spread(l.leaders for l in live), "", ""]
+    if has_bytes:
+        total.append(human_bytes(sum(l.bytes for l in loads.values())))
+        spreads.append(human_bytes(spread(l.bytes for l in live)))
+    return tabulate(rows + [total, spreads], headers=headers, tablefmt="simple") + "\n"
+
+
+def render_brokers_json(cluster: Cluster, loads: dict[int, BrokerLoad]) -> str:
+    live = [loads[b.id] for b in cluster.brokers if b.online]
+    data = {
+        "brokers": [
+            {"id": b.id, "rack": b.rack, "state": b.state, "replicas": loads[b.id].replicas,
+             "preferred_leaders": loads[b.id].preferred_leaders, "leaders": loads[b.id].leaders,
+             "bytes": loads[b.id].bytes, "replicas_per_topic": dict(sorted(loads[b.id].per_topic.items()))}
+            for b in cluster.brokers
+        ],
+        "spread": {
+            "replicas": spread(l.replicas for l in live),
+            "preferred_leaders": spread(l.preferred_leaders for l in live),
+            "leaders": spread(l.leaders for l in live),
+            "bytes": spread(l.bytes for l in live),
+        },
+    }
+    return json.dumps(data, indent=2) + "\n"
