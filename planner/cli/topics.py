@@ -1,2 +1,200 @@
-"""describe, brokers, create-topic, add-partitions."""
-from planner.cli.app import app  # noqa: F401
+"""Topic commands: describe, brokers, create-topic, add-partitions."""
+from __future__ import annotations
+
+import enum
+import re
+import sys
+from typing import List, Optional
+
+import typer
+
+from planner.cli.app import app
+from planner.cli.common import load_cluster
+from planner.model import Cluster, PlannerError, TopicPartition, make_topic
+
+TOPOLOGY = typer.Argument(..., metavar="TOPOLOGY", help="A topology YAML file, or zk://host:port[/chroot].")
+OFFLINE = typer.Option(None, "--offline-brokers", metavar="IDS", help="Simulate these brokers failing, e.g. 2,3.")
+VERSION = typer.Option(None, "--kafka-version", metavar="V",
+                       help="Print as this Kafka release's kafka-topics.sh does (e.g. 2.3, 2.7, 3.7, 3.8). Default: newest.")
+
+
+class DescribeFormat(str, enum.Enum):
+    kafka = "kafka"
+    table = "table"
+    json = "json"
+
+
+class BrokersFormat(str, enum.Enum):
+    table = "table"
+    json = "json"
+
+
+class PlacementFormat(str, enum.Enum):
+    kafka = "kafka"
+    replica_assignment = "replica-assignment"
+    json = "json"
+
+
+class Placer(str, enum.Enum):
+    kafka = "kafka"
+    kraft = "kraft"
+
+
+@app.command()
+def describe(
+    topology: str = TOPOLOGY,
+    topic: Optional[List[str]] = typer.Option(None, "--topic", help="Topic name or regex (Kafka's include list); repeatable."),
+    under_replicated: bool = typer.Option(False, "--under-replicated-partitions", help="Only show under-replicated partitions."),
+    unavailable: bool = typer.Option(False, "--unavailable-partitions", help="Only show partitions whose leader is not available."),
+    under_min_isr: bool = typer.Option(False, "--under-min-isr-partitions",
+                                       help="Only show partitions whose isr count is less than the configured minimum."),
+    at_min_isr: bool = typer.Option(False, "--at-min-isr-partitions",
+                                    help="Only show partitions whose isr count is equal to the configured minimum."),
+    with_overrides: bool = typer.Option(False, "--topics-with-overrides", help="Only show topics with config overrides."),
+    exclude_internal: bool = typer.Option(False, "--exclude-internal", help="Leave out __consumer_offsets and __transaction_state."),
+    offline_brokers: Optional[str] = OFFLINE,
+    kafka_version: Optional[str] = VERSION,
+    fmt: DescribeFormat = typer.Option(DescribeFormat.kafka, "--format", help="kafka: byte-for-byte kafka-topics.sh --describe."),
+) -> None:
+    """Leaders, replicas and ISR of every partition, exactly as `kafka-topics.sh --describe` prints them."""
+    from planner.formats import describe as d
+
+    version = d.parse_version(kafka_version)
+    cluster = load_cluster(topology, offline_brokers)
+    opts = d.DescribeOptions(
+        topics=tuple(topic or ()), under_replicated=under_replicated, unavailable=unavailable,
+        under_min_isr=under_min_isr, at_min_isr=at_min_isr, with_overrides=with_overrides,
+        exclude_internal=exclude_internal, version=version,
+    )
+    sections = d.select(cluster, opts)
+    if fmt is DescribeFormat.kafka:
+        text = d.render_kafka(cluster, sections, version)
+    elif fmt is DescribeFormat.table:
+        text = d.render_table(cluster, sections)
+    else:
+        text = d.render_json(sections)
+    sys.stdout.write(text)
+
+
+@app.command()
+def brokers(
+    topology: str = TOPOLOGY,
+    offline_brokers: Optional[str] = OFFLINE,
+    fmt: BrokersFormat = typer.Option(BrokersFormat.table, "--format"),
+) -> None:
+    """Per-broker load: replicas, preferred and current leaders, topics, bytes; totals and spread."""
+    from planner.formats import tables
+    from planner.load import broker_loads
+
+    cluster = load_cluster(topology, offline_brokers)
+    loads = broker_loads(cluster)
+    render = tables.render_brokers_table if fmt is BrokersFormat.table else tables.render_brokers_json
+    sys.stdout.write(render(cluster, loads))
+
+
+_LEGAL_TOPIC = re.compile(r"[a-zA-Z0-9._-]+")
+
+
+def validate_topic_name(name: str) -> None:
+    """Kafka's `Topic.validate` texts."""
+    if not name:
+        raise PlannerError("Topic name is illegal, it can't be empty")
+    if name in (".", ".."):
+        raise PlannerError('Topic name cannot be "." or ".."')
+    if len(name) > 249:
+        raise PlannerError(f"Topic name is illegal, it can't be longer than 249 characters, topic name: {name}")
+    if not _LEGAL_TOPIC.fullmatch(name):
+        raise PlannerError(
+            f'Topic name "{name}" is illegal, it contains a character other than ASCII alphanumerics, \'.\', \'_\' and \'-\''
+        )
+
+
+def _emit(before: Cluster, after: Cluster, topic: str, new_ids: list[int], fmt: PlacementFormat,
+          kafka_version: Optional[str], write: Optional[str], how: str) -> None:
+    from planner.formats import describe as d
+    from planner.formats.placement import render_load_change
+
+    t = after.topic(topic)
+    if fmt is PlacementFormat.kafka:
+        version = d.parse_version(kafka_version)
+        sections = d.select(after, d.DescribeOptions(topics=(re.escape(topic),), version=version))
+        text = d.render_kafka(after, sections, version)
+    elif fmt is PlacementFormat.replica_assignment:
+        text = ",".join(":".join(map(str, p.replicas)) for p in t.partitions) + "\n"
+    else:
+        from planner.formats.kafka_json import render_reassignment_json
+
+        text = render_reassignment_json({TopicPartition(topic, p.id): p.replicas for p in t.partitions}) + "\n"
+    if write:
+        from planner.formats.atomic import write_text_atomic
+        from planner.formats.topology import dump_topology
+
+        write_text_atomic(write, dump_topology(after))
+    sys.stdout.write(text)
+    sys.stderr.write(f"{how}\n{render_load_change(before, after)}")
+    if write:
+        sys.stderr.write(f"wrote {write}\n")
+
+
+@app.command("create-topic")
+def create_topic(
+    topology: str = TOPOLOGY,
+    topic: str = typer.Option(..., "--topic", help="Name of the new topic."),
+    partitions: int = typer.Option(..., "--partitions", help="Number of partitions."),
+    replication_factor: int = typer.Option(..., "--replication-factor", help="Replicas per partition."),
+    start_index: Optional[int] = typer.Option(None, "--start-index",
+                                              help="Kafka's fixedStartIndex (start = shift = I), as the tools' tests use."),
+    disable_rack_aware: bool = typer.Option(False, "--disable-rack-aware", help="Ignore racks (Kafka's RackAwareMode.Disabled)."),
+    placer: Placer = typer.Option(Placer.kafka, "--placer", help="kafka: AdminUtils (ZK mode, tools). kraft: StripedReplicaPlacer."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Draw the random start/shift (kafka) or seed the controller's Random (kraft)."),
+    offline_brokers: Optional[str] = OFFLINE,
+    kafka_version: Optional[str] = VERSION,
+    fmt: PlacementFormat = typer.Option(PlacementFormat.kafka, "--format"),
+    write: Optional[str] = typer.Option(None, "--write", metavar="OUT.yaml", help="Write the topology with the new topic."),
+) -> None:
+    """Place a new topic as Kafka would; without --start-index/--seed, the start that best balances the cluster."""
+    from planner.placement.place import plan_new_topic
+
+    validate_topic_name(topic)
+    cluster = load_cluster(topology, offline_brokers)
+    if cluster.has_topic(topic):
+        raise PlannerError(f"Topic '{topic}' already exists.")
+    assignment, how = plan_new_topic(
+        cluster, partitions, replication_factor, placer=placer.value, start_index=start_index, seed=seed,
+        rack_aware=not disable_rack_aware,
+    )
+    after = cluster.with_topic(make_topic(topic, assignment))
+    _emit(cluster, after, topic, sorted(assignment), fmt, kafka_version, write, how)
+
+
+@app.command("add-partitions")
+def add_partitions(
+    topology: str = TOPOLOGY,
+    topic: str = typer.Option(..., "--topic", help="The existing topic."),
+    partitions: int = typer.Option(..., "--partitions", help="The new total number of partitions."),
+    disable_rack_aware: bool = typer.Option(False, "--disable-rack-aware", help="Ignore racks (Kafka's RackAwareMode.Disabled)."),
+    placer: Placer = typer.Option(Placer.kafka, "--placer", help="kafka: ZK addPartitions rule. kraft: the striped placer."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the controller's Random (kraft)."),
+    offline_brokers: Optional[str] = OFFLINE,
+    kafka_version: Optional[str] = VERSION,
+    fmt: PlacementFormat = typer.Option(PlacementFormat.kafka, "--format"),
+    write: Optional[str] = typer.Option(None, "--write", metavar="OUT.yaml", help="Write the topology with the new partitions."),
+) -> None:
+    """Add partitions to a topic with Kafka's rule (start from partition 0's leader, continue the shift)."""
+    from dataclasses import replace
+
+    from planner.model import Partition
+    from planner.placement.place import place_new_partitions
+
+    cluster = load_cluster(topology, offline_brokers)
+    if not cluster.has_topic(topic):
+        raise PlannerError(f"Topic '{topic}' does not exist as expected")
+    assignment = place_new_partitions(
+        cluster, topic, partitions, rack_aware=not disable_rack_aware, placer=placer.value, seed=seed
+    )
+    t = cluster.topic(topic)
+    added = tuple(Partition(topic=topic, id=p, replicas=tuple(r)) for p, r in sorted(assignment.items()))
+    after = cluster.with_topic(replace(t, partitions=t.partitions + added))
+    how = ("KRaft striped placer continuing after the last partition" if placer is Placer.kraft
+           else "Kafka addPartitions: fixed start at partition 0's leader")
+    _emit(cluster, after, topic, sorted(assignment), fmt, kafka_version, write, how)

@@ -67,8 +67,15 @@ def assign_rack_unaware(
     start_partition_id: int = -1,
     rnd: JavaRandom | None = None,
 ) -> Assignment:
+    start, shift = _start_and_shift(len(brokers), fixed_start_index, rnd)
+    return place_unaware(brokers, n_partitions, replication_factor, start, shift, start_partition_id)
+
+
+def place_unaware(
+    brokers: Sequence[int], n_partitions: int, replication_factor: int, start: int, shift: int, start_partition_id: int = -1
+) -> Assignment:
+    """The rack-unaware loop for a given start index and initial shift (what the random draws or fixedStartIndex set)."""
     n = len(brokers)
-    start, shift = _start_and_shift(n, fixed_start_index, rnd)
     pid = max(0, start_partition_id)
     result: Assignment = {}
     for _ in range(n_partitions):
@@ -90,10 +97,17 @@ def assign_rack_aware(
     start_partition_id: int = -1,
     rnd: JavaRandom | None = None,
 ) -> Assignment:
+    start, shift = _start_and_shift(len(racks), fixed_start_index, rnd)
+    return place_aware(racks, n_partitions, replication_factor, start, shift, start_partition_id)
+
+
+def place_aware(
+    racks: Mapping[int, str], n_partitions: int, replication_factor: int, start: int, shift: int, start_partition_id: int = -1
+) -> Assignment:
+    """The rack-aware loop over the rack-alternated list for a given start index and initial shift."""
     arranged = rack_alternated_brokers(racks)
     n = len(arranged)
     num_racks = len(set(racks.values()))
-    start, shift = _start_and_shift(n, fixed_start_index, rnd)
     pid = max(0, start_partition_id)
     result: Assignment = {}
     for _ in range(n_partitions):
