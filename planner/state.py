@@ -43,6 +43,26 @@ def elect_offline(
     return NO_LEADER, False
 
 
+def elect_reassign(target: Iterable[int], isr: Iterable[int], live: frozenset[int] | set[int]) -> int:
+    """`reassignPartitionLeaderElection`: first replica of the target list alive and in the ISR, else -1."""
+    isr_set = set(isr)
+    return next((r for r in target if r in live and r in isr_set), NO_LEADER)
+
+
+def elect_preferred(replicas: Iterable[int], isr: Iterable[int], live: frozenset[int] | set[int]) -> int:
+    """`preferredReplicaPartitionLeaderElection`: the assignment head if alive and in the ISR, else -1."""
+    head = next(iter(replicas), NO_LEADER)
+    return head if head in live and head in set(isr) else NO_LEADER
+
+
+def elect_controlled_shutdown(
+    replicas: Iterable[int], isr: Iterable[int], live: frozenset[int] | set[int], shutting_down: Iterable[int]
+) -> int:
+    """`controlledShutdownPartitionLeaderElection`: first replica alive, in the ISR and not shutting down, else -1."""
+    isr_set, going = set(isr), set(shutting_down)
+    return next((r for r in replicas if r in live and r in isr_set and r not in going), NO_LEADER)
+
+
 def partition_state(partition: Partition, live: frozenset[int], unclean_enabled: bool = False) -> LeaderState:
     if partition.observed is not None:
         leader, isr = partition.observed.leader, partition.observed.isr
