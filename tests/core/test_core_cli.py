@@ -142,3 +142,13 @@ def test_python_dash_m_and_console_script_agree():
     a = subprocess.run([script, "describe", "topologies/producer-0.yaml"], capture_output=True, text=True)
     b = run("describe", "topologies/producer-0.yaml")
     assert (a.returncode, a.stdout) == (b[0], b[1])
+
+
+def test_describe_does_not_import_numpy_kazoo_or_pyspark():
+    probe = (
+        "import sys\nsys.argv = ['kafka-planner', 'describe', 'topologies/six-brokers.yaml']\n"
+        "import planner.cli as c\ntry:\n    c.main()\nexcept SystemExit:\n    pass\n"
+        "sys.stderr.write(','.join(m for m in ('numpy', 'kazoo', 'pyspark') if m in sys.modules))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert proc.stderr == ""
