@@ -131,6 +131,7 @@ def _emit(before: Cluster, after: Cluster, topic: str, new_ids: list[int], fmt: 
 
         write_text_atomic(write, dump_topology(after))
     sys.stdout.write(text)
+    sys.stdout.flush()  # the plan statistics follow the result, on stderr
     sys.stderr.write(f"{how}\n{render_load_change(before, after)}")
     if write:
         sys.stderr.write(f"wrote {write}\n")
