@@ -1,0 +1,210 @@
+"""Classic `StickyAssignor` ("sticky") and `CooperativeStickyAssignor` ("cooperative-sticky"), kafka-facts §7.3.
+
+Uniform subscriptions (every member subscribes the same topics) follow Kafka's trunk/3.5+ `ConstrainedAssignmentBuilder`
+exactly, including the claim resolution between generations, the HashMap iteration order of member ids, and the
+"partitions transferring ownership" that the cooperative assignor withholds for one rebalance. Consumer-rack
+alignment (KIP-881 for sticky) is not modelled.
+
+Mixed subscriptions use this planner's own general algorithm — valid, balanced and sticky, but not Kafka's exact
+`GeneralAssignmentBuilder` tie-breaking: keep each member's valid owned partitions, hand every other partition (topics
+with the fewest potential consumers first, then by name; partitions ascending) to the eligible member with the fewest
+partitions (ties: member id), then move partitions from a member to an eligible one with at least two fewer until no
+such move exists, preferring to move partitions that member did not own before.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Mapping, Sequence
+
+from planner.clients.group import DEFAULT_GENERATION, Member, all_partitions, subscribed_topics
+from planner.java import hashmap_order, string_sort_key
+from planner.model import TopicPartition
+
+
+@dataclass(frozen=True)
+class StickyResult:
+    assignment: dict  # member id -> list[TopicPartition]
+    transferring: dict = field(default_factory=dict)  # TopicPartition -> new owner (partitions changing owner)
+    uniform: bool = True  # True: Kafka's exact constrained algorithm; False: the planner's general algorithm
+
+
+def _claims(members: Sequence[Member], topics: Mapping[str, int]):
+    """allSubscriptionsEqual: valid owned partitions per member and the partitions claimed twice in one generation."""
+    by_id = {m.id: m for m in members}
+    owned: dict[str, list[TopicPartition]] = {}
+    owner_of: dict[TopicPartition, str] = {}
+    multiple: set[TopicPartition] = set()
+    first = None
+    equal = True
+    for mid in hashmap_order([m.id for m in members]):
+        m = by_id[mid]
+        subs = set(m.topics)
+        if first is None:
+            first = subs
+        elif subs != first:
+            equal = False
+        gen = m.generation if m.generation is not None else DEFAULT_GENERATION
+        mine: list[TopicPartition] = []
+        owned[mid] = mine
+        for tp in m.owned:
+            if tp.topic not in topics or not 0 <= tp.partition < topics[tp.topic]:
+                continue
+            other = owner_of.get(tp)
+            if other is None:
+                mine.append(tp)
+                owner_of[tp] = mid
+                continue
+            other_gen = by_id[other].generation if by_id[other].generation is not None else DEFAULT_GENERATION
+            if gen == other_gen:
+                multiple.add(tp)
+                if tp in owned[other]:
+                    owned[other].remove(tp)
+                owner_of[tp] = mid
+            elif gen > other_gen:
+                mine.append(tp)
+                if tp in owned[other]:
+                    owned[other].remove(tp)
+                owner_of[tp] = mid
+    return owned, multiple, equal
+
+
+def _constrained(members: Sequence[Member], topics: Mapping[str, int], owned, multiple) -> StickyResult:
+    total = sum(topics.values())
+    count = len(members)
+    min_q, max_q = total // count, -(-total // count)
+    expected_over = total % count
+    cur_over = 0
+    under: list[str] = []
+    exact: list[str] = []
+    revoked: set[TopicPartition] = set()
+    out: dict[str, list[TopicPartition]] = {}
+    assigned: set[TopicPartition] = set()
+    for mid in owned:  # HashMap order, as built by _claims
+        mine = sorted(owned[mid], key=lambda tp: (tp.partition, string_sort_key(tp.topic)))
+        mine = [tp for tp in mine if tp not in multiple]
+        if len(mine) < min_q:
+            out[mid] = list(mine)
+            under.append(mid)
+        elif len(mine) >= max_q and cur_over < expected_over:
+            cur_over += 1
+            if cur_over == expected_over:
+                exact.clear()
+            out[mid] = mine[:max_q]
+            revoked.update(mine[max_q:])
+        else:
+            out[mid] = mine[:min_q]
+            revoked.update(mine[min_q:])
+            if cur_over < expected_over:
+                exact.append(mid)
+        assigned.update(out[mid])
+    unassigned = [tp for tp in all_partitions(topics) if tp not in assigned]
+    under.sort(key=string_sort_key)
+    exact.sort(key=string_sort_key)
+    transferring: dict[TopicPartition, str] = {}
+    cursor = 0  # position of the next member in `under` (a Java iterator over the linked list)
+    for tp in unassigned:
+        if cursor < len(under):
+            mid = under[cursor]
+            from_under = True
+        elif not under and not exact:
+            raise AssertionError("No more unfilled consumers to be assigned.")
+        elif not under:
+            mid = exact.pop(0)
+            from_under = False
+        else:
+            cursor = 0
+            mid = under[0]
+            from_under = True
+        out[mid].append(tp)
+        if tp in revoked or tp in multiple:
+            transferring[tp] = mid
+        n = len(out[mid])
+        if n == min_q:
+            if from_under:
+                under.pop(cursor)  # iterator.remove(): the cursor now points at the next member
+            exact.append(mid)
+        else:
+            if from_under:
+                cursor += 1
+            if n == max_q:
+                cur_over += 1
+    return StickyResult(assignment=out, transferring=transferring, uniform=True)
+
+
+def _general(members: Sequence[Member], topics: Mapping[str, int], owned) -> StickyResult:
+    subs = {m.id: {t for t in m.topics if t in topics} for m in members}
+    out: dict[str, list[TopicPartition]] = {m.id: [tp for tp in owned.get(m.id, []) if tp.topic in subs[m.id]]
+                                            for m in members}
+    previous = {tp: mid for mid, tps in owned.items() for tp in tps}
+    taken = {tp for tps in out.values() for tp in tps}
+    potential = {t: sorted((mid for mid in subs if t in subs[mid]), key=string_sort_key) for t in topics}
+    order = sorted(topics, key=lambda t: (len(potential[t]), string_sort_key(t)))
+    for t in order:
+        for p in range(topics[t]):
+            tp = TopicPartition(t, p)
+            if tp in taken or not potential[t]:
+                continue
+            mid = min(potential[t], key=lambda c: (len(out[c]), string_sort_key(c)))
+            out[mid].append(tp)
+            taken.add(tp)
+    # balance: move from a member to an eligible member with at least two fewer partitions
+    while True:
+        best = None
+        for src in sorted(out, key=lambda c: (-len(out[c]), string_sort_key(c))):
+            candidates = sorted(out[src], key=lambda tp: (previous.get(tp) == src, string_sort_key(tp.topic), tp.partition))
+            for tp in candidates:
+                dst = min((c for c in potential[tp.topic] if len(out[c]) + 1 < len(out[src])),
+                          key=lambda c: (len(out[c]), string_sort_key(c)), default=None)
+                if dst is not None:
+                    best = (src, dst, tp)
+                    break
+            if best:
+                break
+        if best is None:
+            break
+        src, dst, tp = best
+        out[src].remove(tp)
+        out[dst].append(tp)
+    transferring = {tp: mid for mid, tps in out.items() for tp in tps if tp in previous and previous[tp] != mid}
+    return StickyResult(assignment=out, transferring=transferring, uniform=False)
+
+
+def assign(members: Sequence[Member], partitions_per_topic: Mapping[str, int]) -> StickyResult:
+    """The StickyAssignor's (single-round) assignment, with the partitions it moves between owners."""
+    topics = subscribed_topics(members, partitions_per_topic)
+    if not members:
+        return StickyResult(assignment={})
+    owned, multiple, equal = _claims(members, topics)
+    if equal and topics:
+        return _constrained(members, topics, owned, multiple)
+    if not topics:
+        return StickyResult(assignment={m.id: [] for m in members}, uniform=equal)
+    result = _general(members, topics, owned)
+    # the general path marks multiply-claimed partitions as transferring too (their owners must revoke them first)
+    extra = {tp: mid for mid, tps in result.assignment.items() for tp in tps if tp in multiple}
+    return replace(result, transferring={**result.transferring, **extra})
+
+
+def cooperative_first_round(members: Sequence[Member], partitions_per_topic: Mapping[str, int]) -> StickyResult:
+    """CooperativeStickyAssignor: the sticky result minus every partition transferring ownership (withheld until
+    its previous owner has revoked it in the follow-up rebalance)."""
+    result = assign(members, partitions_per_topic)
+    withheld = result.transferring
+    return replace(result, assignment={
+        mid: [tp for tp in tps if withheld.get(tp) != mid] for mid, tps in result.assignment.items()
+    })
+
+
+def cooperative_converged(members: Sequence[Member], partitions_per_topic: Mapping[str, int],
+                          max_rounds: int = 20) -> tuple[StickyResult, int]:
+    """Rebalance again and again, each member owning what the previous round gave it (one generation later), until
+    no partition is being revoked, as Kafka's cooperative protocol does. Returns the final result and the rounds."""
+    current = list(members)
+    gen = max([m.generation for m in members if m.generation is not None] + [0])
+    for rounds in range(1, max_rounds + 1):
+        result = cooperative_first_round(current, partitions_per_topic)
+        if not result.transferring:
+            return result, rounds
+        gen += 1
+        current = [replace(m, owned=tuple(result.assignment[m.id]), generation=gen) for m in current]
+    raise AssertionError("cooperative rebalancing did not converge")  # pragma: no cover - balance guarantees progress

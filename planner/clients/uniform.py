@@ -1,0 +1,78 @@
+"""KIP-848 server-side `uniform` assignor (the new consumer protocol's default), kafka-facts §7.4.
+
+Homogeneous groups (one shared subscription) follow `UniformHomogeneousAssignmentBuilder`: members in group order
+(the coordinator's HashMap of member ids) get quota `total // members`, +1 for the first `total % members`; each keeps
+its current partitions of subscribed topics up to its quota and the excess is revoked; the pool — partitions nobody
+holds (topic by topic, ascending), then the revoked ones — fills the members below quota in order. Topics are taken
+in name order (Kafka iterates a HashSet of topic ids, which a topology without ids cannot reproduce).
+
+Heterogeneous groups use the planner's balanced, sticky general algorithm (`planner.clients.sticky`), not Kafka's
+`UniformHeterogeneousAssignmentBuilder` tie-breaking.
+"""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from planner.clients import sticky
+from planner.clients.group import Member, subscribed_topics
+from planner.java import hashmap_order, sorted_java
+from planner.model import TopicPartition
+
+
+def assign(members: Sequence[Member], partitions_per_topic: Mapping[str, int]) -> dict[str, list[TopicPartition]]:
+    """member id -> partitions. A member's `owned` partitions are its current assignment."""
+    if not members:
+        return {}
+    topics = subscribed_topics(members, partitions_per_topic)
+    if len({frozenset(m.topics) for m in members}) > 1:
+        return sticky._general(members, topics, _current(members, topics)).assignment
+    order = [t for t in sorted_java(list(topics))]
+    by_id = {m.id: m for m in members}
+    held = {tp for m in members for tp in m.owned if tp.topic in topics and tp.partition < topics[tp.topic]}
+    pool = [TopicPartition(t, p) for t in order for p in range(topics[t]) if TopicPartition(t, p) not in held]
+    total = sum(topics.values())
+    min_q, extra = divmod(total, len(members))
+    out: dict[str, list[TopicPartition]] = {}
+    unfilled: list[tuple[str, int]] = []
+    seen: set[TopicPartition] = set()
+    for mid in hashmap_order([m.id for m in members]):
+        quota = min_q
+        if extra > 0:
+            quota += 1
+            extra -= 1
+        keep: list[TopicPartition] = []
+        current = [tp for tp in by_id[mid].owned if tp.topic in topics and tp.partition < topics[tp.topic]
+                   and tp not in seen]
+        for topic in dict.fromkeys(tp.topic for tp in current):
+            parts = sorted(tp.partition for tp in current if tp.topic == topic)
+            for p in parts:
+                tp = TopicPartition(topic, p)
+                if quota > 0:
+                    keep.append(tp)
+                    quota -= 1
+                else:
+                    pool.append(tp)
+        seen.update(keep)
+        out[mid] = keep
+        if quota > 0:
+            unfilled.append((mid, quota))
+    i = 0
+    for mid, quota in unfilled:
+        take = pool[i:i + quota]
+        i += len(take)
+        out[mid].extend(take)
+    if i < len(pool):
+        raise AssertionError("Partitions were left unassigned")
+    return {m.id: sorted(out[m.id], key=lambda tp: (tp.topic, tp.partition)) for m in members}
+
+
+def _current(members: Sequence[Member], topics: Mapping[str, int]) -> dict[str, list[TopicPartition]]:
+    owner: dict[TopicPartition, str] = {}
+    for m in members:
+        for tp in m.owned:
+            if tp.topic in m.topics and tp.topic in topics and tp.partition < topics[tp.topic]:
+                owner.setdefault(tp, m.id)
+    out: dict[str, list[TopicPartition]] = {m.id: [] for m in members}
+    for tp, mid in owner.items():
+        out[mid].append(tp)
+    return out

@@ -1,0 +1,340 @@
+"""Classic Range / RoundRobin / Sticky / CooperativeSticky and KIP-848 uniform / range: every vector of kafka-facts §7."""
+import pytest
+
+from planner.clients import range as range_assignor
+from planner.clients import roundrobin, server_range, sticky, uniform
+from planner.clients.group import Member, sorted_members
+from planner.model import TopicPartition as TP
+
+
+def tps(*names):
+    out = []
+    for n in names:
+        topic, _, p = n.rpartition("-")
+        out.append(TP(topic, int(p)))
+    return out
+
+
+def as_sets(result):
+    return {k: set(v) for k, v in result.items()}
+
+
+def M(mid, topics, instance=None, rack=None, owned=(), gen=None):
+    return Member(id=mid, topics=tuple(topics), instance_id=instance, rack=rack, owned=tuple(tps(*owned)), generation=gen)
+
+
+# -- member order (AbstractPartitionAssignorTest) -----------------------------------------------------------------
+
+@pytest.mark.parametrize("members,expected", [
+    ([("a", None), ("b", None), ("c", None)], ["a", "b", "c"]),
+    ([("a", "y"), ("b", "z"), ("c", "x")], ["c", "a", "b"]),
+    ([("a", None), ("b", "y"), ("c", "x")], ["c", "b", "a"]),
+])
+def test_member_info_order(members, expected):
+    got = sorted_members([Member(id=i, topics=(), instance_id=s) for i, s in members])
+    assert [m.id for m in got] == expected
+
+
+# -- Range (RangeAssignorTest) ------------------------------------------------------------------------------------
+
+def test_range_basic_vectors():
+    assert range_assignor.assign([M("consumer1", [])], {"topic1": 3}) == {"consumer1": []}
+    assert range_assignor.assign([M("consumer1", ["nope"])], {"topic1": 3}) == {"consumer1": []}
+    assert range_assignor.assign([M("consumer1", ["topic1"])], {"topic1": 3}) == {"consumer1": tps("topic1-0", "topic1-1", "topic1-2")}
+    assert range_assignor.assign([M("consumer1", ["topic1"])], {"topic1": 3, "other": 3}) == {"consumer1": tps("topic1-0", "topic1-1", "topic1-2")}
+    assert as_sets(range_assignor.assign([M("consumer1", ["topic1", "topic2"])], {"topic1": 1, "topic2": 2})) == {
+        "consumer1": set(tps("topic1-0", "topic2-0", "topic2-1"))}
+    assert range_assignor.assign([M("consumer1", ["topic1"]), M("consumer2", ["topic1"])], {"topic1": 1}) == {
+        "consumer1": tps("topic1-0"), "consumer2": []}
+    assert range_assignor.assign([M("consumer1", ["topic1"]), M("consumer2", ["topic1"])], {"topic1": 2}) == {
+        "consumer1": tps("topic1-0"), "consumer2": tps("topic1-1")}
+
+
+def test_range_mixed_topics_and_six_partitions():
+    got = range_assignor.assign([M("consumer1", ["topic1"]), M("consumer2", ["topic1", "topic2"]), M("consumer3", ["topic1"])],
+                                {"topic1": 3, "topic2": 2})
+    assert as_sets(got) == {"consumer1": {TP("topic1", 0)}, "consumer2": set(tps("topic1-1", "topic2-0", "topic2-1")),
+                            "consumer3": {TP("topic1", 2)}}
+    both = ["topic1", "topic2"]
+    got = range_assignor.assign([M("consumer1", both), M("consumer2", both)], {"topic1": 3, "topic2": 3})
+    assert as_sets(got) == {"consumer1": set(tps("topic1-0", "topic1-1", "topic2-0", "topic2-1")),
+                            "consumer2": set(tps("topic1-2", "topic2-2"))}
+    for a_instance in ("instance2", None):  # two static / one static + one dynamic
+        got = range_assignor.assign([M("consumer-b", both, "instance1"), M("consumer-a", both, a_instance)], {"topic1": 3, "topic2": 3})
+        assert as_sets(got) == {"consumer-b": set(tps("topic1-0", "topic1-1", "topic2-0", "topic2-1")),
+                                "consumer-a": set(tps("topic1-2", "topic2-2"))}
+
+
+def test_range_static_members_persistent_after_member_id_changes():
+    both = ["topic1", "topic2"]
+    expected = {"instance1": tps("topic1-0", "topic1-1", "topic2-0", "topic2-1"),
+                "instance2": tps("topic1-2", "topic1-3", "topic2-2", "topic2-3"),
+                "instance3": tps("topic1-4", "topic2-4")}
+    for ids in (["consumer1", "consumer2", "consumer3"], ["zz", "m", "a"]):
+        members = [M(ids[i], both, f"instance{i + 1}") for i in range(3)]
+        got = range_assignor.assign(members, {"topic1": 5, "topic2": 5})
+        assert {m.instance_id: set(got[m.id]) for m in members} == {k: set(v) for k, v in expected.items()}
+
+
+def test_range_javadoc_example():
+    both = ["t0", "t1"]
+    got = range_assignor.assign([M("C0", both), M("C1", both)], {"t0": 3, "t1": 3})
+    assert as_sets(got) == {"C0": set(tps("t0-0", "t0-1", "t1-0", "t1-1")), "C1": set(tps("t0-2", "t1-2"))}
+
+
+# rack-aware harness of AbstractPartitionAssignorTest.verifyRackAssignment
+def _rack_case(topic_sizes, subscriptions, rf, broker_racks, consumer_racks, num_brokers=None):
+    racks = "abcdefgh"
+    n_brokers = num_brokers or (broker_racks if broker_racks else 3)
+    broker_rack = {b: racks[b % broker_racks] for b in range(n_brokers)} if broker_racks else {b: None for b in range(n_brokers)}
+    partition_racks = {}
+    nxt = 0
+    sizes = {}
+    for topic, n in topic_sizes:
+        sizes[topic] = n
+        for i in range(n):
+            reps = [(i + j + nxt) % n_brokers for j in range(rf)]
+            partition_racks[TP(topic, i)] = frozenset(broker_rack[b] for b in reps if broker_rack[b] is not None)
+        nxt += n
+    members = [M(f"consumer{i}", subs, rack=consumer_racks[i] if consumer_racks else None) for i, subs in enumerate(subscriptions)]
+    got = range_assignor.assign(members, sizes, partition_racks)
+    return [", ".join(sorted(str(tp) for tp in got[f"consumer{i}"])) for i in range(len(members))]
+
+
+T3 = [("t1", 6), ("t2", 7), ("t3", 2)]
+ALL3 = [["t1", "t2", "t3"]] * 3
+NON_RACK_UNIFORM = ["t1-0, t1-1, t2-0, t2-1, t2-2, t3-0", "t1-2, t1-3, t2-3, t2-4, t3-1", "t1-4, t1-5, t2-5, t2-6"]
+
+
+@pytest.mark.parametrize("rf,broker_racks,consumer_racks,num_brokers", [
+    (3, 0, list("abc"), 3), (3, 3, None, 3), (3, 3, list("abc"), 3), (4, 4, list("abc"), 4),
+    (3, 3, list("def"), 3), (3, 3, [None, "e", "f"], 3), (3, 2, list("abc"), 3),
+])
+def test_range_rack_aware_uniform_non_rack_results(rf, broker_racks, consumer_racks, num_brokers):
+    assert _rack_case(T3, ALL3, rf, broker_racks, consumer_racks, num_brokers) == NON_RACK_UNIFORM
+
+
+def test_range_rack_aware_uniform_subscription():
+    assert _rack_case(T3, ALL3, 1, 3, list("abc")) == [
+        "t1-0, t1-3, t2-0, t2-3, t2-6", "t1-1, t1-4, t2-1, t2-4, t3-0", "t1-2, t1-5, t2-2, t2-5, t3-1"]
+    assert _rack_case(T3, ALL3, 2, 3, list("abc")) == [
+        "t1-0, t1-2, t2-0, t2-2, t2-3, t3-1", "t1-1, t1-3, t2-1, t2-4, t3-0", "t1-4, t1-5, t2-5, t2-6"]
+
+
+def test_range_rack_aware_non_equal_subscription():
+    subs = [["t1", "t2", "t3"], ["t1", "t2", "t3"], ["t1", "t3"]]
+    assert _rack_case(T3, subs, 3, 3, None) == [
+        "t1-0, t1-1, t2-0, t2-1, t2-2, t2-3, t3-0", "t1-2, t1-3, t2-4, t2-5, t2-6, t3-1", "t1-4, t1-5"]
+    assert _rack_case(T3, subs, 1, 3, list("abc")) == [
+        "t1-0, t1-3, t2-0, t2-2, t2-3, t2-6", "t1-1, t1-4, t2-1, t2-4, t2-5, t3-0", "t1-2, t1-5, t3-1"]
+    assert _rack_case(T3, subs, 2, 3, list("abc")) == [
+        "t1-0, t1-2, t2-0, t2-2, t2-3, t2-5, t3-1", "t1-1, t1-3, t2-1, t2-4, t2-6, t3-0", "t1-4, t1-5"]
+
+
+def test_range_rack_aware_uniform_partitions_non_equal_subscription():
+    topics = [("t1", 5), ("t2", 5), ("t3", 5)]
+    subs = [["t1", "t2", "t3"], ["t1", "t2", "t3"], ["t1", "t3"]]
+    assert _rack_case(topics, subs, 2, 3, list("abc")) == [
+        "t1-2, t2-0, t2-1, t2-3, t3-2", "t1-0, t1-3, t2-2, t2-4, t3-0, t3-3", "t1-1, t1-4, t3-1, t3-4"]
+    assert _rack_case(topics, subs, 1, 3, list("abc")) == [
+        "t1-0, t1-1, t2-0, t2-1, t2-4, t3-0, t3-1", "t1-2, t1-3, t2-2, t2-3, t3-2, t3-3", "t1-4, t3-4"]
+
+
+def test_range_rack_aware_co_partitioning():
+    topics = [("t1", 6), ("t2", 6), ("t3", 2), ("t4", 2)]
+    subs = [["t1", "t2"], ["t1", "t2"], ["t3", "t4"], ["t3", "t4"]]
+    racks = ["a", "b", "b", "a"]
+    assert _rack_case(topics, subs, 1, 2, racks, 2) == [
+        "t1-0, t1-2, t1-4, t2-0, t2-2, t2-4", "t1-1, t1-3, t1-5, t2-1, t2-3, t2-5", "t3-1, t4-1", "t3-0, t4-0"]
+    all4 = [["t1", "t2", "t3", "t4"]] * 4
+    assert _rack_case(topics, all4, 1, 2, racks, 2) == [
+        "t1-0, t1-2, t2-0, t2-2, t3-0, t4-0", "t1-1, t1-3, t2-1, t2-3, t3-1, t4-1", "t1-5, t2-5", "t1-4, t2-4"]
+    assert _rack_case(topics, all4, 1, 3, racks, 3) == [
+        "t1-0, t1-3, t2-0, t2-3, t3-0, t4-0", "t1-1, t1-4, t2-1, t2-4, t3-1, t4-1", "t1-2, t2-2", "t1-5, t2-5"]
+
+
+def test_range_co_partitioned_same_subscription_forced_rack_logic():
+    topics = [("t1", 6), ("t2", 6), ("t3", 2), ("t4", 2), ("t5", 4), ("t6", 4)]
+    names = [t for t, _ in topics]
+    n_brokers = 3
+    partition_racks, nxt = {}, 0
+    for topic, n in topics:
+        for i in range(n):
+            partition_racks[TP(topic, i)] = frozenset("abc"[(i + j + nxt) % n_brokers] for j in range(2))
+        nxt += n
+    members = [M(f"consumer{i}", names, rack=r) for i, r in enumerate("abc")]
+    got = range_assignor.assign(members, dict(topics), partition_racks, prefer_rack_aware=True)
+    assert [", ".join(sorted(map(str, got[f"consumer{i}"]))) for i in range(3)] == [
+        "t1-0, t1-2, t2-0, t2-2, t3-0, t4-0, t5-1, t6-1", "t1-1, t1-3, t2-1, t2-3, t3-1, t4-1, t5-2, t6-2",
+        "t1-4, t1-5, t2-4, t2-5, t5-0, t5-3, t6-0, t6-3"]
+
+
+# -- RoundRobin (RoundRobinAssignorTest) --------------------------------------------------------------------------
+
+def test_roundrobin_vectors():
+    assert roundrobin.assign([M("consumer", ["topic"])], {"topic": 3}) == {"consumer": tps("topic-0", "topic-1", "topic-2")}
+    assert roundrobin.assign([M("consumer", ["topic1", "topic2"])], {"topic1": 1, "topic2": 2}) == {
+        "consumer": tps("topic1-0", "topic2-0", "topic2-1")}
+    assert roundrobin.assign([M("consumer1", ["topic"]), M("consumer2", ["topic"])], {"topic": 1}) == {
+        "consumer1": tps("topic-0"), "consumer2": []}
+    assert roundrobin.assign([M("consumer1", ["topic"]), M("consumer2", ["topic"])], {"topic": 2}) == {
+        "consumer1": tps("topic-0"), "consumer2": tps("topic-1")}
+    got = roundrobin.assign([M("consumer1", ["topic1"]), M("consumer2", ["topic1", "topic2"]), M("consumer3", ["topic1"])],
+                            {"topic1": 3, "topic2": 2})
+    assert got == {"consumer1": tps("topic1-0"), "consumer2": tps("topic1-1", "topic2-0", "topic2-1"), "consumer3": tps("topic1-2")}
+    both = ["topic1", "topic2"]
+    assert roundrobin.assign([M("consumer1", both), M("consumer2", both)], {"topic1": 3, "topic2": 3}) == {
+        "consumer1": tps("topic1-0", "topic1-2", "topic2-1"), "consumer2": tps("topic1-1", "topic2-0", "topic2-2")}
+    for a_instance in ("instance2", None):
+        got = roundrobin.assign([M("consumer-b", both, "instance1"), M("consumer-a", both, a_instance)], {"topic1": 3, "topic2": 3})
+        assert got == {"consumer-b": tps("topic1-0", "topic1-2", "topic2-1"), "consumer-a": tps("topic1-1", "topic2-0", "topic2-2")}
+
+
+def test_roundrobin_static_members_persistent():
+    both = ["topic1", "topic2"]
+    members = [M(f"consumer{i}", both, f"instance{i}") for i in (1, 2, 3)]
+    got = roundrobin.assign(members + [M("consumer4", both)], {"topic1": 3, "topic2": 3})
+    assert got == {"consumer1": tps("topic1-0", "topic2-1"), "consumer2": tps("topic1-1", "topic2-2"),
+                   "consumer3": tps("topic1-2"), "consumer4": tps("topic2-0")}
+    got = roundrobin.assign(members + [M("consumer5", both)], {"topic1": 3, "topic2": 3})
+    assert got["consumer5"] == tps("topic2-0") and got["consumer1"] == tps("topic1-0", "topic2-1")
+    for ids in (["consumer1", "consumer2", "consumer3"], ["x", "b", "a"]):
+        members = [M(ids[i], both, f"instance{i + 1}") for i in range(3)]
+        got = roundrobin.assign(members, {"topic1": 5, "topic2": 5})
+        assert {m.instance_id: got[m.id] for m in members} == {
+            "instance1": tps("topic1-0", "topic1-3", "topic2-1", "topic2-4"),
+            "instance2": tps("topic1-1", "topic1-4", "topic2-2"),
+            "instance3": tps("topic1-2", "topic2-0", "topic2-3")}
+
+
+def test_roundrobin_javadoc_examples():
+    both = ["t0", "t1"]
+    assert roundrobin.assign([M("C0", both), M("C1", both)], {"t0": 3, "t1": 3}) == {
+        "C0": tps("t0-0", "t0-2", "t1-1"), "C1": tps("t0-1", "t1-0", "t1-2")}
+    got = roundrobin.assign([M("C0", ["t0"]), M("C1", ["t0", "t1"]), M("C2", ["t0", "t1", "t2"])], {"t0": 1, "t1": 2, "t2": 3})
+    assert got == {"C0": tps("t0-0"), "C1": tps("t1-0"), "C2": tps("t1-1", "t2-0", "t2-1", "t2-2")}
+
+
+# -- Sticky / CooperativeSticky (AbstractStickyAssignorTest, CooperativeStickyAssignorTest) --------------------------
+
+def test_sticky_fresh_two_consumers_two_topics():
+    both = ["topic1", "topic2"]
+    r = sticky.assign([M("consumer1", both, gen=1), M("consumer2", both, gen=1)], {"topic1": 3, "topic2": 3})
+    assert r.assignment == {"consumer1": tps("topic1-0", "topic1-2", "topic2-1"), "consumer2": tps("topic1-1", "topic2-0", "topic2-2")}
+    assert r.uniform and r.transferring == {}
+
+
+def test_sticky_mixed_subscriptions_general_path():
+    r = sticky.assign([M("consumer1", ["topic1"]), M("consumer2", ["topic1", "topic2"]), M("consumer3", ["topic1"])],
+                      {"topic1": 3, "topic2": 2})
+    assert not r.uniform
+    assert as_sets(r.assignment) == {"consumer1": set(tps("topic1-0", "topic1-2")), "consumer2": set(tps("topic2-0", "topic2-1")),
+                                     "consumer3": {TP("topic1", 1)}}
+
+
+BOTH12 = ["topic1", "topic2"]
+
+
+def test_sticky_owning_min_quota_expected_max_quota():
+    r = sticky.assign([M("consumer1", BOTH12, owned=["topic1-0", "topic2-1"], gen=1),
+                       M("consumer2", BOTH12, owned=["topic1-1", "topic2-2"], gen=1)], {"topic1": 2, "topic2": 3})
+    assert r.assignment == {"consumer1": tps("topic1-0", "topic2-1", "topic2-0"), "consumer2": tps("topic1-1", "topic2-2")}
+    assert r.transferring == {}
+
+
+def test_sticky_max_quota_more_than_expected_max_capacity_members():
+    members = [M("consumer1", BOTH12, owned=["topic1-0", "topic2-0"], gen=1),
+               M("consumer2", BOTH12, owned=["topic1-1", "topic2-1"], gen=1), M("consumer3", BOTH12, gen=1)]
+    r = sticky.assign(members, {"topic1": 2, "topic2": 2})
+    assert r.assignment == {"consumer1": tps("topic1-0"), "consumer2": tps("topic1-1", "topic2-1"), "consumer3": tps("topic2-0")}
+    assert r.transferring == {TP("topic2", 0): "consumer3"}
+    first = sticky.cooperative_first_round(members, {"topic1": 2, "topic2": 2})
+    assert first.assignment == {"consumer1": tps("topic1-0"), "consumer2": tps("topic1-1", "topic2-1"), "consumer3": []}
+
+
+def test_sticky_all_consumers_under_min_quota():
+    r = sticky.assign([M("consumer1", BOTH12, owned=["topic1-0"], gen=1), M("consumer2", BOTH12, owned=["topic1-1"], gen=1),
+                       M("consumer3", BOTH12, gen=1)], {"topic1": 2, "topic2": 3})
+    assert r.assignment == {"consumer1": tps("topic1-0", "topic2-1"), "consumer2": tps("topic1-1", "topic2-2"), "consumer3": tps("topic2-0")}
+
+
+def test_sticky_add_remove_consumer_one_topic():
+    r = sticky.assign([M("consumer1", ["topic"], gen=1)], {"topic": 3})
+    assert r.assignment == {"consumer1": tps("topic-0", "topic-1", "topic-2")}
+    members = [M("consumer1", ["topic"], owned=["topic-0", "topic-1", "topic-2"], gen=1), M("consumer2", ["topic"], gen=1)]
+    r = sticky.assign(members, {"topic": 3})
+    assert r.transferring == {TP("topic", 2): "consumer2"}
+    assert r.assignment == {"consumer1": tps("topic-0", "topic-1"), "consumer2": tps("topic-2")}
+    first = sticky.cooperative_first_round(members, {"topic": 3})
+    assert first.assignment == {"consumer1": tps("topic-0", "topic-1"), "consumer2": []}
+    converged, rounds = sticky.cooperative_converged(members, {"topic": 3})
+    assert converged.assignment == {"consumer1": tps("topic-0", "topic-1"), "consumer2": tps("topic-2")} and rounds == 2
+    r = sticky.assign([M("consumer2", ["topic"], owned=["topic-2"], gen=2)], {"topic": 3})
+    assert set(r.assignment["consumer2"]) == set(tps("topic-0", "topic-1", "topic-2")) and r.transferring == {}
+
+
+def test_sticky_all_consumers_reach_expected_quota():
+    r = sticky.assign([M("consumer1", ["topic"], owned=["topic-0", "topic-1"], gen=1), M("consumer2", ["topic"], owned=["topic-2"], gen=1),
+                       M("consumer3", ["topic"], gen=1)], {"topic": 4})
+    assert r.assignment == {"consumer1": tps("topic-0", "topic-1"), "consumer2": tps("topic-2"), "consumer3": tps("topic-3")}
+
+
+def test_sticky_partition_claimed_by_multiple_consumers_same_generation():
+    members = [M("consumer1", ["topic"], owned=["topic-0", "topic-1"], gen=1), M("consumer2", ["topic"], owned=["topic-0", "topic-2"], gen=1),
+               M("consumer3", ["topic"], gen=1)]
+    r = sticky.assign(members, {"topic": 3})
+    assert r.assignment == {"consumer1": tps("topic-1"), "consumer2": tps("topic-2"), "consumer3": tps("topic-0")}
+    assert r.transferring == {TP("topic", 0): "consumer3"}
+    # CooperativeStickyAssignorTest, first round: topic-0 withheld until both have revoked it
+    assert sticky.cooperative_first_round(members, {"topic": 3}).assignment == {
+        "consumer1": tps("topic-1"), "consumer2": tps("topic-2"), "consumer3": []}
+    assert sticky.cooperative_first_round(members, {"topic": 4}).assignment == {
+        "consumer1": tps("topic-1", "topic-3"), "consumer2": tps("topic-2"), "consumer3": []}
+
+
+@pytest.mark.parametrize("gen2", [9, None])
+def test_sticky_stale_generation_invalidated(gen2):
+    claim = ["topic-0", "topic-2", "topic2-1"]
+    both = ["topic", "topic2"]
+    r = sticky.assign([M("consumer1", both, owned=claim, gen=10), M("consumer2", both, owned=claim, gen=gen2)], {"topic": 3, "topic2": 3})
+    assert as_sets(r.assignment) == {"consumer1": set(tps(*claim)), "consumer2": set(tps("topic-1", "topic2-0", "topic2-2"))}
+
+
+def test_sticky_multiple_generations():
+    both = ["topic", "topic2"]
+    r = sticky.assign([M("consumer1", both, owned=["topic-0", "topic2-1", "topic-1"], gen=10),
+                       M("consumer2", both, owned=["topic-0", "topic2-1", "topic2-2"], gen=8)], {"topic": 3, "topic2": 3})
+    assert as_sets(r.assignment) == {"consumer1": set(tps("topic-0", "topic2-1", "topic-1")),
+                                     "consumer2": set(tps("topic-2", "topic2-2", "topic2-0"))}
+
+
+def test_sticky_highest_generation_wins():
+    three = ["topic", "topic2", "topic3"]
+    r = sticky.assign([M("consumer1", three, owned=["topic-0", "topic2-0", "topic3-0"], gen=10),
+                       M("consumer2", three, owned=["topic-1", "topic2-1", "topic3-1"], gen=9),
+                       M("consumer3", three, owned=["topic2-1", "topic3-0", "topic3-2"], gen=8)], {"topic": 3, "topic2": 3, "topic3": 3})
+    assert as_sets(r.assignment) == {"consumer1": set(tps("topic-0", "topic2-0", "topic3-0")),
+                                     "consumer2": set(tps("topic-1", "topic2-1", "topic3-1")),
+                                     "consumer3": set(tps("topic-2", "topic2-2", "topic3-2"))}
+
+
+# -- KIP-848 ------------------------------------------------------------------------------------------------------
+
+def test_server_range_three_members_different_subscriptions():
+    got = server_range.assign([M("A", ["topic1", "topic2"]), M("B", ["topic3"]), M("C", ["topic2", "topic3"])],
+                              {"topic1": 3, "topic2": 3, "topic3": 2})
+    assert as_sets(got) == {"A": set(tps("topic1-0", "topic1-1", "topic1-2", "topic2-0", "topic2-1")),
+                            "B": {TP("topic3", 0)}, "C": set(tps("topic2-2", "topic3-1"))}
+
+
+def test_uniform_homogeneous_sticky_and_balanced():
+    members = [M("A", ["t"]), M("B", ["t"]), M("C", ["t"])]
+    fresh = uniform.assign(members, {"t": 7})
+    assert sorted(len(v) for v in fresh.values()) == [2, 2, 3]
+    assert sorted(tp for v in fresh.values() for tp in v) == tps(*[f"t-{i}" for i in range(7)])
+    # a member joining keeps everyone's partitions except what must move to it
+    owned = [M(m, ["t"], owned=[str(tp) for tp in fresh[m]]) for m in "ABC"] + [M("D", ["t"])]
+    again = uniform.assign(owned, {"t": 7})
+    assert sorted(len(v) for v in again.values()) == [1, 2, 2, 2]
+    kept = sum(len(set(again[m]) & set(fresh[m])) for m in "ABC")
+    assert kept == 7 - len(again["D"])  # only what D needs moves
