@@ -248,10 +248,10 @@ def _topic(ctx: _Ctx, node: Node, path: str, cluster: Cluster) -> Topic:
     else:
         if count is None or rf is None:
             raise ctx.error(node, path, "a topic needs either 'assignment' or both 'partitions' and 'replication_factor'")
-        from planner.placement.place import place_new_topic
+        from planner.placement.place import plan_new_topic
 
         try:
-            assignment = {p: tuple(r) for p, r in place_new_topic(cluster, count, rf).items()}
+            assignment = {p: tuple(r) for p, r in plan_new_topic(cluster, count, rf)[0].items()}
         except PlannerError as exc:
             raise ctx.error(f["replication_factor"], f"{path}.replication_factor", str(exc)) from None
 

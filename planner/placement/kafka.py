@@ -59,18 +59,6 @@ def _start_and_shift(n: int, fixed_start_index: int, rnd: JavaRandom | None) -> 
     return rnd.next_int(n), rnd.next_int(n)
 
 
-def assign_rack_unaware(
-    brokers: Sequence[int],
-    n_partitions: int,
-    replication_factor: int,
-    fixed_start_index: int = -1,
-    start_partition_id: int = -1,
-    rnd: JavaRandom | None = None,
-) -> Assignment:
-    start, shift = _start_and_shift(len(brokers), fixed_start_index, rnd)
-    return place_unaware(brokers, n_partitions, replication_factor, start, shift, start_partition_id)
-
-
 def place_unaware(
     brokers: Sequence[int], n_partitions: int, replication_factor: int, start: int, shift: int, start_partition_id: int = -1
 ) -> Assignment:
@@ -87,18 +75,6 @@ def place_unaware(
         result[pid] = replicas
         pid += 1
     return result
-
-
-def assign_rack_aware(
-    racks: Mapping[int, str],
-    n_partitions: int,
-    replication_factor: int,
-    fixed_start_index: int = -1,
-    start_partition_id: int = -1,
-    rnd: JavaRandom | None = None,
-) -> Assignment:
-    start, shift = _start_and_shift(len(racks), fixed_start_index, rnd)
-    return place_aware(racks, n_partitions, replication_factor, start, shift, start_partition_id)
 
 
 def place_aware(
@@ -146,15 +122,12 @@ def assign_replicas_to_brokers(
     """`AdminUtils.assignReplicasToBrokers(brokerMetadatas, ...)`: (id, rack or None) pairs in the caller's order."""
     validate(n_partitions, replication_factor, len(brokers))
     with_rack = [b for b in brokers if b[1] is not None]
-    if not with_rack:
-        return assign_rack_unaware(
-            [b[0] for b in brokers], n_partitions, replication_factor, fixed_start_index, start_partition_id, rnd
-        )
-    if len(with_rack) != len(brokers):
+    if with_rack and len(with_rack) != len(brokers):
         raise PlannerError(NOT_ALL_RACKS)
-    return assign_rack_aware(
-        {b: r for b, r in brokers}, n_partitions, replication_factor, fixed_start_index, start_partition_id, rnd
-    )
+    start, shift = _start_and_shift(len(brokers), fixed_start_index, rnd)
+    if not with_rack:
+        return place_unaware([b for b, _ in brokers], n_partitions, replication_factor, start, shift, start_partition_id)
+    return place_aware(dict(brokers), n_partitions, replication_factor, start, shift, start_partition_id)
 
 
 def broker_metadatas(

@@ -19,22 +19,6 @@ def registered_brokers(cluster: Cluster) -> list[tuple[int, str | None]]:
     return [(b.id, b.rack) for b in cluster.brokers if b.state != OFFLINE]
 
 
-def place_new_topic(
-    cluster: Cluster,
-    n_partitions: int,
-    replication_factor: int,
-    *,
-    placer: str = "kafka",
-    start_index: int | None = None,
-    seed: int | None = None,
-    rack_aware: bool = True,
-) -> dict[int, list[int]]:
-    return plan_new_topic(
-        cluster, n_partitions, replication_factor,
-        placer=placer, start_index=start_index, seed=seed, rack_aware=rack_aware,
-    )[0]
-
-
 def plan_new_topic(
     cluster: Cluster,
     n_partitions: int,
