@@ -1,0 +1,134 @@
+"""Where messages go: `partition` (producer), `consumers` (group assignors), `coordinator` (group / transaction)."""
+from __future__ import annotations
+
+import enum
+import sys
+from typing import List, Optional
+
+import typer
+
+from planner.cli.app import app
+
+
+
+class OutFormat(str, enum.Enum):
+    table = "table"
+    tsv = "tsv"
+    json = "json"
+
+
+class GroupFormat(str, enum.Enum):
+    table = "table"
+    json = "json"
+
+
+class KeyType(str, enum.Enum):
+    string = "string"
+    int = "int"
+    long = "long"
+    short = "short"
+    double = "double"
+    float = "float"
+    boolean = "boolean"
+    uuid = "uuid"
+    bytes_hex = "bytes-hex"
+
+
+class Partitioner(str, enum.Enum):
+    default = "default"
+    legacy_scala = "legacy-scala"
+
+
+class Strategy(str, enum.Enum):
+    range = "range"
+    roundrobin = "roundrobin"
+    sticky = "sticky"
+    cooperative_sticky = "cooperative-sticky"
+    uniform = "uniform"
+    server_range = "server-range"
+
+
+OFFLINE = typer.Option(None, "--offline-brokers", metavar="IDS", help="Simulate these brokers failing, e.g. 2,3.")
+
+PARTITION_HELP = """Which partition a key lands on (and, with a topology, which broker leads it).
+
+Keyed records: toPositive(murmur2(serialized key)) % (all partitions of the topic), the same from Kafka 0.8.2 to
+today; the key is serialized by Kafka's serializer for --key-type. An empty key ("") is a key; only an absent
+(null) key is not.
+
+--partitioner legacy-scala: the pre-2.0 Scala producer (kafka.producer.DefaultPartitioner, 0.8.0-1.1):
+Utils.abs(key.hashCode) % N on the Java key object, not murmur2.
+
+Keyless records, by producer version (see --null-key-simulation):
+ * <= 2.3: round robin over the partitions that have a leader, from a random start;
+ * 2.4 - 3.2 (KIP-480 sticky): all records go to one random available partition until a batch is
+   full, then to a different random one;
+ * 3.3+ (KIP-794 built-in uniform sticky): switch after batch.size bytes to a random available
+   partition (adaptive: fewer records to partitions with longer queues).
+"""
+
+
+@app.command(help=PARTITION_HELP)
+def partition(
+    keys: Optional[List[str]] = typer.Argument(None, metavar="[KEY]...", help="Keys, as text of --key-type."),
+    partitions: Optional[int] = typer.Option(None, "--partitions", help="Number of partitions of the topic."),
+    topology: Optional[str] = typer.Option(None, "--topology", metavar="TOPOLOGY", help="A topology YAML file, or zk://host:port[/chroot]."),
+    topic: Optional[str] = typer.Option(None, "--topic", help="The topic in --topology."),
+    key_type: KeyType = typer.Option(KeyType.string, "--key-type", help="Kafka serializer of the key."),
+    encoding: str = typer.Option("utf-8", "--encoding", help="key.serializer.encoding for string (and uuid) keys."),
+    keys_file: Optional[str] = typer.Option(None, "--keys-file", metavar="FILE",
+                                            help="One key per line (a trailing \\r is dropped); '-' for stdin."),
+    summary: bool = typer.Option(False, "--summary", help="Per-partition histogram and skew instead of one line per key."),
+    partitioner: Partitioner = typer.Option(Partitioner.default, "--partitioner",
+                                            help="default (murmur2, 0.8.2+) or legacy-scala (pre-2.0 Scala producer)."),
+    null_key_simulation: bool = typer.Option(False, "--null-key-simulation",
+                                             help="Simulate keyless records under each producer era."),
+    records: int = typer.Option(100000, "--records", help="Records to simulate (--null-key-simulation)."),
+    batch_size: int = typer.Option(16384, "--batch-size", help="Records per batch, i.e. batch.size with 1-byte records."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the simulation's java.util.Random."),
+    offline_brokers: Optional[str] = OFFLINE,
+    fmt: OutFormat = typer.Option(OutFormat.table, "--format"),
+) -> None:
+    from planner.clients import cli_partition
+
+    cli_partition.run(
+        keys=list(keys or []), partitions=partitions, topology=topology, topic=topic, key_type=key_type.value,
+        encoding=encoding, keys_file=keys_file, summary=summary, partitioner=partitioner.value,
+        null_key_simulation=null_key_simulation, records=records, batch_size=batch_size, seed=seed,
+        offline_brokers=offline_brokers, fmt=fmt.value,
+    )
+
+
+@app.command()
+def consumers(
+    topology: str = typer.Argument(..., metavar="TOPOLOGY", help="A topology YAML file, or zk://host:port[/chroot]."),
+    group_file: str = typer.Option(..., "--group-file", metavar="GROUP.yaml", help="The group's members (see README)."),
+    strategy: Optional[List[Strategy]] = typer.Option(None, "--strategy",
+                                                      help="Repeatable. Default: all of range, roundrobin, sticky, "
+                                                           "cooperative-sticky, uniform, server-range."),
+    offline_brokers: Optional[str] = OFFLINE,
+    fmt: GroupFormat = typer.Option(GroupFormat.table, "--format"),
+) -> None:
+    """Which consumer reads which partition under each assignment strategy, and which brokers it fetches from."""
+    from planner.clients import cli_consumers
+
+    cli_consumers.run(topology, group_file, [s.value for s in (strategy or [])], offline_brokers, fmt.value)
+
+
+@app.command()
+def coordinator(
+    ids: List[str] = typer.Argument(..., metavar="GROUP_ID...", help="Consumer group ids (or transactional ids)."),
+    transactional: bool = typer.Option(False, "--transactional", help="The ids are transactional.id values (__transaction_state)."),
+    partitions: Optional[int] = typer.Option(None, "--partitions",
+                                             help="Partitions of the internal topic. Default: its count in --topology, else 50."),
+    topology: Optional[str] = typer.Option(None, "--topology", metavar="TOPOLOGY", help="Also show the coordinator broker."),
+    offline_brokers: Optional[str] = OFFLINE,
+    fmt: OutFormat = typer.Option(OutFormat.table, "--format"),
+) -> None:
+    """The __consumer_offsets (or __transaction_state) partition of each id: Utils.abs(id.hashCode()) % partitions,
+    and with a topology the broker leading it, i.e. the group (or transaction) coordinator."""
+    from planner.clients import cli_coordinator
+
+    cli_coordinator.run(list(ids), transactional, partitions, topology, offline_brokers, fmt.value)
+
+
