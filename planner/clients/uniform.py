@@ -52,10 +52,14 @@ def assign(members: Sequence[Member], partitions_per_topic: Mapping[str, int]) -
                     quota -= 1
                 else:
                     pool.append(tp)
-        seen.update(keep)
+                seen.add(tp)
         out[mid] = keep
         if quota > 0:
             unfilled.append((mid, quota))
+    kept = {tp for tps in out.values() for tp in tps}
+    queued = set(pool)
+    # a partition two members both claimed (not possible in Kafka's target assignment): the first keeps it
+    pool += [tp for tp in sorted(held, key=lambda tp: (tp.topic, tp.partition)) if tp not in kept and tp not in queued]
     i = 0
     for mid, quota in unfilled:
         take = pool[i:i + quota]

@@ -1,0 +1,217 @@
+"""The partition / consumers / coordinator commands end to end, and GROUP.yaml errors."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from planner.clients.coordinator import partition_for
+from planner.clients.murmur2 import murmur2
+from planner.formats.group import parse_group
+from planner.model import PlannerError
+from planner.model import TopicPartition as TP
+
+ROOT = Path(__file__).resolve().parents[2]
+
+TOPOLOGY = """\
+cluster: test
+mode: kraft
+brokers:
+  - {id: 1, rack: r1}
+  - {id: 2, rack: r2}
+  - {id: 3, rack: r3}
+topics:
+  - name: __consumer_offsets
+    assignment: {0: [1, 2], 1: [2, 3], 2: [3, 1], 3: [1, 3], 4: [2, 1], 5: [3, 2], 6: [1, 2], 7: [2, 3], 8: [3, 1], 9: [1, 3]}
+  - name: orders
+    assignment: {0: [1, 2], 1: [2, 3], 2: [3, 1], 3: [1, 3]}
+    state:
+      2: {leader: 1, isr: [1]}
+  - name: events
+    assignment: {0: [1], 1: [2], 2: [3]}
+"""
+
+
+def cli(*args, stdin=None):
+    proc = subprocess.run([sys.executable, "-m", "planner", *args], capture_output=True, text=True, cwd=ROOT, input=stdin)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+@pytest.fixture()
+def topo(tmp_path):
+    path = tmp_path / "topo.yaml"
+    path.write_text(TOPOLOGY)
+    return str(path)
+
+
+def test_partition_tsv_kafka_python_vectors():
+    rc, out, err = cli("partition", "--partitions", "1000", "--format", "tsv", "", "a", "ab", "abc", "123456789")
+    assert rc == 0, err
+    assert out == "\t681\na\t524\nab\t434\nabc\t107\n123456789\t566\n"
+
+
+def test_partition_with_topology_prints_leader_and_replicas(topo):
+    keys = ["k1", "k2", "k3", "k4", "k5"]
+    rc, out, err = cli("partition", "--topology", topo, "--topic", "orders", "--format", "tsv", *keys)
+    assert rc == 0, err
+    replicas = {0: "1,2", 1: "2,3", 2: "3,1", 3: "1,3"}
+    leader = {0: "1", 1: "2", 2: "1", 3: "1"}  # partition 2's observed leader is 1
+    want = "".join(f"{k}\t{p}\t{leader[p]}\t{replicas[p]}\n" for k in keys for p in [(murmur2(k.encode()) & 0x7FFFFFFF) % 4])
+    assert out == want
+
+
+def test_partition_offline_leader_shows_none(topo):
+    rc, out, _ = cli("partition", "--topology", topo, "--topic", "events", "--offline-brokers", "2", "--format", "json",
+                     "k1", "k2", "k3", "k4", "k5", "k6")
+    assert rc == 0
+    data = json.loads(out)
+    assert data["partitions"] == 3
+    for item in data["keys"]:
+        assert item["partition"] == (murmur2(item["key"].encode()) & 0x7FFFFFFF) % 3
+        assert item["leader"] == (None if item["partition"] == 1 else item["partition"] + 1)
+
+
+def test_partition_key_types_and_legacy_scala():
+    rc, out, _ = cli("partition", "--partitions", "12", "--key-type", "int", "--format", "tsv", "--", "1", "-5")
+    one = (murmur2(bytes([0, 0, 0, 1])) & 0x7FFFFFFF) % 12
+    minus5 = (murmur2(bytes([0xFF, 0xFF, 0xFF, 0xFB])) & 0x7FFFFFFF) % 12
+    assert out == f"1\t{one}\n-5\t{minus5}\n"
+    rc, out, _ = cli("partition", "--partitions", "10", "--partitioner", "legacy-scala", "--format", "tsv", "foo")
+    assert out == "foo\t4\n"
+
+
+def test_keys_file_streams_summary_and_lines(tmp_path):
+    keys = [f"user-{i}" for i in range(5000)] + ["", "ü"]
+    path = tmp_path / "keys.txt"
+    path.write_bytes(("\r\n".join(keys[:10]) + "\n" + "\n".join(keys[10:])).encode())  # CRLF lines too; no final newline
+    rc, out, err = cli("partition", "--partitions", "7", "--keys-file", str(path), "--format", "tsv")
+    assert rc == 0, err
+    want = [f"{k}\t{(murmur2(k.encode()) & 0x7FFFFFFF) % 7}" for k in keys]
+    assert out.splitlines() == want
+    rc, out, _ = cli("partition", "--partitions", "7", "--keys-file", str(path), "--summary", "--format", "json")
+    data = json.loads(out)
+    counts = [0] * 7
+    for k in keys:
+        counts[(murmur2(k.encode()) & 0x7FFFFFFF) % 7] += 1
+    assert data["counts"] == counts and data["summary"]["keys"] == len(keys)
+    assert data["summary"]["skew_max_over_mean"] == round(max(counts) / (len(keys) / 7), 4)
+
+
+def test_keys_file_chunk_boundaries(tmp_path, monkeypatch):
+    from planner.clients import cli_partition
+
+    monkeypatch.setattr(cli_partition, "CHUNK_BYTES", 7)  # lines straddle many chunk borders
+    path = tmp_path / "k.txt"
+    keys = ["alpha", "", "b", "a-little-bit-long-string", "x" * 30, "tail"]
+    path.write_text("\n".join(keys) + "\n")
+    got = []
+    for data, offsets in cli_partition._line_chunks(str(path)):
+        got += [bytes(data[offsets[i]:offsets[i + 1]]).decode() for i in range(len(offsets) - 1)]
+    assert got == keys
+
+
+def test_null_key_simulation_json(topo):
+    rc, out, err = cli("partition", "--topology", topo, "--topic", "events", "--offline-brokers", "3",
+                       "--null-key-simulation", "--records", "3000", "--batch-size", "100", "--seed", "9", "--format", "json")
+    assert rc == 0, err
+    data = json.loads(out)
+    assert data["available"] == [0, 1]
+    for era in ("round-robin", "sticky", "uniform-sticky"):
+        counts = data["eras"][era]["counts"]
+        assert sum(counts) == 3000 and counts[2] == 0
+    assert data["eras"]["round-robin"]["counts"][:2] == [1500, 1500]
+    rc2, out2, _ = cli("partition", "--topology", topo, "--topic", "events", "--offline-brokers", "3",
+                       "--null-key-simulation", "--records", "3000", "--batch-size", "100", "--seed", "9", "--format", "json")
+    assert out2 == out
+
+
+def test_partition_help_explains_eras():
+    rc, out, _ = cli("partition", "--help")
+    assert rc == 0
+    flat = " ".join(out.split())
+    for text in ("2.3", "2.4 - 3.2", "3.3+", "legacy-scala", "murmur2"):
+        assert text in flat
+
+
+@pytest.mark.parametrize("args,message", [
+    (["partition", "k"], "error: give --partitions N, or --topology TOPOLOGY --topic T\n"),
+    (["partition", "--partitions", "3", "--key-type", "int", "1.5"],
+     "error: key '1.5' is not a valid int key: expected an integer (optional sign, digits only)\n"),
+    (["partition", "--partitions", "3"], None),
+    (["coordinator", "g", "--offline-brokers", "1"], "error: --offline-brokers needs --topology\n"),
+])
+def test_one_line_errors(args, message):
+    rc, out, err = cli(*args)
+    assert rc == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("error: ")
+    if message:
+        assert err == message
+
+
+def test_coordinator_tsv_and_topology(topo):
+    rc, out, _ = cli("coordinator", "--partitions", "2", "--format", "tsv", "one", "two", "b", "a")
+    assert out == "one\t0\ntwo\t0\nb\t0\na\t1\n"
+    rc, out, _ = cli("coordinator", "--topology", topo, "--format", "json", "foo", "polygenelubricants")
+    data = json.loads(out)
+    assert data["partitions"] == 10  # the topic's real partition count
+    assert data["ids"] == [{"id": "foo", "partition": 4, "coordinator": 2, "replicas": [2, 1]},
+                           {"id": "polygenelubricants", "partition": 0, "coordinator": 1, "replicas": [1, 2]}]
+    rc, out, err = cli("coordinator", "--topology", topo, "--partitions", "50", "foo")
+    assert rc == 2 and "contradicts" in err
+    rc, out, err = cli("coordinator", "--topology", topo, "--transactional", "--format", "tsv", "tx-1")
+    assert rc == 0 and "no __transaction_state topic" in err
+    assert out == f"tx-1\t{partition_for('tx-1', 50)}\n"
+
+
+def test_consumers_json_all_strategies(topo, tmp_path):
+    group = tmp_path / "g.yaml"
+    group.write_text("""\
+group: g1
+members:
+  - {id: c1, rack: r1, topics: [orders, events], owned: [orders-0, orders-1, orders-2, orders-3], generation: 2}
+  - {id: c2, rack: r2, topics: [orders, events], generation: 2}
+""")
+    rc, out, err = cli("consumers", topo, "--group-file", str(group), "--format", "json")
+    assert rc == 0, err
+    data = json.loads(out)
+    assert list(data["strategies"]) == ["range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range"]
+    rr = data["strategies"]["roundrobin"]["members"]
+    assert rr["c1"]["partitions"] == ["events-0", "events-2", "orders-1", "orders-3"]
+    assert rr["c1"]["fetch_from"] == [1, 2, 3]  # leaders of events-0, events-2, orders-1, orders-3
+    coop = data["strategies"]["cooperative-sticky"]
+    for s in data["strategies"].values():
+        assert s["spread"] <= 1
+        assert sorted(p for m in s["members"].values() for p in m["partitions"]) == sorted(
+            [f"events-{i}" for i in range(3)] + [f"orders-{i}" for i in range(4)])
+
+
+def test_consumers_cooperative_table_from_example():
+    rc, out, err = cli("consumers", "topologies/six-brokers.yaml", "--group-file", "examples/group-sticky.yaml",
+                       "--strategy", "cooperative-sticky")
+    assert rc == 0, err
+    assert "first round" in out and "converged" in out
+    assert "withheld in the first round until revoked: orders-2->consumer-3-07ce, orders-5->consumer-3-07ce" in out
+
+
+@pytest.mark.parametrize("text,message", [
+    ("members: []\n", "g.yaml:1: members: expected a non-empty list of members"),
+    ("members:\n  - {id: a}\n", "g.yaml:2: members[0].topics: missing"),
+    ("members:\n  - {id: a, topics: [t]}\n  - {id: a, topics: [t]}\n", "g.yaml:3: members[1].id: duplicate member id 'a' (also members[0])"),
+    ("members:\n  - {id: a, topics: [t], owned: [t0]}\n", "g.yaml:2: members[0].owned[0]: 't0' is not a partition: write TOPIC-PARTITION, e.g. orders-3"),
+    ("members:\n  - {id: a, topics: [t], colour: red}\n", "g.yaml:2: members[0].colour: unknown key 'colour' (expected one of: id, instance_id, rack, topics, owned, generation)"),
+    ("members:\n  - {id: a, topics: [t], generation: x}\n", "g.yaml:2: members[0].generation: expected an integer generation id"),
+    ("members:\n  - {id: a, topics: [t], owned: {t: [-1]}}\n", "g.yaml:2: members[0].owned.t[0]: expected a partition number (0 or more)"),
+])
+def test_group_yaml_errors(text, message):
+    with pytest.raises(PlannerError) as err:
+        parse_group(text, "g.yaml")
+    assert str(err.value) == message
+
+
+def test_group_yaml_parses_both_owned_forms():
+    g = parse_group("group: x\nmembers:\n  - {id: a, instance_id: i, rack: r, topics: [t, u], owned: {t: [1, 0]}, generation: 3}\n"
+                    "  - {id: b, topics: [t], owned: [my-topic-2]}\n")
+    assert g.name == "x"
+    assert g.members[0].owned == (TP("t", 1), TP("t", 0)) and g.members[0].generation == 3
+    assert g.members[1].owned == (TP("my-topic", 2),) and g.members[1].generation is None
