@@ -2,8 +2,9 @@
 
 `murmur2(data)` is the reference, one key at a time. `murmur2_batch(data, offsets)` hashes many keys stored in Arrow's
 binary layout (all bytes concatenated in a 1-D uint8 array, `offsets` of length n+1) with NumPy, without a per-key
-Python loop: keys are processed in chunks; within a chunk they are ordered by length (longest first) so the keys that
-still have a 4-byte block j form a prefix, and each block index is one column-wise pass over that prefix. Keys of a
+Python loop: keys are processed in chunks; within a chunk they are ordered by block count (most first, a linear radix
+sort) so the keys that still have a 4-byte block j form a prefix, and each block index is one column-wise pass over that
+prefix, reading each block with one gather from an overlapping unaligned uint32 view of the bytes. Keys of a
 single length stored back to back (the common case: fixed-width keys) skip the gathers and read the blocks as one
 `(n, blocks)` little-endian uint32 matrix. NumPy is imported inside the functions only.
 """
@@ -123,14 +124,22 @@ def _hash_fixed(data, start: int, n: int, length: int, np):
 
 
 def _hash_mixed(data, starts, lens, np):
-    """Keys of any lengths: sorted longest first so block j's active keys are a prefix."""
+    """Keys of any lengths: sorted by block count, most first, so block j's active keys are a prefix."""
     n = starts.size
     out = np.empty(n, dtype=np.uint32)
     m = np.uint32(M)
+    # words[i] = data[i:i+4] as a little-endian uint32: an overlapping, unaligned view (stride 1 byte), no copy.
+    # A full block lies inside its key, so its start is at most data.size - 4.
+    words = (np.ndarray(shape=(data.size - 3,), dtype="<u4", buffer=data, strides=(1,))
+             if data.size >= 4 else np.zeros(0, dtype="<u4"))
     for lo in range(0, n, _CHUNK):
         hi = min(n, lo + _CHUNK)
         ln = lens[lo:hi]
-        order = np.argsort(-ln, kind="stable")
+        nb_chunk = ln >> 2
+        top = int(nb_chunk.max()) if nb_chunk.size else 0
+        # most blocks first; a 16-bit key lets NumPy's stable sort use radix sort (linear time)
+        sort_key = (top - nb_chunk).astype(np.uint16 if top < 65536 else np.int64)
+        order = np.argsort(sort_key, kind="stable")
         ln = ln[order]
         st = starts[lo:hi][order]
         h = (np.uint32(SEED) ^ ln.astype(np.uint32))
@@ -141,11 +150,7 @@ def _hash_mixed(data, starts, lens, np):
             counts = (nb.size - np.searchsorted(nb[::-1], np.arange(maxnb), side="right"))
             for j in range(maxnb):
                 c = int(counts[j])
-                p = st[:c] + 4 * j
-                k = data[p].astype(np.uint32)
-                k |= data[p + 1].astype(np.uint32) << np.uint32(8)
-                k |= data[p + 2].astype(np.uint32) << np.uint32(16)
-                k |= data[p + 3].astype(np.uint32) << np.uint32(24)
+                k = words[st[:c] + 4 * j]  # one unaligned little-endian gather per block
                 hp = h[:c]
                 _mix_blocks(hp, k, np)
         tail = ln & 3
