@@ -81,8 +81,8 @@ def run(*, keys, partitions, topology, topic, key_type, encoding, keys_file, sum
 
 
 def _line_chunks(path: str):
-    """Yield (data uint8 array, offsets) per chunk of whole lines; a trailing \\r is dropped, a final line without a
-    newline counts. NumPy finds the line ends, so no Python loop runs per key."""
+    """Yield (bytes as a uint8 array, line starts, line lengths) per chunk of whole lines; a trailing \\r is dropped,
+    a final line without a newline counts. NumPy finds the line ends, so no Python loop runs per key."""
     import numpy as np
 
     try:
@@ -108,19 +108,9 @@ def _line_chunks(path: str):
                 continue
             starts = np.concatenate(([0], ends[:-1] + 1))
             line_ends = ends.copy()
-            cr = (line_ends > starts) & (arr[np.minimum(line_ends, len(buf)) - 1] == 13)
+            cr = (line_ends > starts) & (arr[np.maximum(line_ends - 1, 0)] == 13)
             line_ends[cr] -= 1
-            # Arrow layout over the chunk: drop the separators by gathering key bytes into one array
-            lengths = line_ends - starts
-            offsets = np.zeros(lengths.size + 1, dtype=np.int64)
-            np.cumsum(lengths, out=offsets[1:])
-            total = int(offsets[-1])
-            if total:
-                idx = np.repeat(starts - offsets[:-1], lengths) + np.arange(total)
-                data = arr[idx]
-            else:
-                data = np.zeros(0, dtype=np.uint8)
-            yield data, offsets
+            yield arr, starts, line_ends - starts
             rest = buf[int(ends[-1]) + 1:] if block else b""
             if not block:
                 break
@@ -132,7 +122,7 @@ def _line_chunks(path: str):
 def _keys_file(target, path, key_type, encoding, summary, partitioner, fmt) -> None:
     import numpy as np
 
-    from planner.clients.murmur2 import pack_keys, partition_batch
+    from planner.clients.murmur2 import murmur2_spans, pack_keys, partition_batch
     from planner.clients.partitioner import legacy_scala_partition
     from planner.clients.serializers import check_encoding, serialize
 
@@ -142,19 +132,20 @@ def _keys_file(target, path, key_type, encoding, summary, partitioner, fmt) -> N
     counts = np.zeros(target.partitions, dtype=np.int64)
     done_bytes, started, total_keys = 0, time.perf_counter(), 0
     first, width = True, 0
-    for data, offsets in _line_chunks(path):
-        n = offsets.size - 1
+    for data, starts, lengths in _line_chunks(path):
+        n = starts.size
         texts = None
         if not raw_is_key or partitioner == "legacy-scala" or not summary:
             blob = data.tobytes()
             try:
-                texts = [blob[offsets[i]:offsets[i + 1]].decode("utf-8") for i in range(n)]
+                texts = [blob[a:a + b].decode("utf-8") for a, b in zip(starts.tolist(), lengths.tolist())]
             except UnicodeDecodeError:
                 raise PlannerError(f"{path}: a line is not valid UTF-8 text; for raw bytes use --key-type bytes-hex") from None
         if partitioner == "legacy-scala":
             parts = np.array([legacy_scala_partition(t, key_type, target.partitions) for t in texts], dtype=np.int32)
         elif raw_is_key:
-            parts = partition_batch(data, offsets, target.partitions)
+            hashes = murmur2_spans(data, starts, lengths).view(np.uint32)
+            parts = ((hashes & np.uint32(0x7FFFFFFF)) % np.uint32(target.partitions)).astype(np.int32)
         else:
             kd, ko = pack_keys([serialize(t, key_type, encoding) for t in texts])
             parts = partition_batch(kd, ko, target.partitions)
@@ -165,7 +156,7 @@ def _keys_file(target, path, key_type, encoding, summary, partitioner, fmt) -> N
             width = _render_keys(target, list(zip(texts, parts.tolist())), fmt, partitioner, key_type, header=first,
                                  footer=False, width=width)
             first = False
-        done_bytes += int(offsets[-1]) + n
+        done_bytes += int(lengths.sum()) + n
         if progress:
             rate = total_keys / max(time.perf_counter() - started, 1e-9)
             print(f"\r{done_bytes * 100 // max(size, 1)}%  {total_keys:,} keys  {rate / 1e6:.1f} M keys/s", end="",

@@ -189,6 +189,23 @@ def murmur2_batch(data, offsets):
     return out.view(np.int32)
 
 
+def murmur2_spans(data, starts, lengths):
+    """murmur2 of keys that lie anywhere in `data` (e.g. lines of a file, separators left in place):
+    key i = data[starts[i]:starts[i] + lengths[i]]. numpy int32 array, like `murmur2_batch`."""
+    import numpy as np
+
+    data = np.ascontiguousarray(data, dtype=np.uint8)
+    starts = np.asarray(starts, dtype=np.int64)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    if starts.shape != lengths.shape or starts.ndim != 1:
+        raise ValueError("murmur2_spans: starts and lengths must be 1-D arrays of one length")
+    if starts.size == 0:
+        return np.empty(0, dtype=np.int32)
+    if (lengths < 0).any() or (starts < 0).any() or int((starts + lengths).max()) > data.size:
+        raise ValueError("murmur2_spans: spans point outside data")
+    return _hash_mixed(data, starts, lengths, np).view(np.int32)
+
+
 def partition_batch(data, offsets, n_partitions: int):
     """toPositive(murmur2(key)) % n_partitions for every key (numpy int32 array)."""
     import numpy as np

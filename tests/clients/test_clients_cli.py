@@ -106,8 +106,8 @@ def test_keys_file_chunk_boundaries(tmp_path, monkeypatch):
     keys = ["alpha", "", "b", "a-little-bit-long-string", "x" * 30, "tail"]
     path.write_text("\n".join(keys) + "\n")
     got = []
-    for data, offsets in cli_partition._line_chunks(str(path)):
-        got += [bytes(data[offsets[i]:offsets[i + 1]]).decode() for i in range(len(offsets) - 1)]
+    for data, starts, lengths in cli_partition._line_chunks(str(path)):
+        got += [bytes(data[a:a + b]).decode() for a, b in zip(starts, lengths)]
     assert got == keys
 
 

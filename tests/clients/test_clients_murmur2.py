@@ -158,3 +158,17 @@ def test_serialized_key_partitions():
     # key "21" as a string hashes the two ASCII bytes of the Kafka vector
     assert partition_for_key(serialize("21", "string"), 2**31 - 1) == (-973932308 & 0x7FFFFFFF) % (2**31 - 1)
     assert partition_for_key(serialize("abc", "string"), 1000) == 107
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.binary(max_size=30), max_size=40), st.binary(min_size=1, max_size=3))
+def test_spans_with_separators_equal_scalar(keys, sep):
+    from planner.clients.murmur2 import murmur2_spans
+
+    blob = sep.join(keys)
+    starts, pos = [], 0
+    for k in keys:
+        starts.append(pos)
+        pos += len(k) + len(sep)
+    got = murmur2_spans(np.frombuffer(blob, dtype=np.uint8), starts, [len(k) for k in keys])
+    assert got.tolist() == [murmur2(k) for k in keys]
