@@ -77,11 +77,11 @@ def run_strategy(strategy: str, members: Sequence[Member], counts: dict[str, int
     if strategy == "roundrobin":
         return StrategyResult(strategy, tidy(roundrobin.assign(members, counts)), True)
     if strategy == "sticky":
-        r = sticky.assign(members, counts)
+        r = sticky.assign(members, counts, racks)
         return StrategyResult(strategy, tidy(r.assignment), r.uniform, withheld=dict(r.transferring))
     if strategy == "cooperative-sticky":
-        first = sticky.cooperative_first_round(members, counts)
-        converged, rounds = sticky.cooperative_converged(members, counts)
+        first = sticky.cooperative_first_round(members, counts, racks)
+        converged, rounds = sticky.cooperative_converged(members, counts, racks)
         return StrategyResult(strategy, tidy(converged.assignment), first.uniform, first_round=tidy(first.assignment),
                               withheld=dict(first.transferring), rounds=rounds)
     if strategy == "uniform":

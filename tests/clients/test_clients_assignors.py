@@ -338,3 +338,19 @@ def test_uniform_homogeneous_sticky_and_balanced():
     assert sorted(len(v) for v in again.values()) == [1, 2, 2, 2]
     kept = sum(len(set(again[m]) & set(fresh[m])) for m in "ABC")
     assert kept == 7 - len(again["D"])  # only what D needs moves
+
+
+def test_sticky_rack_aware_constrained_assignment():
+    # topic t, rf 1: partitions 0,1 on rack a, 2,3 on rack b; consumers c1 (rack a), c2 (rack b)
+    racks = {TP("t", 0): frozenset("a"), TP("t", 1): frozenset("a"), TP("t", 2): frozenset("b"), TP("t", 3): frozenset("b")}
+    members = [M("c1", ["t"], rack="a"), M("c2", ["t"], rack="b")]
+    assert sticky.assign(members, {"t": 4}, racks).assignment == {"c1": tps("t-0", "t-1"), "c2": tps("t-2", "t-3")}
+    assert sticky.assign(members, {"t": 4}).assignment == {"c1": tps("t-0", "t-2"), "c2": tps("t-1", "t-3")}
+    # an owned partition on another rack is given up (maybeRevokedPartitions) and moves to a member on its rack
+    owned = [M("c1", ["t"], rack="a", owned=["t-0", "t-2"], gen=1), M("c2", ["t"], rack="b", owned=["t-1", "t-3"], gen=1)]
+    r = sticky.assign(owned, {"t": 4}, racks)
+    assert r.assignment == {"c1": tps("t-0", "t-1"), "c2": tps("t-3", "t-2")}
+    assert r.transferring == {TP("t", 1): "c1", TP("t", 2): "c2"}
+    # every partition on every rack: rack-awareness is not used
+    full = {tp: frozenset("ab") for tp in racks}
+    assert sticky.assign(members, {"t": 4}, full).assignment == {"c1": tps("t-0", "t-2"), "c2": tps("t-1", "t-3")}

@@ -110,3 +110,23 @@ def test_sticky_keeps_owned_when_already_balanced(group):
     assert again.assignment == {k: v for k, v in again.assignment.items()}
     assert {k: set(v) for k, v in again.assignment.items()} == {k: set(v) for k, v in fresh.items()}
     assert again.transferring == {}
+
+
+@settings(max_examples=150, deadline=None)
+@given(groups(uniform_subs=True), st.data())
+def test_rack_aware_range_and_sticky_stay_valid_and_balanced(group, data):
+    from dataclasses import replace
+
+    members, counts = group
+    members = [replace(m, rack=data.draw(st.sampled_from([None, "a", "b", "c"]))) for m in members]
+    racks = {TP(t, p): frozenset(data.draw(st.lists(st.sampled_from("abc"), max_size=2)))
+             for t in counts for p in range(counts[t])}
+    r = range_a.assign(members, counts, racks)
+    check_valid(members, counts, r)
+    check_per_topic_ranges(members, counts, r)
+    s = sticky.assign(members, counts, racks)
+    check_valid(members, counts, s.assignment)
+    sizes = [len(v) for v in s.assignment.values()]
+    assert max(sizes) - min(sizes) <= 1
+    converged, _ = sticky.cooperative_converged(members, counts, racks)
+    check_valid(members, counts, converged.assignment)
