@@ -61,7 +61,7 @@ def _table(group, counts, results, leader_of) -> str:
         lines.append(f"== {r.strategy}: {DESCRIPTIONS[r.strategy]}{note}")
         headers = ["member", "instance", "rack", "count", "partitions", "fetches from"]
         if r.first_round is not None:
-            headers = ["member", "instance", "rack", "count", "first round", "converged", "fetches from"]
+            headers = ["member", "instance", "rack", "count", "first round", "converged", "fetches from (converged)"]
         rows = []
         for mid, tps in r.assignment.items():
             m = members[mid]
