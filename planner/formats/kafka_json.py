@@ -1,0 +1,470 @@
+"""Kafka's JSON formats for reassignment tooling, parsed and rendered exactly as Kafka's tools do (kafka-facts §4).
+
+* reassignment JSON (`kafka-reassign-partitions.sh --reassignment-json-file`, and what it prints as current/proposed),
+* topics-to-move JSON (`--topics-to-move-json-file` for `--generate`),
+* leader-election JSON (`kafka-leader-election.sh --path-to-json-file`),
+* the JSON `kafka-log-dirs.sh --describe` prints (replica sizes).
+
+Texts and order follow trunk `tools/.../reassign/ReassignPartitionsCommand.java`: parsing (`parsePartitionReassignmentData`),
+then `parseExecuteAssignmentArgs`, then the execute-time checks (`--additional`, `verifyBrokerIds`,
+`getReplicaAssignmentForPartitions`). Where Kafka iterates a Java HashSet/HashMap to pick the first offender or to print
+a set, the Java iteration order is reproduced (`planner.java.hashmap_order`). Pure: no I/O.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+from planner.java import hashmap_order, int32, string_hash_code, string_sort_key
+from planner.model import Cluster, PlannerError, TopicPartition
+
+ANY_LOG_DIR = "any"
+EARLIEST_VERSION = 1
+
+CANNOT_EXECUTE_BECAUSE_OF_EXISTING = (
+    "Cannot execute because there is an existing partition assignment.  Use --additional to override this and "
+    "create a new partition assignment in addition to the existing one. The --additional flag can also be used to "
+    "change the throttle by resubmitting the current reassignment."
+)
+
+_INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
+
+
+# -- Java-flavoured helpers ----------------------------------------------------------------------------------------
+def tp_hash(tp: TopicPartition) -> int:
+    """`TopicPartition.hashCode`: 31 * (31 + partition) + topic.hashCode()."""
+    return int32(31 * (31 + tp.partition) + string_hash_code(tp.topic))
+
+
+def tp_sort_key(tp: TopicPartition) -> tuple[bytes, int]:
+    """`compareTopicPartitions`: topic (String.compareTo), then partition."""
+    return string_sort_key(tp.topic), tp.partition
+
+
+def java_list(items: Iterable) -> str:
+    """`java.util.List.toString` / `Set.toString`: `[1, 2]`."""
+    return "[" + ", ".join(str(i) for i in items) + "]"
+
+
+def _duplicates(items: list, hash_of=None) -> list:
+    """`ToolsUtils.duplicates`: the elements seen more than once, in Java HashSet iteration order."""
+    seen: set = set()
+    dups: list = []
+    for x in items:
+        if x in seen:
+            if x not in dups:
+                dups.append(x)
+        else:
+            seen.add(x)
+    return hashmap_order(dups, hash_of=hash_of)
+
+
+def _node(value) -> str:
+    """Jackson's `JsonNode.toString` (compact JSON) of a parsed value."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _loads(text: str, source: str):
+    """Parse JSON like Jackson; a syntax error becomes one line naming the file, line and column."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        pos = exc.pos
+        if pos >= len(text.rstrip()):
+            head = "Unexpected end-of-input"
+        else:
+            ch = text[pos]
+            head = f"Unexpected character ('{ch}' (code {ord(ch)}))"
+        raise PlannerError(
+            f"{head}: {exc.msg} at [Source: {source}; line: {exc.lineno}, column: {exc.colno}]"
+        ) from None
+
+
+def _object(value, source: str) -> dict:
+    if not isinstance(value, dict):
+        raise PlannerError(f"Expected JSON object, received {_node(value)} ({source})")
+    return value
+
+
+def _array(value, source: str) -> list:
+    if not isinstance(value, list):
+        raise PlannerError(f"Expected JSON array, received {_node(value)} ({source})")
+    return value
+
+
+def _field(obj: dict, name: str, source: str):
+    if name not in obj:
+        raise PlannerError(f"No such field exists: `{name}` ({source})")
+    return obj[name]
+
+
+def _int(value, source: str) -> int:
+    """`DecodeInteger`: only a JSON integer in int32 range (Jackson IntNode)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not (_INT_MIN <= value <= _INT_MAX):
+        raise PlannerError(f"Expected `Integer` value, received {_node(value)} ({source})")
+    return value
+
+
+def _str(value, source: str) -> str:
+    if not isinstance(value, str):
+        raise PlannerError(f"Expected `String` value, received {_node(value)} ({source})")
+    return value
+
+
+def _int_list(value, source: str) -> list[int]:
+    if not isinstance(value, list):
+        raise PlannerError(f"Expected `JSON array` value, received {_node(value)} ({source})")
+    return [_int(v, source) for v in value]
+
+
+def _str_list(value, source: str) -> list[str]:
+    if not isinstance(value, list):
+        raise PlannerError(f"Expected `JSON array` value, received {_node(value)} ({source})")
+    return [_str(v, source) for v in value]
+
+
+def _version(obj: dict, source: str) -> int:
+    version = obj.get("version")
+    return EARLIEST_VERSION if version is None and "version" not in obj else _int(version, source)
+
+
+# -- reassignment JSON ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ReassignmentEntry:
+    tp: TopicPartition
+    replicas: tuple[int, ...]
+    log_dirs: tuple[str, ...]
+
+
+def parse_reassignment_entries(text: str, source: str) -> list[ReassignmentEntry]:
+    """`parsePartitionReassignmentData`: every entry in file order, duplicates kept, only the log-dir size check."""
+    root = _object(_loads(text, source), source)
+    version = _version(root, source)
+    if version != 1:
+        raise PlannerError(f"Not supported version field value {version}")
+    entries: list[ReassignmentEntry] = []
+    if "partitions" not in root:
+        return entries
+    for item in _array(root["partitions"], source):
+        fields = _object(item, source)
+        topic = _str(_field(fields, "topic", source), source)
+        partition = _int(_field(fields, "partition", source), source)
+        replicas = _int_list(_field(fields, "replicas", source), source)
+        if "log_dirs" in fields:
+            log_dirs = _str_list(fields["log_dirs"], source)
+        else:
+            log_dirs = [ANY_LOG_DIR] * len(replicas)
+        tp = TopicPartition(topic, partition)
+        if len(replicas) != len(log_dirs):
+            raise PlannerError(
+                f"Size of replicas list {java_list(replicas)} is different from size of log dirs list "
+                f"{java_list(log_dirs)} for partition {tp}"
+            )
+        entries.append(ReassignmentEntry(tp, tuple(replicas), tuple(log_dirs)))
+    return entries
+
+
+def check_entries(entries: list[tuple[TopicPartition, tuple[int, ...]]]) -> None:
+    """The checks of `parseExecuteAssignmentArgs`, in Kafka's order."""
+    if not entries:
+        raise PlannerError("Partition reassignment list cannot be empty")
+    if any(not replicas for _, replicas in entries):
+        raise PlannerError("Partition replica list cannot be empty")
+    dup_tps = _duplicates([tp for tp, _ in entries], hash_of=tp_hash)
+    if dup_tps:
+        raise PlannerError(
+            "Partition reassignment contains duplicate topic partitions: " + ",".join(str(tp) for tp in dup_tps)
+        )
+    problems = []
+    for tp, replicas in entries:
+        dups = _duplicates(list(replicas))
+        if dups:
+            problems.append(f"{tp} contains multiple entries for {','.join(map(str, dups))}")
+    if problems:
+        raise PlannerError("Partition replica lists may not contain duplicate entries: " + ". ".join(problems))
+
+
+def parse_reassignment_json(text: str, source: str) -> dict[TopicPartition, tuple[int, ...]]:
+    """`--reassignment-json-file` as `--execute` reads it: parsed and checked (§4.2 items 1-5), file order kept."""
+    entries = parse_reassignment_entries(text, source)
+    check_entries([(e.tp, e.replicas) for e in entries])
+    return {e.tp: e.replicas for e in entries}
+
+
+def parse_log_dir_moves(text: str, source: str) -> dict[tuple[TopicPartition, int], str]:
+    """The replica → log dir moves a reassignment JSON asks for (entries whose log dir is not "any")."""
+    moves = {}
+    for e in parse_reassignment_entries(text, source):
+        for broker, log_dir in zip(e.replicas, e.log_dirs):
+            if log_dir != ANY_LOG_DIR:
+                moves[(e.tp, broker)] = log_dir
+    return moves
+
+
+def validate_reassignment(
+    cluster: Cluster, proposed: Mapping[TopicPartition, Iterable[int]], additional: bool = False
+) -> None:
+    """Kafka's checks of a reassignment against a cluster, in `executeAssignment`'s order, with its texts.
+
+    1-5. `parseExecuteAssignmentArgs` (empty, empty replica list, duplicate brokers in a list);
+    then, unless `additional`: an in-progress reassignment (a partition with adding/removing replicas);
+    then `verifyBrokerIds`: the first proposed broker (Java HashSet order) that is not a live broker
+    ("Unknown broker id N"; `describeCluster` lists only live, unfenced brokers);
+    then `describeTopics`: "Topic T not found." for the first unknown topic (HashMap order);
+    then "Unable to find partition: t-9, ..." for partitions the topics do not have.
+    """
+    items = [(TopicPartition(*tp), tuple(replicas)) for tp, replicas in proposed.items()]
+    check_entries(items)
+    if not additional and any(p.adding or p.removing for p in cluster.partitions()):
+        raise PlannerError(CANNOT_EXECUTE_BECAUSE_OF_EXISTING)
+    brokers: list[int] = []
+    for _, replicas in items:
+        brokers.extend(replicas)
+    live = cluster.online_ids
+    for b in hashmap_order(brokers):
+        if b not in live:
+            raise PlannerError(f"Unknown broker id {b}")
+    wanted = {tp for tp, _ in items}
+    topics = hashmap_order(tp.topic for tp, _ in items)
+    existing: set[TopicPartition] = set()
+    for name in topics:
+        if not cluster.has_topic(name):
+            raise PlannerError(f"Topic {name} not found.")
+        existing.update(p.tp for p in cluster.topic(name).partitions)
+    missing = [tp for tp, _ in items if tp not in existing]
+    if missing:
+        capacity = max(int(len(wanted) / 0.75) + 1, 16)  # new HashSet<>(partitions)
+        ordered = hashmap_order(missing, hash_of=tp_hash, initial_capacity=capacity)
+        raise PlannerError("Unable to find partition: " + ", ".join(str(tp) for tp in ordered))
+
+
+def render_reassignment_json(
+    assignment: Mapping[TopicPartition, Iterable[int]],
+    log_dirs: Mapping[tuple[TopicPartition, int], str] | None = None,
+) -> str:
+    """`formatAsReassignmentJson`: compact, partitions sorted by topic then partition, `log_dirs` "any" unless known.
+
+    No trailing newline (Kafka prints it with println).
+    """
+    log_dirs = log_dirs or {}
+    parts = []
+    for tp in sorted(assignment, key=lambda t: tp_sort_key(TopicPartition(*t))):
+        tp = TopicPartition(*tp)
+        replicas = [int(r) for r in assignment[tp]]
+        parts.append({
+            "topic": tp.topic,
+            "partition": tp.partition,
+            "replicas": replicas,
+            "log_dirs": [log_dirs.get((tp, r), ANY_LOG_DIR) for r in replicas],
+        })
+    return _node({"version": 1, "partitions": parts})
+
+
+def render_reassign_znode(assignment: Mapping[TopicPartition, Iterable[int]]) -> str:
+    """`/admin/reassign_partitions` content (ZK, ≤2.x; §4.5): no `log_dirs`."""
+    parts = [
+        {"topic": tp.topic, "partition": tp.partition, "replicas": [int(r) for r in assignment[tp]]}
+        for tp in sorted((TopicPartition(*t) for t in assignment), key=tp_sort_key)
+    ]
+    return _node({"version": 1, "partitions": parts})
+
+
+def current_assignment_text(
+    proposed: Mapping[TopicPartition, Iterable[int]], current: Mapping[TopicPartition, Iterable[int]]
+) -> str:
+    """`currentPartitionReplicaAssignmentToString`: the rollback block `--execute` prints first (no final newline)."""
+    rollback = {tp: current[tp] for tp in current if tp in proposed}
+    return (
+        "Current partition replica assignment\n\n"
+        + render_reassignment_json(rollback)
+        + "\n\nSave this to use as the --reassignment-json-file option during rollback"
+    )
+
+
+def generate_output_text(
+    current: Mapping[TopicPartition, Iterable[int]], proposed: Mapping[TopicPartition, Iterable[int]]
+) -> str:
+    """What `--generate` prints (with final newline)."""
+    return (
+        "Current partition replica assignment\n"
+        + render_reassignment_json(current)
+        + "\n\nProposed partition reassignment configuration\n"
+        + render_reassignment_json(proposed)
+        + "\n"
+    )
+
+
+# -- topics-to-move JSON and the --generate arguments ----------------------------------------------------------
+def parse_topics_to_move_json(text: str, source: str) -> list[str]:
+    """`parseTopicsData`: `{"topics": [{"topic": "foo"}], "version": 1}` → ["foo"] (duplicates kept)."""
+    try:
+        root = json.loads(text)
+    except json.JSONDecodeError:
+        raise PlannerError("The input string is not a valid JSON") from None  # Json.parseFull → Optional.empty
+    root = _object(root, source)
+    version = _version(root, source)
+    if version != 1:
+        raise PlannerError(f"Not supported version field value {version}")
+    if "topics" not in root:
+        return []
+    return [_str(_field(_object(t, source), "topic", source), source) for t in _array(root["topics"], source)]
+
+
+def render_topics_to_move_json(topics: Iterable[str]) -> str:
+    return _node({"topics": [{"topic": t} for t in topics], "version": 1})
+
+
+def parse_broker_list(text: str) -> list[int]:
+    """`Arrays.stream(brokerList.split(",")).map(Integer::parseInt)` with Java's split (trailing empties dropped)."""
+    items = text.split(",")
+    while len(items) > 1 and items[-1] == "":
+        items.pop()
+    out = []
+    for item in items:
+        if not _is_java_int(item):
+            raise PlannerError(f'For input string: "{item}"')
+        out.append(int(item))
+    return out
+
+
+def _is_java_int(s: str) -> bool:
+    body = s[1:] if s[:1] in ("+", "-") else s
+    if not body or not all("0" <= c <= "9" for c in body):
+        return False
+    return _INT_MIN <= int(s) <= _INT_MAX
+
+
+def parse_generate_args(topics_json: str, broker_list: str, source: str) -> tuple[list[int], list[str]]:
+    """`parseGenerateAssignmentArgs`: broker list then topics, each checked for duplicates (Kafka's texts)."""
+    brokers = parse_broker_list(broker_list)
+    dup_brokers = _duplicates(brokers)
+    if dup_brokers:
+        raise PlannerError(f"Broker list contains duplicate entries: {java_list(dup_brokers)}")
+    topics = parse_topics_to_move_json(topics_json, source)
+    dup_topics = _duplicates(topics)
+    if dup_topics:
+        raise PlannerError(f"List of topics to reassign contains duplicate entries: {java_list(dup_topics)}")
+    return brokers, topics
+
+
+# -- throttles (§4.3, calculateProposedMoveMap / calculateLeaderThrottles / calculateFollowerThrottles) ----------
+@dataclass(frozen=True)
+class PartitionMove:
+    sources: frozenset[int]
+    destinations: frozenset[int]
+
+
+def move_map(
+    cluster: Cluster, proposed: Mapping[TopicPartition, Iterable[int]]
+) -> dict[str, dict[int, PartitionMove]]:
+    """Sources and destinations per partition: in-progress reassignments of the cluster first, then the proposal.
+
+    Sources of a partition under reassignment are its original replicas (replicas − adding).
+    """
+    moves: dict[str, dict[int, PartitionMove]] = {}
+    for p in cluster.partitions():
+        if p.adding or p.removing:
+            moves.setdefault(p.topic, {})[p.id] = PartitionMove(
+                frozenset(p.replicas) - frozenset(p.adding), frozenset(p.adding)
+            )
+    current = {p.tp: p.replicas for p in cluster.partitions()}
+    for tp, replicas in proposed.items():
+        tp = TopicPartition(*tp)
+        part_moves = moves.setdefault(tp.topic, {})
+        if tp.partition in part_moves:
+            sources = part_moves[tp.partition].sources
+        elif tp in current:
+            sources = frozenset(current[tp])
+        else:
+            raise PlannerError(f"Trying to reassign a topic partition {tp} with 0 replicas")
+        part_moves[tp.partition] = PartitionMove(sources, frozenset(replicas) - sources)
+    return moves
+
+
+def leader_throttles(moves: Mapping[str, Mapping[int, PartitionMove]]) -> dict[str, str]:
+    """`leader.replication.throttled.replicas` per topic: every source as "partition:broker", TreeSet (string) order."""
+    return {
+        topic: ",".join(sorted({f"{pid}:{b}" for pid, m in parts.items() for b in m.sources}))
+        for topic, parts in moves.items()
+    }
+
+
+def follower_throttles(moves: Mapping[str, Mapping[int, PartitionMove]]) -> dict[str, str]:
+    """`follower.replication.throttled.replicas` per topic: every destination not among the sources."""
+    return {
+        topic: ",".join(
+            sorted({f"{pid}:{b}" for pid, m in parts.items() for b in m.destinations if b not in m.sources})
+        )
+        for topic, parts in moves.items()
+    }
+
+
+def reassigning_brokers(moves: Mapping[str, Mapping[int, PartitionMove]]) -> list[int]:
+    """Brokers that get `leader/follower.replication.throttled.rate`: every source and destination."""
+    out: set[int] = set()
+    for parts in moves.values():
+        for m in parts.values():
+            out |= m.sources | m.destinations
+    return sorted(out)
+
+
+# -- leader-election JSON (§4.4) -----------------------------------------------------------------------------------
+def parse_election_json(text: str, source: str) -> list[TopicPartition]:
+    """`kafka-leader-election.sh --path-to-json-file` input: `{"partitions": [{"topic": "t", "partition": 0}]}`."""
+    try:
+        root = json.loads(text) if text.strip() else None
+    except json.JSONDecodeError:
+        root = None
+    if root is None:
+        raise PlannerError("Replica election data is empty")
+    root = _object(root, source)
+    if "partitions" not in root:
+        raise PlannerError('Replica election data is missing "partitions" field')
+    tps = []
+    for item in _array(root["partitions"], source):
+        obj = _object(item, source)
+        tps.append(TopicPartition(_str(_field(obj, "topic", source), source),
+                                  _int(_field(obj, "partition", source), source)))
+    dups = _duplicates(tps, hash_of=tp_hash)
+    if dups:
+        raise PlannerError(f"Replica election data contains duplicate partitions: {','.join(map(str, dups))}")
+    return tps
+
+
+def render_election_json(partitions: Iterable[TopicPartition]) -> str:
+    """The `--path-to-json-file` input for the given partitions, sorted by topic then partition (compact)."""
+    tps = sorted({TopicPartition(*tp) for tp in partitions}, key=tp_sort_key)
+    return _node({"partitions": [{"topic": tp.topic, "partition": tp.partition} for tp in tps]})
+
+
+# -- kafka-log-dirs.sh --describe JSON (sizes) -----------------------------------------------------------------------
+def parse_log_dirs_json(text: str, source: str) -> dict[TopicPartition, int]:
+    """Partition sizes from `kafka-log-dirs.sh --describe` output (the banner lines before the JSON are skipped).
+
+    The size of a partition is the largest size reported by any broker for a non-future replica (the leader's log
+    is the longest); future replicas (`"isFuture": true`, a log-dir move in progress) are ignored.
+    """
+    start = text.find("{")
+    if start < 0:
+        raise PlannerError(f"{source}: no JSON object found; expected the output of kafka-log-dirs.sh --describe")
+    root = _object(_loads(text[start:], source), source)
+    sizes: dict[TopicPartition, int] = {}
+    for broker in _array(root.get("brokers", []), source):
+        broker = _object(broker, source)
+        for log_dir in _array(broker.get("logDirs", []), source):
+            log_dir = _object(log_dir, source)
+            for part in _array(log_dir.get("partitions", []), source):
+                part = _object(part, source)
+                if part.get("isFuture") is True:
+                    continue
+                name = _str(_field(part, "partition", source), source)
+                topic, sep, pid = name.rpartition("-")
+                if not sep or not topic or not pid.isdigit():
+                    raise PlannerError(f"{source}: partition {name!r} is not of the form <topic>-<partition>")
+                size = _field(part, "size", source)
+                if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+                    raise PlannerError(f"{source}: size of {name} must be a non-negative integer, got {_node(size)}")
+                tp = TopicPartition(topic, int(pid))
+                sizes[tp] = max(sizes.get(tp, 0), size)
+    return sizes
