@@ -20,7 +20,8 @@ def run(topology, group_file, strategies, offline_brokers, fmt) -> None:
     racks = replica_racks(cluster)
     leader_of = leaders(cluster, counts)
     chosen = list(dict.fromkeys(strategies)) or list(STRATEGIES)
-    results = [run_strategy(s, group.members, counts, racks) for s in chosen]
+    topic_ids = {t: cluster.topic(t).topic_id for t in counts if cluster.topic(t).topic_id}
+    results = [run_strategy(s, group.members, counts, racks, topic_ids) for s in chosen]
     if fmt == "json":
         sys.stdout.write(dumps(_json(group, counts, results, leader_of)))
     else:

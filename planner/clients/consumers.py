@@ -66,7 +66,7 @@ def leaders(cluster: Cluster, topics) -> dict[TopicPartition, int]:
 
 
 def run_strategy(strategy: str, members: Sequence[Member], counts: dict[str, int],
-                 racks: dict[TopicPartition, frozenset[str]]) -> StrategyResult:
+                 racks: dict[TopicPartition, frozenset[str]], topic_ids: dict[str, str] | None = None) -> StrategyResult:
     from planner.clients import range as range_a, roundrobin, server_range, sticky, uniform
 
     def tidy(assignment):
@@ -86,7 +86,7 @@ def run_strategy(strategy: str, members: Sequence[Member], counts: dict[str, int
                               withheld=dict(first.transferring), rounds=rounds)
     if strategy == "uniform":
         exact = len({frozenset(m.topics) for m in members}) <= 1
-        return StrategyResult(strategy, tidy(uniform.assign(members, counts)), exact)
+        return StrategyResult(strategy, tidy(uniform.assign(members, counts, topic_ids)), exact)
     if strategy == "server-range":
         return StrategyResult(strategy, tidy(server_range.assign(members, counts)), True)
     raise PlannerError(f"unknown strategy {strategy!r}: use one of {', '.join(STRATEGIES)}")

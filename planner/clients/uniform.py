@@ -3,8 +3,10 @@
 Homogeneous groups (one shared subscription) follow `UniformHomogeneousAssignmentBuilder`: members in group order
 (the coordinator's HashMap of member ids) get quota `total // members`, +1 for the first `total % members`; each keeps
 its current partitions of subscribed topics up to its quota and the excess is revoked; the pool — partitions nobody
-holds (topic by topic, ascending), then the revoked ones — fills the members below quota in order. Topics are taken
-in name order (Kafka iterates a HashSet of topic ids, which a topology without ids cannot reproduce).
+holds (topic by topic, ascending), then the revoked ones — fills the members below quota in order. Kafka walks the
+topics in the iteration order of a HashSet of topic ids (and a member's current topics in HashMap order of their ids):
+when the topology gives every subscribed topic a `topic_id`, that order is reproduced from `Uuid.hashCode`; otherwise
+topics are taken in name order.
 
 Heterogeneous groups use the planner's balanced, sticky general algorithm (`planner.clients.sticky`), not Kafka's
 `UniformHeterogeneousAssignmentBuilder` tie-breaking.
@@ -15,18 +17,40 @@ from typing import Mapping, Sequence
 
 from planner.clients import sticky
 from planner.clients.group import Member, subscribed_topics
-from planner.java import hashmap_order, sorted_java
-from planner.model import TopicPartition
+from planner.java import hashmap_order, int32, sorted_java
+from planner.model import PlannerError, TopicPartition
 
 
-def assign(members: Sequence[Member], partitions_per_topic: Mapping[str, int]) -> dict[str, list[TopicPartition]]:
-    """member id -> partitions. A member's `owned` partitions are its current assignment."""
+def uuid_hash_code(topic_id: str) -> int:
+    """org.apache.kafka.common.Uuid.hashCode of a base64url topic id: h = msb ^ lsb; (int)(h >> 32) ^ (int) h."""
+    import base64
+
+    raw = base64.urlsafe_b64decode(topic_id + "=" * (-len(topic_id) % 4))
+    if len(raw) != 16:
+        raise PlannerError(f"topic id {topic_id!r} is not a 22-character base64url Kafka Uuid")
+    h = int.from_bytes(raw[:8], "big") ^ int.from_bytes(raw[8:], "big")
+    return int32((h >> 32) ^ h)
+
+
+def topic_order(topics: Sequence[str], topic_ids: Mapping[str, str] | None, hash_set: bool = True) -> list[str]:
+    """Kafka's iteration order over topic ids: `new HashSet<>(ids)` (hash_set) or a `new HashMap<>()` keyed by them."""
+    names = sorted_java(list(topics))
+    if not topic_ids or any(not topic_ids.get(t) for t in names):
+        return names
+    capacity = max(int(len(names) / 0.75) + 1, 16) if hash_set else None
+    return hashmap_order(names, hash_of=lambda t: uuid_hash_code(topic_ids[t]), initial_capacity=capacity)
+
+
+def assign(members: Sequence[Member], partitions_per_topic: Mapping[str, int],
+           topic_ids: Mapping[str, str] | None = None) -> dict[str, list[TopicPartition]]:
+    """member id -> partitions. A member's `owned` partitions are its current assignment.
+    `topic_ids`: topic name -> base64url topic id, for Kafka's iteration order over topics."""
     if not members:
         return {}
     topics = subscribed_topics(members, partitions_per_topic)
     if len({frozenset(m.topics) for m in members}) > 1:
         return sticky._general(members, topics, _current(members, topics)).assignment
-    order = [t for t in sorted_java(list(topics))]
+    order = topic_order(list(topics), topic_ids)
     by_id = {m.id: m for m in members}
     held = {tp for m in members for tp in m.owned if tp.topic in topics and tp.partition < topics[tp.topic]}
     pool = [TopicPartition(t, p) for t in order for p in range(topics[t]) if TopicPartition(t, p) not in held]
@@ -43,7 +67,7 @@ def assign(members: Sequence[Member], partitions_per_topic: Mapping[str, int]) -
         keep: list[TopicPartition] = []
         current = [tp for tp in by_id[mid].owned if tp.topic in topics and tp.partition < topics[tp.topic]
                    and tp not in seen]
-        for topic in dict.fromkeys(tp.topic for tp in current):
+        for topic in topic_order(list(dict.fromkeys(tp.topic for tp in current)), topic_ids, hash_set=False):
             parts = sorted(tp.partition for tp in current if tp.topic == topic)
             for p in parts:
                 tp = TopicPartition(topic, p)

@@ -354,3 +354,17 @@ def test_sticky_rack_aware_constrained_assignment():
     # every partition on every rack: rack-awareness is not used
     full = {tp: frozenset("ab") for tp in racks}
     assert sticky.assign(members, {"t": 4}, full).assignment == {"c1": tps("t-0", "t-2"), "c2": tps("t-1", "t-3")}
+
+
+def test_uniform_topic_order_follows_topic_id_hashes():
+    from planner.clients.uniform import topic_order, uuid_hash_code
+
+    assert uuid_hash_code("AAAAAAAAAAAAAAAAAAAAAA") == 0
+    assert uuid_hash_code("AAAAAAAAAAEAAAAAAAAAAg") == 3  # msb 1 ^ lsb 2
+    ids = {"t1": "AAAAAAAAAAAAAAAAAAAABQ", "t2": "AAAAAAAAAAAAAAAAAAAAAw"}  # hashCodes 5 and 3
+    assert topic_order(["t1", "t2"], ids) == ["t2", "t1"]
+    assert topic_order(["t1", "t2"], {"t1": ids["t1"]}) == ["t1", "t2"]  # an id missing: name order
+    members = [M("A", ["t1", "t2"]), M("B", ["t1", "t2"])]
+    # 3 partitions over 2 members: A (first in HashMap order) has quota 2; the pool walks topics in id order
+    assert uniform.assign(members, {"t1": 2, "t2": 1}, ids) == {"A": tps("t1-0", "t2-0"), "B": tps("t1-1")}
+    assert uniform.assign(members, {"t1": 2, "t2": 1}) == {"A": tps("t1-0", "t1-1"), "B": tps("t2-0")}
