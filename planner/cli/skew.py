@@ -1,0 +1,70 @@
+"""`skew`: run real keys through Kafka's partitioner on Spark and show the skew per partition and per broker."""
+from __future__ import annotations
+
+import enum
+from typing import Optional
+
+import typer
+
+from planner.cli.app import app
+
+
+class InputFormat(str, enum.Enum):
+    parquet = "parquet"
+    csv = "csv"
+    json = "json"
+    text = "text"
+
+
+class SkewKeyType(str, enum.Enum):
+    string = "string"
+    int = "int"
+    long = "long"
+    bytes_hex = "bytes-hex"
+
+
+class SkewFormat(str, enum.Enum):
+    table = "table"
+    json = "json"
+
+
+SKEW_HELP = """Key distribution and skew of a topic, from real keys, on Spark (local[*] by default).
+
+Every key is serialized as Kafka's producer does (--key-type) and placed with
+toPositive(murmur2(key)) % partitions. Shows records and bytes per partition, per broker
+as leader and as replica (with --topology), max/mean, coefficient of variation and Gini,
+the top keys, and null / unreadable rows. --sweep evaluates several partition counts in
+one pass and recommends the smallest whose max/mean stays at most --max-skew.
+"""
+
+
+@app.command(help=SKEW_HELP)
+def skew(
+    keys: str = typer.Option(..., "--keys", metavar="PATH", help="Any path Spark reads: file, directory, hdfs://, s3a://."),
+    input_format: InputFormat = typer.Option(InputFormat.parquet, "--input-format"),
+    key_column: Optional[str] = typer.Option(None, "--key-column", help="Key column [default: key; value for text]."),
+    value_bytes_column: Optional[str] = typer.Option(
+        None, "--value-bytes-column", metavar="COL",
+        help="Value size: an integer column (bytes) or a string/binary column (its length)."),
+    key_type: SkewKeyType = typer.Option(SkewKeyType.string, "--key-type", help="Kafka serializer of the key."),
+    partitions: Optional[int] = typer.Option(None, "--partitions", help="Partitions of the topic."),
+    topology: Optional[str] = typer.Option(None, "--topology", metavar="TOPOLOGY",
+                                           help="A topology YAML file, or zk://host:port[/chroot]."),
+    topic: Optional[str] = typer.Option(None, "--topic", help="The topic in --topology."),
+    offline_brokers: Optional[str] = typer.Option(None, "--offline-brokers", metavar="IDS",
+                                                  help="Simulate these brokers failing, e.g. 2,3."),
+    sweep: Optional[str] = typer.Option(None, "--sweep", metavar="N,N,...", help="Partition counts to compare, e.g. 6,12,24,48."),
+    max_skew: float = typer.Option(1.2, "--max-skew", help="Largest acceptable records max/mean for --sweep."),
+    top: int = typer.Option(20, "--top", help="How many top keys to show (0: skip the per-key count)."),
+    master: str = typer.Option("local[*]", "--master", help="Spark master: local[*], spark://host:7077, yarn, ..."),
+    output: Optional[str] = typer.Option(None, "--output", metavar="DIR",
+                                         help="Write partitions.parquet, keys.parquet and summary.json here."),
+    fmt: SkewFormat = typer.Option(SkewFormat.table, "--format"),
+    verbose: bool = typer.Option(False, "--verbose", help="Show Spark's own logging."),
+) -> None:
+    from planner.pipeline import command
+
+    command.run(keys=keys, input_format=input_format.value, key_column=key_column,
+                value_bytes_column=value_bytes_column, key_type=key_type.value, partitions=partitions,
+                topology=topology, topic=topic, offline_brokers=offline_brokers, sweep=sweep, max_skew=max_skew,
+                top=top, master=master, output=output, fmt=fmt.value, verbose=verbose)

@@ -1,0 +1,120 @@
+"""The SparkSession for a pipeline command: master, Python interpreter, logging, progress. PySpark loads here only.
+
+* `PYSPARK_PYTHON` and `spark.pyspark.python` are set to the running interpreter, so executors run the same Python
+  (and see the same NumPy / PyArrow) as the driver;
+* Spark's own logging is quiet (ERROR) unless `verbose`; the console progress bar is on when stderr is a terminal;
+* on a non-local master the `planner` package is shipped to the executors as a zip (`addPyFile`), so workers need
+  only Python with NumPy and PyArrow, not kafka-planner itself;
+* a session that is already active in this process (tests, notebooks) is reused and left running.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import warnings
+import zipfile
+from contextlib import contextmanager
+from pathlib import Path
+
+from planner.model import PlannerError
+
+APP_NAME = "kafka-planner skew"
+
+
+def _quiet_python_warnings() -> None:
+    # pyspark warns about pandas 3 at import of its Arrow helpers; irrelevant here (no pandas API is used).
+    warnings.filterwarnings("ignore", message=".*PySpark does not yet fully support pandas.*")
+
+
+def _package_zip() -> str:
+    """The `planner` package as a zip for `SparkContext.addPyFile` (executors on other hosts)."""
+    root = Path(__file__).resolve().parents[1]
+    fd, path = tempfile.mkstemp(prefix="kafka-planner-", suffix=".zip")
+    os.close(fd)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for file in sorted(root.rglob("*.py")):
+            zf.write(file, Path("planner") / file.relative_to(root))
+    return path
+
+
+_LOG4J = """\
+rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n%ex
+"""
+
+
+def _quiet_log4j() -> str:
+    path = Path(tempfile.gettempdir()) / "kafka-planner-log4j2-quiet.properties"
+    if not path.exists() or path.read_text() != _LOG4J:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "w") as fh:
+            fh.write(_LOG4J)
+        os.replace(tmp, path)
+    return str(path)
+
+
+def is_local(master: str) -> bool:
+    return master == "local" or master.startswith("local[") or master.startswith("local-cluster[")
+
+
+@contextmanager
+def session(master: str = "local[*]", verbose: bool = False, conf: dict[str, str] | None = None):
+    """A SparkSession for `master`; stopped on exit unless it was already running in this process."""
+    _quiet_python_warnings()
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        yield active
+        return
+    builder = (
+        SparkSession.builder.appName(APP_NAME)
+        .master(master)
+        .config("spark.pyspark.python", sys.executable)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "true" if sys.stderr.isatty() else "false")
+        .config("spark.sql.shuffle.partitions", os.environ.get("KAFKA_PLANNER_SHUFFLE_PARTITIONS", "16"))
+        .config("spark.sql.adaptive.enabled", "true")
+        .config("spark.sql.session.timeZone", "UTC")
+    )
+    if not verbose:
+        # a log4j2 configuration read by the driver JVM at launch: no "Using Spark's default log4j profile" banner
+        builder = builder.config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{_quiet_log4j()}")
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, value)
+    try:
+        spark = builder.getOrCreate()
+    except Exception as exc:  # JVM missing, master unreachable, ...
+        raise PlannerError(f"cannot start Spark with --master {master}: {_first_line(exc)}") from None
+    spark.sparkContext.setLogLevel("INFO" if verbose else "ERROR")
+    shipped = None
+    try:
+        if not is_local(master):
+            shipped = _package_zip()
+            spark.sparkContext.addPyFile(shipped)
+        yield spark
+    finally:
+        spark.stop()
+        if shipped:
+            try:
+                os.unlink(shipped)
+            except OSError:
+                pass
+
+
+def _first_line(exc: BaseException) -> str:
+    """A Spark / Py4J error as one line: the first meaningful line of its message."""
+    text = str(exc).strip()
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith(("JVM stacktrace", "at ", "Traceback")):
+            return line
+    return type(exc).__name__
