@@ -60,17 +60,19 @@ today; the key is serialized by Kafka's serializer for --key-type. An empty key 
 Utils.abs(key.hashCode) % N on the Java key object, not murmur2.
 
 Keyless records, by producer version (see --null-key-simulation):
- * <= 2.3: round robin over the partitions that have a leader, from a random start;
- * 2.4 - 3.2 (KIP-480 sticky): all records go to one random available partition until a batch is
-   full, then to a different random one;
- * 3.3+ (KIP-794 built-in uniform sticky): switch after batch.size bytes to a random available
-   partition (adaptive: fewer records to partitions with longer queues).
+
+\b
+ * 0.9 - 2.3: round robin over the partitions that have a leader, from a random start;
+ * 2.4 - 3.2 (KIP-480 sticky): one random available partition until a batch is
+   complete, then a different random one;
+ * 3.3+ (KIP-794 built-in uniform sticky): after batch.size bytes, a random available
+   partition (adaptive partitioning weights it by queue lengths).
 """
 
 
 @app.command(help=PARTITION_HELP)
 def partition(
-    keys: Optional[List[str]] = typer.Argument(None, metavar="[KEY]...", help="Keys, as text of --key-type."),
+    keys: Optional[List[str]] = typer.Argument(None, metavar="KEY", help="Keys, as text of --key-type (after -- if one starts with -)."),
     partitions: Optional[int] = typer.Option(None, "--partitions", help="Number of partitions of the topic."),
     topology: Optional[str] = typer.Option(None, "--topology", metavar="TOPOLOGY", help="A topology YAML file, or zk://host:port[/chroot]."),
     topic: Optional[str] = typer.Option(None, "--topic", help="The topic in --topology."),
