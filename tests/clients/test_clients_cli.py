@@ -215,3 +215,12 @@ def test_group_yaml_parses_both_owned_forms():
     assert g.name == "x"
     assert g.members[0].owned == (TP("t", 1), TP("t", 0)) and g.members[0].generation == 3
     assert g.members[1].owned == (TP("my-topic", 2),) and g.members[1].generation is None
+
+
+def test_coordinator_without_leader(topo):
+    # "foo" → partition 4 of 10, replicas [2, 1]: both down, no coordinator
+    rc, out, _ = cli("coordinator", "--topology", topo, "--offline-brokers", "1,2", "foo")
+    assert rc == 0
+    assert out.splitlines()[2].split(None, 2) == ["foo", "4", "none (COORDINATOR_NOT_AVAILABLE)  2,1"]
+    rc, out, _ = cli("coordinator", "--topology", topo, "--offline-brokers", "1,2", "--format", "tsv", "foo")
+    assert out == "foo\t4\tnone\t2,1\n"
