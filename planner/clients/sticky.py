@@ -249,8 +249,22 @@ def _general(members: Sequence[Member], topics: Mapping[str, int], owned) -> Sti
         src, dst, tp = best
         out[src].remove(tp)
         out[dst].append(tp)
-    transferring = {tp: mid for mid, tps in out.items() for tp in tps if tp in previous and previous[tp] != mid}
-    return StickyResult(assignment=out, transferring=transferring, uniform=False)
+    return StickyResult(assignment=out, uniform=False)
+
+
+def _added_and_revoked(members: Sequence[Member], assignment) -> dict[TopicPartition, str]:
+    """CooperativeStickyAssignor.computePartitionsTransferringOwnership (general path): partitions newly given to a
+    member that some member reported as owned (raw `ownedPartitions`, no generation filter) and does not keep."""
+    added: dict[TopicPartition, str] = {}
+    revoked: set[TopicPartition] = set()
+    for m in members:
+        mine = set(assignment.get(m.id, []))
+        owned = set(m.owned)
+        for tp in assignment.get(m.id, []):
+            if tp not in owned:
+                added[tp] = m.id
+        revoked.update(tp for tp in m.owned if tp not in mine)
+    return {tp: mid for tp, mid in added.items() if tp in revoked}
 
 
 def assign(members: Sequence[Member], partitions_per_topic: Mapping[str, int],
@@ -266,9 +280,7 @@ def assign(members: Sequence[Member], partitions_per_topic: Mapping[str, int],
     if not topics:
         return StickyResult(assignment={m.id: [] for m in members}, uniform=equal)
     result = _general(members, topics, owned)
-    # the general path marks multiply-claimed partitions as transferring too (their owners must revoke them first)
-    extra = {tp: mid for mid, tps in result.assignment.items() for tp in tps if tp in multiple}
-    return replace(result, transferring={**result.transferring, **extra})
+    return replace(result, transferring=_added_and_revoked(members, result.assignment))
 
 
 def cooperative_first_round(members: Sequence[Member], partitions_per_topic: Mapping[str, int],

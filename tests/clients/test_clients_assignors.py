@@ -368,3 +368,16 @@ def test_uniform_topic_order_follows_topic_id_hashes():
     # 3 partitions over 2 members: A (first in HashMap order) has quota 2; the pool walks topics in id order
     assert uniform.assign(members, {"t1": 2, "t2": 1}, ids) == {"A": tps("t1-0", "t2-0"), "B": tps("t1-1")}
     assert uniform.assign(members, {"t1": 2, "t2": 1}) == {"A": tps("t1-0", "t1-1"), "B": tps("t2-0")}
+
+
+def test_cooperative_general_path_transferring_uses_raw_owned_partitions():
+    # mixed subscriptions: computePartitionsTransferringOwnership (added to one member ∩ given up by another)
+    members = [M("A", ["t1", "t2"], owned=["t1-0"], gen=1), M("B", ["t1"], owned=["t1-0"], gen=1)]
+    r = sticky.assign(members, {"t1": 2, "t2": 1})
+    assert not r.uniform
+    assert r.assignment == {"A": tps("t2-0", "t1-1"), "B": tps("t1-0")}
+    assert r.transferring == {}  # B reported t1-0 as owned, so it is not "added" to B
+    moved = [M("A", ["t1", "t2"], owned=["t1-0", "t1-1"], gen=1), M("B", ["t1"], gen=1)]
+    first = sticky.cooperative_first_round(moved, {"t1": 2, "t2": 1})
+    assert first.transferring == {TP("t1", 0): "B"}
+    assert first.assignment == {"A": tps("t1-1", "t2-0"), "B": []}
