@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import enum
-import sys
 from typing import List, Optional
 
 import typer
