@@ -9,7 +9,6 @@ import typer
 from planner.cli.app import app
 
 
-
 class OutFormat(str, enum.Enum):
     table = "table"
     tsv = "tsv"
