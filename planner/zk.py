@@ -188,6 +188,38 @@ class _Session:
         except Exception:
             pass
 
+    def snapshot(self, progress: Progress = None) -> "ZkSnapshot":
+        return _read_consistent(self, progress)
+
+    def get(self, path: str) -> bytes | None:
+        """One znode's content, None when it does not exist."""
+        self.deadline = time.monotonic() + self.timeout
+        got = self.wait(self.client.get_async(path), path, missing_ok=True)
+        return got[0] if got is not None else None
+
+    def create(self, path: str, data: str, exists: Callable[[bytes | None], str]) -> None:
+        """Create `path` holding `data` in one atomic create: if it exists, nothing is written and
+        `exists(current content)` is the error message. A racing writer can never be overwritten."""
+        from kazoo.exceptions import NodeExistsError, NoNodeError
+
+        self.deadline = time.monotonic() + self.timeout
+        parent = path.rsplit("/", 1)[0]
+        if parent:
+            self.wait(self.client.ensure_path_async(parent), parent)
+        try:
+            self.client.create_async(path, data.encode("utf-8")).get(timeout=max(self.remaining(), 0.001))
+        except NodeExistsError:
+            raise PlannerError(exists(self.get(path))) from None
+        except NoNodeError as exc:
+            raise self.failure(path, exc) from None
+        except Exception as exc:
+            from kazoo.handlers.threading import KazooTimeoutError
+
+            if isinstance(exc, KazooTimeoutError):
+                raise PlannerError(f"{self.url}: no answer from ZooKeeper creating {path} within {self.timeout:g} s; "
+                                   f"check whether {path} exists before retrying") from None
+            raise self.failure(path, exc) from None
+
     def __enter__(self) -> "_Session":
         return self
 
@@ -216,7 +248,7 @@ class _Session:
 
         if isinstance(exc, NoAuthError):
             return PlannerError(
-                f"{self.url}: not authorised to read {path} (ZooKeeper ACL): give the credentials with "
+                f"{self.url}: not authorised to access {path} (ZooKeeper ACL): give the credentials with "
                 f"--zk-auth-file or ${AUTH_ENV} (user:password)"
             )
         if isinstance(exc, AuthFailedError):
@@ -224,7 +256,7 @@ class _Session:
         if exc is None or isinstance(exc, (ConnectionLoss, SessionExpiredError)) or self.lost.is_set():
             if self.lost.is_set() or isinstance(exc, (ConnectionLoss, SessionExpiredError)):
                 return PlannerError(
-                    f"{self.url}: lost the ZooKeeper connection while reading {path}; nothing was written, try again"
+                    f"{self.url}: lost the ZooKeeper connection at {path}; nothing was written, try again"
                 )
             return PlannerError(f"{self.url}: no answer from ZooKeeper for {path} within {self.timeout:g} s "
                                 "(--zk-timeout sets the wait)")
@@ -393,18 +425,11 @@ def decode_reassignment(url: str, data: bytes | None) -> dict[TopicPartition, tu
     return out
 
 
-def encode_reassignment(assignment: Mapping[TopicPartition, Iterable[int]]) -> str:
-    """`ReassignPartitionsZNode.encode`: compact JSON, partitions sorted by topic then partition."""
-    parts = [
-        {"topic": tp.topic, "partition": tp.partition, "replicas": list(replicas)}
-        for tp, replicas in sorted(assignment.items())
-    ]
-    return json.dumps({"version": 1, "partitions": parts}, separators=(",", ":"), ensure_ascii=False)
-
-
 def encode_election(partitions: Iterable[TopicPartition]) -> str:
-    """`PreferredReplicaElectionZNode.encode`: compact JSON, partitions sorted."""
-    parts = [{"topic": tp.topic, "partition": tp.partition} for tp in sorted(set(partitions))]
+    """`PreferredReplicaElectionZNode.encode`: compact JSON, partitions sorted by topic then partition."""
+    from planner.formats.kafka_json import tp_sort_key
+
+    parts = [{"topic": tp.topic, "partition": tp.partition} for tp in sorted(set(partitions), key=tp_sort_key)]
     return json.dumps({"version": 1, "partitions": parts}, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -415,7 +440,7 @@ def encode_election(partitions: Iterable[TopicPartition]) -> str:
 @dataclass(frozen=True)
 class ZkSnapshot:
     cluster: Cluster
-    reassigning: dict[TopicPartition, tuple[int, ...]] = field(default_factory=dict)  # /admin/reassign_partitions
+    reassigning: dict[TopicPartition, tuple[int, ...]] | None = None  # /admin/reassign_partitions; None: absent
     electing: bool = False  # /admin/preferred_replica_election exists
     attempts: int = 1  # reads needed for a consistent snapshot
     znodes: int = 0  # znodes read in the final attempt
@@ -438,9 +463,13 @@ def read_cluster(url: str, timeout: float = 10, auth: str | None = None, ca_file
 
 
 def read_snapshot(url: str, opts: ZkOptions, progress: Progress = None) -> ZkSnapshot:
-    zk_url = parse_url(url)
-    with _Session(zk_url, opts) as session:
-        return _read_consistent(session, progress)
+    with connect(url, opts) as session:
+        return session.snapshot(progress)
+
+
+def connect(url: str, opts: ZkOptions) -> "_Session":
+    """A connected session (a context manager): `.snapshot()`, then `.create()` for the admin znodes."""
+    return _Session(parse_url(url), opts)
 
 
 def _read_consistent(session: _Session, progress: Progress) -> ZkSnapshot:
@@ -523,7 +552,7 @@ def _read_once(session: _Session, progress: Progress) -> ZkSnapshot:
     for t, req in config_reqs:
         got = session.wait(req, f"/config/topics/{t}", missing_ok=True)
         configs[t] = decode_config(url, f"/config/topics/{t}", got[0]) if got is not None else {}
-    reassigning: dict[TopicPartition, tuple[int, ...]] = {}
+    reassigning: dict[TopicPartition, tuple[int, ...]] | None = None
     if reassign_req is not None:
         got = session.wait(reassign_req, REASSIGN_PATH, missing_ok=True)
         if got is None:
@@ -537,7 +566,9 @@ def _read_once(session: _Session, progress: Progress) -> ZkSnapshot:
             path = f"/brokers/topics/{t}/partitions/{p}/state"
             state_reqs.append((t, p, path, client.get_async(path, watch=watch)))
     states: dict[tuple[str, int], ObservedState] = {}
-    for t, p, path, req in state_reqs:
+    for i, (t, p, path, req) in enumerate(state_reqs):
+        if progress and i and i % 5000 == 0:
+            progress(f"read {i}/{len(state_reqs)} partition states")
         got = session.wait(req, path, missing_ok=True)
         # no state znode: the controller has not initialised the partition yet (describe: Leader: none, Isr: empty)
         states[(t, p)] = decode_state(url, path, got[0]) if got is not None else ObservedState(NO_LEADER, ())
@@ -610,3 +641,78 @@ def build_cluster(
         all_brokers[b] = Broker(id=b, state=OFFLINE)
     return Cluster(brokers=tuple(all_brokers[b] for b in sorted(all_brokers)), topics=tuple(out_topics),
                    name=name, mode="zookeeper")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Pure helpers for the zk commands
+
+
+def _tp_legacy(tp: TopicPartition, version: tuple[int, int]) -> str:
+    """TopicPartition as the tool printed it: `[t,p]` (TopicAndPartition, ≤1.1), `t-p` from 2.0 on."""
+    return f"[{tp.topic},{tp.partition}]" if version < (2, 0) else str(tp)
+
+
+def verify_lines(snapshot: ZkSnapshot, targets: Mapping[TopicPartition, Iterable[int]],
+                 version: tuple[int, int]) -> list[str]:
+    """`kafka-reassign-partitions.sh --verify` over ZooKeeper, per Kafka version (kafka-facts §4.3).
+
+    A partition is in progress while `/admin/reassign_partitions` lists it (Kafka's ZK check) or, 2.4+, while its
+    topic znode has adding/removing replicas. Current replicas come from the topic znode (none for a missing
+    partition). Partitions are printed sorted by topic, then partition.
+    """
+    from planner.formats.kafka_json import tp_sort_key
+
+    cluster = snapshot.cluster
+    current: dict[TopicPartition, tuple[int, ...]] = {}
+    moving: set[TopicPartition] = set(snapshot.reassigning or {})
+    for p in cluster.partitions():
+        current[p.tp] = p.replicas
+        if p.adding or p.removing:
+            moving.add(p.tp)
+    order = sorted((TopicPartition(*tp) for tp in targets), key=tp_sort_key)
+    lines = []
+    if version < (2, 6):
+        lines.append("Status of partition reassignment: ")
+        statuses = []
+        for tp in order:
+            target, cur = tuple(targets[tp]), current.get(tp, ())
+            name = _tp_legacy(tp, version)
+            if tp in moving:
+                statuses.append(f"Reassignment of partition {name} is still in progress")
+            elif cur == target:
+                statuses.append(f"Reassignment of partition {name} completed successfully")
+            else:
+                lines.append(f"ERROR: Assigned replicas ({','.join(map(str, cur))}) don't match the list of replicas "
+                             f"for reassignment ({','.join(map(str, target))}) for partition {name}")
+                statuses.append(f"Reassignment of partition {name} failed")
+        return lines + statuses
+    lines.append("Status of partition reassignment:")
+    done_word = "completed" if version >= (3, 3) else "complete"
+    for tp in order:
+        target, cur = tuple(targets[tp]), current.get(tp, ())
+        if tp in moving:
+            lines.append(f"Reassignment of partition {tp} is still in progress.")
+        elif cur == target:
+            lines.append(f"Reassignment of partition {tp} is {done_word}.")
+        else:
+            lines.append(f"There is no active reassignment of partition {tp}, but replica set is "
+                         f"{','.join(map(str, cur))} rather than {','.join(map(str, target))}.")
+    return lines
+
+
+def scala_set(tps: Iterable[TopicPartition]) -> str:
+    """`Set(t-0, t-1)` as the legacy election tool printed its partition sets (sorted here: deterministic)."""
+    from planner.formats.kafka_json import tp_sort_key
+
+    return "Set(" + ", ".join(str(tp) for tp in sorted(set(tps), key=tp_sort_key)) + ")"
+
+
+def election_in_progress_message(url: str, current: bytes | None) -> str:
+    """`PreferredReplicaLeaderElectionCommand`'s text when `/admin/preferred_replica_election` exists."""
+    try:
+        obj = json.loads(current.decode("utf-8")) if current else {}
+        tps = [TopicPartition(e["topic"], int(e["partition"])) for e in obj.get("partitions", [])]
+        what = scala_set(tps)
+    except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
+        what = f"{ELECTION_PATH} (unreadable content)"
+    return f"Preferred replica leader election currently in progress for {what}. Aborting operation"

@@ -41,10 +41,19 @@ def _opts(timeout: float, auth_file: Optional[str], ca_file: Optional[str], cert
                         key_file=key_file)
 
 
-def _progress(quiet: bool):
+def _progress(quiet: bool, after: float = 1.0):
+    """Progress lines on stderr, once the work has taken longer than `after` seconds (small reads stay silent)."""
     if quiet:
         return None
-    return lambda message: print(message, file=sys.stderr, flush=True)
+    import time
+
+    start = time.monotonic()
+
+    def report(message: str) -> None:
+        if time.monotonic() - start >= after:
+            print(message, file=sys.stderr, flush=True)
+
+    return report
 
 
 def _read_text(path: str, option: str) -> str:
@@ -87,3 +96,133 @@ def export(
                   file=sys.stderr)
     else:
         sys.stdout.write(text)
+
+
+def _statistics(before, after, moved: int) -> str:
+    """Before/after per-broker replicas and preferred leaders, for stderr."""
+    from planner.load import broker_loads, spread
+
+    lb, la = broker_loads(before), broker_loads(after)
+    online = [b.id for b in before.brokers if b.online]
+    rows = [f"{moved} partition(s) change replicas; per online broker, before -> after:"]
+    for b in online:
+        x, y = lb[b], la[b]
+        rows.append(f"  broker {b}: replicas {x.replicas} -> {y.replicas}, preferred leaders "
+                    f"{x.preferred_leaders} -> {y.preferred_leaders}")
+    rows.append(f"  replica spread (max-min) {spread(lb[b].replicas for b in online)} -> "
+                f"{spread(la[b].replicas for b in online)}; preferred-leader spread "
+                f"{spread(lb[b].preferred_leaders for b in online)} -> {spread(la[b].preferred_leaders for b in online)}")
+    return "\n".join(rows)
+
+
+@zk_app.command("submit")
+def submit(
+    url: str = URL,
+    reassignment_json_file: str = typer.Option(..., "--reassignment-json-file", metavar="FILE",
+                                               help="Kafka's reassignment JSON (as kafka-reassign-partitions.sh takes)."),
+    execute: bool = typer.Option(False, "--execute", help="Create /admin/reassign_partitions. Without it: a dry run."),
+    zk_timeout: float = TIMEOUT, zk_auth_file: Optional[str] = AUTH_FILE, zk_ca_file: Optional[str] = CA_FILE,
+    zk_cert_file: Optional[str] = CERT_FILE, zk_key_file: Optional[str] = KEY_FILE, quiet: bool = QUIET,
+) -> None:
+    """Start a reassignment the ZooKeeper way (/admin/reassign_partitions), after Kafka's checks against the live cluster.
+
+    Prints the rollback JSON first. A dry run unless --execute.
+    """
+    from planner import zk
+    from planner.formats import kafka_json as kj
+
+    opts = _opts(zk_timeout, zk_auth_file, zk_ca_file, zk_cert_file, zk_key_file)
+    proposed = kj.parse_reassignment_json(_read_text(reassignment_json_file, "--reassignment-json-file"),
+                                          reassignment_json_file)
+    with zk.connect(url, opts) as session:
+        snap = session.snapshot(_progress(quiet))
+        cluster = snap.cluster
+        kj.validate_reassignment(cluster, proposed)
+        if snap.reassigning is not None:
+            raise PlannerError("There is an existing assignment running.")
+        znode = kj.render_reassign_znode(proposed)
+        sys.stdout.write(kj.current_assignment_text(proposed, cluster.assignment()) + "\n")
+        if execute:
+            session.create(zk.REASSIGN_PATH, znode, lambda _current: "There is an existing assignment running.")
+            sys.stdout.write("Successfully started reassignment of partitions.\n")
+        else:
+            sys.stdout.write(f"Dry run: would create {zk.REASSIGN_PATH} with\n{znode}\n"
+                             "Nothing was written; add --execute to start the reassignment.\n")
+    sys.stdout.flush()
+    if not quiet:
+        moved = sum(1 for tp, r in proposed.items() if cluster.assignment().get(tp) != tuple(r))
+        print(_statistics(cluster, cluster.with_assignment(proposed), moved), file=sys.stderr)
+
+
+@zk_app.command("elect-leaders")
+def elect_leaders(
+    url: str = URL,
+    path_to_json_file: str = typer.Option(..., "--path-to-json-file", metavar="FILE",
+                                          help='{"partitions": [{"topic": "foo", "partition": 1}, ...]}'),
+    execute: bool = typer.Option(False, "--execute",
+                                 help="Create /admin/preferred_replica_election. Without it: a dry run."),
+    zk_timeout: float = TIMEOUT, zk_auth_file: Optional[str] = AUTH_FILE, zk_ca_file: Optional[str] = CA_FILE,
+    zk_cert_file: Optional[str] = CERT_FILE, zk_key_file: Optional[str] = KEY_FILE, quiet: bool = QUIET,
+) -> None:
+    """Start a preferred leader election the ZooKeeper way (/admin/preferred_replica_election). A dry run unless --execute."""
+    from planner import zk
+    from planner.formats import kafka_json as kj
+    from planner.state import cluster_states
+
+    opts = _opts(zk_timeout, zk_auth_file, zk_ca_file, zk_cert_file, zk_key_file)
+    wanted = kj.parse_election_json(_read_text(path_to_json_file, "--path-to-json-file"), path_to_json_file)
+    with zk.connect(url, opts) as session:
+        snap = session.snapshot(_progress(quiet))
+        cluster = snap.cluster
+        existing = {p.tp for p in cluster.partitions()}
+        valid = [tp for tp in wanted if tp in existing]
+        for tp in wanted:
+            if tp not in existing:
+                sys.stdout.write(f"Skipping preferred replica leader election for partition {tp} "
+                                 "since it doesn't exist.\n")
+        if not valid:
+            raise PlannerError("Preferred replica election data is empty")
+        znode = zk.encode_election(valid)
+        if execute:
+            session.create(zk.ELECTION_PATH, znode, lambda current: zk.election_in_progress_message(url, current))
+            sys.stdout.write(f"Created preferred replica election path with {znode}\n")
+            sys.stdout.write(f"Successfully started preferred replica election for partitions {zk.scala_set(valid)}\n")
+        else:
+            if snap.electing:
+                raise PlannerError(zk.election_in_progress_message(url, session.get(zk.ELECTION_PATH)))
+            sys.stdout.write(f"Dry run: would create {zk.ELECTION_PATH} with\n{znode}\n"
+                             "Nothing was written; add --execute to start the election.\n")
+    sys.stdout.flush()
+    if not quiet:
+        states = cluster_states(cluster)
+        by_topic = {t.name: dict(zip((p.id for p in t.partitions), states[t.name])) for t in cluster.topics}
+        already = sum(1 for tp in valid if by_topic[tp.topic][tp.partition].leader
+                      == cluster.topic(tp.topic).partition(tp.partition).replicas[0])
+        print(f"{len(valid)} partition(s): {already} already led by the preferred replica, "
+              f"{len(valid) - already} to move leadership (if the preferred replica is alive and in the ISR)",
+              file=sys.stderr)
+
+
+@zk_app.command("status")
+def status(
+    url: str = URL,
+    reassignment_json_file: str = typer.Option(..., "--reassignment-json-file", metavar="FILE",
+                                               help="The reassignment JSON that was submitted."),
+    kafka_version: Optional[str] = typer.Option(None, "--kafka-version", metavar="V",
+                                                help="Print as this release's --verify does (e.g. 2.4, 2.8, 3.3). "
+                                                     "Default: newest."),
+    zk_timeout: float = TIMEOUT, zk_auth_file: Optional[str] = AUTH_FILE, zk_ca_file: Optional[str] = CA_FILE,
+    zk_cert_file: Optional[str] = CERT_FILE, zk_key_file: Optional[str] = KEY_FILE, quiet: bool = QUIET,
+) -> None:
+    """Compare a reassignment with the live cluster, partition by partition: kafka-reassign-partitions --verify lines."""
+    from planner import zk
+    from planner.formats import kafka_json as kj
+    from planner.formats.describe import parse_version
+
+    version = parse_version(kafka_version)
+    opts = _opts(zk_timeout, zk_auth_file, zk_ca_file, zk_cert_file, zk_key_file)
+    entries = kj.parse_reassignment_entries(_read_text(reassignment_json_file, "--reassignment-json-file"),
+                                            reassignment_json_file)
+    targets = {e.tp: e.replicas for e in entries}
+    snap = zk.read_snapshot(url, opts, _progress(quiet))
+    sys.stdout.write("".join(line + "\n" for line in zk.verify_lines(snap, targets, version)))

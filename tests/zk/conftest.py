@@ -1,93 +1,12 @@
-"""A real ZooKeeper server (Debian's zookeeper.jar) on a free loopback port, with its own data directory.
+"""Fixtures: a real ZooKeeper server (Debian's zookeeper.jar) on a free loopback port with its own data directory.
 
-`zk_server` is session-scoped and shared; tests that stop a server use `ZkServer` directly for their own.
+`zk_server` is session-scoped and shared; tests that stop a server start their own `ZkServer`.
 """
 from __future__ import annotations
 
-import os
-import shutil
-import socket
-import subprocess
-import tempfile
-import time
-
 import pytest
 
-JARS = ["/usr/share/java/zookeeper.jar", "/usr/share/java/zookeeper-jute.jar",
-        "/usr/share/java/slf4j-api.jar", "/usr/share/java/slf4j-simple.jar"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _ruok(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
-            s.sendall(b"srvr")
-            return s.recv(64).startswith(b"Zookeeper version")
-    except OSError:
-        return False
-
-
-class ZkServer:
-    def __init__(self) -> None:
-        self.port = free_port()
-        self.dir = tempfile.mkdtemp(prefix="kp-zk-")
-        self.proc: subprocess.Popen | None = None
-
-    @property
-    def url(self) -> str:
-        return f"zk://127.0.0.1:{self.port}"
-
-    @property
-    def hosts(self) -> str:
-        return f"127.0.0.1:{self.port}"
-
-    def start(self, wait: float = 60.0) -> "ZkServer":
-        missing = [j for j in JARS if not os.path.exists(j)]
-        if missing:
-            raise RuntimeError(f"ZooKeeper jars missing: {missing}; run `make zookeeper`")
-        cfg = os.path.join(self.dir, "zoo.cfg")
-        with open(cfg, "w") as fh:
-            fh.write(
-                f"tickTime=500\ninitLimit=10\nsyncLimit=5\ndataDir={self.dir}/data\n"
-                f"clientPort={self.port}\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\n"
-                "4lw.commands.whitelist=srvr,ruok\nmaxClientCnxns=0\nminSessionTimeout=1000\n"
-            )
-        self.log = open(os.path.join(self.dir, "server.log"), "wb")
-        self.proc = subprocess.Popen(
-            ["java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", ":".join(JARS),
-             "org.apache.zookeeper.server.ZooKeeperServerMain", cfg],
-            stdout=self.log, stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + wait
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"ZooKeeper exited with {self.proc.returncode}; see {self.dir}/server.log")
-            if _ruok(self.port):
-                return self
-            time.sleep(0.1)
-        self.stop()
-        raise RuntimeError(f"ZooKeeper did not answer on port {self.port} within {wait} s")
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.proc = None
-        if getattr(self, "log", None):
-            self.log.close()
-
-    def cleanup(self) -> None:
-        self.stop()
-        shutil.rmtree(self.dir, ignore_errors=True)
+from zk_support import ZkServer, populate
 
 
 @pytest.fixture(scope="session")
@@ -113,47 +32,13 @@ def kazoo_client(zk_server):
         client.close()
 
 
-# Znodes exactly as Kafka writes them (kafka-facts §5, ZkData.scala), several eras in one cluster:
-# broker 1 registered by a 0.9-era broker (v1), 2 by v2, 3 by 2.x (v4, real-world key order, rack), 4 by 2.7+ (v5,
-# SSL only: host null, port -1); broker 5 is in assignments but not registered (offline).
-KAFKA_ZNODES = {
-    "/brokers/ids/1": '{"jmx_port":-1,"timestamp":"1420485325400","host":"kafka1","version":1,"port":9092}',
-    "/brokers/ids/2": '{"jmx_port":9999,"timestamp":"1535943857541","endpoints":["PLAINTEXT://kafka2:9092"],'
-                      '"host":"kafka2","version":2,"port":9092}',
-    "/brokers/ids/3": '{"listener_security_protocol_map":{"PLAINTEXT":"PLAINTEXT"},"endpoints":["PLAINTEXT://kafka3:9092"],'
-                      '"rack":"r1","jmx_port":-1,"host":"kafka3","timestamp":"1614570663881","port":9092,"version":4}',
-    "/brokers/ids/4": '{"features":{},"listener_security_protocol_map":{"SSL":"SSL"},"endpoints":["SSL://kafka4:9093"],'
-                      '"rack":"r2","jmx_port":-1,"host":null,"timestamp":"1614570663999","port":-1,"version":5}',
-    # 1.x-2.3 topic znode (version 1)
-    "/brokers/topics/legacy": '{"version":1,"partitions":{"0":[1,2,3],"1":[2,3,1]}}',
-    "/brokers/topics/legacy/partitions/0/state": '{"controller_epoch":33,"leader":1,"version":1,"leader_epoch":8,"isr":[1,2,3]}',
-    "/brokers/topics/legacy/partitions/1/state": '{"controller_epoch":33,"leader":2,"version":1,"leader_epoch":3,"isr":[2,1]}',
-    # 2.4-2.7 (version 2) with a KIP-455 reassignment in progress on partition 0: [1,2] -> [3,4]
-    "/brokers/topics/moving": '{"version":2,"partitions":{"0":[3,4,1,2],"1":[4,3]},"adding_replicas":{"0":[3,4]},'
-                              '"removing_replicas":{"0":[1,2]}}',
-    "/brokers/topics/moving/partitions/0/state": '{"controller_epoch":34,"leader":1,"version":1,"leader_epoch":2,"isr":[1,2,3]}',
-    "/brokers/topics/moving/partitions/1/state": '{"controller_epoch":34,"leader":4,"version":1,"leader_epoch":0,"isr":[4,3]}',
-    "/config/topics/moving": '{"version":1,"config":{"cleanup.policy":"compact","segment.bytes":"104857600"}}',
-    # 2.8+ (version 3, hash key order, topic id); partition 0 lost its only ISR member (offline broker 5)
-    "/brokers/topics/modern": '{"removing_replicas":{},"partitions":{"0":[5,1],"1":[1,5]},'
-                              '"topic_id":"NPmZHyhbR9y00wMglMH2sg","adding_replicas":{},"version":3}',
-    "/brokers/topics/modern/partitions/0/state": '{"controller_epoch":35,"leader":-1,"version":1,"leader_epoch":4,"isr":[5]}',
-    "/brokers/topics/modern/partitions/1/state": '{"controller_epoch":35,"leader":1,"version":1,"leader_epoch":5,"isr":[1]}',
-    "/config/topics/modern": '{"version":1,"config":{}}',
-    # a topic being deleted
-    "/brokers/topics/doomed": '{"version":1,"partitions":{"0":[2]}}',
-    "/brokers/topics/doomed/partitions/0/state": '{"controller_epoch":35,"leader":2,"version":1,"leader_epoch":0,"isr":[2]}',
-    "/admin/delete_topics/doomed": None,
-    # a ≤2.3-tool reassignment the controller has not picked up yet: legacy-1 [2,3,1] -> [2,3,4]
-    "/admin/reassign_partitions": '{"version":1,"partitions":[{"topic":"legacy","partition":1,"replicas":[2,3,4]}]}',
-    "/cluster/id": '{"version":"1","id":"L0Sm6PrcTvyhSKT2VbTPlw"}',
-    "/controller": '{"version":1,"brokerid":3,"timestamp":"1535943857541"}',
-    "/controller_epoch": "35",
-}
+@pytest.fixture
+def kafka_url(zk_server, kazoo_client, request):
+    """A fresh chroot per test holding KAFKA_ZNODES; the zk:// URL pointing at it."""
+    chroot = "/" + request.node.name.replace("[", "_").replace("]", "").replace("/", "_")
+    if kazoo_client.exists(chroot):
+        kazoo_client.delete(chroot, recursive=True)
+    populate(kazoo_client, chroot)
+    return f"{zk_server.url}{chroot}"
 
 
-def populate(client, chroot: str, znodes=None) -> str:
-    """Write `znodes` (default KAFKA_ZNODES) under `chroot`; returns the chroot."""
-    for path, data in (znodes or KAFKA_ZNODES).items():
-        client.create(chroot + path, None if data is None else data.encode(), makepath=True)
-    return chroot
