@@ -1,0 +1,69 @@
+"""Decommissioning brokers and replacing one broker by another, from the current assignment."""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from planner.model import Cluster, PlannerError
+from planner.rebalance.goals import balance, check_brokers
+from planner.rebalance.moves import Plan, rack_count, rack_safe
+
+
+def decommission(cluster: Cluster, brokers: Sequence[int], max_moves: int | None = None,
+                 progress: Callable[[str], None] | None = None) -> Plan:
+    """Move every replica off `brokers` onto the remaining online brokers, then balance those (minimal moves)."""
+    gone = set(check_brokers(cluster, brokers, "--brokers"))
+    if not gone:
+        raise PlannerError("--brokers: give at least one broker id to decommission")
+    remaining = [b for b in sorted(cluster.online_ids) if b not in gone]
+    max_rf = max((len(p.replicas) for p in cluster.partitions()), default=0)
+    if max_rf > len(remaining):
+        worst = next(p for p in cluster.partitions() if len(p.replicas) == max_rf)
+        raise PlannerError(
+            f"cannot decommission broker(s) {','.join(map(str, sorted(gone)))}: {worst.tp} has replication factor "
+            f"{max_rf} but only {len(remaining)} online broker(s) would remain"
+        )
+    return balance(cluster, brokers=remaining, max_moves=max_moves, goal="decommission", progress=progress)
+
+
+def replace_broker(cluster: Cluster, source: int, target: int) -> Plan:
+    """Every replica of `source` goes to `target`, in the same position of the replica list (leaders stay leaders).
+
+    Where `target` already holds a replica of the partition, the least-loaded online broker that keeps the partition
+    rack-safe takes it instead.
+    """
+    check_brokers(cluster, [source, target], "replace-broker")
+    if source == target:
+        raise PlannerError(f"--source and --target are the same broker ({source})")
+    rack_of = cluster.rack_of()
+    online = cluster.online_ids
+    if target not in online:
+        raise PlannerError(f"--target broker {target} is {cluster.broker(target).state}; pick an online broker")
+    counts = {b: 0 for b in cluster.broker_ids}
+    for p in cluster.partitions():
+        for b in p.replicas:
+            counts[b] += 1
+    brokers_after = [b for b in cluster.broker_ids if b != source and b in online]
+    n_racks = rack_count(cluster, brokers_after)
+    proposed = {}
+    notes = []
+    for p in cluster.partitions():
+        if source not in p.replicas:
+            continue
+        dest = target
+        if target in p.replicas:
+            others = [b for b in brokers_after if b not in p.replicas]
+            safe = [b for b in others if rack_safe([b if x == source else x for x in p.replicas], rack_of, n_racks)]
+            pool = safe or others
+            if not pool:
+                raise PlannerError(f"cannot move {p.tp} off broker {source}: no other online broker is free")
+            dest = min(pool, key=lambda b: (counts[b], b))
+        new = tuple(dest if b == source else b for b in p.replicas)
+        counts[source] -= 1
+        counts[dest] += 1
+        if rack_safe(p.replicas, rack_of, n_racks) and not rack_safe(new, rack_of, n_racks):
+            notes.append(f"{p.tp} becomes rack-unsafe (broker {target} is in rack {rack_of.get(target)})")
+        proposed[p.tp] = new
+    lower = len(proposed) and sum(1 for p in cluster.partitions() if source in p.replicas)
+    return Plan(before=cluster, proposed=proposed, goal="replace-broker", lower_bound=lower,
+                brokers=tuple(brokers_after), notes=tuple(notes[:20]) + (
+                    (f"... and {len(notes) - 20} more rack-unsafe partitions",) if len(notes) > 20 else ()))

@@ -1,0 +1,326 @@
+"""Minimal-movement balancing from the current assignment (rebalance, scale-out, decommission). Pure, deterministic.
+
+Goals, in order:
+1. replicas on brokers outside the target set move (decommission, offline brokers): forced moves;
+2. per-broker replica counts within 1 over the target brokers, reached with as few moves as possible: targets are
+   floor/ceil of the mean, the +1 going to the brokers holding most, and replicas only leave brokers above their target
+   for brokers below theirs (so the plan meets the lower bound `moves.excess`) unless racks forbid it;
+3. rack safety: a move never lowers the number of distinct racks of a partition below min(RF, racks); moves that raise
+   it are preferred;
+4. smallest partitions move first (when sizes are known), followers before preferred leaders;
+5. preferred-leader counts within 1, by reordering replica lists (`leaders.balance_preferred`);
+6. with sizes, bytes per broker: pairwise swaps (two moves each) that narrow the byte spread, within `max_moves`.
+"""
+from __future__ import annotations
+
+import heapq
+from typing import Callable, Iterable, Sequence
+
+from planner.model import Cluster, Partition, PlannerError
+from planner.rebalance.leaders import balance_preferred, isr_eligibility
+from planner.rebalance.moves import Plan, count_targets, excess, rack_count
+
+
+def select_partitions(cluster: Cluster, topics: Sequence[str] | None = None) -> list[Partition]:
+    if not topics:
+        return list(cluster.partitions())
+    out = []
+    for name in dict.fromkeys(topics):
+        if not cluster.has_topic(name):
+            raise PlannerError(
+                f"Topic {name} not found. The topology has topics: {', '.join(t.name for t in cluster.topics) or '(none)'}"
+            )
+        out.extend(cluster.topic(name).partitions)
+    return out
+
+
+def check_brokers(cluster: Cluster, ids: Iterable[int], what: str) -> tuple[int, ...]:
+    ids = tuple(ids)
+    known = set(cluster.broker_ids)
+    unknown = [b for b in ids if b not in known]
+    if unknown:
+        raise PlannerError(
+            f"{what}: unknown broker id(s) {','.join(map(str, unknown))}; the cluster has brokers "
+            f"{','.join(map(str, cluster.broker_ids))}"
+        )
+    dups = sorted({b for b in ids if ids.count(b) > 1})
+    if dups:
+        raise PlannerError(f"{what} contains duplicate entries: {','.join(map(str, dups))}")
+    return ids
+
+
+class _State:
+    """Working copy of the replica lists of the partitions in scope, with per-broker indexes."""
+
+    def __init__(self, cluster: Cluster, parts: list[Partition], targets: Sequence[int]):
+        self.parts = parts
+        self.reps = [list(p.replicas) for p in parts]
+        self.size = [p.size or 0 for p in parts]
+        self.has_sizes = any(p.size is not None for p in parts)
+        self.targets = list(targets)
+        self.target_set = set(targets)
+        self.rack_of = cluster.rack_of()
+        self.n_racks = rack_count(cluster, targets)
+        self.count: dict[int, int] = {b: 0 for b in cluster.broker_ids}
+        self.bytes: dict[int, int] = {b: 0 for b in cluster.broker_ids}
+        self.where: dict[int, set[int]] = {b: set() for b in cluster.broker_ids}
+        for i, r in enumerate(self.reps):
+            for b in r:
+                self.count[b] += 1
+                self.bytes[b] += self.size[i]
+                self.where[b].add(i)
+        self.moves = 0
+
+    def distinct_racks(self, replicas: Iterable[int]) -> int:
+        return len({self.rack_of.get(b) for b in replicas})
+
+    def rack_delta(self, i: int, src: int, dst: int) -> int | None:
+        """None if moving replica src→dst of partition i would lower its rack safety; else the gain in racks."""
+        if self.n_racks == 0:
+            return 0
+        r = self.reps[i]
+        before = self.distinct_racks(r)
+        after = self.distinct_racks([dst if b == src else b for b in r])
+        cap = min(len(r), self.n_racks)
+        if after < min(before, cap):
+            return None
+        return after - before
+
+    def move(self, i: int, src: int, dst: int) -> None:
+        r = self.reps[i]
+        r[r.index(src)] = dst
+        self.count[src] -= 1
+        self.count[dst] += 1
+        self.bytes[src] -= self.size[i]
+        self.bytes[dst] += self.size[i]
+        self.where[src].discard(i)
+        self.where[dst].add(i)
+        self.moves += 1
+
+    def source_order(self, b: int) -> list[int]:
+        """Replicas to take off broker b first: small partitions, followers before preferred leaders."""
+        return sorted(self.where[b], key=lambda i: (self.size[i], self.reps[i][0] == b, i))
+
+
+def _pick(st: _State, i: int, src: int, accept: Callable[[int], bool], key: Callable[[int], tuple]) -> int | None:
+    """The best destination for replica src of partition i among brokers accepted, preferring rack gains."""
+    r = st.reps[i]
+    best = None
+    best_key = None
+    for b in st.targets:
+        if b in r or not accept(b):
+            continue
+        gain = st.rack_delta(i, src, b)
+        if gain is None:
+            continue
+        k = (-gain,) + key(b)
+        if best_key is None or k < best_key:
+            best, best_key = b, k
+    return best
+
+
+class _Heap:
+    """Brokers by (count − target, bytes, id), lazily updated."""
+
+    def __init__(self, st: _State, target: dict[int, int]):
+        self.st, self.target = st, target
+        self.h = [self.key(b) for b in st.targets]
+        heapq.heapify(self.h)
+
+    def key(self, b: int) -> tuple[int, int, int]:
+        return (self.st.count[b] - self.target[b], self.st.bytes[b], b)
+
+    def pick(self, i: int, src: int, ok: Callable[[int], bool], limit: int = 64) -> int | None:
+        """Lowest-keyed valid destination; among the first few valid ones, one that gains a rack if any does."""
+        st = self.st
+        popped, valid = [], []
+        r = st.reps[i]
+        while self.h and len(valid) < (8 if st.n_racks else 1) and len(popped) < limit + len(valid):
+            k = heapq.heappop(self.h)
+            b = k[2]
+            if k != self.key(b):
+                continue  # stale: `touch` pushed the current key
+            popped.append(k)
+            if not ok(b):
+                break  # keys only grow from here: no later broker passes the count test this one failed
+            if b in r:
+                continue
+            gain = st.rack_delta(i, src, b)
+            if gain is None:
+                continue
+            valid.append((gain, k))
+            if gain > 0:
+                break
+        for k in popped:
+            heapq.heappush(self.h, k)
+        if not valid:
+            return None
+        best = max(valid, key=lambda gk: (gk[0] > 0, -valid.index(gk)))
+        return best[1][2]
+
+    def touch(self, *brokers: int) -> None:
+        for b in brokers:
+            if b in self.target:
+                heapq.heappush(self.h, self.key(b))
+
+
+def balance(
+    cluster: Cluster,
+    brokers: Sequence[int] | None = None,
+    topics: Sequence[str] | None = None,
+    max_moves: int | None = None,
+    leaders: bool = True,
+    balance_bytes: bool = True,
+    goal: str = "rebalance",
+    progress: Callable[[str], None] | None = None,
+) -> Plan:
+    """Move as few replicas as possible so the target brokers end within 1 replica (and 1 preferred leader) of each other.
+
+    `brokers`: where replicas may live (default: the online brokers); replicas elsewhere must move.
+    `topics`: only these topics are balanced and moved (default: all). `max_moves` caps the optional moves (forced
+    moves always happen).
+    """
+    targets = sorted(check_brokers(cluster, brokers, "--broker-list") if brokers else cluster.online_ids)
+    if not targets:
+        raise PlannerError("no online brokers to place replicas on; pass --broker-list")
+    parts = select_partitions(cluster, topics)
+    for p in parts:
+        if len(p.replicas) > len(targets):
+            raise PlannerError(
+                f"partition {p.tp} has {len(p.replicas)} replicas but only {len(targets)} target broker(s) "
+                f"({','.join(map(str, targets))}); add brokers or lower its replication factor first"
+            )
+    st = _State(cluster, parts, targets)
+    total = sum(len(r) for r in st.reps)
+    target = count_targets(st.count, targets, total)
+    lower = excess({b: c for b, c in st.count.items() if c}, target)
+    heap = _Heap(st, target)
+    budget = max_moves if max_moves is not None else None
+    notes: list[str] = []
+    say = progress or (lambda msg: None)
+
+    # 1. Forced moves: every replica on a broker outside the target set.
+    outside = [b for b in cluster.broker_ids if b not in st.target_set and st.where[b]]
+    for s in outside:
+        say(f"moving {len(st.where[s])} replicas off broker {s}")
+        for i in sorted(st.where[s], key=lambda i: (-st.size[i], i)):
+            d = heap.pick(i, s, lambda b: True, limit=len(targets))
+            if d is None:
+                raise PlannerError(
+                    f"cannot move {parts[i].tp} off broker {s}: every target broker already holds a replica or "
+                    f"would make it rack-unsafe; add brokers to --broker-list"
+                )
+            st.move(i, s, d)
+            heap.touch(s, d)
+    forced = st.moves
+
+    def allowed() -> bool:
+        return budget is None or st.moves - forced < budget
+
+    # 2. Counts: from brokers above target to brokers below target.
+    say(f"balancing {total} replicas over {len(targets)} brokers")
+    for _ in range(4):
+        progressed = False
+        for s in sorted(targets, key=lambda b: (target[b] - st.count[b], b)):
+            if st.count[s] <= target[s]:
+                continue
+            for i in st.source_order(s):
+                if st.count[s] <= target[s] or not allowed():
+                    break
+                d = heap.pick(i, s, lambda b: st.count[b] < target[b])
+                if d is not None:
+                    st.move(i, s, d)
+                    heap.touch(s, d)
+                    progressed = True
+        if not progressed:
+            break
+    # 2b. Racks blocked some direct moves: settle for any move that narrows the spread (may cost extra moves).
+    for _ in range(4 * len(targets)):
+        if not allowed():
+            break
+        hi = max(targets, key=lambda b: (st.count[b], -b))
+        lo = min(st.count[b] for b in targets)
+        if st.count[hi] - lo <= 1:
+            break
+        done = False
+        for s in sorted(targets, key=lambda b: (-st.count[b], b)):
+            if st.count[s] - lo <= 1:
+                break
+            for i in st.source_order(s):
+                d = _pick(st, i, s, lambda b: st.count[b] + 1 < st.count[s], lambda b: (st.count[b], st.bytes[b], b))
+                if d is not None:
+                    st.move(i, s, d)
+                    heap.touch(s, d)
+                    done = True
+                    break
+            if done:
+                break
+        if not done:
+            break
+    counts = [st.count[b] for b in targets]
+    if max(counts) - min(counts) > 1:
+        notes.append(
+            f"replica counts could not be brought within 1 ({min(counts)}..{max(counts)}): racks or replica "
+            f"placement constrain the moves" + ("" if allowed() else ", or --max-moves was reached")
+        )
+
+    # 3. Bytes: swap a big replica on the heaviest broker with a small one on the lightest (counts unchanged).
+    if balance_bytes and st.has_sizes:
+        say("balancing bytes")
+        _balance_bytes(st, allowed)
+
+    # 4. Preferred leaders by reordering (no data movement).
+    if leaders:
+        say("balancing preferred leaders")
+        eligible = isr_eligibility(cluster, parts, [p.replicas for p in parts])
+        balance_preferred(st.reps, range(len(parts)), targets, eligible, st.where)
+        lead: dict[int, int] = {b: 0 for b in targets}
+        for r in st.reps:
+            if r[0] in lead:
+                lead[r[0]] += 1
+        if lead and max(lead.values()) - min(lead.values()) > 1:
+            notes.append(
+                f"preferred-leader counts could not be brought within 1 ({min(lead.values())}..{max(lead.values())}): "
+                "replica placement or ISR membership limits which broker can lead"
+            )
+
+    proposed = {p.tp: tuple(r) for p, r in zip(parts, st.reps) if tuple(r) != p.replicas}
+    return Plan(before=cluster, proposed=proposed, goal=goal, lower_bound=lower, brokers=tuple(targets),
+                notes=tuple(notes))
+
+
+def _balance_bytes(st: _State, allowed: Callable[[], bool]) -> None:
+    import bisect
+
+    for _ in range(4 * len(st.targets)):
+        if not allowed():
+            return
+        heavy = max(st.targets, key=lambda b: (st.bytes[b], -b))
+        light = min(st.targets, key=lambda b: (st.bytes[b], b))
+        gap = st.bytes[heavy] - st.bytes[light]
+        if gap <= 0:
+            return
+        small = sorted((st.size[j], j) for j in st.where[light] if heavy not in st.reps[j])
+        sizes = [s for s, _ in small]
+        best = None  # (new gap, i, j)
+        for i in st.where[heavy]:
+            if light in st.reps[i]:
+                continue
+            # exchanging a (size si) for b (size sj) changes the gap by -2(si - sj): aim at si - sj = gap / 2
+            want = st.size[i] - gap / 2
+            k = bisect.bisect_left(sizes, want)
+            for kk in (k - 1, k):
+                if 0 <= kk < len(small):
+                    sj, j = small[kk]
+                    delta = st.size[i] - sj
+                    if delta <= 0:
+                        continue
+                    new_gap = abs(gap - 2 * delta)
+                    if new_gap < gap and (best is None or (new_gap, i, j) < best):
+                        if st.rack_delta(i, heavy, light) is not None and st.rack_delta(j, light, heavy) is not None:
+                            best = (new_gap, i, j)
+        if best is None or gap - best[0] < max(1, gap // 100):
+            return
+        _, i, j = best
+        st.move(i, heavy, light)
+        st.move(j, light, heavy)

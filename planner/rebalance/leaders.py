@@ -1,0 +1,164 @@
+"""Preferred-leader balancing by reordering replica lists (no data moves), and the partitions to elect afterwards.
+
+A partition's preferred leader is the head of its replica list (kafka-facts §2). Putting another replica first moves no
+data; after the reassignment, a PREFERRED election (or the controller's auto rebalance) makes it the leader.
+Greedy, deterministic: brokers above ceil(P/n) hand partitions to their least-loaded eligible replica, then brokers
+below floor(P/n) take partitions from replicas-lists whose head is more than one ahead of them.
+"""
+from __future__ import annotations
+
+from typing import Callable, Mapping, Sequence
+
+from planner.model import Cluster, TopicPartition
+from planner.state import cluster_states
+
+
+def balance_preferred(
+    reps: list[list[int]],
+    idxs: Sequence[int],
+    brokers: Sequence[int],
+    eligible: Callable[[int, int], bool],
+    where: Mapping[int, set[int]] | None = None,
+) -> int:
+    """Reorder `reps[i]` (i in idxs) in place so preferred-leader counts over `brokers` are within 1 where possible.
+
+    `eligible(i, b)`: may broker b lead partition i. Returns the number of partitions whose head changed.
+    """
+    if not idxs or not brokers:
+        return 0
+    members = set(brokers)
+    lead: dict[int, int] = {b: 0 for b in brokers}
+    led: dict[int, set[int]] = {b: set() for b in brokers}
+    for i in idxs:
+        h = reps[i][0]
+        if h in members:
+            lead[h] += 1
+            led[h].add(i)
+    if where is None:
+        w: dict[int, set[int]] = {b: set() for b in brokers}
+        for i in idxs:
+            for b in reps[i]:
+                if b in members:
+                    w[b].add(i)
+        where = w
+    in_scope = set(idxs)
+    q, r = divmod(len(idxs), len(brokers))
+    ceil = q + (1 if r else 0)
+    original = {i: reps[i][0] for i in idxs}
+
+    def swap(i: int, new: int) -> None:
+        old = reps[i][0]
+        j = reps[i].index(new)
+        reps[i][0], reps[i][j] = new, old
+        if old in members:
+            lead[old] -= 1
+            led[old].discard(i)
+        lead[new] += 1
+        led[new].add(i)
+
+    for _ in range(8):
+        changed = False
+        # Over-loaded heads give partitions away.
+        for s in sorted(brokers, key=lambda b: (-lead[b], b)):
+            if lead[s] <= ceil:
+                break
+            for i in sorted(led[s]):
+                if lead[s] <= ceil:
+                    break
+                cands = [b for b in reps[i][1:] if b in members and lead[b] < lead[s] - 1 and eligible(i, b)]
+                if cands:
+                    swap(i, min(cands, key=lambda b: (lead[b], b)))
+                    changed = True
+        # Under-loaded brokers take partitions whose head is well ahead of them.
+        for u in sorted(brokers, key=lambda b: (lead[b], b)):
+            if lead[u] >= q:
+                break
+            for i in sorted(where.get(u, ()) & in_scope):
+                if lead[u] >= q:
+                    break
+                h = reps[i][0]
+                if h != u and (h not in members or lead[h] > lead[u] + 1) and eligible(i, u):
+                    swap(i, u)
+                    changed = True
+        if not changed:
+            break
+    # Chains: the most-loaded head hands one partition along a path of brokers to one at least 2 below it.
+    for _ in range(4 * len(brokers) + 16):
+        hi = max(brokers, key=lambda b: (lead[b], -b))
+        lo = min(lead.values())
+        if lead[hi] - lo <= 1:
+            break
+        path = _augmenting_path(hi, lead, led, reps, members, eligible)
+        if path is None:
+            break
+        for i, new in path:
+            swap(i, new)
+    return sum(1 for i in idxs if reps[i][0] != original[i])
+
+
+def _augmenting_path(start, lead, led, reps, members, eligible):
+    """BFS from `start` over "b leads partition i, and c (eligible) could": a path to a broker 2+ below start."""
+    from collections import deque
+
+    goal = lead[start] - 2
+    parent: dict[int, tuple[int, int] | None] = {start: None}
+    queue = deque([start])
+    while queue:
+        b = queue.popleft()
+        for i in sorted(led[b]):
+            for c in reps[i][1:]:
+                if c in parent or c not in members or not eligible(i, c):
+                    continue
+                parent[c] = (b, i)
+                if lead[c] <= goal:
+                    steps = []
+                    node = c
+                    while parent[node] is not None:
+                        prev, part = parent[node]
+                        steps.append((part, node))
+                        node = prev
+                    return steps
+                queue.append(c)
+    return None
+
+
+def isr_eligibility(cluster: Cluster, parts: Sequence, original: Sequence[Sequence[int]]) -> Callable[[int, int], bool]:
+    """A broker may become preferred leader if it is online and, for a replica it already holds, in the ISR.
+
+    A replica the plan adds joins the ISR before the reassignment completes, so it is eligible too.
+    """
+    states = cluster_states(cluster)
+    online = cluster.online_ids
+    isrs = [frozenset(states[p.topic][p.id].isr) for p in parts]
+    orig = [frozenset(r) for r in original]
+
+    def eligible(i: int, b: int) -> bool:
+        return b in online and (b in isrs[i] or b not in orig[i])
+
+    return eligible
+
+
+def elect_leaders(cluster: Cluster, topics: Sequence[str] | None = None) -> tuple[dict[TopicPartition, tuple[int, ...]], list[TopicPartition]]:
+    """`reassign elect-leaders`: reorder replica lists (no data movement) to balance preferred leaders over the online
+    brokers, and list the partitions whose current leader is not their (new) preferred leader, so that
+    `kafka-leader-election.sh --election-type PREFERRED` can move leadership.
+
+    Returns (new replica lists of the partitions whose order changes, partitions to elect).
+    """
+    from planner.rebalance.goals import select_partitions
+
+    parts = select_partitions(cluster, topics)
+    reps = [list(p.replicas) for p in parts]
+    brokers = sorted(cluster.online_ids)
+    eligible = isr_eligibility(cluster, parts, [p.replicas for p in parts])
+    balance_preferred(reps, range(len(parts)), brokers, eligible)
+    proposed = {p.tp: tuple(r) for p, r in zip(parts, reps) if tuple(r) != p.replicas}
+    states = cluster_states(cluster)
+    online = cluster.online_ids
+    elect = []
+    for p, r in zip(parts, reps):
+        st = states[p.topic][p.id]
+        head = r[0]
+        if st.leader != head and head in online and head in st.isr:
+            elect.append(p.tp)
+    return proposed, elect

@@ -1,0 +1,120 @@
+"""Plans and their arithmetic: replica moves, leader changes, lower bounds, before/after statistics. Pure."""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Mapping, Sequence
+
+from planner.model import Cluster, PlannerError, TopicPartition
+
+Assignment = dict[TopicPartition, tuple[int, ...]]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A reassignment: the cluster before, the new replica lists of the partitions that change, and what was asked."""
+
+    before: Cluster
+    proposed: Mapping[TopicPartition, tuple[int, ...]]  # only partitions whose replica list changes
+    goal: str  # "rebalance", "decommission", ...
+    lower_bound: int | None = None  # fewest replica moves any plan reaching the goal needs
+    brokers: tuple[int, ...] = ()  # the brokers the goal balances over
+    notes: tuple[str, ...] = field(default=())  # warnings worth showing (goal not fully reachable, ...)
+
+    @property
+    def after(self) -> Cluster:
+        return self.before.with_assignment(self.proposed)
+
+    @property
+    def current(self) -> Assignment:
+        """The current replicas of the partitions the plan touches (the rollback)."""
+        cur = self.before.assignment()
+        return {tp: cur[tp] for tp in self.proposed}
+
+    @property
+    def replica_moves(self) -> int:
+        return replica_moves(self.current, self.proposed)
+
+    @property
+    def leader_changes(self) -> int:
+        cur = self.current
+        return sum(1 for tp, r in self.proposed.items() if r[0] != cur[tp][0])
+
+    def moved_bytes(self) -> int | None:
+        """Bytes copied: size × new replicas per partition; None when no size is known."""
+        sizes = {p.tp: p.size for p in self.before.partitions()}
+        if not any(s is not None for s in sizes.values()):
+            return None
+        cur = self.current
+        return sum((sizes[tp] or 0) * len(set(r) - set(cur[tp])) for tp, r in self.proposed.items())
+
+
+def replica_moves(current: Mapping[TopicPartition, Sequence[int]], proposed: Mapping[TopicPartition, Sequence[int]]) -> int:
+    """Replicas that must be copied: brokers in the new list that are not in the old one."""
+    return sum(len(set(r) - set(current.get(tp, ()))) for tp, r in proposed.items())
+
+
+def changed_only(current: Mapping[TopicPartition, Sequence[int]], proposed: Mapping[TopicPartition, Sequence[int]]) -> Assignment:
+    return {tp: tuple(r) for tp, r in proposed.items() if tuple(r) != tuple(current[tp])}
+
+
+def count_targets(counts: Mapping[int, int], brokers: Sequence[int], total: int) -> dict[int, int]:
+    """Per-broker targets within 1 of each other summing to `total`, the +1 going to the brokers holding most now.
+
+    That choice of the +1 brokers is the one that needs fewest moves, so `excess(counts, targets)` is a lower bound.
+    """
+    if not brokers:
+        raise PlannerError("no brokers to place replicas on")
+    q, r = divmod(total, len(brokers))
+    order = sorted(brokers, key=lambda b: (-counts.get(b, 0), b))
+    return {b: q + (1 if i < r else 0) for i, b in enumerate(order)}
+
+
+def excess(counts: Mapping[int, int], targets: Mapping[int, int]) -> int:
+    """Replicas above target (brokers outside `targets` have target 0): each move removes at most one."""
+    return sum(max(0, c - targets.get(b, 0)) for b, c in counts.items())
+
+
+def replica_counts(assignment: Iterable[Sequence[int]]) -> Counter:
+    counts: Counter = Counter()
+    for replicas in assignment:
+        counts.update(replicas)
+    return counts
+
+
+def leader_counts(assignment: Iterable[Sequence[int]]) -> Counter:
+    return Counter(r[0] for r in assignment if r)
+
+
+def rack_safe(replicas: Sequence[int], rack_of: Mapping[int, str | None], n_racks: int) -> bool:
+    """One replica per rack as far as racks allow: distinct racks == min(RF, racks). True without rack data."""
+    if n_racks == 0:
+        return True
+    return len({rack_of.get(b) for b in replicas}) >= min(len(replicas), n_racks)
+
+
+def rack_count(cluster: Cluster, brokers: Iterable[int] | None = None) -> int:
+    """Racks among `brokers` (default all); 0 when any of them has no rack (rack-unaware cluster)."""
+    rack_of = cluster.rack_of()
+    ids = list(brokers) if brokers is not None else list(cluster.broker_ids)
+    racks = [rack_of.get(b) for b in ids]
+    if not racks or any(r is None for r in racks):
+        return 0
+    return len(set(racks))
+
+
+def unsafe_partitions(cluster: Cluster, n_racks: int | None = None) -> int:
+    rack_of = cluster.rack_of()
+    n = rack_count(cluster) if n_racks is None else n_racks
+    return sum(1 for p in cluster.partitions() if not rack_safe(p.replicas, rack_of, n))
+
+
+def with_sizes(cluster: Cluster, sizes: Mapping[TopicPartition, int]) -> Cluster:
+    """The cluster with partition sizes from a `kafka-log-dirs` file (unknown partitions keep their size)."""
+    if not sizes:
+        return cluster
+    topics = []
+    for t in cluster.topics:
+        parts = tuple(replace(p, size=sizes[p.tp]) if p.tp in sizes else p for p in t.partitions)
+        topics.append(replace(t, partitions=parts))
+    return replace(cluster, topics=tuple(topics))

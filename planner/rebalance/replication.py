@@ -1,0 +1,54 @@
+"""Changing a topic's replication factor with as few replica moves as possible."""
+from __future__ import annotations
+
+from planner.model import Cluster, PlannerError
+from planner.rebalance.moves import Plan, rack_count
+from planner.state import topic_states
+
+
+def set_replication_factor(cluster: Cluster, topic: str, rf: int) -> Plan:
+    """Add replicas on the least-loaded online brokers of racks the partition does not use yet (appended, so the
+    preferred leader stays), or remove replicas: out-of-ISR and offline ones first, then those sharing a rack with
+    another replica, then the most loaded; the preferred leader goes last.
+    """
+    if not cluster.has_topic(topic):
+        raise PlannerError(f"Topic {topic} not found. The topology has topics: "
+                           f"{', '.join(t.name for t in cluster.topics) or '(none)'}")
+    online = sorted(cluster.online_ids)
+    if rf <= 0:
+        raise PlannerError("Replication factor must be larger than 0.")
+    if rf > len(online):
+        raise PlannerError(f"Replication factor: {rf} larger than available brokers: {len(online)}.")
+    t = cluster.topic(topic)
+    rack_of = cluster.rack_of()
+    n_racks = rack_count(cluster, online)
+    counts = {b: 0 for b in cluster.broker_ids}
+    for p in cluster.partitions():
+        for b in p.replicas:
+            counts[b] += 1
+    states = topic_states(cluster, t)
+    proposed = {}
+    need = 0
+    for p, stt in zip(t.partitions, states):
+        reps = list(p.replicas)
+        if len(reps) < rf:
+            while len(reps) < rf:
+                used = {rack_of.get(b) for b in reps}
+                pool = [b for b in online if b not in reps]
+                best = min(pool, key=lambda b: (n_racks > 0 and rack_of.get(b) in used, counts[b], b))
+                reps.append(best)
+                counts[best] += 1
+                need += 1
+        elif len(reps) > rf:
+            isr = set(stt.isr)
+            while len(reps) > rf:
+                def drop_key(b: int):
+                    shared = n_racks > 0 and sum(1 for x in reps if rack_of.get(x) == rack_of.get(b)) > 1
+                    return (b in isr and b in cluster.online_ids, not shared, b == reps[0], -counts[b], -b)
+                victim = min(reps, key=drop_key)
+                reps.remove(victim)
+                counts[victim] -= 1
+        if tuple(reps) != p.replicas:
+            proposed[p.tp] = tuple(reps)
+    return Plan(before=cluster, proposed=proposed, goal=f"set-replication-factor {topic} {rf}", lower_bound=need,
+                brokers=tuple(online))
