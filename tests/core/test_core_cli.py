@@ -152,3 +152,11 @@ def test_describe_does_not_import_numpy_kazoo_or_pyspark():
     )
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert proc.stderr == ""
+
+
+def test_create_topic_json_is_kafkas_reassignment_format():
+    code, out, _ = run("create-topic", "topologies/producer-0.yaml", "--topic", "j", "--partitions", "2",
+                       "--replication-factor", "2", "--start-index", "0", "--format", "json")
+    assert code == 0
+    assert out == ('{"version":1,"partitions":[{"topic":"j","partition":0,"replicas":[1,2],"log_dirs":["any","any"]},'
+                   '{"topic":"j","partition":1,"replicas":[2,3],"log_dirs":["any","any"]}]}\n')
