@@ -42,3 +42,15 @@ def kafka_url(zk_server, kazoo_client, request):
     return f"{zk_server.url}{chroot}"
 
 
+
+
+@pytest.fixture
+def simple_url(zk_server, kazoo_client, request):
+    """A fresh chroot per test holding SIMPLE_ZNODES (no reassignment running)."""
+    from zk_support import SIMPLE_ZNODES
+
+    chroot = "/simple_" + request.node.name.replace("[", "_").replace("]", "").replace("/", "_")
+    if kazoo_client.exists(chroot):
+        kazoo_client.delete(chroot, recursive=True)
+    populate(kazoo_client, chroot, SIMPLE_ZNODES)
+    return f"{zk_server.url}{chroot}"

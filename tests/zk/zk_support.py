@@ -142,3 +142,28 @@ def run_cli(*args, env=None, timeout=60):
     proc = subprocess.run([sys.executable, "-m", "planner", *args], capture_output=True, text=True,
                           env=full_env, timeout=timeout)
     return proc.returncode, proc.stdout, proc.stderr
+
+
+def _reg(broker: int, rack: str) -> str:
+    return ('{"features":{},"listener_security_protocol_map":{"PLAINTEXT":"PLAINTEXT"},'
+            f'"endpoints":["PLAINTEXT://kafka{broker}:9092"],"rack":"{rack}","jmx_port":-1,"host":"kafka{broker}",'
+            f'"timestamp":"1700000000000","port":9092,"version":5}}')
+
+
+def _state(leader: int, isr: list[int]) -> str:
+    return ('{"controller_epoch":2,"leader":%d,"version":1,"leader_epoch":0,"isr":[%s]}'
+            % (leader, ",".join(map(str, isr))))
+
+
+# A quiet 2.8-style cluster (no reassignment running) for submit / status / elect-leaders.
+SIMPLE_ZNODES = {
+    **{f"/brokers/ids/{b}": _reg(b, r) for b, r in ((1, "a"), (2, "a"), (3, "b"), (4, "b"))},
+    "/brokers/topics/foo": '{"removing_replicas":{},"partitions":{"0":[1,3],"1":[3,2],"2":[2,4]},'
+                           '"topic_id":"AbCdEfGhIjKlMnOpQrStUw","adding_replicas":{},"version":3}',
+    "/brokers/topics/foo/partitions/0/state": _state(1, [1, 3]),
+    "/brokers/topics/foo/partitions/1/state": _state(2, [2, 3]),
+    "/brokers/topics/foo/partitions/2/state": _state(2, [2, 4]),
+    "/brokers/topics/bar": '{"removing_replicas":{},"partitions":{"0":[4,1]},'
+                           '"topic_id":"ZyXwVuTsRqPoNmLkJiHgFe","adding_replicas":{},"version":3}',
+    "/brokers/topics/bar/partitions/0/state": _state(4, [4, 1]),
+}
