@@ -31,26 +31,44 @@ def render_brokers_table(cluster: Cluster, loads: dict[int, BrokerLoad]) -> str:
 
     has_bytes = any(p.size is not None for p in cluster.partitions())
     peak = max((l.replicas for l in loads.values()), default=0)
-    headers = ["broker", "rack", "state", "replicas", "", "preferred", "leaders", "topics", "max/topic"]
+    headers = ["broker", "rack", "state", "replicas", "", "preferred", "leaders", "imbalance", "topics", "max/topic"]
     if has_bytes:
         headers.append("bytes")
     rows = []
     for b in cluster.brokers:
         l = loads[b.id]
         row = [b.id, b.rack or "-", b.state, l.replicas, bar(l.replicas, peak, 12), l.preferred_leaders, l.leaders,
-               l.topics, l.max_per_topic]
+               _imbalance(l, b.online), l.topics, l.max_per_topic]
         if has_bytes:
             row.append(human_bytes(l.bytes))
         rows.append(row)
     live = [loads[b.id] for b in cluster.brokers if b.online]
     total = ["total", "", f"{len(live)}/{len(cluster.brokers)} online", sum(l.replicas for l in loads.values()), "",
-             sum(l.preferred_leaders for l in loads.values()), sum(l.leaders for l in loads.values()), "", ""]
+             sum(l.preferred_leaders for l in loads.values()), sum(l.leaders for l in loads.values()), "", "", ""]
     spreads = ["spread", "", "(max-min, online)", spread(l.replicas for l in live), "",
-               spread(l.preferred_leaders for l in live), spread(l.leaders for l in live), "", ""]
+               spread(l.preferred_leaders for l in live), spread(l.leaders for l in live), "", "", ""]
     if has_bytes:
         total.append(human_bytes(sum(l.bytes for l in loads.values())))
         spreads.append(human_bytes(spread(l.bytes for l in live)))
-    return tabulate(rows + [total, spreads], headers=headers, tablefmt="simple") + "\n"
+    text = tabulate(rows + [total, spreads], headers=headers, tablefmt="simple") + "\n"
+    if any(_over(loads[b.id], b.online) for b in cluster.brokers):
+        text += ("* above leader.imbalance.per.broker.percentage=10: with auto.leader.rebalance.enable, a ZooKeeper-mode "
+                 "controller runs a preferred leader election for this broker's partitions\n")
+    return text
+
+
+IMBALANCE_LIMIT = 0.10  # leader.imbalance.per.broker.percentage default (strictly greater triggers)
+
+
+def _over(load: BrokerLoad, online: bool) -> bool:
+    """Would the controller move leadership back? Only to a live preferred replica."""
+    return online and load.imbalance > IMBALANCE_LIMIT
+
+
+def _imbalance(load: BrokerLoad, online: bool) -> str:
+    if not load.preferred_leaders:
+        return "-"
+    return f"{load.imbalance:.0%}" + (" *" if _over(load, online) else "")
 
 
 def render_brokers_json(cluster: Cluster, loads: dict[int, BrokerLoad]) -> str:
@@ -59,6 +77,7 @@ def render_brokers_json(cluster: Cluster, loads: dict[int, BrokerLoad]) -> str:
         "brokers": [
             {"id": b.id, "rack": b.rack, "state": b.state, "replicas": loads[b.id].replicas,
              "preferred_leaders": loads[b.id].preferred_leaders, "leaders": loads[b.id].leaders,
+             "leader_imbalance": round(loads[b.id].imbalance, 4),
              "bytes": loads[b.id].bytes, "replicas_per_topic": dict(sorted(loads[b.id].per_topic.items()))}
             for b in cluster.brokers
         ],

@@ -42,7 +42,8 @@ def test_brokers_table_totals_and_spread():
     code, out, _ = run("brokers", "topologies/producer-0.yaml")
     assert code == 0
     lines = out.splitlines()
-    assert lines[0].split() == ["broker", "rack", "state", "replicas", "preferred", "leaders", "topics", "max/topic"]
+    assert lines[0].split() == ["broker", "rack", "state", "replicas", "preferred", "leaders", "imbalance", "topics",
+                                "max/topic"]
     assert lines[2].split()[:4] == ["1", "-", "online", "2"]
     assert lines[-2].split()[:5] == ["total", "3/3", "online", "6", "3"]
     assert lines[-1].split()[:4] == ["spread", "(max-min,", "online)", "0"]
