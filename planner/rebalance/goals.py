@@ -267,7 +267,11 @@ def balance(
     # 3. Bytes: swap a big replica on the heaviest broker with a small one on the lightest (counts unchanged).
     if balance_bytes and st.has_sizes:
         say("balancing bytes")
+        before_bytes = st.moves
         _balance_bytes(st, allowed)
+        if st.moves > before_bytes:
+            notes.append(f"{st.moves - before_bytes} of the moves are byte-balancing swaps (sizes known); "
+                         "the lower bound covers the replica-count goal only")
 
     # 4. Preferred leaders by reordering (no data movement).
     if leaders:

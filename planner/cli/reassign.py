@@ -1,0 +1,368 @@
+"""`kafka-planner reassign ...` (Kafka-format reassignment plans) and `kafka-planner failures`."""
+from __future__ import annotations
+
+import enum
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from planner.cli.app import app
+from planner.cli.common import load_cluster
+from planner.model import Cluster, PlannerError, parse_id_list
+
+reassign = typer.Typer(
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    help="Plan partition reassignments in kafka-reassign-partitions.sh / kafka-leader-election.sh JSON.",
+)
+app.add_typer(reassign, name="reassign")
+
+TOPOLOGY = typer.Argument(..., metavar="TOPOLOGY", help="A topology YAML file, or zk://host:port[/chroot].")
+OFFLINE = typer.Option(None, "--offline-brokers", metavar="IDS", help="Simulate these brokers failing, e.g. 2,3.")
+OUTPUT_DIR = typer.Option(None, "--output-dir", metavar="DIR",
+                          help="Write current.json (rollback), proposed.json (or proposed-NNN.json batches), "
+                               "leader-election.json and plan.txt here.")
+SIZES = typer.Option(None, "--sizes", metavar="FILE", help="Partition sizes: the output of kafka-log-dirs.sh --describe.")
+THROTTLE = typer.Option(None, "--throttle", metavar="BYTES_PER_S",
+                        help="Show the throttle configs Kafka sets for this rate and the time the moves take.")
+BATCH = typer.Option(None, "--batch-size", metavar="N", help="At most N partitions per proposed-NNN.json file.")
+
+
+class PlanFormat(str, enum.Enum):
+    table = "table"
+    kafka = "kafka"
+    json = "json"
+
+
+FORMAT = typer.Option(PlanFormat.table, "--format",
+                      help="table: the summary; kafka: current and proposed JSON as --generate prints them; json: both.")
+
+
+def _progress_for(cluster: Cluster):
+    big = sum(t.partition_count for t in cluster.topics) > 20_000
+
+    def say(msg: str) -> None:
+        if big:
+            print(f"... {msg}", file=sys.stderr, flush=True)
+
+    return say
+
+
+def _load(topology: str, offline_brokers: Optional[str], sizes: Optional[str]) -> Cluster:
+    cluster = load_cluster(topology, offline_brokers)
+    if sizes:
+        from planner.formats.kafka_json import parse_log_dirs_json
+        from planner.rebalance.moves import with_sizes
+
+        try:
+            text = Path(sizes).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise PlannerError(f"--sizes {sizes}: {exc.strerror or exc}") from None
+        cluster = with_sizes(cluster, parse_log_dirs_json(text, sizes))
+    return cluster
+
+
+def _read(path: str, option: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise PlannerError(f"{option} {path}: {exc.strerror or exc}") from None
+
+
+def _election_partitions(plan) -> list:
+    """Partitions whose leader after the reassignment is not their new preferred leader (need a PREFERRED election).
+
+    When the reassignment completes, the controller keeps the current leader if it is still a replica; otherwise it
+    elects the first replica of the new list in the ISR (kafka-facts §2, reassign election).
+    """
+    from planner.state import cluster_states
+
+    states = cluster_states(plan.before)
+    online = plan.before.online_ids
+    out = []
+    for tp, new in plan.proposed.items():
+        leader = states[tp.topic][tp.partition].leader
+        after = leader if leader in new else next((b for b in new if b in online), -1)
+        if after != new[0] and new[0] in online:
+            out.append(tp)
+    return out
+
+
+def _emit(plan, output_dir: Optional[str], throttle: Optional[int], fmt: PlanFormat, batch_size: Optional[int]) -> None:
+    from planner.formats import plan as render
+    from planner.formats.kafka_json import generate_output_text, render_election_json, render_reassignment_json
+    from planner.rebalance.batches import batches
+    from planner.rebalance.throttle import throttle_for
+
+    if throttle is not None and throttle < 0:
+        raise PlannerError("--throttle must be a non-negative number of bytes per second")
+    if batch_size is not None and batch_size <= 0:
+        raise PlannerError("--batch-size must be at least 1")
+    th = throttle_for(plan.before, plan.proposed, throttle) if throttle is not None else None
+    parts = batches(plan.before, plan.proposed, batch_size, frozenset(plan.brokers))
+    elect = _election_partitions(plan)
+    summary = render.render_plan_text(plan, th, len(parts))
+    if output_dir:
+        files = {"current.json": render_reassignment_json(plan.current) + "\n"}
+        if len(parts) <= 1:
+            files["proposed.json"] = render_reassignment_json(plan.proposed) + "\n"
+        else:
+            for n, batch in enumerate(parts, 1):
+                files[f"proposed-{n:03d}.json"] = render_reassignment_json(batch) + "\n"
+        if elect:
+            files["leader-election.json"] = render_election_json(elect) + "\n"
+        files["plan.txt"] = summary
+        from planner.formats.atomic import write_files_atomic
+
+        written = write_files_atomic(output_dir, files)
+    if fmt is PlanFormat.table:
+        sys.stdout.write(summary)
+    elif fmt is PlanFormat.kafka:
+        sys.stdout.write(generate_output_text(plan.current, plan.proposed))
+    else:
+        sys.stdout.write(render.render_plan_json(plan, th))
+    sys.stdout.flush()
+    if output_dir:
+        print(f"wrote {', '.join(str(p) for p in written)}", file=sys.stderr)
+
+
+@reassign.command("generate")
+def generate_cmd(
+    topology: str = TOPOLOGY,
+    topics_file: str = typer.Option(..., "--topics-to-move-json-file", metavar="F",
+                                    help='{"topics": [{"topic": "foo"}], "version": 1}'),
+    broker_list: str = typer.Option(..., "--broker-list", metavar="IDS", help='Brokers to place on, e.g. "0,1,2".'),
+    disable_rack_aware: bool = typer.Option(False, "--disable-rack-aware", help="Ignore racks."),
+    start_index: Optional[int] = typer.Option(None, "--start-index", help="Fix AdminUtils' start index (reproducible)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the java.util.Random drawing start indexes (Kafka: unseeded)."),
+    offline_brokers: Optional[str] = OFFLINE,
+) -> None:
+    """Kafka's --generate: AdminUtils placement of every listed topic on the broker list (moves nearly everything)."""
+    from planner.formats.kafka_json import generate_output_text
+    from planner.rebalance.generate import generate
+
+    cluster = load_cluster(topology, offline_brokers)
+    current, proposed = generate(cluster, _read(topics_file, "--topics-to-move-json-file"), broker_list, topics_file,
+                                 rack_aware=not disable_rack_aware, start_index=start_index, seed=seed)
+    sys.stdout.write(generate_output_text(current, proposed))
+
+
+@reassign.command("rebalance")
+def rebalance_cmd(
+    topology: str = TOPOLOGY,
+    broker_list: Optional[str] = typer.Option(None, "--broker-list", metavar="IDS",
+                                              help="Brokers to balance over (default: the online brokers)."),
+    topic: Optional[List[str]] = typer.Option(None, "--topic", help="Only balance and move this topic; repeatable."),
+    max_moves: Optional[int] = typer.Option(None, "--max-moves", metavar="N", help="Cap on optional replica moves."),
+    batch_size: Optional[int] = BATCH,
+    output_dir: Optional[str] = OUTPUT_DIR,
+    sizes: Optional[str] = SIZES,
+    throttle: Optional[int] = THROTTLE,
+    fmt: PlanFormat = FORMAT,
+    offline_brokers: Optional[str] = OFFLINE,
+) -> None:
+    """Balance replicas and preferred leaders from the current assignment with as few moves as possible."""
+    from planner.rebalance.goals import balance
+
+    cluster = _load(topology, offline_brokers, sizes)
+    if max_moves is not None and max_moves < 0:
+        raise PlannerError("--max-moves must be at least 0")
+    brokers = parse_id_list(broker_list, "--broker-list") if broker_list else None
+    plan = balance(cluster, brokers=brokers, topics=topic, max_moves=max_moves, progress=_progress_for(cluster))
+    _emit(plan, output_dir, throttle, fmt, batch_size)
+
+
+@reassign.command("decommission")
+def decommission_cmd(
+    topology: str = TOPOLOGY,
+    brokers: str = typer.Option(..., "--brokers", metavar="IDS", help="Brokers to empty, e.g. 4,5."),
+    batch_size: Optional[int] = BATCH,
+    output_dir: Optional[str] = OUTPUT_DIR,
+    sizes: Optional[str] = SIZES,
+    throttle: Optional[int] = THROTTLE,
+    fmt: PlanFormat = FORMAT,
+    offline_brokers: Optional[str] = OFFLINE,
+) -> None:
+    """Move every replica off the given brokers, keeping the rest balanced and rack-safe."""
+    from planner.rebalance.decommission import decommission
+
+    cluster = _load(topology, offline_brokers, sizes)
+    plan = decommission(cluster, parse_id_list(brokers, "--brokers"), progress=_progress_for(cluster))
+    _emit(plan, output_dir, throttle, fmt, batch_size)
+
+
+@reassign.command("replace-broker")
+def replace_broker_cmd(
+    topology: str = TOPOLOGY,
+    source: int = typer.Option(..., "--source", metavar="ID", help="The broker to empty."),
+    target: int = typer.Option(..., "--target", metavar="ID", help="The broker that takes its replicas."),
+    batch_size: Optional[int] = BATCH,
+    output_dir: Optional[str] = OUTPUT_DIR,
+    sizes: Optional[str] = SIZES,
+    throttle: Optional[int] = THROTTLE,
+    fmt: PlanFormat = FORMAT,
+    offline_brokers: Optional[str] = OFFLINE,
+) -> None:
+    """Move every replica of one broker to another, in the same place of each replica list."""
+    from planner.rebalance.decommission import replace_broker
+
+    cluster = _load(topology, offline_brokers, sizes)
+    _emit(replace_broker(cluster, source, target), output_dir, throttle, fmt, batch_size)
+
+
+@reassign.command("set-replication-factor")
+def set_rf_cmd(
+    topology: str = TOPOLOGY,
+    topic: str = typer.Option(..., "--topic", help="The topic."),
+    replication_factor: int = typer.Option(..., "--replication-factor", metavar="R", help="The new replication factor."),
+    batch_size: Optional[int] = BATCH,
+    output_dir: Optional[str] = OUTPUT_DIR,
+    sizes: Optional[str] = SIZES,
+    throttle: Optional[int] = THROTTLE,
+    fmt: PlanFormat = FORMAT,
+    offline_brokers: Optional[str] = OFFLINE,
+) -> None:
+    """Raise or lower a topic's replication factor, keeping replicas rack-safe and brokers balanced."""
+    from planner.rebalance.replication import set_replication_factor
+
+    cluster = _load(topology, offline_brokers, sizes)
+    _emit(set_replication_factor(cluster, topic, replication_factor), output_dir, throttle, fmt, batch_size)
+
+
+@reassign.command("elect-leaders")
+def elect_leaders_cmd(
+    topology: str = TOPOLOGY,
+    topic: Optional[List[str]] = typer.Option(None, "--topic", help="Only these topics; repeatable."),
+    output_dir: Optional[str] = OUTPUT_DIR,
+    fmt: PlanFormat = FORMAT,
+    offline_brokers: Optional[str] = OFFLINE,
+) -> None:
+    """Balance preferred leaders by reordering replica lists (no data moves); list the partitions to elect."""
+    from planner.formats import plan as render
+    from planner.formats.kafka_json import generate_output_text, render_election_json, render_reassignment_json
+    from planner.rebalance.leaders import elect_leaders
+    from planner.rebalance.moves import Plan
+
+    cluster = load_cluster(topology, offline_brokers)
+    proposed, elect = elect_leaders(cluster, topic)
+    plan = Plan(before=cluster, proposed=proposed, goal="elect-leaders (reorder replica lists, no data movement)",
+                lower_bound=0, brokers=tuple(sorted(cluster.online_ids)))
+    summary = render.render_plan_text(plan) + f"Partitions to elect (current leader is not preferred): {len(elect)}\n"
+    election = render_election_json(elect) + "\n"
+    if output_dir:
+        from planner.formats.atomic import write_files_atomic
+
+        files = {}
+        if proposed:
+            files["current.json"] = render_reassignment_json(plan.current) + "\n"
+            files["proposed.json"] = render_reassignment_json(proposed) + "\n"
+        files["leader-election.json"] = election
+        files["plan.txt"] = summary
+        written = write_files_atomic(output_dir, files)
+    if fmt is PlanFormat.table:
+        sys.stdout.write(summary)
+    elif fmt is PlanFormat.kafka:
+        if proposed:
+            sys.stdout.write(generate_output_text(plan.current, proposed) + "\n")
+        sys.stdout.write(election)
+    else:
+        sys.stdout.write(render.render_plan_json(plan))
+    sys.stdout.flush()
+    if output_dir:
+        print(f"wrote {', '.join(str(p) for p in written)}", file=sys.stderr)
+
+
+@reassign.command("verify")
+def verify_cmd(
+    topology: str = TOPOLOGY,
+    reassignment_file: str = typer.Option(..., "--reassignment-json-file", metavar="F"),
+    additional: bool = typer.Option(False, "--additional", help="As Kafka's --additional: allow while a reassignment is in progress."),
+    offline_brokers: Optional[str] = OFFLINE,
+) -> None:
+    """Kafka's validation of a reassignment JSON against the topology (its order, its messages), then a summary."""
+    from planner.formats import plan as render
+    from planner.formats.kafka_json import parse_log_dir_moves, parse_reassignment_json, validate_reassignment
+    from planner.rebalance.moves import Plan, changed_only, rack_count, rack_safe
+
+    cluster = load_cluster(topology, offline_brokers)
+    text = _read(reassignment_file, "--reassignment-json-file")
+    proposed = parse_reassignment_json(text, reassignment_file)
+    validate_reassignment(cluster, proposed, additional=additional)
+    current = cluster.assignment()
+    rack_of = cluster.rack_of()
+    n_racks = rack_count(cluster, sorted(cluster.online_ids))
+    for tp, new in proposed.items():
+        old = current[tp]
+        if len(new) != len(old):
+            print(f"warning: {tp} changes replication factor {len(old)} -> {len(new)}", file=sys.stderr)
+        if rack_safe(old, rack_of, n_racks) and not rack_safe(new, rack_of, n_racks):
+            racks = ",".join(str(rack_of.get(b)) for b in new)
+            print(f"warning: {tp} becomes rack-unsafe: replicas {','.join(map(str, new))} in racks {racks}",
+                  file=sys.stderr)
+    moves = parse_log_dir_moves(text, reassignment_file)
+    if moves:
+        print(f"note: {len(moves)} replica log-dir move(s); Kafka applies them with --bootstrap-server only",
+              file=sys.stderr)
+    plan = Plan(before=cluster, proposed=changed_only(current, proposed), goal=f"verify {reassignment_file}: valid",
+                brokers=tuple(sorted(cluster.online_ids)))
+    unchanged = len(proposed) - len(plan.proposed)
+    text_out = render.render_plan_text(plan)
+    if unchanged:
+        text_out += f"({unchanged} listed partition(s) already have the proposed replica list)\n"
+    sys.stdout.write(text_out)
+
+
+@reassign.command("apply")
+def apply_cmd(
+    topology: str = TOPOLOGY,
+    reassignment_file: str = typer.Option(..., "--reassignment-json-file", metavar="F"),
+    write: str = typer.Option(..., "--write", metavar="OUT.yaml", help="The topology after the reassignment."),
+    offline_brokers: Optional[str] = OFFLINE,
+) -> None:
+    """Write the topology as it will be once the reassignment completes (what-if chains)."""
+    from planner.formats.atomic import write_text_atomic
+    from planner.formats.kafka_json import parse_reassignment_json, validate_reassignment
+    from planner.formats.topology import dump_topology
+
+    cluster = load_cluster(topology, offline_brokers)
+    proposed = parse_reassignment_json(_read(reassignment_file, "--reassignment-json-file"), reassignment_file)
+    validate_reassignment(cluster, proposed, additional=True)
+    after = cluster.with_assignment(proposed)
+    write_text_atomic(write, dump_topology(after))
+    print(f"wrote {write} ({len(proposed)} partition(s) reassigned)", file=sys.stderr)
+
+
+class FailuresFormat(str, enum.Enum):
+    table = "table"
+    json = "json"
+
+
+@app.command("failures")
+def failures_cmd(
+    topology: str = TOPOLOGY,
+    max_failed: int = typer.Option(1, "--max-failed-brokers", metavar="K", help="Every set of up to K brokers."),
+    by_rack: bool = typer.Option(False, "--by-rack", help="Each rack failing as a whole instead."),
+    top: Optional[int] = typer.Option(20, "--top", metavar="N", help="Show the N worst sets (0: all)."),
+    fmt: FailuresFormat = typer.Option(FailuresFormat.table, "--format"),
+    offline_brokers: Optional[str] = OFFLINE,
+) -> None:
+    """Partitions left leaderless / under min.insync.replicas when brokers (or racks) fail; worst sets first."""
+    import json
+
+    from planner.formats.plan import render_failures_table
+    from planner.rebalance.failures import broker_failures, rack_failures
+
+    cluster = load_cluster(topology, offline_brokers)
+    say = _progress_for(cluster)
+    impacts = rack_failures(cluster) if by_rack else broker_failures(cluster, max_failed, top or None, say)
+    if by_rack and top:
+        impacts = impacts[:top]
+    n = sum(t.partition_count for t in cluster.topics)
+    if fmt is FailuresFormat.table:
+        sys.stdout.write(render_failures_table(impacts, n))
+    else:
+        sys.stdout.write(json.dumps([
+            {"brokers": list(i.brokers), "label": i.label, "leaderless": i.leaderless,
+             "under_min_isr": i.under_min_isr} for i in impacts], indent=2) + "\n")

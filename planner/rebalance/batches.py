@@ -1,0 +1,38 @@
+"""Splitting a plan into batches that can each be executed (and verified) on their own."""
+from __future__ import annotations
+
+from typing import Mapping
+
+from planner.formats.kafka_json import tp_sort_key
+from planner.model import Cluster, TopicPartition
+
+
+def batch_order(cluster: Cluster, proposed: Mapping[TopicPartition, tuple[int, ...]],
+                targets: frozenset[int] | set[int] = frozenset()) -> list[TopicPartition]:
+    """The order partitions go into batches.
+
+    Every partition's move is complete in itself (Kafka adds the new replicas, waits for them to join the ISR, then
+    drops the old ones), so any batch is a valid reassignment and never lowers the replication of what it touches.
+    The order makes early batches the most useful and the cheapest: first partitions that leave brokers outside the
+    target set (decommission / offline brokers), then pure reorders (no data moves), then the rest by bytes ascending,
+    then by topic and partition.
+    """
+    current = cluster.assignment()
+    sizes = {p.tp: p.size or 0 for p in cluster.partitions()}
+
+    def key(tp: TopicPartition):
+        cur, new = current[tp], proposed[tp]
+        leaves_outside = bool(targets) and any(b not in targets for b in cur)
+        copies = len(set(new) - set(cur))
+        return (not leaves_outside, copies > 0, sizes[tp] * copies, tp_sort_key(tp))
+
+    return sorted(proposed, key=key)
+
+
+def batches(cluster: Cluster, proposed: Mapping[TopicPartition, tuple[int, ...]], batch_size: int | None,
+            targets: frozenset[int] | set[int] = frozenset()) -> list[dict[TopicPartition, tuple[int, ...]]]:
+    """At most `batch_size` partitions per batch (None or 0: one batch)."""
+    order = batch_order(cluster, proposed, targets)
+    if not batch_size or batch_size <= 0:
+        return [{tp: proposed[tp] for tp in order}] if order else []
+    return [{tp: proposed[tp] for tp in order[i:i + batch_size]} for i in range(0, len(order), batch_size)]
