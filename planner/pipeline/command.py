@@ -15,6 +15,10 @@ def _progress(message: str) -> None:
     print(f"skew: {message}", file=sys.stderr, flush=True)
 
 
+def _silent(message: str) -> None:
+    pass
+
+
 def resolve_target(partitions, topology, topic, offline_brokers) -> tuple[int, Cluster | None]:
     if topology is None:
         if topic is not None:
@@ -70,6 +74,7 @@ def run(*, keys, input_format, key_column, value_bytes_column, key_type, partiti
     from planner.pipeline.skew import JobSpec, check_local_path, key_column_of
     from planner.pipeline.sweep import evaluate_sweep
 
+    progress = _progress if verbose or sys.stderr.isatty() else _silent
     n, cluster = resolve_target(partitions, topology, topic, offline_brokers)
     sweep_counts = parse_sweep(sweep)
     if top < 0:
@@ -89,9 +94,9 @@ def run(*, keys, input_format, key_column, value_bytes_column, key_type, partiti
         from planner.pipeline import skew as job
         from planner.pipeline.spark import session
 
-        _progress(f"starting Spark ({master})")
+        progress(f"starting Spark ({master})")
         with session(master, verbose) as spark:
-            counts = job.run(spark, spec, _progress, output_keys=str(staging / "keys.parquet") if staging else None)
+            counts = job.run(spark, spec, progress, output_keys=str(staging / "keys.parquet") if staging else None)
         report = build_report(counts, source=keys, key_column=key_column_of(spec), key_type=key_type, partitions=n,
                               sweep_counts=sweep_counts, max_skew=max_skew, cluster=cluster, topic=topic)
         if staging:
@@ -100,7 +105,7 @@ def run(*, keys, input_format, key_column, value_bytes_column, key_type, partiti
             _write_partitions_parquet(report, staging / "partitions.parquet")
             (staging / "summary.json").write_text(json.dumps(summary(report), indent=2) + "\n", encoding="utf-8")
             _publish(staging, out_dir)
-            _progress(f"wrote {out_dir / 'partitions.parquet'}, {out_dir / 'keys.parquet'}, {out_dir / 'summary.json'}")
+            progress(f"wrote {out_dir / 'partitions.parquet'}, {out_dir / 'keys.parquet'}, {out_dir / 'summary.json'}")
     finally:
         if staging and staging.exists():
             shutil.rmtree(staging, ignore_errors=True)

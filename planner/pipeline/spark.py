@@ -41,6 +41,8 @@ def _package_zip() -> str:
 _LOG4J = """\
 rootLogger.level = error
 rootLogger.appenderRef.stderr.ref = console
+logger.repl.name = org.apache.spark.repl.Main
+logger.repl.level = error
 appender.console.type = Console
 appender.console.name = console
 appender.console.target = SYSTEM_ERR
