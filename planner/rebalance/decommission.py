@@ -31,9 +31,9 @@ def replace_broker(cluster: Cluster, source: int, target: int) -> Plan:
     Where `target` already holds a replica of the partition, the least-loaded online broker that keeps the partition
     rack-safe takes it instead.
     """
-    check_brokers(cluster, [source, target], "replace-broker")
     if source == target:
         raise PlannerError(f"--source and --target are the same broker ({source})")
+    check_brokers(cluster, [source, target], "replace-broker")
     rack_of = cluster.rack_of()
     online = cluster.online_ids
     if target not in online:

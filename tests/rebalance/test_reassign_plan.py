@@ -1,0 +1,308 @@
+"""Minimal-movement planning: rebalance, decommission, replace-broker, RF change, leaders, generate, failures."""
+from collections import Counter
+from itertools import combinations
+
+import pytest
+
+from planner.formats.kafka_json import leader_throttles
+from planner.model import Broker, Cluster, ObservedState, Partition, PlannerError, Topic, TopicPartition as TP, make_topic
+from planner.placement.kafka import assign_replicas_to_brokers
+from planner.rebalance import failures
+from planner.rebalance.batches import batches
+from planner.rebalance.decommission import decommission, replace_broker
+from planner.rebalance.generate import generate
+from planner.rebalance.goals import balance
+from planner.rebalance.leaders import elect_leaders
+from planner.rebalance.moves import count_targets, excess, rack_safe, unsafe_partitions
+from planner.rebalance.replication import set_replication_factor
+from planner.rebalance.throttle import throttle_for
+
+
+def cluster(n, racks=0, topics=None, states=None):
+    brokers = tuple(Broker(i, rack=f"r{i % racks}" if racks else None, state=(states or {}).get(i, "online"))
+                    for i in range(n))
+    ts = tuple(make_topic(name, a) for name, a in sorted((topics or {}).items()))
+    return Cluster(brokers=brokers, topics=ts)
+
+
+def counts(c, brokers=None):
+    cnt = Counter(b for p in c.partitions() for b in p.replicas)
+    return {b: cnt[b] for b in (brokers or c.broker_ids)}
+
+
+def leaders(c, brokers=None):
+    cnt = Counter(p.replicas[0] for p in c.partitions())
+    return {b: cnt[b] for b in (brokers or c.broker_ids)}
+
+
+def spread(d):
+    return max(d.values()) - min(d.values())
+
+
+def placed(n_brokers, racks, partitions, rf, start=0):
+    metas = [(i, f"r{i % racks}" if racks else None) for i in range(n_brokers)]
+    return assign_replicas_to_brokers(metas, partitions, rf, fixed_start_index=start)
+
+
+# -- lower bound arithmetic ----------------------------------------------------------------------------------------
+def test_count_targets_and_excess():
+    c = {0: 10, 1: 10, 2: 10, 3: 0}
+    t = count_targets(c, [0, 1, 2, 3], 30)
+    assert t == {0: 8, 1: 8, 2: 7, 3: 7}  # the +1 to the brokers holding most (ties by id)
+    assert excess(c, t) == 2 + 2 + 3
+    # brokers outside the target set have target 0: every replica there must move
+    assert excess({0: 5, 1: 5, 9: 4}, count_targets({0: 5, 1: 5}, [0, 1], 14)) == 4
+
+
+# -- scale-out: 3 empty brokers next to 9 loaded ones -------------------------------------------------------------
+def test_scale_out_meets_lower_bound_and_balances():
+    c = cluster(12, 3, {"t": placed(9, 3, 300, 3)})
+    plan = balance(c)
+    after = plan.after
+    assert plan.lower_bound == 225  # 900 replicas / 12 = 75 each: the three new brokers take 75 each
+    assert plan.replica_moves == plan.lower_bound
+    assert set(counts(after).values()) == {75}
+    assert spread(leaders(after)) <= 1
+    assert unsafe_partitions(after) == 0
+    assert plan.notes == ()
+
+
+def test_balanced_cluster_needs_no_moves():
+    c = cluster(6, 3, {"t": placed(6, 3, 60, 3)})
+    plan = balance(c)
+    assert plan.lower_bound == 0
+    assert plan.proposed == {}
+
+
+def test_broker_list_restricts_targets_and_forces_moves():
+    c = cluster(4, 0, {"t": {0: (0, 1), 1: (1, 2), 2: (2, 3), 3: (3, 0)}})
+    plan = balance(c, brokers=[0, 1, 2])
+    after = counts(plan.after)
+    assert after[3] == 0 and plan.replica_moves == 2 == plan.lower_bound
+    assert spread({b: after[b] for b in (0, 1, 2)}) <= 1
+
+
+def test_topic_filter_moves_only_that_topic():
+    c = cluster(4, 0, {"a": {0: (0, 1), 1: (0, 1)}, "b": {0: (0, 1), 1: (0, 1)}})
+    plan = balance(c, topics=["a"])
+    assert {tp.topic for tp in plan.proposed} == {"a"}
+    assert err(balance, c, topics=["zzz"]).startswith("Topic zzz not found.")
+
+
+def test_max_moves_caps_optional_moves():
+    c = cluster(12, 3, {"t": placed(9, 3, 300, 3)})
+    plan = balance(c, max_moves=10)
+    assert plan.replica_moves == 10
+    assert any("--max-moves" in n for n in plan.notes)
+
+
+def test_smallest_partitions_move_first():
+    a = {i: (0, 1) for i in range(4)}
+    t = make_topic("t", a)
+    sizes = [400, 100, 300, 200]
+    t = Topic("t", tuple(Partition("t", i, (0, 1), size=s) for i, s in enumerate(sizes)))
+    c = Cluster(brokers=tuple(Broker(i) for i in range(4)), topics=(t,))
+    plan = balance(c, leaders=False, balance_bytes=False)
+    # 8 replicas over 4 brokers: 2 each; brokers 0 and 1 shed 2 each, the two smallest partitions per broker
+    assert plan.replica_moves == 4 == plan.lower_bound
+    moved = sorted(tp.partition for tp in plan.proposed)
+    assert moved == [1, 3]
+
+
+def test_racks_never_made_unsafe_and_unsafe_partitions_repaired_when_moving():
+    # partition 0 is rack-unsafe (0 and 3 share r0); decommissioning 3 must fix it, never break others
+    c = cluster(6, 3, {"t": {0: (0, 3), 1: (1, 2), 2: (2, 0), 3: (3, 4)}})
+    assert unsafe_partitions(c) == 1
+    plan = decommission(c, [3])
+    rack_of = c.rack_of()
+    for tp, r in plan.after.assignment().items():
+        assert 3 not in r
+        assert rack_safe(r, rack_of, 3)
+
+
+# -- decommission ------------------------------------------------------------------------------------------------
+def test_decommission_balanced_cluster_meets_bound():
+    c = cluster(10, 0, {"t": placed(10, 0, 100, 3)})
+    plan = decommission(c, [9])
+    assert plan.replica_moves == plan.lower_bound == 30
+    after = counts(plan.after)
+    assert after[9] == 0
+    assert spread({b: after[b] for b in range(9)}) <= 1
+    assert spread({b: leaders(plan.after)[b] for b in range(9)}) <= 1
+
+
+def test_decommission_errors():
+    c = cluster(3, 0, {"t": placed(3, 0, 3, 3)})
+    assert err(decommission, c, [2]) == (
+        "cannot decommission broker(s) 2: t-0 has replication factor 3 but only 2 online broker(s) would remain")
+    assert err(decommission, c, [7]).startswith("--brokers: unknown broker id(s) 7")
+
+
+def test_offline_brokers_are_emptied_by_rebalance():
+    c = cluster(4, 0, {"t": {0: (0, 3), 1: (3, 1)}}, states={3: "offline"})
+    plan = balance(c)
+    assert all(3 not in r for r in plan.after.assignment().values())
+
+
+# -- replace-broker ----------------------------------------------------------------------------------------------
+def test_replace_broker_keeps_positions():
+    c = cluster(5, 0, {"t": {0: (0, 1), 1: (1, 0), 2: (2, 3), 3: (1, 4)}})
+    plan = replace_broker(c, 1, 2)
+    assert dict(plan.proposed) == {TP("t", 0): (0, 2), TP("t", 1): (2, 0), TP("t", 3): (2, 4)}
+    assert plan.replica_moves == plan.lower_bound == 3
+
+
+def test_replace_broker_when_target_already_holds_partition():
+    c = cluster(5, 0, {"t": {0: (1, 2), 1: (3, 4)}})
+    plan = replace_broker(c, 1, 2)
+    new = plan.proposed[TP("t", 0)]
+    assert new[1] == 2 and new[0] not in (1, 2) and len(set(new)) == 2
+    assert err(replace_broker, c, 1, 1) == "--source and --target are the same broker (1)"
+
+
+# -- RF change ---------------------------------------------------------------------------------------------------
+def test_increase_rf_uses_unused_racks_and_least_loaded():
+    c = cluster(6, 3, {"t": {0: (0, 1), 1: (1, 2), 2: (2, 0)}, "u": {0: (5,), 1: (5,)}})
+    plan = set_replication_factor(c, "t", 3)
+    rack_of = c.rack_of()
+    for tp, r in plan.proposed.items():
+        assert len(r) == 3 and r[:2] == c.assignment()[tp]  # appended, leader kept
+        assert len({rack_of[b] for b in r}) == 3
+    assert plan.replica_moves == plan.lower_bound == 3
+    assert all(5 not in r for r in plan.proposed.values())  # broker 5 is the most loaded of its rack
+
+
+def test_decrease_rf_removes_out_of_isr_first():
+    t = Topic("t", (Partition("t", 0, (0, 1, 2), observed=ObservedState(leader=0, isr=(0, 2))),))
+    c = Cluster(brokers=tuple(Broker(i) for i in range(3)), topics=(t,))
+    plan = set_replication_factor(c, "t", 2)
+    assert plan.proposed == {TP("t", 0): (0, 2)}
+    assert plan.replica_moves == 0
+
+
+def test_rf_errors():
+    c = cluster(3, 0, {"t": {0: (0, 1)}})
+    assert err(set_replication_factor, c, "t", 4) == "Replication factor: 4 larger than available brokers: 3."
+    assert err(set_replication_factor, c, "t", 0) == "Replication factor must be larger than 0."
+    assert err(set_replication_factor, c, "x", 2).startswith("Topic x not found.")
+
+
+# -- leaders -----------------------------------------------------------------------------------------------------
+def test_elect_leaders_reorders_only():
+    # broker 0 prefers everything; reordering alone balances
+    c = cluster(3, 0, {"t": {i: (0, 1, 2) for i in range(6)}})
+    proposed, elect = elect_leaders(c)
+    after = c.with_assignment(proposed)
+    assert leaders(after) == {0: 2, 1: 2, 2: 2}
+    for tp, r in proposed.items():
+        assert sorted(r) == [0, 1, 2]
+    # the current leader (0) is not the new preferred leader of the reordered partitions
+    assert sorted(elect) == sorted(proposed)
+
+
+def test_elect_leaders_skips_out_of_isr():
+    t = Topic("t", tuple(Partition("t", i, (0, 1), observed=ObservedState(leader=0, isr=(0,))) for i in range(4)))
+    c = Cluster(brokers=(Broker(0), Broker(1)), topics=(t,))
+    proposed, elect = elect_leaders(c)
+    assert proposed == {} and elect == []
+
+
+def test_elect_leaders_lists_partitions_whose_leader_is_not_preferred():
+    t = Topic("t", (Partition("t", 0, (0, 1), observed=ObservedState(leader=1, isr=(1, 0))),
+                    Partition("t", 1, (1, 0), observed=ObservedState(leader=1, isr=(1, 0)))))
+    c = Cluster(brokers=(Broker(0), Broker(1)), topics=(t,))
+    proposed, elect = elect_leaders(c)
+    assert proposed == {} and elect == [TP("t", 0)]
+
+
+def test_leader_chains_reach_within_one():
+    # greedy direct swaps cannot fix this: 0 leads partitions shared only with 1, 1's with 2, ...
+    c = cluster(4, 0, {"t": {0: (0, 1), 1: (0, 1), 2: (0, 1), 3: (1, 2), 4: (2, 3), 5: (3, 0)}})
+    proposed, _ = elect_leaders(c)
+    assert spread(leaders(c.with_assignment(proposed))) <= 1
+
+
+# -- batches and throttles ---------------------------------------------------------------------------------------
+def test_batches_split_and_order():
+    c = cluster(10, 0, {"t": placed(10, 0, 100, 3)})
+    plan = decommission(c, [9])
+    parts = batches(c, plan.proposed, 7, frozenset(plan.brokers))
+    assert all(len(b) <= 7 for b in parts)
+    assert sum(len(b) for b in parts) == len(plan.proposed)
+    # partitions leaving broker 9 come first
+    first = parts[0]
+    assert all(9 in c.assignment()[tp] for tp in first)
+
+
+def test_throttle_estimate():
+    t = Topic("t", (Partition("t", 0, (0, 1), size=1000), Partition("t", 1, (1, 0), size=500)))
+    c = Cluster(brokers=tuple(Broker(i) for i in range(3)), topics=(t,))
+    th = throttle_for(c, {TP("t", 0): (2, 1), TP("t", 1): (1, 2)}, 100)
+    # broker 2 receives 1500 B at 100 B/s
+    assert th.seconds == 15.0
+    assert th.leader == {"t": "0:0,0:1,1:0,1:1"} and th.follower == {"t": "0:2,1:2"}
+    assert th.brokers == (0, 1, 2)
+
+
+# -- generate ----------------------------------------------------------------------------------------------------
+def test_generate_matches_admin_utils_with_fixed_start():
+    c = cluster(5, 0, {"foo": {i: (0, 1) for i in range(4)}, "bar": {0: (0, 1, 2)}})
+    topics = '{"topics":[{"topic":"foo"},{"topic":"bar"}],"version":1}'
+    current, proposed = generate(c, topics, "0,1,2,3", "t.json", start_index=0)
+    assert current == c.assignment()
+    # AdminUtils rack-unaware, start 0, shift 0 on [0,1,2,3]: p0 [0,1], p1 [1,2], p2 [2,3], p3 [3,0]
+    assert [proposed[TP("foo", i)] for i in range(4)] == [(0, 1), (1, 2), (2, 3), (3, 0)]
+    assert proposed[TP("bar", 0)] == (0, 1, 2)
+
+
+def test_generate_errors_in_kafka_order():
+    c = cluster(4, 0, {"foo": {0: (0, 1)}})
+    assert err(generate, c, '{"topics":[{"topic":"foo"}]}', "1,1", "t") == "Broker list contains duplicate entries: [1]"
+    assert err(generate, c, '{"topics":[{"topic":"quux"}]}', "1,2", "t") == "Topic quux not found."
+    mixed = Cluster(brokers=(Broker(0, rack="a"), Broker(1)), topics=c.topics)
+    assert err(generate, mixed, '{"topics":[{"topic":"foo"}]}', "0,1", "t") == (
+        "Not all brokers have rack information. Add --disable-rack-aware in command line to make replica "
+        "assignment without rack information.")
+    generate(mixed, '{"topics":[{"topic":"foo"}]}', "0,1", "t", rack_aware=False)
+
+
+# -- failures ----------------------------------------------------------------------------------------------------
+def brute_force(c, k):
+    el, isr, need = failures._members(c)
+    out = {}
+    for size in range(1, k + 1):
+        for s in combinations(sorted(c.online_ids), size):
+            S = set(s)
+            out[s] = (sum(1 for m in el if len(S & set(m)) >= len(m)),
+                      sum(1 for m, nd in zip(isr, need) if len(S & set(m)) >= nd))
+    return out
+
+
+def test_failures_match_brute_force():
+    t1 = make_topic("a", placed(7, 0, 40, 3, start=2), configs={"min.insync.replicas": "2"})
+    t2 = make_topic("b", {0: (0,), 1: (1, 2), 2: (3, 4)}, configs={"unclean.leader.election.enable": "true"})
+    t3 = Topic("c", (Partition("c", 0, (4, 5, 6), observed=ObservedState(leader=4, isr=(4,))),))
+    c = Cluster(brokers=tuple(Broker(i) for i in range(7)), topics=(t1, t2, t3))
+    got = {r.brokers: (r.leaderless, r.under_min_isr) for r in failures.broker_failures(c, 3)}
+    assert got == brute_force(c, 3)
+
+
+def test_failures_single_broker_values():
+    c = cluster(3, 0, {"t": {0: (0,), 1: (0, 1), 2: (1, 2)}})
+    res = {r.brokers: (r.leaderless, r.under_min_isr) for r in failures.broker_failures(c, 2)}
+    assert res[(0,)] == (1, 1)
+    assert res[(0, 1)] == (2, 2)  # t-2 keeps broker 2 in its ISR
+    assert failures.broker_failures(c, 2)[0].brokers == (0, 1)  # worst first
+
+
+def test_rack_failures():
+    c = cluster(4, 2, {"t": {0: (0, 2), 1: (1, 3), 2: (0, 1)}})
+    res = {r.label: (r.leaderless, r.under_min_isr) for r in failures.rack_failures(c)}
+    assert res == {"rack r0": (1, 1), "rack r1": (1, 1)}
+    assert err(failures.rack_failures, cluster(2, 0, {})).startswith("--by-rack: broker 0 has no rack")
+
+
+def err(fn, *args, **kw):
+    with pytest.raises(PlannerError) as info:
+        fn(*args, **kw)
+    return str(info.value)
