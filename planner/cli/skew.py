@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import enum
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
@@ -59,6 +59,8 @@ def skew(
     master: str = typer.Option("local[*]", "--master", help="Spark master: local[*], spark://host:7077, yarn, ..."),
     output: Optional[str] = typer.Option(None, "--output", metavar="DIR",
                                          help="Write partitions.parquet, keys.parquet and summary.json here."),
+    spark_conf: Optional[List[str]] = typer.Option(None, "--spark-conf", metavar="KEY=VALUE",
+                                                   help="Repeatable Spark setting, e.g. spark.executor.memory=4g."),
     fmt: SkewFormat = typer.Option(SkewFormat.table, "--format"),
     verbose: bool = typer.Option(False, "--verbose", help="Show Spark's own logging."),
 ) -> None:
@@ -67,4 +69,4 @@ def skew(
     command.run(keys=keys, input_format=input_format.value, key_column=key_column,
                 value_bytes_column=value_bytes_column, key_type=key_type.value, partitions=partitions,
                 topology=topology, topic=topic, offline_brokers=offline_brokers, sweep=sweep, max_skew=max_skew,
-                top=top, master=master, output=output, fmt=fmt.value, verbose=verbose)
+                top=top, master=master, spark_conf=list(spark_conf or []), output=output, fmt=fmt.value, verbose=verbose)

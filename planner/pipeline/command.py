@@ -43,6 +43,16 @@ def resolve_target(partitions, topology, topic, offline_brokers) -> tuple[int, C
     return cluster.topic(topic).partition_count, cluster
 
 
+def parse_spark_conf(items) -> dict[str, str]:
+    conf = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise PlannerError(f"--spark-conf {item!r}: use KEY=VALUE, e.g. --spark-conf spark.executor.memory=4g")
+        conf[key.strip()] = value
+    return conf
+
+
 def _write_partitions_parquet(report, path: Path) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -68,7 +78,7 @@ def _publish(staging: Path, out: Path) -> None:
 
 
 def run(*, keys, input_format, key_column, value_bytes_column, key_type, partitions, topology, topic, offline_brokers,
-        sweep, max_skew, top, master, output, fmt, verbose) -> None:
+        sweep, max_skew, top, master, output, fmt, verbose, spark_conf=()) -> None:
     from planner.pipeline.report import build_report
     from planner.pipeline.render import render_json, render_table, summary
     from planner.pipeline.skew import JobSpec, check_local_path, key_column_of
@@ -81,6 +91,7 @@ def run(*, keys, input_format, key_column, value_bytes_column, key_type, partiti
         raise PlannerError(f"--top must be 0 or more, got {top}")
     evaluate_sweep({}, {}, max_skew)  # validates --max-skew before Spark starts
     check_local_path(keys)
+    conf = parse_spark_conf(spark_conf)
     spec = JobSpec(keys=keys, input_format=input_format, key_column=key_column, value_bytes_column=value_bytes_column,
                    key_type=key_type, counts=tuple(sorted(set((n,) + sweep_counts))), primary=n, top=top)
     out_dir = staging = None
@@ -95,7 +106,7 @@ def run(*, keys, input_format, key_column, value_bytes_column, key_type, partiti
         from planner.pipeline.spark import session
 
         progress(f"starting Spark ({master})")
-        with session(master, verbose) as spark:
+        with session(master, verbose, conf) as spark:
             counts = job.run(spark, spec, progress, output_keys=str(staging / "keys.parquet") if staging else None)
         report = build_report(counts, source=keys, key_column=key_column_of(spec), key_type=key_type, partitions=n,
                               sweep_counts=sweep_counts, max_skew=max_skew, cluster=cluster, topic=topic)

@@ -36,6 +36,12 @@ os.environ.update({k: v for k, v in spark_env().items() if k.startswith(("SPARK_
 
 
 @pytest.fixture(scope="session")
+def spark_subprocess_env() -> dict[str, str]:
+    """The environment for a `kafka-planner skew` subprocess (same interpreter, Spark on loopback)."""
+    return spark_env()
+
+
+@pytest.fixture(scope="session")
 def spark():
     """The local-mode session every Spark test shares (the code under test reuses an active session)."""
     from planner.pipeline.spark import session
