@@ -1,0 +1,136 @@
+"""Property tests over random clusters and random operations (hypothesis)."""
+from collections import Counter
+
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
+
+from planner.model import Broker, Cluster, make_topic
+from planner.rebalance.decommission import decommission, replace_broker
+from planner.rebalance.goals import balance
+from planner.rebalance.leaders import elect_leaders
+from planner.rebalance.moves import rack_count, rack_safe
+from planner.rebalance.replication import set_replication_factor
+
+
+@st.composite
+def clusters(draw, uniform_rf=None, racks=None):
+    n = draw(st.integers(3, 9))
+    n_racks = draw(st.integers(0, 3)) if racks is None else racks
+    brokers = tuple(Broker(i, rack=f"r{i % n_racks}" if n_racks else None) for i in range(n))
+    topics = []
+    for ti in range(draw(st.integers(1, 3))):
+        rf = uniform_rf or draw(st.integers(1, min(3, n)))
+        parts = draw(st.integers(1, 12))
+        assignment = {p: tuple(draw(st.permutations(range(n)))[:rf]) for p in range(parts)}
+        topics.append(make_topic(f"t{ti}", assignment))
+    return Cluster(brokers=brokers, topics=tuple(topics))
+
+
+def check_invariants(before, plan, targets, rf_change=None):
+    after = plan.after
+    cur, new = before.assignment(), after.assignment()
+    assert set(cur) == set(new)  # every partition kept
+    for tp, r in new.items():
+        assert len(set(r)) == len(r)  # no duplicate replicas
+        assert set(r) <= set(before.broker_ids)  # no unknown brokers
+        if rf_change and tp.topic == rf_change[0]:
+            assert len(r) == rf_change[1]
+        else:
+            assert len(r) == len(cur[tp])  # RF kept
+    if targets is not None:
+        assert all(set(r) <= set(targets) for r in new.values())
+    # rack safety never reduced
+    n_racks = rack_count(before, targets)
+    rack_of = before.rack_of()
+    for tp in cur:
+        if rack_safe(cur[tp], rack_of, n_racks):
+            assert rack_safe(new[tp], rack_of, n_racks), (tp, cur[tp], new[tp])
+    # proposed then current restores the start
+    assert after.with_assignment(plan.current).assignment() == cur
+    # the plan lists only partitions that change, and never fewer moves than its lower bound
+    assert all(plan.proposed[tp] != cur[tp] for tp in plan.proposed)
+    reached = not any(n.startswith("replica counts could not") for n in plan.notes)
+    if plan.lower_bound is not None and not rf_change and reached:
+        assert plan.replica_moves >= plan.lower_bound  # a bound on plans that reach the goal
+    # deterministic
+    return after
+
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(clusters())
+def test_rebalance_invariants(c):
+    plan = balance(c)
+    after = check_invariants(c, plan, sorted(c.online_ids))
+    assert balance(c).proposed == plan.proposed
+    if rack_count(c) == 0:
+        cnt = Counter(b for p in after.partitions() for b in p.replicas)
+        values = [cnt[b] for b in c.broker_ids]
+        assert max(values) - min(values) <= 1
+
+
+@SETTINGS
+@given(clusters(uniform_rf=2, racks=0))
+def test_rebalance_without_racks_meets_lower_bound_and_leader_balance(c):
+    plan = balance(c)
+    after = plan.after
+    assert plan.replica_moves == plan.lower_bound
+    lead = Counter(p.replicas[0] for p in after.partitions())
+    values = [lead[b] for b in c.broker_ids]
+    assert max(values) - min(values) <= 1
+
+
+@SETTINGS
+@given(clusters(), st.data())
+def test_decommission_invariants(c, data):
+    victim = data.draw(st.sampled_from(c.broker_ids))
+    max_rf = max(len(p.replicas) for p in c.partitions())
+    assume(max_rf <= len(c.broker_ids) - 1)
+    plan = decommission(c, [victim])
+    targets = [b for b in c.broker_ids if b != victim]
+    check_invariants(c, plan, targets)
+
+
+@SETTINGS
+@given(clusters(), st.data())
+def test_replace_broker_invariants(c, data):
+    src = data.draw(st.sampled_from(c.broker_ids))
+    dst = data.draw(st.sampled_from([b for b in c.broker_ids if b != src]))
+    assume(max(len(p.replicas) for p in c.partitions()) < len(c.broker_ids))
+    plan = replace_broker(c, src, dst)
+    after = plan.after
+    assert all(src not in r for r in after.assignment().values())
+    assert set(after.assignment()) == set(c.assignment())
+    assert after.with_assignment(plan.current).assignment() == c.assignment()
+
+
+@SETTINGS
+@given(clusters(), st.data())
+def test_set_rf_invariants(c, data):
+    topic = data.draw(st.sampled_from([t.name for t in c.topics]))
+    rf = data.draw(st.integers(1, len(c.broker_ids)))
+    plan = set_replication_factor(c, topic, rf)
+    after = plan.after
+    cur = c.assignment()
+    for tp, r in after.assignment().items():
+        assert len(set(r)) == len(r)
+        if tp.topic == topic:
+            assert len(r) == rf
+            if rf >= len(cur[tp]):
+                assert r[:len(cur[tp])] == cur[tp]  # existing replicas and order kept when growing
+            else:
+                assert set(r) <= set(cur[tp])  # shrinking only removes
+        else:
+            assert r == cur[tp]
+    assert after.with_assignment(plan.current).assignment() == cur
+
+
+@SETTINGS
+@given(clusters())
+def test_elect_leaders_moves_no_data(c):
+    proposed, elect = elect_leaders(c)
+    cur = c.assignment()
+    for tp, r in proposed.items():
+        assert sorted(r) == sorted(cur[tp])
+    assert set(elect) <= set(cur)
