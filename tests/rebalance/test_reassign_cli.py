@@ -1,0 +1,175 @@
+"""`kafka-planner reassign ...` and `failures` end to end (exit codes, stdout, stderr, files)."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from planner.formats.topology import load_topology
+
+TOPOLOGY = """\
+cluster: t
+brokers:
+  - {id: 1, rack: a}
+  - {id: 2, rack: b}
+  - {id: 3, rack: c}
+  - {id: 4, rack: a}
+  - {id: 5, rack: b}
+  - {id: 6, rack: c}
+topics:
+  - name: foo
+    configs: {min.insync.replicas: "2"}
+    assignment: {0: [1, 2, 3], 1: [2, 3, 1], 2: [3, 1, 2], 3: [1, 2, 3]}
+    sizes: {0: 1000, 1: 2000, 2: 3000, 3: 4000}
+  - name: bar
+    assignment: {0: [1, 2], 1: [2, 3]}
+"""
+
+
+def run(*args):
+    proc = subprocess.run([sys.executable, "-m", "planner", *args], capture_output=True, text=True)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+@pytest.fixture
+def topo(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text(TOPOLOGY)
+    return str(path)
+
+
+def test_generate_prints_kafka_text(topo, tmp_path):
+    f = tmp_path / "topics.json"
+    f.write_text('{"topics":[{"topic":"bar"}],"version":1}')
+    code, out, err = run("reassign", "generate", topo, "--topics-to-move-json-file", str(f), "--broker-list", "4,5,6",
+                         "--start-index", "0")
+    assert (code, err) == (0, "")
+    # rack-aware AdminUtils on racks a:4, b:5, c:6 (alternated 4,5,6), start 0, shift 0
+    assert out == (
+        "Current partition replica assignment\n"
+        '{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,2],"log_dirs":["any","any"]},'
+        '{"topic":"bar","partition":1,"replicas":[2,3],"log_dirs":["any","any"]}]}\n\n'
+        "Proposed partition reassignment configuration\n"
+        '{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[4,5],"log_dirs":["any","any"]},'
+        '{"topic":"bar","partition":1,"replicas":[5,6],"log_dirs":["any","any"]}]}\n'
+    )
+
+
+def test_generate_error_one_line(topo, tmp_path):
+    f = tmp_path / "topics.json"
+    f.write_text('{"topics":[{"topic":"bar"},{"topic":"bar"}]}')
+    code, out, err = run("reassign", "generate", topo, "--topics-to-move-json-file", str(f), "--broker-list", "4,5")
+    assert (code, out, err) == (2, "", "error: List of topics to reassign contains duplicate entries: [bar]\n")
+
+
+def test_rebalance_output_dir_and_round_trip(topo, tmp_path):
+    out_dir = tmp_path / "plan"
+    code, out, err = run("reassign", "rebalance", topo, "--output-dir", str(out_dir), "--throttle", "1000")
+    assert code == 0, err
+    names = sorted(p.name for p in out_dir.iterdir())
+    assert "current.json" in names and "proposed.json" in names and "plan.txt" in names
+    assert (out_dir / "plan.txt").read_text() == out
+    assert "Replica moves:" in out and "lower bound" in out
+    assert "leader.replication.throttled.replicas=" in out
+    proposed = json.loads((out_dir / "proposed.json").read_text())
+    current = json.loads((out_dir / "current.json").read_text())
+    assert [(p["topic"], p["partition"]) for p in proposed["partitions"]] == \
+           [(p["topic"], p["partition"]) for p in current["partitions"]]
+    # apply proposed, then the rollback: back to the start
+    step1, step2 = tmp_path / "after.yaml", tmp_path / "back.yaml"
+    code, _, err = run("reassign", "apply", topo, "--reassignment-json-file", str(out_dir / "proposed.json"),
+                       "--write", str(step1))
+    assert code == 0, err
+    after = load_topology(str(step1))
+    counts = {}
+    for p in after.partitions():
+        for b in p.replicas:
+            counts[b] = counts.get(b, 0) + 1
+    assert max(counts.values()) - min(counts.get(b, 0) for b in after.broker_ids) <= 1
+    code, _, err = run("reassign", "apply", str(step1), "--reassignment-json-file", str(out_dir / "current.json"),
+                       "--write", str(step2))
+    assert code == 0, err
+    assert load_topology(str(step2)).assignment() == load_topology(topo).assignment()
+
+
+def test_batches_written(topo, tmp_path):
+    out_dir = tmp_path / "plan"
+    code, _, err = run("reassign", "decommission", topo, "--brokers", "1", "--batch-size", "2",
+                       "--output-dir", str(out_dir))
+    assert code == 0, err
+    batches = sorted(p.name for p in out_dir.iterdir() if p.name.startswith("proposed-"))
+    assert batches[0] == "proposed-001.json" and len(batches) >= 2
+    total = sum(len(json.loads((out_dir / b).read_text())["partitions"]) for b in batches)
+    assert total == len(json.loads((out_dir / "current.json").read_text())["partitions"])
+
+
+def test_failed_plan_writes_nothing(topo, tmp_path):
+    out_dir = tmp_path / "plan"
+    code, out, err = run("reassign", "decommission", topo, "--brokers", "1,2,3,4", "--output-dir", str(out_dir))
+    assert code == 2 and out == ""
+    assert err == ("error: cannot decommission broker(s) 1,2,3,4: foo-0 has replication factor 3 but only 2 "
+                   "online broker(s) would remain\n")
+    assert not out_dir.exists()
+
+
+def test_verify_valid_with_warnings(topo, tmp_path):
+    f = tmp_path / "r.json"
+    f.write_text('{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,4]}]}')
+    code, out, err = run("reassign", "verify", topo, "--reassignment-json-file", str(f))
+    assert code == 0
+    assert "warning: bar-0 becomes rack-unsafe: replicas 1,4 in racks a,a" in err
+    assert out.startswith("Plan: verify")
+    f.write_text('{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,2,3]}]}')
+    code, out, err = run("reassign", "verify", topo, "--reassignment-json-file", str(f))
+    assert code == 0 and "warning: bar-0 changes replication factor 2 -> 3" in err
+
+
+@pytest.mark.parametrize("text,message", [
+    ('{"version":1,"partitions":[]}', "Partition reassignment list cannot be empty"),
+    ('{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,9]}]}', "Unknown broker id 9"),
+    ('{"version":1,"partitions":[{"topic":"quux","partition":0,"replicas":[1,2]}]}', "Topic quux not found."),
+    ('{"version":1,"partitions":[{"topic":"bar","partition":7,"replicas":[1,2]}]}', "Unable to find partition: bar-7"),
+    ('{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,1]}]}',
+     "Partition replica lists may not contain duplicate entries: bar-0 contains multiple entries for 1"),
+])
+def test_verify_errors(topo, tmp_path, text, message):
+    f = tmp_path / "r.json"
+    f.write_text(text)
+    code, out, err = run("reassign", "verify", topo, "--reassignment-json-file", str(f))
+    assert (code, out, err) == (2, "", f"error: {message}\n")
+
+
+def test_missing_file_error(topo):
+    code, _, err = run("reassign", "verify", topo, "--reassignment-json-file", "/nonexistent/r.json")
+    assert code == 2 and err == "error: --reassignment-json-file /nonexistent/r.json: No such file or directory\n"
+
+
+def test_elect_leaders_kafka_format(topo):
+    code, out, err = run("reassign", "elect-leaders", topo, "--format", "kafka")
+    assert code == 0, err
+    last = out.strip().splitlines()[-1]
+    assert json.loads(last).keys() == {"partitions"}
+
+
+def test_sizes_file(topo, tmp_path):
+    sizes = tmp_path / "sizes.json"
+    sizes.write_text('Querying brokers for log directories information\n'
+                     '{"version":1,"brokers":[{"broker":1,"logDirs":[{"logDir":"/d","error":null,"partitions":['
+                     '{"partition":"bar-0","size":5000,"offsetLag":0,"isFuture":false}]}]}]}\n')
+    code, out, err = run("reassign", "set-replication-factor", topo, "--topic", "bar", "--replication-factor", "3",
+                         "--sizes", str(sizes), "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["replica_moves"] == 2 == data["lower_bound"]
+    assert data["bytes_to_move"] == 5000  # bar-1 has no size: counted as 0
+
+
+def test_failures_command(topo):
+    code, out, err = run("failures", topo, "--max-failed-brokers", "2", "--format", "json", "--top", "3")
+    assert code == 0, err
+    data = json.loads(out)
+    assert len(data) == 3
+    # brokers 1 and 2 together: every foo partition (min ISR 2, ISR 3) goes under min ISR; bar-0 loses its leader
+    assert data[0] == {"brokers": [1, 2], "label": "1,2", "leaderless": 1, "under_min_isr": 5}
+    code, out, _ = run("failures", topo, "--by-rack")
+    assert code == 0 and out.splitlines()[0].startswith("failed")
