@@ -192,7 +192,7 @@ def balance(
             )
     st = _State(cluster, parts, targets)
     total = sum(len(r) for r in st.reps)
-    target = count_targets(st.count, targets, total)
+    target, by_rack = _targets(st, targets, total)
     lower = excess({b: c for b, c in st.count.items() if c}, target)
     heap = _Heap(st, target)
     budget = max_moves if max_moves is not None else None
@@ -235,7 +235,7 @@ def balance(
         if not progressed:
             break
     # 2b. Racks blocked some direct moves: settle for any move that narrows the spread (may cost extra moves).
-    for _ in range(4 * len(targets)):
+    for _ in range(0 if by_rack else 4 * len(targets)):
         if not allowed():
             break
         hi = max(targets, key=lambda b: (st.count[b], -b))
@@ -257,12 +257,23 @@ def balance(
                 break
         if not done:
             break
-    counts = [st.count[b] for b in targets]
-    if max(counts) - min(counts) > 1:
-        notes.append(
-            f"replica counts could not be brought within 1 ({min(counts)}..{max(counts)}): racks or replica "
-            f"placement constrain the moves" + ("" if allowed() else ", or --max-moves was reached")
-        )
+    groups = by_rack or {None: targets}
+    for rack, members in sorted(groups.items(), key=lambda kv: str(kv[0])):
+        counts = [st.count[b] for b in members]
+        if max(counts) - min(counts) > 1:
+            where = f" in rack {rack}" if rack is not None else ""
+            notes.append(
+                f"replica counts{where} could not be brought within 1 ({min(counts)}..{max(counts)}): racks or "
+                f"replica placement constrain the moves" + ("" if allowed() else ", or --max-moves was reached")
+            )
+    if by_rack:
+        all_counts = [st.count[b] for b in targets]
+        if max(all_counts) - min(all_counts) > 1:
+            sizes = ", ".join(f"{r}: {len(m)}" for r, m in sorted(by_rack.items()))
+            notes.append(
+                f"every partition keeps one replica per rack and racks differ in size ({sizes} brokers), so "
+                f"counts are balanced within each rack ({min(all_counts)}..{max(all_counts)} overall)"
+            )
 
     # 3. Bytes: swap a big replica on the heaviest broker with a small one on the lightest (counts unchanged).
     if balance_bytes and st.has_sizes:
@@ -291,6 +302,21 @@ def balance(
     proposed = {p.tp: tuple(r) for p, r in zip(parts, st.reps) if tuple(r) != p.replicas}
     return Plan(before=cluster, proposed=proposed, goal=goal, lower_bound=lower, brokers=tuple(targets),
                 notes=tuple(notes))
+
+
+def _targets(st: _State, targets: Sequence[int], total: int) -> tuple[dict[int, int], dict[str, list[int]] | None]:
+    """Per-broker targets. When every partition has one replica in each rack (RF == racks, all rack-safe), each
+    rack holds exactly one replica of every partition, so the targets are balanced within each rack."""
+    n = st.n_racks
+    if n and st.reps and all(len(r) == n and st.distinct_racks(r) == n for r in st.reps):
+        by_rack: dict[str, list[int]] = {}
+        for b in targets:
+            by_rack.setdefault(st.rack_of[b], []).append(b)
+        target: dict[int, int] = {}
+        for members in by_rack.values():
+            target.update(count_targets(st.count, members, len(st.reps)))
+        return target, by_rack
+    return count_targets(st.count, targets, total), None
 
 
 def _balance_bytes(st: _State, allowed: Callable[[], bool]) -> None:
