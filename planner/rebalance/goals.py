@@ -135,7 +135,12 @@ class _Heap:
         st = self.st
         popped, valid = [], []
         r = st.reps[i]
-        while self.h and len(valid) < (8 if st.n_racks else 1) and len(popped) < limit + len(valid):
+        want = 1
+        if st.n_racks:
+            before = st.distinct_racks(r)
+            # a partition already at min(RF, racks) distinct racks cannot gain: the first valid broker is the one
+            want = 1 if before >= min(len(r), st.n_racks) else 8
+        while self.h and len(valid) < want and len(popped) < limit + len(valid):
             k = heapq.heappop(self.h)
             b = k[2]
             if k != self.key(b):
