@@ -314,6 +314,31 @@ def verify_cmd(
     sys.stdout.write(text_out)
 
 
+@reassign.command("status")
+def status_cmd(
+    topology: str = TOPOLOGY,
+    reassignment_file: str = typer.Option(..., "--reassignment-json-file", metavar="F"),
+    offline_brokers: Optional[str] = OFFLINE,
+) -> None:
+    """What `kafka-reassign-partitions.sh --verify` prints for this JSON against the topology (in-progress = the
+    partition has adding/removing replicas in the topology)."""
+    from planner.formats.kafka_json import (parse_reassignment_entries, partition_reassignment_states_text,
+                                            reassignment_states)
+
+    cluster = load_cluster(topology, offline_brokers)
+    entries = parse_reassignment_entries(_read(reassignment_file, "--reassignment-json-file"), reassignment_file)
+    states = reassignment_states(cluster, {e.tp: e.replicas for e in entries})
+    sys.stdout.write(partition_reassignment_states_text(states) + "\n")
+
+
+@reassign.command("list")
+def list_cmd(topology: str = TOPOLOGY, offline_brokers: Optional[str] = OFFLINE) -> None:
+    """What `kafka-reassign-partitions.sh --list` prints: the reassignments in progress in the topology."""
+    from planner.formats.kafka_json import current_reassignments_text
+
+    sys.stdout.write(current_reassignments_text(load_cluster(topology, offline_brokers)) + "\n")
+
+
 @reassign.command("apply")
 def apply_cmd(
     topology: str = TOPOLOGY,

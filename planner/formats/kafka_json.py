@@ -468,3 +468,96 @@ def parse_log_dirs_json(text: str, source: str) -> dict[TopicPartition, int]:
                 tp = TopicPartition(topic, int(pid))
                 sizes[tp] = max(sizes.get(tp, 0), size)
     return sizes
+
+
+# -- --verify / --list texts (§4.3; trunk partitionReassignmentStatesToString, replicaMoveStatesToString,
+#    curReassignmentsToString) -------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PartitionReassignmentState:
+    current: tuple[int, ...]
+    target: tuple[int, ...]
+    done: bool
+
+
+def partition_reassignment_states_text(states: Mapping[TopicPartition, PartitionReassignmentState]) -> str:
+    """The block `--verify` prints for partition moves (3.3+ "is completed."; no final newline)."""
+    lines = ["Status of partition reassignment:"]
+    for tp in sorted(states, key=tp_sort_key):
+        st = states[tp]
+        if st.done:
+            if tuple(st.current) == tuple(st.target):
+                lines.append(f"Reassignment of partition {tp} is completed.")
+            else:
+                lines.append(
+                    f"There is no active reassignment of partition {tp}, but replica set is "
+                    f"{','.join(map(str, st.current))} rather than {','.join(map(str, st.target))}."
+                )
+        else:
+            lines.append(f"Reassignment of partition {tp} is still in progress.")
+    return "\n".join(lines)
+
+
+def reassignment_states(cluster: Cluster, targets: Mapping[TopicPartition, Iterable[int]]
+                        ) -> dict[TopicPartition, PartitionReassignmentState]:
+    """`findPartitionReassignmentStates` against a topology: a partition with adding/removing replicas is in progress;
+    otherwise done, with its current replicas (a partition that does not exist has none)."""
+    parts = {p.tp: p for p in cluster.partitions()}
+    out = {}
+    for tp, target in targets.items():
+        tp = TopicPartition(*tp)
+        p = parts.get(tp)
+        if p is not None and (p.adding or p.removing):
+            out[tp] = PartitionReassignmentState(p.replicas, tuple(target), False)
+        else:
+            out[tp] = PartitionReassignmentState(p.replicas if p else (), tuple(target), True)
+    return out
+
+
+@dataclass(frozen=True)
+class LogDirMoveState:
+    kind: str  # "missing-log-dir" | "missing-replica" | "active" | "cancelled" | "completed"
+    target_dir: str
+    current_dir: str | None = None
+    future_dir: str | None = None
+
+
+def replica_move_states_text(states: Mapping[tuple[TopicPartition, int], LogDirMoveState]) -> str:
+    """`replicaMoveStatesToString`: sorted by broker, then topic, then partition (no final newline)."""
+    lines = []
+    for tp, broker in sorted(states, key=lambda k: (k[1], tp_sort_key(k[0]))):
+        st = states[(tp, broker)]
+        replica = f"{tp.topic}-{tp.partition}-{broker}"
+        if st.kind == "missing-log-dir":
+            lines.append(f"Partition {tp.topic}-{tp.partition} is not found in any live log dir on broker {broker}. "
+                         "There is likely an offline log directory on the broker.")
+        elif st.kind == "missing-replica":
+            lines.append(f"Partition {tp.topic}-{tp.partition} cannot be found in any live log directory on broker "
+                         f"{broker}.")
+        elif st.kind == "active":
+            if st.target_dir == st.future_dir:
+                lines.append(f"Reassignment of replica {replica} is still in progress.")
+            else:
+                lines.append(f"Partition {tp.topic}-{tp.partition} on broker {broker} is being moved to log dir "
+                             f"{st.future_dir} instead of {st.target_dir}.")
+        elif st.kind == "cancelled":
+            lines.append(f"Partition {tp.topic}-{tp.partition} on broker {broker} is not being moved from log dir "
+                         f"{st.current_dir} to {st.target_dir}.")
+        elif st.kind == "completed":
+            lines.append(f"Reassignment of replica {replica} completed successfully.")
+    return "\n".join(lines)
+
+
+def current_reassignments_text(cluster: Cluster) -> str:
+    """`--list` (`curReassignmentsToString`) for the in-progress reassignments of a topology (no final newline)."""
+    active = sorted((p for p in cluster.partitions() if p.adding or p.removing), key=lambda p: tp_sort_key(p.tp))
+    if not active:
+        return "No partition reassignments found."
+    lines = ["Current partition reassignments:"]
+    for p in active:
+        text = f"{p.tp}: replicas: {','.join(map(str, p.replicas))}."
+        if p.adding:
+            text += f" adding: {','.join(map(str, p.adding))}."
+        if p.removing:
+            text += f" removing: {','.join(map(str, p.removing))}."
+        lines.append(text)
+    return "\n".join(lines)

@@ -173,3 +173,15 @@ def test_failures_command(topo):
     assert data[0] == {"brokers": [1, 2], "label": "1,2", "leaderless": 1, "under_min_isr": 5}
     code, out, _ = run("failures", topo, "--by-rack")
     assert code == 0 and out.splitlines()[0].startswith("failed")
+
+
+def test_status_and_list(topo, tmp_path):
+    f = tmp_path / "r.json"
+    f.write_text('{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,2]},'
+                 '{"topic":"bar","partition":1,"replicas":[3,2]}]}')
+    code, out, err = run("reassign", "status", topo, "--reassignment-json-file", str(f))
+    assert (code, err) == (0, "")
+    assert out == ("Status of partition reassignment:\n"
+                   "Reassignment of partition bar-0 is completed.\n"
+                   "There is no active reassignment of partition bar-1, but replica set is 2,3 rather than 3,2.\n")
+    assert run("reassign", "list", topo) == (0, "No partition reassignments found.\n", "")
