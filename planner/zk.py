@@ -129,6 +129,27 @@ def _quiet_kazoo_logging() -> None:
     log.propagate = False
 
 
+def _fast_handler():
+    """kazoo's threading handler with a cheaper `select`.
+
+    kazoo's default builds, registers and closes a fresh epoll selector on every call (several per request: ~half of
+    the client's CPU time when 20,000 reads are pipelined). Plain `select.select` does the same job for descriptors
+    below FD_SETSIZE; larger descriptors fall back to kazoo's selector-based version.
+    """
+    import select as _select
+
+    from kazoo.handlers.threading import SequentialThreadingHandler
+
+    class FastSelectHandler(SequentialThreadingHandler):
+        def select(self, *args, **kwargs):
+            try:
+                return _select.select(*args, **kwargs)
+            except ValueError:  # a descriptor >= FD_SETSIZE
+                return super().select(*args, **kwargs)
+
+    return FastSelectHandler()
+
+
 class _Session:
     """A started kazoo client with a deadline, a watch flag for consistency and a connection-lost flag."""
 
@@ -151,6 +172,7 @@ class _Session:
                           verify_certs=True)
         self.client = KazooClient(
             hosts=zk_url.connect_string,
+            handler=_fast_handler(),
             timeout=max(opts.timeout, 1.0),
             connection_retry=KazooRetry(max_tries=-1, delay=0.1, max_delay=1.0),
             **kwargs,
