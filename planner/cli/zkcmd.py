@@ -66,6 +66,15 @@ def _read_text(path: str, option: str) -> str:
         raise PlannerError(f"{option} {path}: cannot read: {exc.strerror}") from None
 
 
+def _simulate(cluster, offline_brokers: Optional[str]):
+    """`--offline-brokers 2,3`: the live cluster as if those brokers failed."""
+    if not offline_brokers:
+        return cluster
+    from planner.model import OFFLINE as OFF, parse_id_list
+
+    return cluster.with_broker_states({i: OFF for i in parse_id_list(offline_brokers, "--offline-brokers")})
+
+
 @zk_app.command("export")
 def export(
     url: str = URL,
@@ -78,13 +87,9 @@ def export(
     """Write the live cluster as a topology YAML file (partition sizes are not in ZooKeeper, so omitted)."""
     from planner import zk
     from planner.formats.topology import dump_topology
-    from planner.model import OFFLINE as OFF, parse_id_list
-
     opts = _opts(zk_timeout, zk_auth_file, zk_ca_file, zk_cert_file, zk_key_file)
     snap = zk.read_snapshot(url, opts, _progress(quiet))
-    cluster = snap.cluster
-    if offline_brokers:
-        cluster = cluster.with_broker_states({i: OFF for i in parse_id_list(offline_brokers, "--offline-brokers")})
+    cluster = _simulate(snap.cluster, offline_brokers)
     text = dump_topology(cluster)
     if output:
         from planner.formats.atomic import write_text_atomic
@@ -121,6 +126,7 @@ def submit(
     reassignment_json_file: str = typer.Option(..., "--reassignment-json-file", metavar="FILE",
                                                help="Kafka's reassignment JSON (as kafka-reassign-partitions.sh takes)."),
     execute: bool = typer.Option(False, "--execute", help="Create /admin/reassign_partitions. Without it: a dry run."),
+    offline_brokers: Optional[str] = OFFLINE,
     zk_timeout: float = TIMEOUT, zk_auth_file: Optional[str] = AUTH_FILE, zk_ca_file: Optional[str] = CA_FILE,
     zk_cert_file: Optional[str] = CERT_FILE, zk_key_file: Optional[str] = KEY_FILE, quiet: bool = QUIET,
 ) -> None:
@@ -136,7 +142,7 @@ def submit(
                                           reassignment_json_file)
     with zk.connect(url, opts) as session:
         snap = session.snapshot(_progress(quiet))
-        cluster = snap.cluster
+        cluster = _simulate(snap.cluster, offline_brokers)
         kj.validate_reassignment(cluster, proposed)
         if snap.reassigning is not None:
             raise PlannerError("There is an existing assignment running.")
@@ -161,6 +167,7 @@ def elect_leaders(
                                           help='{"partitions": [{"topic": "foo", "partition": 1}, ...]}'),
     execute: bool = typer.Option(False, "--execute",
                                  help="Create /admin/preferred_replica_election. Without it: a dry run."),
+    offline_brokers: Optional[str] = OFFLINE,
     zk_timeout: float = TIMEOUT, zk_auth_file: Optional[str] = AUTH_FILE, zk_ca_file: Optional[str] = CA_FILE,
     zk_cert_file: Optional[str] = CERT_FILE, zk_key_file: Optional[str] = KEY_FILE, quiet: bool = QUIET,
 ) -> None:
@@ -173,7 +180,7 @@ def elect_leaders(
     wanted = kj.parse_election_json(_read_text(path_to_json_file, "--path-to-json-file"), path_to_json_file)
     with zk.connect(url, opts) as session:
         snap = session.snapshot(_progress(quiet))
-        cluster = snap.cluster
+        cluster = _simulate(snap.cluster, offline_brokers)
         existing = {p.tp for p in cluster.partitions()}
         valid = [tp for tp in wanted if tp in existing]
         for tp in wanted:

@@ -191,3 +191,10 @@ def test_elect_leaders_bad_input(simple_url, tmp_path, kazoo_client, text, messa
     code, _, err = run_cli("zk", "elect-leaders", simple_url, "--path-to-json-file", str(path), "--execute", "-q")
     assert (code, err) == (2, f"error: {message}\n")
     assert kazoo_client.exists(chroot_of(simple_url) + "/admin/preferred_replica_election") is None
+
+
+def test_submit_with_simulated_offline_broker(simple_url, plan_file, kazoo_client):
+    code, out, err = run_cli("zk", "submit", simple_url, "--reassignment-json-file", plan_file, "--offline-brokers", "4")
+    assert (code, out, err) == (2, "", "error: Unknown broker id 4\n")
+    code, _, err = run_cli("zk", "submit", simple_url, "--reassignment-json-file", plan_file, "--offline-brokers", "8")
+    assert (code, err) == (2, "error: unknown broker id(s) 8: the cluster has brokers 1,2,3,4\n")
