@@ -70,6 +70,14 @@ class _State:
                 self.bytes[b] += self.size[i]
                 self.where[b].add(i)
         self.moves = 0
+        # replicas per (broker, topic): spread each topic too, as a tie-breaker
+        names = {}
+        self.topic_of = [names.setdefault(p.topic, len(names)) for p in parts]
+        self.tcount: dict[int, dict[int, int]] = {b: {} for b in cluster.broker_ids}
+        for i, r in enumerate(self.reps):
+            t = self.topic_of[i]
+            for b in r:
+                self.tcount[b][t] = self.tcount[b].get(t, 0) + 1
 
     def distinct_racks(self, replicas: Iterable[int]) -> int:
         return len({self.rack_of.get(b) for b in replicas})
@@ -95,11 +103,32 @@ class _State:
         self.bytes[dst] += self.size[i]
         self.where[src].discard(i)
         self.where[dst].add(i)
+        t = self.topic_of[i]
+        self.tcount[src][t] -= 1
+        self.tcount[dst][t] = self.tcount[dst].get(t, 0) + 1
         self.moves += 1
 
+    def sources(self, b: int):
+        """`source_order`, with the topic term kept current while replicas leave b (lazy heap)."""
+        tc = self.tcount[b]
+        heap = [(self.size[i], self.reps[i][0] == b, -tc[self.topic_of[i]], i) for i in self.where[b]]
+        heapq.heapify(heap)
+        while heap:
+            item = heapq.heappop(heap)
+            i = item[3]
+            if b not in self.reps[i]:
+                continue
+            now = -tc[self.topic_of[i]]
+            if now != item[2]:
+                heapq.heappush(heap, (item[0], item[1], now, i))
+                continue
+            yield i
+
     def source_order(self, b: int) -> list[int]:
-        """Replicas to take off broker b first: small partitions, followers before preferred leaders."""
-        return sorted(self.where[b], key=lambda i: (self.size[i], self.reps[i][0] == b, i))
+        """Replicas to take off broker b first: small partitions, followers before preferred leaders, then topics
+        that b holds most of."""
+        tc = self.tcount[b]
+        return sorted(self.where[b], key=lambda i: (self.size[i], self.reps[i][0] == b, -tc[self.topic_of[i]], i))
 
 
 def _pick(st: _State, i: int, src: int, accept: Callable[[int], bool], key: Callable[[int], tuple]) -> int | None:
@@ -135,12 +164,9 @@ class _Heap:
         st = self.st
         popped, valid = [], []
         r = st.reps[i]
-        want = 1
-        if st.n_racks:
-            before = st.distinct_racks(r)
-            # a partition already at min(RF, racks) distinct racks cannot gain: the first valid broker is the one
-            want = 1 if before >= min(len(r), st.n_racks) else 8
-        while self.h and len(valid) < want and len(popped) < limit + len(valid):
+        can_gain = bool(st.n_racks) and st.distinct_racks(r) < min(len(r), st.n_racks)
+        topic = st.topic_of[i]
+        while self.h and len(valid) < 8 and len(popped) < limit + len(valid):
             k = heapq.heappop(self.h)
             b = k[2]
             if k != self.key(b):
@@ -148,19 +174,20 @@ class _Heap:
             popped.append(k)
             if not ok(b):
                 break  # keys only grow from here: no later broker passes the count test this one failed
+            if valid and not can_gain and k[0] > valid[0][1][0] + 1:
+                break  # past the neediest brokers (within 1): choose among those found
             if b in r:
                 continue
             gain = st.rack_delta(i, src, b)
             if gain is None:
                 continue
             valid.append((gain, k))
-            if gain > 0:
-                break
         for k in popped:
             heapq.heappush(self.h, k)
         if not valid:
             return None
-        best = max(valid, key=lambda gk: (gk[0] > 0, -valid.index(gk)))
+        # rack gain first, then the neediest broker, then the one holding fewest replicas of this topic
+        best = min(valid, key=lambda gk: (-gk[0], st.tcount[gk[1][2]].get(topic, 0), gk[1][0], gk[1][1], gk[1][2]))
         return best[1][2]
 
     def touch(self, *brokers: int) -> None:
@@ -229,7 +256,7 @@ def balance(
         for s in sorted(targets, key=lambda b: (target[b] - st.count[b], b)):
             if st.count[s] <= target[s]:
                 continue
-            for i in st.source_order(s):
+            for i in st.sources(s):
                 if st.count[s] <= target[s] or not allowed():
                     break
                 d = heap.pick(i, s, lambda b: st.count[b] < target[b])
