@@ -53,8 +53,18 @@ def _report(name, cluster, plan, seconds, targets):
          higher_is_better=False)
     print(f"   {name}: replica spread {_spread(cluster, targets)} -> {_spread(after, targets)}, "
           f"preferred-leader spread {_spread(cluster, targets, True)} -> {_spread(after, targets, True)}, "
+          f"worst per-topic spread {_topic_spread(cluster, targets)} -> {_topic_spread(after, targets)}, "
           f"rack-unsafe {_unsafe(cluster, targets)} -> {_unsafe(after, targets)}, planned in {seconds:.2f} s",
           flush=True)
+
+
+def _topic_spread(cluster, brokers):
+    worst = 0
+    for t in cluster.topics:
+        cnt = Counter(b for p in t.partitions for b in p.replicas)
+        values = [cnt[b] for b in brokers]
+        worst = max(worst, max(values) - min(values))
+    return worst
 
 
 def _unsafe(cluster, targets):

@@ -306,3 +306,13 @@ def err(fn, *args, **kw):
     with pytest.raises(PlannerError) as info:
         fn(*args, **kw)
     return str(info.value)
+
+
+def test_scale_out_spreads_each_topic():
+    topics = {f"t{i}": placed(9, 3, 36, 3, start=i) for i in range(4)}
+    c = cluster(12, 3, topics)
+    plan = balance(c)
+    assert plan.replica_moves == plan.lower_bound == 108
+    for t in plan.after.topics:
+        cnt = Counter(b for p in t.partitions for b in p.replicas)
+        assert spread({b: cnt[b] for b in range(12)}) <= 1, t.name
