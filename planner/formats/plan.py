@@ -75,6 +75,10 @@ def render_plan_text(plan: Plan, throttle=None, batches: int | None = None) -> s
     moves = s["replica_moves"]
     if lb is not None:
         gap = "optimal" if moves == lb else f"{moves - lb} above the bound"
+        if any(n.startswith("replica counts") for n in plan.notes):
+            gap += "; the count goal is out of reach here, see the note"
+        elif any("byte-balancing swaps" in n for n in plan.notes) and moves > lb:
+            gap += ", byte swaps"
         lines.append(f"Replica moves:          {moves} (lower bound {lb}: {gap})")
     else:
         lines.append(f"Replica moves:          {moves}")
