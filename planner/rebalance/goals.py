@@ -332,6 +332,16 @@ def balance(
             )
 
     proposed = {p.tp: tuple(r) for p, r in zip(parts, st.reps) if tuple(r) != p.replicas}
+    if len(cluster.online_ids) < len(cluster.brokers) and proposed:
+        from planner.state import cluster_states
+
+        states = cluster_states(cluster)
+        stuck = sorted(str(tp) for tp in proposed if not states[tp.topic][tp.partition].has_leader
+                       and set(proposed[tp]) - set(cluster.topic(tp.topic).partition(tp.partition).replicas))
+        if stuck:
+            shown = ", ".join(stuck[:10]) + (f" and {len(stuck) - 10} more" if len(stuck) > 10 else "")
+            notes.append(f"{len(stuck)} moved partition(s) have no leader now ({shown}): their new replicas cannot "
+                         "copy data, so those reassignments will not complete until a replica comes back")
     return Plan(before=cluster, proposed=proposed, goal=goal, lower_bound=lower, brokers=tuple(targets),
                 notes=tuple(notes))
 

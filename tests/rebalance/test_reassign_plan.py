@@ -316,3 +316,10 @@ def test_scale_out_spreads_each_topic():
     for t in plan.after.topics:
         cnt = Counter(b for p in t.partitions for b in p.replicas)
         assert spread({b: cnt[b] for b in range(12)}) <= 1, t.name
+
+
+def test_leaderless_partition_moves_are_flagged():
+    c = cluster(3, 0, {"t": {0: (2,), 1: (0, 1)}}, states={2: "offline"})
+    plan = balance(c)
+    assert 2 not in plan.proposed[TP("t", 0)]
+    assert any(n.startswith("1 moved partition(s) have no leader now (t-0)") for n in plan.notes)
