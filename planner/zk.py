@@ -186,8 +186,10 @@ class _Session:
         except KazooTimeoutError:
             self.close()
             hosts = ",".join(f"{h}:{p}" for h, p in zk_url.hosts)
+            tls = (" with TLS (does the server speak TLS on that port, and does the --zk-ca-file CA sign its "
+                   "certificate?)" if opts.ca_file else "")
             raise PlannerError(
-                f"{self.url}: cannot connect to ZooKeeper at {hosts} within {opts.timeout:g} s "
+                f"{self.url}: cannot connect to ZooKeeper at {hosts} within {opts.timeout:g} s{tls} "
                 "(is the server running and the address right? --zk-timeout sets the wait)"
             ) from None
         except Exception as exc:  # e.g. SSL errors, auth failed during the handshake

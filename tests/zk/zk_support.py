@@ -27,11 +27,37 @@ def _ruok(port: int) -> bool:
         return False
 
 
+NETTY = ["netty-handler", "netty-buffer", "netty-codec", "netty-common", "netty-transport", "netty-resolver",
+         "netty-transport-native-unix-common"]
+
+
+def make_tls_material(directory: str) -> str:
+    """A CA (ca.pem) and a server certificate for 127.0.0.1 in PKCS12 key/trust stores (password `secret`)."""
+    def sh(*cmd):
+        subprocess.run(cmd, cwd=directory, check=True, capture_output=True)
+
+    sh("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+       "-subj", "/CN=kafka-planner-test-ca")
+    sh("openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr",
+       "-subj", "/CN=127.0.0.1")
+    with open(os.path.join(directory, "ext.cnf"), "w") as fh:
+        fh.write("subjectAltName=IP:127.0.0.1\n")
+    sh("openssl", "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+       "-out", "server.pem", "-days", "2", "-extfile", "ext.cnf")
+    sh("openssl", "pkcs12", "-export", "-in", "server.pem", "-inkey", "server.key", "-out", "server.p12",
+       "-passout", "pass:secret", "-name", "server")
+    sh("keytool", "-importcert", "-noprompt", "-alias", "ca", "-file", "ca.pem", "-keystore", "trust.p12",
+       "-storetype", "PKCS12", "-storepass", "secret")
+    return os.path.join(directory, "ca.pem")
+
+
 class ZkServer:
-    def __init__(self) -> None:
+    def __init__(self, tls: bool = False) -> None:
         self.port = free_port()
         self.dir = tempfile.mkdtemp(prefix="kp-zk-")
         self.proc: subprocess.Popen | None = None
+        self.tls = tls
+        self.ca_file = make_tls_material(self.dir) if tls else None
 
     @property
     def url(self) -> str:
@@ -46,15 +72,27 @@ class ZkServer:
         if missing:
             raise RuntimeError(f"ZooKeeper jars missing: {missing}; run `make zookeeper`")
         cfg = os.path.join(self.dir, "zoo.cfg")
+        jars = list(JARS)
         with open(cfg, "w") as fh:
-            fh.write(
-                f"tickTime=500\ninitLimit=10\nsyncLimit=5\ndataDir={self.dir}/data\n"
-                f"clientPort={self.port}\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\n"
-                "4lw.commands.whitelist=srvr,ruok\nmaxClientCnxns=0\nminSessionTimeout=1000\n"
-            )
+            fh.write(f"tickTime=500\ninitLimit=10\nsyncLimit=5\ndataDir={self.dir}/data\nadmin.enableServer=false\n"
+                     "4lw.commands.whitelist=srvr,ruok\nmaxClientCnxns=0\nminSessionTimeout=1000\n")
+            if self.tls:  # TLS on `port` (Netty: ZooKeeper's TLS needs it); plain `plain_port` for the readiness probe
+                self.plain_port = free_port()
+                fh.write(
+                    f"clientPort={self.plain_port}\nclientPortAddress=127.0.0.1\n"
+                    f"secureClientPort={self.port}\nsecureClientPortAddress=127.0.0.1\n"
+                    "serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory\n"
+                    f"ssl.keyStore.location={self.dir}/server.p12\nssl.keyStore.password=secret\n"
+                    "ssl.keyStore.type=PKCS12\n"
+                    f"ssl.trustStore.location={self.dir}/trust.p12\nssl.trustStore.password=secret\n"
+                    "ssl.trustStore.type=PKCS12\nssl.clientAuth=none\n"
+                )
+                jars += [f"/usr/share/java/{j}.jar" for j in NETTY]
+            else:
+                fh.write(f"clientPort={self.port}\nclientPortAddress=127.0.0.1\n")
         self.log = open(os.path.join(self.dir, "server.log"), "wb")
         self.proc = subprocess.Popen(
-            ["java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", ":".join(JARS),
+            ["java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", ":".join(jars),
              "org.apache.zookeeper.server.ZooKeeperServerMain", cfg],
             stdout=self.log, stderr=subprocess.STDOUT,
         )
@@ -62,7 +100,7 @@ class ZkServer:
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"ZooKeeper exited with {self.proc.returncode}; see {self.dir}/server.log")
-            if _ruok(self.port):
+            if _ruok(self.plain_port if self.tls else self.port):
                 return self
             time.sleep(0.1)
         self.stop()
