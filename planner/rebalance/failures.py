@@ -85,6 +85,14 @@ def broker_failures(cluster: Cluster, max_failed: int = 1, top: int | None = Non
         raise PlannerError(f"--max-failed-brokers {max_failed} is more than the {len(ids)} online brokers")
     index = {b: i for i, b in enumerate(ids)}
     n = len(ids)
+    from math import comb
+
+    direct = sum(comb(n, k) for k in range(3, max_failed + 1))
+    if direct > 2_000_000:
+        raise PlannerError(
+            f"--max-failed-brokers {max_failed} over {n} brokers means {direct:,} sets of 3 or more brokers, too many "
+            "to count one by one; use --max-failed-brokers 2 or --by-rack"
+        )
     electable, isr, need_isr = _members(cluster)
     need_lead = [len(m) for m in electable]
     results: list[FailureImpact] = []

@@ -323,3 +323,9 @@ def test_leaderless_partition_moves_are_flagged():
     plan = balance(c)
     assert 2 not in plan.proposed[TP("t", 0)]
     assert any(n.startswith("1 moved partition(s) have no leader now (t-0)") for n in plan.notes)
+
+
+def test_failures_refuses_huge_direct_counts():
+    c = cluster(300, 0, {"t": {0: (0, 1, 2)}})
+    assert err(failures.broker_failures, c, 3).startswith(
+        "--max-failed-brokers 3 over 300 brokers means 4,455,100 sets of 3 or more brokers")
