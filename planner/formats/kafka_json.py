@@ -428,7 +428,8 @@ def parse_election_json(text: str, source: str) -> list[TopicPartition]:
                                   _int(_field(obj, "partition", source), source)))
     dups = _duplicates(tps, hash_of=tp_hash)
     if dups:
-        raise PlannerError(f"Replica election data contains duplicate partitions: {','.join(map(str, dups))}")
+        # trunk LeaderElectionCommand.java prints the Java Set ("[foo-1]"); 2.4-3.6 Scala printed "foo-1"
+        raise PlannerError(f"Replica election data contains duplicate partitions: {java_list(dups)}")
     return tps
 
 
