@@ -329,3 +329,27 @@ def test_failures_refuses_huge_direct_counts():
     c = cluster(300, 0, {"t": {0: (0, 1, 2)}})
     assert err(failures.broker_failures, c, 3).startswith(
         "--max-failed-brokers 3 over 300 brokers means 4,455,100 sets of 3 or more brokers")
+
+
+def test_bytes_swaps_keep_counts_and_narrow_the_byte_spread():
+    # counts are balanced (2 each) but broker 0 holds the big partitions
+    sizes = {0: 1000, 1: 900, 2: 10, 3: 20}
+    reps = {0: (0, 1), 1: (0, 2), 2: (1, 3), 3: (2, 3)}
+    t = Topic("t", tuple(Partition("t", i, reps[i], size=sizes[i]) for i in range(4)))
+    c = Cluster(brokers=tuple(Broker(i) for i in range(4)), topics=(t,))
+    plan = balance(c, leaders=False)
+    assert plan.lower_bound == 0
+    after = plan.after
+
+    def load(cl):
+        out = Counter()
+        for p in cl.partitions():
+            for b in p.replicas:
+                out[b] += p.size
+        return out
+
+    assert counts(after) == counts(c)
+    assert max(load(after).values()) - min(load(after).values()) < max(load(c).values()) - min(load(c).values())
+    assert plan.replica_moves % 2 == 0 and plan.replica_moves > 0
+    assert any("byte-balancing swaps" in n for n in plan.notes)
+    assert balance(c, leaders=False, balance_bytes=False).proposed == {}
