@@ -205,3 +205,39 @@ SIMPLE_ZNODES = {
                            '"topic_id":"ZyXwVuTsRqPoNmLkJiHgFe","adding_replicas":{},"version":3}',
     "/brokers/topics/bar/partitions/0/state": _state(4, [4, 1]),
 }
+
+
+def main(argv: list[str]) -> int:
+    """`python tests/zk/zk_support.py [PORT]`: a throwaway ZooKeeper on 127.0.0.1:PORT (default 21810) holding the
+    test clusters at /kafka (KAFKA_ZNODES) and /simple (SIMPLE_ZNODES), until Ctrl-C. For trying the zk commands."""
+    import signal
+
+    from kazoo.client import KazooClient
+
+    server = ZkServer()
+    if argv:
+        server.port = int(argv[0])
+    else:
+        server.port = 21810
+    try:
+        server.start()
+        client = KazooClient(hosts=server.hosts)
+        client.start(timeout=20)
+        populate(client, "/kafka")
+        populate(client, "/simple", SIMPLE_ZNODES)
+        client.stop()
+        client.close()
+        print(f"ZooKeeper ready: {server.url}/kafka and {server.url}/simple (Ctrl-C stops it)", flush=True)
+        signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+        server.proc.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main(sys.argv[1:]))
