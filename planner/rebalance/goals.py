@@ -213,6 +213,12 @@ def balance(
     moves always happen).
     """
     targets = sorted(check_brokers(cluster, brokers, "--broker-list") if brokers else cluster.online_ids)
+    down = [b for b in targets if b not in cluster.online_ids]
+    if down:
+        raise PlannerError(
+            f"--broker-list: broker(s) {','.join(map(str, down))} are not online and cannot receive replicas; "
+            "leave them out"
+        )
     if not targets:
         raise PlannerError("no online brokers to place replicas on; pass --broker-list")
     parts = select_partitions(cluster, topics)

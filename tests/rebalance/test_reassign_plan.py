@@ -388,3 +388,9 @@ def test_generate_with_inconsistent_racks():
         "Not all brokers have rack information.")
     current, _ = generate(c, '{"topics":[{"topic":"foo"}]}', "0,1,2,3", "t", rack_aware=False)
     assert current == {TP("foo", 0): (0, 1, 2), TP("foo", 1): (1, 2, 3)}
+
+
+def test_broker_list_rejects_offline_brokers():
+    c = cluster(3, 0, {"t": {0: (0, 1)}}, states={2: "offline"})
+    assert err(balance, c, brokers=[0, 1, 2]) == (
+        "--broker-list: broker(s) 2 are not online and cannot receive replicas; leave them out")
