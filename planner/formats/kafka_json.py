@@ -410,7 +410,7 @@ def reassigning_brokers(moves: Mapping[str, Mapping[int, PartitionMove]]) -> lis
 
 
 # -- leader-election JSON (§4.4) -----------------------------------------------------------------------------------
-def parse_election_json(text: str, source: str) -> list[TopicPartition]:
+def parse_election_json(text: str, source: str, java_set: bool = False) -> list[TopicPartition]:
     """`kafka-leader-election.sh --path-to-json-file` input: `{"partitions": [{"topic": "t", "partition": 0}]}`."""
     try:
         root = json.loads(text) if text.strip() else None
@@ -428,8 +428,10 @@ def parse_election_json(text: str, source: str) -> list[TopicPartition]:
                                   _int(_field(obj, "partition", source), source)))
     dups = _duplicates(tps, hash_of=tp_hash)
     if dups:
-        # trunk LeaderElectionCommand.java prints the Java Set ("[foo-1]"); 2.4-3.6 Scala printed "foo-1"
-        raise PlannerError(f"Replica election data contains duplicate partitions: {java_list(dups)}")
+        # 2.4-3.6 (Scala, the ZooKeeper-era tools): "foo-1,bar-0". 3.7+ LeaderElectionCommand.java prints the Java
+        # Set instead ("[foo-1, bar-0]"); pass java_set=True for that text.
+        shown = java_list(dups) if java_set else ",".join(map(str, dups))
+        raise PlannerError(f"Replica election data contains duplicate partitions: {shown}")
     return tps
 
 

@@ -263,7 +263,9 @@ def test_election_json_round_trip_and_errors():
     assert err(kj.parse_election_json, '{"topics":[]}', "e") == 'Replica election data is missing "partitions" field'
     assert err(kj.parse_election_json, "", "e") == "Replica election data is empty"
     dup = '{"partitions":[{"topic":"foo","partition":1},{"topic":"foo","partition":1}]}'
-    assert err(kj.parse_election_json, dup, "e") == "Replica election data contains duplicate partitions: [foo-1]"
+    assert err(kj.parse_election_json, dup, "e") == "Replica election data contains duplicate partitions: foo-1"
+    assert err(kj.parse_election_json, dup, "e", java_set=True) == (
+        "Replica election data contains duplicate partitions: [foo-1]")
 
 
 # -- kafka-log-dirs sizes -------------------------------------------------------------------------------------------
