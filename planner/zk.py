@@ -237,11 +237,13 @@ class _Session:
         except NoNodeError as exc:
             raise self.failure(path, exc) from None
         except Exception as exc:
+            from kazoo.exceptions import ConnectionLoss, SessionExpiredError
             from kazoo.handlers.threading import KazooTimeoutError
 
-            if isinstance(exc, KazooTimeoutError):
-                raise PlannerError(f"{self.url}: no answer from ZooKeeper creating {path} within {self.timeout:g} s; "
-                                   f"check whether {path} exists before retrying") from None
+            if isinstance(exc, (KazooTimeoutError, ConnectionLoss, SessionExpiredError)):
+                what = "no answer from ZooKeeper" if isinstance(exc, KazooTimeoutError) else "lost the connection"
+                raise PlannerError(f"{self.url}: {what} while creating {path}: it may or may not have been created; "
+                                   f"check {path} (zk status) before retrying") from None
             raise self.failure(path, exc) from None
 
     def __enter__(self) -> "_Session":
