@@ -164,7 +164,17 @@ class _Heap:
         st = self.st
         popped, valid = [], []
         r = st.reps[i]
-        can_gain = bool(st.n_racks) and st.distinct_racks(r) < min(len(r), st.n_racks)
+        rack_of = st.rack_of
+        if st.n_racks:
+            racks = [rack_of.get(b) for b in r]
+            before = len(set(racks))
+            src_rack = rack_of.get(src)
+            src_unique = racks.count(src_rack) == 1
+            others = set(racks) if not src_unique else set(racks) - {src_rack}
+            floor = min(before, min(len(r), st.n_racks))
+            can_gain = before < min(len(r), st.n_racks)
+        else:
+            can_gain = False
         topic = st.topic_of[i]
         while self.h and len(valid) < 8 and len(popped) < limit + len(valid):
             k = heapq.heappop(self.h)
@@ -178,9 +188,14 @@ class _Heap:
                 break  # past the neediest brokers (within 1): choose among those found
             if b in r:
                 continue
-            gain = st.rack_delta(i, src, b)
-            if gain is None:
-                continue
+            if st.n_racks:
+                # distinct racks after replacing src by b: the others' racks plus b's
+                after = len(others) + (0 if rack_of.get(b) in others else 1)
+                if after < floor:
+                    continue
+                gain = after - before
+            else:
+                gain = 0
             valid.append((gain, k))
         for k in popped:
             heapq.heappush(self.h, k)
@@ -213,7 +228,8 @@ def balance(
     moves always happen).
     """
     targets = sorted(check_brokers(cluster, brokers, "--broker-list") if brokers else cluster.online_ids)
-    down = [b for b in targets if b not in cluster.online_ids]
+    online = cluster.online_ids
+    down = [b for b in targets if b not in online]
     if down:
         raise PlannerError(
             f"--broker-list: broker(s) {','.join(map(str, down))} are not online and cannot receive replicas; "
