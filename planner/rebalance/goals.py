@@ -70,6 +70,8 @@ class _State:
                 self.bytes[b] += self.size[i]
                 self.where[b].add(i)
         self.moves = 0
+        # partitions with a reassignment in progress keep their replicas (Kafka would need --additional)
+        self.fixed = frozenset(i for i, p in enumerate(parts) if p.adding or p.removing)
         # replicas per (broker, topic): spread each topic too, as a tie-breaker
         names = {}
         self.topic_of = [names.setdefault(p.topic, len(names)) for p in parts]
@@ -111,7 +113,8 @@ class _State:
     def sources(self, b: int):
         """`source_order`, with the topic term kept current while replicas leave b (lazy heap)."""
         tc = self.tcount[b]
-        heap = [(self.size[i], self.reps[i][0] == b, -tc[self.topic_of[i]], i) for i in self.where[b]]
+        heap = [(self.size[i], self.reps[i][0] == b, -tc[self.topic_of[i]], i) for i in self.where[b]
+                if i not in self.fixed]
         heapq.heapify(heap)
         while heap:
             item = heapq.heappop(heap)
@@ -128,7 +131,8 @@ class _State:
         """Replicas to take off broker b first: small partitions, followers before preferred leaders, then topics
         that b holds most of."""
         tc = self.tcount[b]
-        return sorted(self.where[b], key=lambda i: (self.size[i], self.reps[i][0] == b, -tc[self.topic_of[i]], i))
+        return sorted((i for i in self.where[b] if i not in self.fixed),
+                      key=lambda i: (self.size[i], self.reps[i][0] == b, -tc[self.topic_of[i]], i))
 
 
 def _pick(st: _State, i: int, src: int, accept: Callable[[int], bool], key: Callable[[int], tuple]) -> int | None:
@@ -258,6 +262,8 @@ def balance(
     for s in outside:
         say(f"moving {len(st.where[s])} replicas off broker {s}")
         for i in sorted(st.where[s], key=lambda i: (-st.size[i], i)):
+            if i in st.fixed:
+                continue
             d = heap.pick(i, s, lambda b: True, limit=len(targets))
             if d is None:
                 raise PlannerError(
@@ -342,7 +348,8 @@ def balance(
     if leaders:
         say("balancing preferred leaders")
         eligible = isr_eligibility(cluster, parts, [p.replicas for p in parts])
-        balance_preferred(st.reps, range(len(parts)), targets, eligible, st.where)
+        movable = [i for i in range(len(parts)) if i not in st.fixed]
+        balance_preferred(st.reps, movable, targets, eligible, st.where)
         lead: dict[int, int] = {b: 0 for b in targets}
         for r in st.reps:
             if r[0] in lead:
@@ -354,6 +361,11 @@ def balance(
             )
 
     proposed = {p.tp: tuple(r) for p, r in zip(parts, st.reps) if tuple(r) != p.replicas}
+    if st.fixed:
+        names = sorted(str(parts[i].tp) for i in st.fixed)
+        shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+        notes.append(f"{len(names)} partition(s) have a reassignment in progress and were left as they are ({shown}); "
+                     "Kafka needs --additional to execute this plan while they run")
     if len(cluster.online_ids) < len(cluster.brokers) and proposed:
         from planner.state import cluster_states
 
@@ -394,11 +406,11 @@ def _balance_bytes(st: _State, allowed: Callable[[], bool]) -> None:
         gap = st.bytes[heavy] - st.bytes[light]
         if gap <= 0:
             return
-        small = sorted((st.size[j], j) for j in st.where[light] if heavy not in st.reps[j])
+        small = sorted((st.size[j], j) for j in st.where[light] if heavy not in st.reps[j] and j not in st.fixed)
         sizes = [s for s, _ in small]
         best = None  # (new gap, i, j)
         for i in st.where[heavy]:
-            if light in st.reps[i]:
+            if light in st.reps[i] or i in st.fixed:
                 continue
             # exchanging a (size si) for b (size sj) changes the gap by -2(si - sj): aim at si - sj = gap / 2
             want = st.size[i] - gap / 2

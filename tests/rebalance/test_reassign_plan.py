@@ -394,3 +394,15 @@ def test_broker_list_rejects_offline_brokers():
     c = cluster(3, 0, {"t": {0: (0, 1)}}, states={2: "offline"})
     assert err(balance, c, brokers=[0, 1, 2]) == (
         "--broker-list: broker(s) 2 are not online and cannot receive replicas; leave them out")
+
+
+def test_partitions_under_reassignment_stay_put():
+    t = Topic("t", (Partition("t", 0, (0, 1, 2), adding=(2,), removing=(0,)),
+                    Partition("t", 1, (0, 1)), Partition("t", 2, (0, 1))))
+    c = Cluster(brokers=tuple(Broker(i) for i in range(4)), topics=(t,))
+    plan = balance(c)
+    assert TP("t", 0) not in plan.proposed
+    assert any(n.startswith("1 partition(s) have a reassignment in progress") for n in plan.notes)
+    # decommissioning a broker that such a partition uses leaves it (Kafka finishes or cancels it first)
+    plan = decommission(c, [2])
+    assert TP("t", 0) not in plan.proposed
