@@ -154,6 +154,10 @@ class _Session:
     """A started kazoo client with a deadline, a watch flag for consistency and a connection-lost flag."""
 
     def __init__(self, zk_url: ZkUrl, opts: ZkOptions):
+        try:
+            import kazoo  # noqa: F401
+        except ImportError:
+            raise PlannerError(f"{zk_url.url}: reading ZooKeeper needs kazoo: pip install 'kafka-planner[zk]'") from None
         from kazoo.client import KazooClient
         from kazoo.handlers.threading import KazooTimeoutError
         from kazoo.retry import KazooRetry
