@@ -23,7 +23,7 @@ import re
 import threading
 import time
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Mapping
 
 from planner.model import (
@@ -524,32 +524,27 @@ def _read_once(session: _Session, progress: Progress) -> ZkSnapshot:
     def watch(event) -> None:
         changed.set()
 
-    def children(path: str, missing_ok: bool):
-        return session.wait(client.get_children_async(path, watch=watch), path, missing_ok=missing_ok)
-
     # level 1: the lists
+    ids_req = client.get_children_async("/brokers/ids", watch=watch)
+    topics_req = client.get_children_async("/brokers/topics", watch=watch)
+    delete_req = client.get_children_async("/admin/delete_topics", watch=watch)
+    reassign_exists = client.exists_async(REASSIGN_PATH, watch=watch)
+    election_exists = client.exists_async(ELECTION_PATH, watch=watch)
+    cluster_id_req = client.get_async("/cluster/id")
     try:
-        ids_req = client.get_children_async("/brokers/ids", watch=watch)
-        topics_req = client.get_children_async("/brokers/topics", watch=watch)
-        delete_req = client.get_children_async("/admin/delete_topics", watch=watch)
-        reassign_exists = client.exists_async(REASSIGN_PATH, watch=watch)
-        election_exists = client.exists_async(ELECTION_PATH, watch=watch)
-        cluster_id_req = client.get_async("/cluster/id")
-        try:
-            broker_names = session.wait(ids_req, "/brokers/ids")
-        except NoNodeError:
-            where = f"under chroot {session_chroot(url)}" if session_chroot(url) else "at the root"
-            raise PlannerError(
-                f"{url}: no /brokers/ids {where}: not a Kafka cluster's ZooKeeper path "
-                "(is the chroot right? e.g. zk://host:2181/kafka)"
-            ) from None
-        topic_names = session.wait(topics_req, "/brokers/topics", missing_ok=True) or []
-        deleting = set(session.wait(delete_req, "/admin/delete_topics", missing_ok=True) or [])
-        reassign_stat = session.wait(reassign_exists, REASSIGN_PATH)
-        election_stat = session.wait(election_exists, ELECTION_PATH)
-        cluster_id_raw = session.wait(cluster_id_req, "/cluster/id", missing_ok=True)
-    except NoNodeError as exc:  # pragma: no cover - all NoNode cases above are handled
-        raise session.failure(str(exc), exc) from None
+        broker_names = session.wait(ids_req, "/brokers/ids")
+    except NoNodeError:
+        chroot = parse_url(url).chroot
+        where = f"under chroot {chroot}" if chroot else "at the root"
+        raise PlannerError(
+            f"{url}: no /brokers/ids {where}: not a Kafka cluster's ZooKeeper path "
+            "(is the chroot right? e.g. zk://host:2181/kafka)"
+        ) from None
+    topic_names = session.wait(topics_req, "/brokers/topics", missing_ok=True) or []
+    deleting = set(session.wait(delete_req, "/admin/delete_topics", missing_ok=True) or [])
+    reassign_stat = session.wait(reassign_exists, REASSIGN_PATH)
+    election_stat = session.wait(election_exists, ELECTION_PATH)
+    cluster_id_raw = session.wait(cluster_id_req, "/cluster/id", missing_ok=True)
 
     broker_ids = []
     for name in broker_names:
@@ -628,10 +623,6 @@ def _read_once(session: _Session, progress: Progress) -> ZkSnapshot:
     cluster = build_cluster(brokers, topics, configs, states, deleting, name=cluster_name)
     znodes = 3 + len(broker_ids) + 2 * len(topic_names) + len(state_reqs) + (1 if reassign_req else 0)
     return ZkSnapshot(cluster=cluster, reassigning=reassigning, electing=election_stat is not None, znodes=znodes)
-
-
-def session_chroot(url: str) -> str:
-    return parse_url(url).chroot
 
 
 def build_cluster(
