@@ -5,7 +5,7 @@ Plan (one pass over the data for every partition count of the sweep):
    are kept by Spark's PERMISSIVE mode in a corrupt-record column and counted as unreadable;
 2. in Spark SQL: the key column becomes `_k` of the type whose Arrow bytes are Kafka's serializer output (string →
    UTF-8 string, int → int32, long → int64, bytes-hex → binary); a value that cannot be the key type (e.g. "abc" for
-   int, odd-length hex) is `_bad`; `_v` = the record's value bytes from --value-bytes-column (0 without it);
+   int, odd-length hex) is `_bad`; `_v` = the record's value bytes from --value-bytes-column; only columns that can carry information are sent on;
 3. `mapInArrow(count_batches)`: murmur2 of every key once per Arrow batch in NumPy, records and bytes per partition
    for each count; one small batch per task, summed by Spark;
 4. top keys: Spark's own aggregation by `_k` (JVM), the top N hashed on the driver.
@@ -140,6 +140,7 @@ def normalise(df, spec: JobSpec):
     integral = isinstance(dtype, (T.ByteType, T.ShortType, T.IntegerType, T.LongType))
     is_text = isinstance(dtype, T.StringType)
     digits = c.rlike(r"^[+-]?[0-9]+$")
+    can_fail = is_text and spec.key_type != "string"  # text parsed as int / long / hex
     if spec.key_type == "string":
         if is_text:
             k = c
@@ -152,6 +153,7 @@ def normalise(df, spec: JobSpec):
         target = "int" if spec.key_type == "int" else "bigint"
         if integral:
             wide = c.cast("bigint")
+            can_fail = spec.key_type == "int" and isinstance(dtype, T.LongType)
         elif is_text:
             wide = F.when(digits, F.expr(f"try_cast(`{column}` AS BIGINT)"))
         else:
@@ -168,6 +170,7 @@ def normalise(df, spec: JobSpec):
         raise PlannerError(f"--key-type {spec.key_type!r}: use one of {', '.join(KEY_TYPES)}")
     bad = c.isNotNull() & k.isNull()
     if CORRUPT in df.columns:
+        can_fail = True
         corrupt = F.col(CORRUPT).isNotNull()
         bad = corrupt | bad
         k = F.when(~corrupt, k)
@@ -182,6 +185,7 @@ def normalise(df, spec: JobSpec):
         elif isinstance(vtype, T.StringType):  # CSV / text: the size written as an integer
             v = F.when(vc.rlike(r"^\s*[+]?[0-9]+\s*$"), F.expr(f"try_cast(trim(`{vcol}`) AS BIGINT)"))
             bad = bad | (vc.isNotNull() & v.isNull())
+            can_fail = True
         elif isinstance(vtype, T.BinaryType):  # the value itself
             v = F.octet_length(vc).cast("bigint")
         else:
@@ -189,8 +193,14 @@ def normalise(df, spec: JobSpec):
                                "(the value's size in bytes) or a binary column (the value itself)")
         v = F.coalesce(v, F.lit(0).cast("bigint"))
     else:
-        v = F.lit(0).cast("bigint")
-    return df.select(F.when(~bad, k).alias("_k"), v.alias("_v"), bad.alias("_bad"))
+        v = None
+    # only the columns that can carry information cross to Python: the Arrow transfer is the job's main cost
+    cols = [F.when(~bad, k).alias("_k") if can_fail else k.alias("_k")]
+    if v is not None:
+        cols.append(v.alias("_v"))
+    if can_fail:
+        cols.append(bad.alias("_bad"))
+    return df.select(*cols)
 
 
 def _key_text(value, key_type: str) -> str:
@@ -251,7 +261,8 @@ def run(spark, spec: JobSpec, progress: Callable[[str], None] = lambda s: None, 
     if spec.top > 0 or output_keys:
         progress("counting records per key")
         per_key = (keys.where(F.col("_k").isNotNull()).groupBy("_k")
-                   .agg(F.count(F.lit(1)).alias("records"), F.sum("_v").alias("value_bytes")))
+                   .agg(F.count(F.lit(1)).alias("records"),
+                        (F.sum("_v") if "_v" in keys.columns else F.lit(0).cast("bigint")).alias("value_bytes")))
         if output_keys:
             per_key = per_key.persist()
         if spec.top > 0:

@@ -1,0 +1,137 @@
+"""The skew job on 20 million generated keys stored as Parquet (8 files), in one run:
+
+* our job's partition pass (`skew --top 0`: Arrow-batched NumPy murmur2 in mapInArrow, one pass), also with a
+  four-count sweep and with the default `--top 20` (which adds Spark's own per-key aggregation);
+* the yardstick: Spark's built-in `hash()` (Murmur3, JVM codegen) over the same column, aggregated per partition;
+* the alternative kept out of the job: Kafka's murmur2 written as Spark SQL expressions (JVM, no Python);
+* the single-process NumPy path (pyarrow reads the files, the same PartitionCounter, one core), on 2.5M → 20M keys
+  against the Spark job on the same subsets, to show where Spark overtakes it.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from bench.report import line, timer
+
+N_KEYS = 20_000_000
+N_FILES = 8
+PARTITIONS = 12
+DATA = Path(os.environ.get("KAFKA_PLANNER_BENCH_DIR", "/tmp/kafka-planner-bench")) / "skew-20m-v1"
+
+
+def _generate() -> list[str]:
+    """20M string keys 'user-<id>' (6–12 bytes), ids uniform over 5M (≈4 records per key) plus 2% of one hot key."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    files = [str(DATA / f"part-{i:02d}.parquet") for i in range(N_FILES)]
+    if (DATA / "_DONE").exists():
+        return files
+    DATA.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(20)
+    per_file = N_KEYS // N_FILES
+    for path in files:
+        ids = rng.integers(0, 5_000_000, per_file)
+        ids[rng.random(per_file) < 0.02] = 4_242_424
+        keys = pc.binary_join_element_wise("user-", pc.cast(pa.array(ids), pa.string()), "")
+        pq.write_table(pa.table({"key": keys}), path + ".tmp", row_group_size=1 << 20)
+        os.replace(path + ".tmp", path)
+    (DATA / "_DONE").write_text("ok\n")
+    return files
+
+
+def _single_process(files) -> tuple[float, object]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from planner.pipeline.arrowhash import PartitionCounter
+
+    counter = PartitionCounter((PARTITIONS,))
+    with timer() as t:
+        for path in files:
+            for batch in pq.ParquetFile(path).iter_batches(batch_size=1 << 16, columns=["key"]):
+                counter.add(pa.RecordBatch.from_arrays([batch.column(0)], names=["_k"]))
+    return t["s"], counter
+
+
+def _glob(k: int) -> str:
+    """The first k files as one Spark path (a glob)."""
+    return str(DATA / f"part-0[0-{k - 1}].parquet")
+
+
+def _ours(spark, paths, counts=(PARTITIONS,), top=0):
+    from planner.pipeline import skew as job
+
+    spec = job.JobSpec(keys=_glob(len(paths)), counts=tuple(counts), primary=PARTITIONS, top=top)
+    with timer() as t:
+        result = job.run(spark, spec)
+    return t["s"], result
+
+
+def _builtin(spark, paths) -> float:
+    from pyspark.sql import functions as F
+
+    with timer() as t:
+        rows = (spark.read.parquet(*paths).groupBy(F.pmod(F.hash("key"), F.lit(PARTITIONS)).alias("p"))
+                .count().collect())
+    assert sum(r["count"] for r in rows) > 0
+    return t["s"]
+
+
+def _sql_murmur2(spark, paths) -> tuple[float, list[int]]:
+    from pyspark.sql import functions as F
+
+    from planner.pipeline.sqlhash import with_partition
+
+    with timer() as t:
+        df = spark.read.parquet(*paths).select(F.encode("key", "UTF-8").alias("b"))
+        rows = with_partition(df, "b", (PARTITIONS,)).groupBy(f"_p{PARTITIONS}").count().collect()
+    counts = [0] * PARTITIONS
+    for r in rows:
+        counts[r[0]] = r["count"]
+    return t["s"], counts
+
+
+def run() -> None:
+    from planner.pipeline.spark import session
+
+    files = _generate()
+    rate = lambda n, s: n / s / 1e6  # noqa: E731
+    with session("local[*]", conf={"spark.driver.memory": "2g", "spark.sql.shuffle.partitions": "8"}) as spark:
+        # warm-up (JIT, Python workers) on one file
+        _builtin(spark, files[:1])
+        _ours(spark, files[:1])
+        t_builtin = _builtin(spark, files)
+        t_ours, ours = _ours(spark, files)
+        line("skew partition pass (--top 0), 20M keys", rate(N_KEYS, t_ours), "M keys/s", rate(N_KEYS, t_builtin),
+             "Spark built-in hash() + aggregate", ">= 0.5x")
+        t_sweep, swept = _ours(spark, files, counts=(6, 12, 24, 48))
+        line("skew --sweep 6,12,24,48 (one pass), 20M keys", rate(N_KEYS, t_sweep), "M keys/s", rate(N_KEYS, t_builtin),
+             "Spark built-in hash() + aggregate")
+        assert swept.records[PARTITIONS] == ours.records[PARTITIONS]
+        t_full, full = _ours(spark, files, top=20)
+        line("skew default (--top 20: + per-key count), 20M keys", rate(N_KEYS, t_full), "M keys/s",
+             rate(N_KEYS, t_builtin), "Spark built-in hash() + aggregate")
+        t_sql, sql_counts = _sql_murmur2(spark, files[:2])
+        n_sql = N_KEYS * 2 // N_FILES
+        assert tuple(sql_counts) == _ours(spark, files[:2])[1].records[PARTITIONS]
+        line(f"murmur2 as Spark SQL expressions (kept out), {n_sql // 1_000_000}M keys", rate(n_sql, t_sql), "M keys/s",
+             rate(N_KEYS, t_ours), "Arrow/NumPy mapInArrow (ours)")
+        print(f"   top key: {full.top[0].key} {full.top[0].records:,} records", flush=True)
+        # where Spark overtakes the single-process path
+        for k in (1, 2, 4, 8):
+            n = N_KEYS * k // N_FILES
+            t_single, single = _single_process(files[:k])
+            t_spark, spark_counts = _ours(spark, files[:k])
+            assert tuple(int(x) for x in single.records[PARTITIONS]) == spark_counts.records[PARTITIONS]
+            line(f"skew on Spark local[*] ({os.cpu_count()} cores), {n / 1e6:.1f}M keys", rate(n, t_spark), "M keys/s",
+                 rate(n, t_single), "single-process NumPy (1 core)")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    run()
