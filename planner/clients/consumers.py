@@ -23,7 +23,7 @@ DESCRIPTIONS = {
 class StrategyResult:
     strategy: str
     assignment: dict  # member id -> sorted list[TopicPartition]
-    exact: bool  # Kafka's exact algorithm (False: the planner's documented general algorithm)
+    exact: bool  # Kafka's exact algorithm (False: uniform with heterogeneous subscriptions, the planner's own)
     first_round: dict | None = None  # cooperative-sticky: what the first rebalance hands out
     withheld: dict = field(default_factory=dict)  # cooperative-sticky: TopicPartition -> new owner, for a later round
     rounds: int = 1
@@ -78,11 +78,11 @@ def run_strategy(strategy: str, members: Sequence[Member], counts: dict[str, int
         return StrategyResult(strategy, tidy(roundrobin.assign(members, counts)), True)
     if strategy == "sticky":
         r = sticky.assign(members, counts, racks)
-        return StrategyResult(strategy, tidy(r.assignment), r.uniform, withheld=dict(r.transferring))
+        return StrategyResult(strategy, tidy(r.assignment), True, withheld=dict(r.transferring))
     if strategy == "cooperative-sticky":
         first = sticky.cooperative_first_round(members, counts, racks)
         converged, rounds = sticky.cooperative_converged(members, counts, racks)
-        return StrategyResult(strategy, tidy(converged.assignment), first.uniform, first_round=tidy(first.assignment),
+        return StrategyResult(strategy, tidy(converged.assignment), True, first_round=tidy(first.assignment),
                               withheld=dict(first.transferring), rounds=rounds)
     if strategy == "uniform":
         exact = len({frozenset(m.topics) for m in members}) <= 1

@@ -7,11 +7,9 @@ given back to the member that gave it up is not transferring: `maybeRevokedParti
 steps when members give a `client.rack` and the replicas' racks make it useful (with the later fix that counts members
 filled to maxQuota during the rack pass). Older clients (2.4–3.4) differ in tie-breaking details.
 
-Mixed subscriptions use this planner's own general algorithm — valid, balanced and sticky, but not Kafka's exact
-`GeneralAssignmentBuilder` tie-breaking: keep each member's valid owned partitions, hand every other partition (topics
-with the fewest potential consumers first, then by name; partitions ascending) to the eligible member with the fewest
-partitions (ties: member id), then move partitions from a member to an eligible one with at least two fewer until no
-such move exists, preferring to move partitions that member did not own before.
+Mixed subscriptions follow Kafka's trunk `GeneralAssignmentBuilder` exactly (`planner.clients.sticky_general`), and
+the cooperative assignor's transferring partitions on that path are `computePartitionsTransferringOwnership`: a
+partition newly given to one member that some member reported as owned and does not keep.
 """
 from __future__ import annotations
 
@@ -19,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Mapping, Sequence
 
 from planner.clients.group import DEFAULT_GENERATION, Member, all_partitions, subscribed_topics
+from planner.clients.sticky_general import general_assign
 from planner.java import hashmap_order, string_sort_key
 from planner.model import TopicPartition
 
@@ -27,7 +26,7 @@ from planner.model import TopicPartition
 class StickyResult:
     assignment: dict  # member id -> list[TopicPartition]
     transferring: dict = field(default_factory=dict)  # TopicPartition -> new owner (partitions changing owner)
-    uniform: bool = True  # True: Kafka's exact constrained algorithm; False: the planner's general algorithm
+    uniform: bool = True  # True: all subscriptions equal (ConstrainedAssignmentBuilder); False: GeneralAssignmentBuilder
 
 
 def _claims(members: Sequence[Member], topics: Mapping[str, int]):
@@ -215,43 +214,6 @@ def _constrained(members: Sequence[Member], topics: Mapping[str, int], owned, mu
     return StickyResult(assignment=out, transferring=transferring, uniform=True)
 
 
-def _general(members: Sequence[Member], topics: Mapping[str, int], owned) -> StickyResult:
-    subs = {m.id: {t for t in m.topics if t in topics} for m in members}
-    out: dict[str, list[TopicPartition]] = {m.id: [tp for tp in owned.get(m.id, []) if tp.topic in subs[m.id]]
-                                            for m in members}
-    previous = {tp: mid for mid, tps in owned.items() for tp in tps}
-    taken = {tp for tps in out.values() for tp in tps}
-    potential = {t: sorted((mid for mid in subs if t in subs[mid]), key=string_sort_key) for t in topics}
-    order = sorted(topics, key=lambda t: (len(potential[t]), string_sort_key(t)))
-    for t in order:
-        for p in range(topics[t]):
-            tp = TopicPartition(t, p)
-            if tp in taken or not potential[t]:
-                continue
-            mid = min(potential[t], key=lambda c: (len(out[c]), string_sort_key(c)))
-            out[mid].append(tp)
-            taken.add(tp)
-    # balance: move from a member to an eligible member with at least two fewer partitions
-    while True:
-        best = None
-        for src in sorted(out, key=lambda c: (-len(out[c]), string_sort_key(c))):
-            candidates = sorted(out[src], key=lambda tp: (previous.get(tp) == src, string_sort_key(tp.topic), tp.partition))
-            for tp in candidates:
-                dst = min((c for c in potential[tp.topic] if len(out[c]) + 1 < len(out[src])),
-                          key=lambda c: (len(out[c]), string_sort_key(c)), default=None)
-                if dst is not None:
-                    best = (src, dst, tp)
-                    break
-            if best:
-                break
-        if best is None:
-            break
-        src, dst, tp = best
-        out[src].remove(tp)
-        out[dst].append(tp)
-    return StickyResult(assignment=out, uniform=False)
-
-
 def _added_and_revoked(members: Sequence[Member], assignment) -> dict[TopicPartition, str]:
     """CooperativeStickyAssignor.computePartitionsTransferringOwnership (general path): partitions newly given to a
     member that some member reported as owned (raw `ownedPartitions`, no generation filter) and does not keep."""
@@ -279,8 +241,8 @@ def assign(members: Sequence[Member], partitions_per_topic: Mapping[str, int],
         return _constrained(members, topics, owned, multiple, _rack_info(members, topics, partition_racks))
     if not topics:
         return StickyResult(assignment={m.id: [] for m in members}, uniform=equal)
-    result = _general(members, topics, owned)
-    return replace(result, transferring=_added_and_revoked(members, result.assignment))
+    assignment = general_assign(members, topics, owned, _rack_info(members, topics, partition_racks))
+    return StickyResult(assignment=assignment, transferring=_added_and_revoked(members, assignment), uniform=False)
 
 
 def cooperative_first_round(members: Sequence[Member], partitions_per_topic: Mapping[str, int],

@@ -8,16 +8,15 @@ topics in the iteration order of a HashSet of topic ids (and a member's current 
 when the topology gives every subscribed topic a `topic_id`, that order is reproduced from `Uuid.hashCode`; otherwise
 topics are taken in name order.
 
-Heterogeneous groups use the planner's balanced, sticky general algorithm (`planner.clients.sticky`), not Kafka's
+Heterogeneous groups use the planner's own balanced, sticky algorithm (`_heterogeneous`), not Kafka's
 `UniformHeterogeneousAssignmentBuilder` tie-breaking.
 """
 from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from planner.clients import sticky
 from planner.clients.group import Member, subscribed_topics
-from planner.java import hashmap_order, int32, sorted_java
+from planner.java import hashmap_order, int32, sorted_java, string_sort_key
 from planner.model import PlannerError, TopicPartition
 
 
@@ -49,7 +48,7 @@ def assign(members: Sequence[Member], partitions_per_topic: Mapping[str, int],
         return {}
     topics = subscribed_topics(members, partitions_per_topic)
     if len({frozenset(m.topics) for m in members}) > 1:
-        return sticky._general(members, topics, _current(members, topics)).assignment
+        return _heterogeneous(members, topics, _current(members, topics))
     order = topic_order(list(topics), topic_ids)
     by_id = {m.id: m for m in members}
     held = {tp for m in members for tp in m.owned if tp.topic in topics and tp.partition < topics[tp.topic]}
@@ -103,4 +102,45 @@ def _current(members: Sequence[Member], topics: Mapping[str, int]) -> dict[str, 
     out: dict[str, list[TopicPartition]] = {m.id: [] for m in members}
     for tp, mid in owner.items():
         out[mid].append(tp)
+    return out
+
+
+def _heterogeneous(members: Sequence[Member], topics: Mapping[str, int], owned) -> dict[str, list[TopicPartition]]:
+    """Heterogeneous subscriptions: keep each member's valid current partitions, hand every other partition (topics with
+    the fewest subscribers first, then by name; partitions ascending) to the eligible member with the fewest partitions
+    (ties: member id), then move partitions from a member to an eligible one with at least two fewer until no such move
+    exists, preferring partitions that member did not hold before."""
+    subs = {m.id: {t for t in m.topics if t in topics} for m in members}
+    out: dict[str, list[TopicPartition]] = {m.id: [tp for tp in owned.get(m.id, []) if tp.topic in subs[m.id]]
+                                            for m in members}
+    previous = {tp: mid for mid, tps in owned.items() for tp in tps}
+    taken = {tp for tps in out.values() for tp in tps}
+    potential = {t: sorted((mid for mid in subs if t in subs[mid]), key=string_sort_key) for t in topics}
+    order = sorted(topics, key=lambda t: (len(potential[t]), string_sort_key(t)))
+    for t in order:
+        for p in range(topics[t]):
+            tp = TopicPartition(t, p)
+            if tp in taken or not potential[t]:
+                continue
+            mid = min(potential[t], key=lambda c: (len(out[c]), string_sort_key(c)))
+            out[mid].append(tp)
+            taken.add(tp)
+    # balance: move from a member to an eligible member with at least two fewer partitions
+    while True:
+        best = None
+        for src in sorted(out, key=lambda c: (-len(out[c]), string_sort_key(c))):
+            candidates = sorted(out[src], key=lambda tp: (previous.get(tp) == src, string_sort_key(tp.topic), tp.partition))
+            for tp in candidates:
+                dst = min((c for c in potential[tp.topic] if len(out[c]) + 1 < len(out[src])),
+                          key=lambda c: (len(out[c]), string_sort_key(c)), default=None)
+                if dst is not None:
+                    best = (src, dst, tp)
+                    break
+            if best:
+                break
+        if best is None:
+            break
+        src, dst, tp = best
+        out[src].remove(tp)
+        out[dst].append(tp)
     return out

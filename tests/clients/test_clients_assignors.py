@@ -224,12 +224,153 @@ def test_sticky_fresh_two_consumers_two_topics():
     assert r.uniform and r.transferring == {}
 
 
-def test_sticky_mixed_subscriptions_general_path():
-    r = sticky.assign([M("consumer1", ["topic1"]), M("consumer2", ["topic1", "topic2"]), M("consumer3", ["topic1"])],
-                      {"topic1": 3, "topic2": 2})
+def _kafka_sticky_racks(rack_config, topics):
+    """AbstractStickyAssignorTest.initializeRacks + partitionInfos: replication factor 3; with broker racks 9 brokers on
+    racks a,b,c,a,b,c,... (else 3 brokers without racks); the n-th topic's partition i on brokers (i + j + n) % brokers;
+    consumer k on rack "abc"[k % 3] unless consumers have no racks."""
+    n_brokers = 9 if rack_config != "NO_BROKER_RACK" else 3
+    rack_of = {b: ("abc"[b % 3] if rack_config != "NO_BROKER_RACK" else None) for b in range(n_brokers)}
+    racks = {}
+    for n, (topic, count) in enumerate(topics):
+        for i in range(count):
+            racks[TP(topic, i)] = frozenset(r for j in range(3) if (r := rack_of[(i + j + n) % n_brokers]) is not None)
+    consumer_rack = (lambda k: None) if rack_config == "NO_CONSUMER_RACK" else (lambda k: "abc"[k % 3])
+    return racks, consumer_rack
+
+
+@pytest.mark.parametrize("rack_config", ["NO_BROKER_RACK", "NO_CONSUMER_RACK", "BROKER_AND_CONSUMER_RACK"])
+def test_sticky_mixed_subscriptions_general_path(rack_config):
+    # AbstractStickyAssignorTest.testMultipleConsumersMixedTopicSubscriptions: exact lists, in Kafka's order
+    racks, rack = _kafka_sticky_racks(rack_config, [("topic1", 3), ("topic2", 2)])
+    members = [M("consumer1", ["topic1"], rack=rack(0)), M("consumer2", ["topic1", "topic2"], rack=rack(1)),
+               M("consumer3", ["topic1"], rack=rack(2))]
+    r = sticky.assign(members, {"topic1": 3, "topic2": 2}, racks)
     assert not r.uniform
-    assert as_sets(r.assignment) == {"consumer1": set(tps("topic1-0", "topic1-2")), "consumer2": set(tps("topic2-0", "topic2-1")),
-                                     "consumer3": {TP("topic1", 1)}}
+    assert r.assignment == {"consumer1": tps("topic1-0", "topic1-2"), "consumer2": tps("topic2-0", "topic2-1"),
+                            "consumer3": tps("topic1-1")}
+    assert r.transferring == {}
+
+
+def _sticky_rack_case(subscriptions, rf, broker_racks, consumer_racks, owned=None, cooperative=False):
+    """AbstractPartitionAssignorTest.verifyRackAssignment for the sticky assignors: the assignment of consumer0..n as
+    sorted strings, and the number of partitions given to a consumer whose rack holds no replica of them."""
+    n_brokers = len(broker_racks)
+    partition_racks, nxt, sizes = {}, 0, {}
+    for topic, n in T3:
+        sizes[topic] = n
+        for i in range(n):
+            partition_racks[TP(topic, i)] = frozenset(
+                r for j in range(rf) if (r := broker_racks[(i + j + nxt) % n_brokers]) is not None)
+        nxt += n
+    members = [M(f"consumer{i}", subs, rack=consumer_racks[i], owned=(owned[i].split(", ") if owned else ()))
+               for i, subs in enumerate(subscriptions)]
+    run = sticky.cooperative_first_round if cooperative else sticky.assign
+    got = run(members, sizes, partition_racks).assignment
+    mismatched = sum(1 for m in members if m.rack for tp in got[m.id] if m.rack not in partition_racks[tp])
+    return [", ".join(sorted(str(tp) for tp in got[m.id])) for m in members], mismatched
+
+
+NON_EQUAL = [["t1", "t2", "t3"], ["t1", "t2", "t3"], ["t1", "t3"]]
+NON_RACK_NON_EQUAL = ["t1-5, t2-0, t2-2, t2-4, t2-6", "t1-3, t2-1, t2-3, t2-5, t3-0", "t1-0, t1-1, t1-2, t1-4, t3-1"]
+RF1_NON_EQUAL = ["t1-3, t2-0, t2-2, t2-3, t2-6", "t1-4, t2-1, t2-4, t2-5, t3-0", "t1-0, t1-1, t1-2, t1-5, t3-1"]
+RF2_NON_EQUAL = ["t1-3, t2-0, t2-2, t2-5, t2-6", "t1-0, t2-1, t2-3, t2-4, t3-0", "t1-1, t1-2, t1-4, t1-5, t3-1"]
+
+
+@pytest.mark.parametrize("rf,broker_racks,consumer_racks,expected,mismatched", [
+    (3, [None] * 3, [None] * 3, NON_RACK_NON_EQUAL, 0),
+    (3, [None] * 3, list("abc"), NON_RACK_NON_EQUAL, None),
+    (3, list("abc"), [None] * 3, NON_RACK_NON_EQUAL, None),
+    (3, list("abc"), list("abc"), NON_RACK_NON_EQUAL, 0),
+    (4, list("abcd"), list("abc"), NON_RACK_NON_EQUAL, 0),
+    (3, list("abc"), list("def"), NON_RACK_NON_EQUAL, None),
+    (3, list("abc"), [None, "e", "f"], NON_RACK_NON_EQUAL, None),
+    (1, list("abc"), list("abc"), RF1_NON_EQUAL, 4),  # rack-alignment is best effort
+    (2, list("abc"), list("abc"), RF2_NON_EQUAL, 0),
+    (3, list("ab"), list("abc"), NON_RACK_NON_EQUAL, 5),  # consumer2's rack holds no replica: balance wins
+])
+def test_sticky_rack_aware_non_equal_subscription(rf, broker_racks, consumer_racks, expected, mismatched):
+    # AbstractStickyAssignorTest.testRackAwareAssignmentWithNonEqualSubscription: the GeneralAssignmentBuilder, from
+    # scratch and again with the expected assignment owned (nothing moves)
+    got, bad = _sticky_rack_case(NON_EQUAL, rf, broker_racks, consumer_racks)
+    assert got == expected
+    if mismatched is not None:
+        assert bad == mismatched
+    for cooperative in (False, True):
+        assert _sticky_rack_case(NON_EQUAL, rf, broker_racks, consumer_racks, expected, cooperative)[0] == expected
+
+
+OWNED_NON_EQUAL = ["t1-0, t1-1, t1-2, t1-3, t1-4", "t1-5, t2-0, t2-1, t2-2, t2-3", "t2-4, t2-5, t2-6, t3-0, t3-1"]
+
+
+def test_cooperative_rack_aware_non_equal_subscription_improves_misaligned_owned():
+    # the CooperativeStickyAssignor branch of the same Kafka test: a first round withholding what changes owner, then
+    # the follow-up rebalance from what the members then own
+    abc = list("abc")
+    assert _sticky_rack_case(NON_EQUAL, 1, abc, abc, OWNED_NON_EQUAL, True) == (["t1-3", "t2-1", "t3-1"], 0)
+    assert _sticky_rack_case(NON_EQUAL, 1, abc, abc, ["t1-3", "t2-1", "t3-1"], True) == (RF1_NON_EQUAL, 4)
+    intermediate = ["t1-2, t1-3, t1-4", "t2-0, t2-1, t2-2, t2-3", "t3-0, t3-1"]
+    assert _sticky_rack_case(NON_EQUAL, 3, abc, abc, OWNED_NON_EQUAL, True) == (intermediate, 0)
+    assert _sticky_rack_case(NON_EQUAL, 3, abc, abc, intermediate, True) == (
+        ["t1-2, t1-3, t1-4, t2-4, t2-5", "t2-0, t2-1, t2-2, t2-3, t2-6", "t1-0, t1-1, t1-5, t3-0, t3-1"], 0)
+
+
+def _kafka_valid_and_balanced(members, assignment):
+    """AbstractStickyAssignorTest.verifyValidityAndBalance."""
+    subs = {m.id: set(m.topics) for m in members}
+    ids = sorted(assignment)
+    for i, c in enumerate(ids):
+        assert all(tp.topic in subs[c] for tp in assignment[c])
+        for d in ids[i + 1:]:
+            assert not set(assignment[c]) & set(assignment[d])
+            if abs(len(assignment[c]) - len(assignment[d])) > 1:
+                assert not {tp.topic for tp in assignment[c]} & {tp.topic for tp in assignment[d]}
+
+
+def test_sticky_poor_round_robin_scenario():
+    # AbstractStickyAssignorTest.testPoorRoundRobinAssignmentScenario: the sticky result its javadoc gives
+    counts = {f"topic{i}": i % 2 + 1 for i in range(1, 6)}
+    all5, odd = list(counts), ["topic1", "topic3", "topic5"]
+    members = [M("consumer1", all5), M("consumer2", odd), M("consumer3", odd), M("consumer4", all5)]
+    r = sticky.assign(members, counts)
+    _kafka_valid_and_balanced(members, r.assignment)
+    assert as_sets(r.assignment) == {"consumer1": set(tps("topic2-0", "topic3-0")), "consumer2": set(tps("topic1-0", "topic3-1")),
+                                     "consumer3": set(tps("topic1-1", "topic5-0")), "consumer4": set(tps("topic4-0", "topic5-1"))}
+
+
+@pytest.mark.parametrize("gens", [(1, 2, 3), (1, 3, 2), (2, 1, 3), (2, 3, 1), (3, 1, 2), (3, 2, 1)])
+def test_sticky_general_same_partition_claimed_in_three_generations(gens):
+    # AbstractStickyAssignorTest.testSubscriptionNotEqualAndAssignSamePartitionWith3Generation
+    members = [M("consumer1", ["topic"], owned=["topic-0", "topic-2"], gen=gens[0]),
+               M("consumer2", ["topic"], owned=["topic-1", "topic-2", "topic-3"], gen=gens[1]),
+               M("consumer3", ["topic"], owned=["topic-2", "topic-4", "topic-5"], gen=gens[2]),
+               M("consumer4", ["topic1"], owned=["topic1-0"], gen=2)]
+    got = sticky.assign(members, {"topic": 6, "topic1": 1}).assignment
+    given = [tp for v in got.values() for tp in v]
+    assert len(given) == len(set(given)) == 7
+    assert all(1 <= len(v) <= 2 for v in got.values())
+
+
+def test_sticky_general_move_existing_assignments():
+    # AbstractStickyAssignorTest.testMoveExistingAssignments: already valid and balanced, so nothing moves
+    members = [M("consumer1", ["topic1", "topic2"], owned=["topic1-0"], gen=1),
+               M("consumer2", ["topic1", "topic2", "topic3", "topic4"], owned=["topic2-0", "topic3-0"], gen=1),
+               M("consumer3", ["topic2", "topic3", "topic4", "topic5", "topic6"], owned=["topic4-0", "topic5-0", "topic6-0"], gen=1)]
+    r = sticky.assign(members, {f"topic{i}": 1 for i in range(1, 7)})
+    _kafka_valid_and_balanced(members, r.assignment)
+    assert r.assignment == {m.id: list(m.owned) for m in members}
+    assert r.transferring == {}
+
+
+def test_sticky_general_reassignment_after_one_consumer_leaves():
+    # AbstractStickyAssignorTest.testReassignmentAfterOneConsumerLeaves: c_i subscribes t01..t_i, t_i has i partitions
+    counts = {f"t{i:02d}": i for i in range(1, 20)}
+    members = [M(f"c{i:02d}", [f"t{j:02d}" for j in range(1, i + 1)]) for i in range(1, 20)]
+    first = sticky.assign(members, counts).assignment
+    _kafka_valid_and_balanced(members, first)
+    rest = [M(m.id, m.topics, owned=[str(tp) for tp in first[m.id]], gen=1) for m in members if m.id != "c10"]
+    again = sticky.assign(rest, counts).assignment
+    _kafka_valid_and_balanced(rest, again)
+    assert all(set(first[m.id]) <= set(again[m.id]) for m in rest)  # only c10's partitions move
 
 
 BOTH12 = ["topic1", "topic2"]

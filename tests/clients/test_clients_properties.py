@@ -130,3 +130,32 @@ def test_rack_aware_range_and_sticky_stay_valid_and_balanced(group, data):
     assert max(sizes) - min(sizes) <= 1
     converged, _ = sticky.cooperative_converged(members, counts, racks)
     check_valid(members, counts, converged.assignment)
+
+
+def check_kafka_balance(assignment):
+    """AbstractStickyAssignorTest.verifyValidityAndBalance: two members whose counts differ by 2+ share no topic."""
+    ids = sorted(assignment)
+    for i, c in enumerate(ids):
+        for d in ids[i + 1:]:
+            if abs(len(assignment[c]) - len(assignment[d])) > 1:
+                assert not {tp.topic for tp in assignment[c]} & {tp.topic for tp in assignment[d]}, (c, d)
+
+
+@settings(max_examples=150, deadline=None)
+@given(groups(), st.data())
+def test_sticky_general_path_rack_aware_valid_and_balanced(group, data):
+    """Mixed subscriptions, members with and without racks, replicas on some racks: GeneralAssignmentBuilder stays valid
+    and balanced in one rebalance, and the cooperative rounds converge to a valid, balanced assignment."""
+    from dataclasses import replace
+
+    members, counts = group
+    members = [replace(m, rack=data.draw(st.sampled_from([None, "a", "b", "c"]))) for m in members]
+    racks = {TP(t, p): frozenset(data.draw(st.lists(st.sampled_from("abc"), max_size=2)))
+             for t in counts for p in range(counts[t])}
+    s = sticky.assign(members, counts, racks)
+    check_valid(members, counts, s.assignment)
+    check_kafka_balance(s.assignment)
+    check_globally_balanced(members, s.assignment)
+    converged, _ = sticky.cooperative_converged(members, counts, racks)
+    check_valid(members, counts, converged.assignment)
+    check_kafka_balance(converged.assignment)
