@@ -65,6 +65,20 @@ def test_range_mixed_topics_and_six_partitions():
                                 "consumer-a": set(tps("topic1-2", "topic2-2"))}
 
 
+def test_range_static_members_persistent():
+    # RangeAssignorTest.testStaticMemberRangeAssignmentPersistent: three static members and one dynamic; the dynamic
+    # member replaced by another keeps the same partitions, the static members' do not change
+    both = ["topic1", "topic2"]
+    members = [M(f"consumer{i}", both, f"instance{i}") for i in (1, 2, 3)]
+    counts = {"topic1": 5, "topic2": 4}
+    expected = {"consumer1": set(tps("topic1-0", "topic1-1", "topic2-0")), "consumer2": set(tps("topic1-2", "topic2-1")),
+                "consumer3": set(tps("topic1-3", "topic2-2"))}
+    assert as_sets(range_assignor.assign(members + [M("consumer4", both)], counts)) == {
+        **expected, "consumer4": set(tps("topic1-4", "topic2-3"))}
+    assert as_sets(range_assignor.assign(members + [M("consumer5", both)], counts)) == {
+        **expected, "consumer5": set(tps("topic1-4", "topic2-3"))}
+
+
 def test_range_static_members_persistent_after_member_id_changes():
     both = ["topic1", "topic2"]
     expected = {"instance1": tps("topic1-0", "topic1-1", "topic2-0", "topic2-1"),
