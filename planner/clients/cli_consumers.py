@@ -57,7 +57,8 @@ def _table(group, counts, results, leader_of) -> str:
     lines = [f"group {group.name or '(unnamed)'}: {len(members)} members, {len(counts)} topic(s), {total} partitions"]
     for r in results:
         brokers = fetch_brokers(r.assignment, leader_of)
-        note = "" if r.exact else "  [mixed subscriptions: the planner's balanced sticky algorithm, not Kafka's exact tie-breaking]"
+        note = "" if r.exact else ("  [heterogeneous subscriptions: the planner's balanced sticky algorithm, "
+                                     "not Kafka's UniformHeterogeneousAssignmentBuilder tie-breaking]")
         lines.append("")
         lines.append(f"== {r.strategy}: {DESCRIPTIONS[r.strategy]}{note}")
         headers = ["member", "instance", "rack", "count", "partitions", "fetches from"]

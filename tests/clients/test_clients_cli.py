@@ -194,6 +194,23 @@ def test_consumers_cooperative_table_from_example():
     assert "withheld in the first round until revoked: orders-2->consumer-3-07ce, orders-5->consumer-3-07ce" in out
 
 
+def test_consumers_mixed_example_sticky_exact_uniform_flagged():
+    # mixed subscriptions: sticky is Kafka's GeneralAssignmentBuilder (exact); KIP-848 uniform's heterogeneous builder
+    # is the planner's own and is flagged as such
+    rc, out, err = cli("consumers", "topologies/six-brokers.yaml", "--group-file", "examples/group-mixed.yaml",
+                       "--strategy", "sticky", "--strategy", "uniform", "--format", "json")
+    assert rc == 0, err
+    data = json.loads(out)["strategies"]
+    assert data["sticky"]["exact"] is True and data["uniform"]["exact"] is False
+    assert {m: v["count"] for m, v in data["sticky"]["members"].items()} == {"consumer-1": 7, "consumer-2": 7, "consumer-3": 7}
+    assert data["sticky"]["members"]["consumer-3"]["partitions"] == [f"clicks-{i}" for i in (0, 1, 2, 3, 5, 8, 11)]
+    rc, out, err = cli("consumers", "topologies/six-brokers.yaml", "--group-file", "examples/group-mixed.yaml",
+                       "--strategy", "sticky", "--strategy", "uniform")
+    assert rc == 0, err
+    assert "== sticky: classic StickyAssignor (eager)\n" in out
+    assert "[heterogeneous subscriptions: the planner's balanced sticky algorithm" in out
+
+
 @pytest.mark.parametrize("text,message", [
     ("members: []\n", "g.yaml:1: members: expected a non-empty list of members"),
     ("members:\n  - {id: a}\n", "g.yaml:2: members[0].topics: missing"),
