@@ -23,6 +23,12 @@ class SkewKeyType(str, enum.Enum):
     bytes_hex = "bytes-hex"
 
 
+class Reader(str, enum.Enum):
+    auto = "auto"
+    pyarrow = "pyarrow"
+    spark = "spark"
+
+
 class SkewFormat(str, enum.Enum):
     table = "table"
     json = "json"
@@ -59,6 +65,10 @@ def skew(
     master: str = typer.Option("local[*]", "--master", help="Spark master: local[*], spark://host:7077, yarn, ..."),
     output: Optional[str] = typer.Option(None, "--output", metavar="DIR",
                                          help="Write partitions.parquet, keys.parquet and summary.json here."),
+    reader: Reader = typer.Option(Reader.auto, "--reader",
+                                  help="auto: pyarrow reads Parquet row groups inside Spark tasks when it can "
+                                       "(local/shared file system, key column stored as the key type), else "
+                                       "Spark reads and hands Arrow batches to Python (spark)."),
     spark_conf: Optional[List[str]] = typer.Option(None, "--spark-conf", metavar="KEY=VALUE",
                                                    help="Repeatable Spark setting, e.g. spark.executor.memory=4g."),
     fmt: SkewFormat = typer.Option(SkewFormat.table, "--format"),
@@ -69,4 +79,4 @@ def skew(
     command.run(keys=keys, input_format=input_format.value, key_column=key_column,
                 value_bytes_column=value_bytes_column, key_type=key_type.value, partitions=partitions,
                 topology=topology, topic=topic, offline_brokers=offline_brokers, sweep=sweep, max_skew=max_skew,
-                top=top, master=master, spark_conf=list(spark_conf or []), output=output, fmt=fmt.value, verbose=verbose)
+                top=top, master=master, spark_conf=list(spark_conf or []), reader=reader.value, output=output, fmt=fmt.value, verbose=verbose)

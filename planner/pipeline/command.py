@@ -78,7 +78,7 @@ def _publish(staging: Path, out: Path) -> None:
 
 
 def run(*, keys, input_format, key_column, value_bytes_column, key_type, partitions, topology, topic, offline_brokers,
-        sweep, max_skew, top, master, output, fmt, verbose, spark_conf=()) -> None:
+        sweep, max_skew, top, master, output, fmt, verbose, spark_conf=(), reader="auto") -> None:
     from planner.pipeline.report import build_report
     from planner.pipeline.render import render_json, render_table, summary
     from planner.pipeline.skew import JobSpec, check_local_path, key_column_of
@@ -93,7 +93,7 @@ def run(*, keys, input_format, key_column, value_bytes_column, key_type, partiti
     check_local_path(keys)
     conf = parse_spark_conf(spark_conf)
     spec = JobSpec(keys=keys, input_format=input_format, key_column=key_column, value_bytes_column=value_bytes_column,
-                   key_type=key_type, counts=tuple(sorted(set((n,) + sweep_counts))), primary=n, top=top)
+                   key_type=key_type, counts=tuple(sorted(set((n,) + sweep_counts))), primary=n, top=top, reader=reader)
     out_dir = staging = None
     if output:
         out_dir = Path(output)

@@ -8,6 +8,8 @@ Plan (one pass over the data for every partition count of the sweep):
    int, odd-length hex) is `_bad`; `_v` = the record's value bytes from --value-bytes-column; only columns that can carry information are sent on;
 3. `mapInArrow(count_batches)`: murmur2 of every key once per Arrow batch in NumPy, records and bytes per partition
    for each count; one small batch per task, summed by Spark;
+   (fast path, `planner.pipeline.files`: Parquet whose key column Arrow reads as the key type is read by pyarrow
+   inside Spark tasks, one task per group of row groups, skipping Spark's row → Arrow conversion);
 4. top keys: Spark's own aggregation by `_k` (JVM), the top N hashed on the driver.
 """
 from __future__ import annotations
@@ -22,6 +24,7 @@ from urllib.parse import urlparse
 
 from planner.model import PlannerError
 from planner.pipeline.arrowhash import NULL_KEYS, RESULT_SCHEMA, UNREADABLE, count_batches, partition_batches
+from planner.pipeline.files import plan_units, run_units
 
 INPUT_FORMATS = ("parquet", "csv", "json", "text")
 KEY_TYPES = ("string", "int", "long", "bytes-hex")
@@ -39,6 +42,7 @@ class JobSpec:
     counts: tuple[int, ...] = ()  # every partition count to evaluate (the topic's and the sweep's)
     primary: int = 0  # the partition count the top keys are placed for
     top: int = 20
+    reader: str = "auto"  # auto | pyarrow (files read by pyarrow in Spark tasks) | spark (Spark reads, mapInArrow)
 
 
 @dataclass(frozen=True)
@@ -219,6 +223,27 @@ def _serialized(value, key_type: str) -> bytes:
     return str(value).encode("utf-8")
 
 
+def _count_with_spark(keys, counts):
+    """The general path: Spark reads and normalises, mapInArrow hashes and counts per task, Spark sums."""
+    from pyspark.sql import functions as F
+
+    rows = (keys.mapInArrow(partial(count_batches, counts=counts), RESULT_SCHEMA)
+            .groupBy("n", "p").agg(F.sum("records").alias("records"), F.sum("bytes").alias("bytes"))
+            .collect())
+    records = {n: [0] * n for n in counts}
+    nbytes = {n: [0] * n for n in counts}
+    null_records = null_bytes = unreadable = 0
+    for r in rows:
+        if r["p"] == NULL_KEYS:
+            null_records, null_bytes = int(r["records"]), int(r["bytes"])
+        elif r["p"] == UNREADABLE:
+            unreadable = int(r["records"])
+        else:
+            records[r["n"]][r["p"]] = int(r["records"])
+            nbytes[r["n"]][r["p"]] = int(r["bytes"])
+    return records, nbytes, null_records, null_bytes, unreadable
+
+
 def run(spark, spec: JobSpec, progress: Callable[[str], None] = lambda s: None, output_keys: str | None = None) -> Counts:
     """Run the job on `spark`; `output_keys`: also write every distinct key with its records, bytes and partition
     (Parquet, a Spark output directory) there."""
@@ -231,26 +256,25 @@ def run(spark, spec: JobSpec, progress: Callable[[str], None] = lambda s: None, 
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(ARROW_BATCH))
     df = read_input(spark, spec)
     keys = normalise(df, spec)
-    progress(f"hashing keys of {spec.keys} for {len(spec.counts)} partition count(s) in one pass")
+    units = None
+    if spec.reader in ("auto", "pyarrow"):
+        units = plan_units(df, key_column_of(spec), spec.key_type, spec.value_bytes_column)
+        if units is None and spec.reader == "pyarrow":
+            raise PlannerError("--reader pyarrow needs Parquet files on a file system the executors see, with the key "
+                               "column stored as the key type (string, binary, int32 for int, int64 for long); "
+                               "use --reader spark")
+    progress(f"hashing keys of {spec.keys} for {len(spec.counts)} partition count(s) in one pass"
+             f" ({'pyarrow reads the row groups' if units is not None else 'Spark reads, mapInArrow'})")
     try:
-        rows = (keys.mapInArrow(partial(count_batches, counts=spec.counts), RESULT_SCHEMA)
-                .groupBy("n", "p").agg(F.sum("records").alias("records"), F.sum("bytes").alias("bytes"))
-                .collect())
+        if units is not None:
+            records, nbytes, null_records, null_bytes, unreadable = run_units(
+                spark, units, key_column_of(spec), spec.value_bytes_column, spec.counts)
+        else:
+            records, nbytes, null_records, null_bytes, unreadable = _count_with_spark(keys, spec.counts)
     except PlannerError:
         raise
     except Exception as exc:
         raise PlannerError(f"reading --keys {spec.keys} failed: {_first_line(exc)}") from None
-    records = {n: [0] * n for n in spec.counts}
-    nbytes = {n: [0] * n for n in spec.counts}
-    null_records = null_bytes = unreadable = 0
-    for r in rows:
-        if r["p"] == NULL_KEYS:
-            null_records, null_bytes = int(r["records"]), int(r["bytes"])
-        elif r["p"] == UNREADABLE:
-            unreadable = int(r["records"])
-        else:
-            records[r["n"]][r["p"]] = int(r["records"])
-            nbytes[r["n"]][r["p"]] = int(r["bytes"])
     keyed = sum(next(iter(records.values())))
     if keyed == 0 and unreadable > 0:
         raise PlannerError(

@@ -27,7 +27,7 @@ def test_standalone_cluster_gives_the_local_results(spark, standalone, spark_sub
             "--format", "json"]
     proc = subprocess.run(
         [sys.executable, "-m", "planner", *args, "--master", standalone, "--spark-conf", "spark.executor.memory=512m",
-         "--spark-conf", "spark.cores.max=1", "--output", str(tmp_path / "out")],
+         "--spark-conf", "spark.cores.max=1", "--reader", "spark", "--output", str(tmp_path / "out")],
         cwd=ROOT, env=spark_subprocess_env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     on_cluster = json.loads(proc.stdout)
@@ -35,7 +35,7 @@ def test_standalone_cluster_gives_the_local_results(spark, standalone, spark_sub
     cwd = os.getcwd()
     os.chdir(ROOT)
     try:
-        cli_run(args)  # local mode: the session-wide local SparkSession
+        cli_run(args)  # local mode (the session-wide local SparkSession), default reader: pyarrow in Spark tasks
     except SystemExit as exc:
         assert exc.code == 0
     finally:

@@ -70,11 +70,12 @@ def test_generated_string_keys_equal_the_scalar_partitioner(spark, tmp_path):
     folder.mkdir()
     for i, lo in enumerate(range(0, len(keys), 1000)):  # a directory of part files
         pq.write_table(pa.table({"key": pa.array(keys[lo:lo + 1000], pa.string())}), folder / f"part-{i}.parquet")
-    spec = job.JobSpec(keys=str(folder), counts=(1, 7, 12, 100), primary=12, top=6)
-    counts = job.run(spark, spec)
     raw = [None if k is None else serialize(k, "string") for k in keys]
     rec, byt = scalar(raw, (1, 7, 12, 100))
-    assert counts.records == rec and counts.bytes == byt
+    for reader in ("pyarrow", "spark"):  # pyarrow reads the row groups in Spark tasks / Spark reads, mapInArrow
+        spec = job.JobSpec(keys=str(folder), counts=(1, 7, 12, 100), primary=12, top=6, reader=reader)
+        counts = job.run(spark, spec)
+        assert counts.records == rec and counts.bytes == byt
     assert (counts.null_records, counts.unreadable, counts.rows) == (keys.count(None), 0, len(keys))
     expected_top = top_scalar(keys, lambda k: k.encode(), 12, 6)
     assert [(t.key, t.records, t.partition) for t in counts.top] == expected_top
@@ -84,9 +85,11 @@ def test_generated_string_keys_equal_the_scalar_partitioner(spark, tmp_path):
 def test_int_and_long_keys_from_integer_and_text_columns(spark, tmp_path):
     ints = [0, 1, -1, 2**31 - 1, -(2**31), 7, 7, 7, None] + list(range(-50, 400, 3))
     pq.write_table(pa.table({"key": pa.array(ints, pa.int32())}), tmp_path / "i.parquet")
-    counts = job.run(spark, job.JobSpec(keys=str(tmp_path / "i.parquet"), key_type="int", counts=(6, 10), primary=6, top=2))
     rec, byt = scalar([None if v is None else serialize(str(v), "int") for v in ints], (6, 10))
-    assert counts.records == rec and counts.bytes == byt and counts.null_records == 1
+    for reader in ("spark", "pyarrow"):
+        counts = job.run(spark, job.JobSpec(keys=str(tmp_path / "i.parquet"), key_type="int", counts=(6, 10),
+                                            primary=6, top=2, reader=reader))
+        assert counts.records == rec and counts.bytes == byt and counts.null_records == 1
     assert [(t.key, t.records, t.partition) for t in counts.top] == top_scalar(
         ints, lambda v: serialize(str(v), "int"), 6, 2, order=int) == [("7", 4, 3), ("1", 2, 0)]
 
@@ -97,6 +100,12 @@ def test_int_and_long_keys_from_integer_and_text_columns(spark, tmp_path):
     assert as_int.unreadable == 5 and as_int.records == scalar([serialize("5", "int")], (4,))[0]
     as_long = job.run(spark, job.JobSpec(keys=str(tmp_path / "l.parquet"), key_type="long", counts=(4,), primary=4, top=0))
     assert as_long.records == scalar([None if v is None else serialize(str(v), "long") for v in longs], (4,))[0]
+    fast = job.run(spark, job.JobSpec(keys=str(tmp_path / "l.parquet"), key_type="long", counts=(4,), primary=4, top=0,
+                                      reader="pyarrow"))
+    assert (fast.records, fast.bytes, fast.null_records) == (as_long.records, as_long.bytes, 1)
+    with pytest.raises(PlannerError, match="--reader pyarrow needs Parquet files"):  # int64 column as int keys
+        job.run(spark, job.JobSpec(keys=str(tmp_path / "l.parquet"), key_type="int", counts=(4,), primary=4, top=0,
+                                   reader="pyarrow"))
 
     # text of integers (CSV-style): Java Integer.parseInt rules; "007" and "7" are the same Integer key
     texts = ["7", "007", "+7", "-2147483648", "2147483647", "2147483648", "abc", "1.5", " 7", "", None]
@@ -117,7 +126,8 @@ def test_bytes_hex_keys_from_text_and_binary(spark, tmp_path):
     assert h.records == scalar([serialize(t, "bytes-hex") for t in ["00ff", "0x00FF", "", "0a0b0c0d0e"]], (1000,))[0]
     assert (h.unreadable, h.null_records) == (2, 1)
     assert [(t.key, t.records) for t in h.top] == [("00ff", 2)]
-    b = job.run(spark, job.JobSpec(keys=str(tmp_path / "b.parquet"), key_type="bytes-hex", counts=(1000,), primary=1000, top=0))
+    b = job.run(spark, job.JobSpec(keys=str(tmp_path / "b.parquet"), key_type="bytes-hex", counts=(1000,), primary=1000, top=0,
+                                   reader="pyarrow"))
     # kafka-facts §6.1 (kafka-python): b'' → 681, b'\x00 ' → 742, b'123456789' → 566 for 1000 partitions
     nonzero = {p: c for p, c in enumerate(b.records[1000]) if c}
     assert nonzero == {681: 1, 742: 1, 566: 1, partition_for_key(b"\x00\xff", 1000): 1}
@@ -229,3 +239,26 @@ def test_bad_input_is_one_line_exit_2(spark, tmp_path, capsys):
     out_dir = tmp_path / "out"
     bad(capsys, "--keys", str(tmp_path / "junk.parquet"), "--partitions", "3", "--output", str(out_dir))
     assert list(out_dir.iterdir()) == []
+
+
+def test_murmur2_as_spark_sql_expressions_equals_kafka(spark):
+    """The JVM-only alternative the benchmark measures: §6.1 vectors and mixed keys, bit for bit."""
+    from planner.clients.murmur2 import murmur2
+    from planner.pipeline.sqlhash import with_murmur2, with_partition
+
+    vectors = {b"21": -973932308, b"foobar": -790332482, b"a-little-bit-long-string": -985981536,
+               b"a-little-bit-longer-string": -1486304829,
+               b"lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8": -58897971, b"abc": 479470107, b"": 275646681,
+               b"a": -1563381124, b"ab": 316155434, b"123456789": -1822237082, b"\x00 ": 1121897742}
+    rnd = random.Random(3)
+    extra = [bytes(rnd.randrange(256) for _ in range(rnd.randrange(0, 30))) for _ in range(200)]
+    keys = list(vectors) + extra + [None]
+    df = spark.createDataFrame([(k,) for k in keys], "k binary")
+    got = {None if r["k"] is None else bytes(r["k"]): r["h"] for r in with_murmur2(df, "k", "h").collect()}
+    assert got[None] is None
+    for k in keys[:-1]:
+        assert got[k] == murmur2(k) & 0xFFFFFFFF
+    for k, h in vectors.items():
+        assert got[k] == h & 0xFFFFFFFF
+    parts = {bytes(r["k"]): r["_p1000"] for r in with_partition(df, "k", (1000,)).collect() if r["k"] is not None}
+    assert [parts[k] for k in (b"", b"a", b"ab", b"abc", b"123456789", b"\x00 ")] == [681, 524, 434, 107, 566, 742]
