@@ -536,3 +536,16 @@ def test_cooperative_general_path_transferring_uses_raw_owned_partitions():
     first = sticky.cooperative_first_round(moved, {"t1": 2, "t2": 1})
     assert first.transferring == {TP("t1", 0): "B"}
     assert first.assignment == {"A": tps("t1-1", "t2-0"), "B": []}
+
+
+def test_sticky_general_previous_owner_out_of_play():
+    # c1 (generation 1) owned t1's partitions, now subscribes only t0 and holds all of it, so it takes no part in
+    # reassignment; t1-0's previous owner is c1. Kafka's performReassignments looks c1 up among the members in play and
+    # throws a NullPointerException; the planner skips the previous-owner step for t1-0 and balances as usual.
+    members = [M("c0", ["t1"]), M("c1", ["t0"], owned=["t1-1", "t1-0", "t0-0"], gen=1),
+               M("c2", ["t1"], owned=["t1-1", "t1-0"], gen=2)]
+    r = sticky.assign(members, {"t0": 1, "t1": 2})
+    assert r.assignment == {"c0": tps("t1-0"), "c1": tps("t0-0"), "c2": tps("t1-1")}
+    assert r.transferring == {TP("t1", 0): "c0"}
+    assert sticky.cooperative_first_round(members, {"t0": 1, "t1": 2}).assignment == {
+        "c0": [], "c1": tps("t0-0"), "c2": tps("t1-1")}
