@@ -549,3 +549,41 @@ def test_sticky_general_previous_owner_out_of_play():
     assert r.transferring == {TP("t1", 0): "c0"}
     assert sticky.cooperative_first_round(members, {"t0": 1, "t1": 2}).assignment == {
         "c0": [], "c1": tps("t0-0"), "c2": tps("t1-1")}
+
+
+def test_sticky_add_remove_two_consumers_two_topics():
+    # AbstractStickyAssignorTest.testAddRemoveTwoConsumersTwoTopics: exact lists through two rebalances
+    both, counts = ["topic1", "topic2"], {"topic1": 3, "topic2": 4}
+    r = sticky.assign([M("consumer1", both), M("consumer2", both)], counts)
+    assert r.assignment == {"consumer1": tps("topic1-0", "topic1-2", "topic2-1", "topic2-3"),
+                            "consumer2": tps("topic1-1", "topic2-0", "topic2-2")}
+    owned = {m: [str(tp) for tp in v] for m, v in r.assignment.items()}
+    members = [M("consumer1", both, owned=owned["consumer1"], gen=1), M("consumer2", both, owned=owned["consumer2"], gen=1),
+               M("consumer3", both, gen=1), M("consumer4", both, gen=1)]
+    r = sticky.assign(members, counts)
+    # owned partitions are kept in (partition, topic) order (KAFKA-16277), so each member keeps both topics
+    assert r.transferring == {TP("topic1", 2): "consumer3", TP("topic2", 3): "consumer3", TP("topic2", 2): "consumer4"}
+    assert r.assignment == {"consumer1": tps("topic1-0", "topic2-1"), "consumer2": tps("topic2-0", "topic1-1"),
+                            "consumer3": tps("topic1-2", "topic2-3"), "consumer4": tps("topic2-2")}
+    members = [M("consumer3", both, owned=["topic1-2", "topic2-3"], gen=1), M("consumer4", both, owned=["topic2-2"], gen=1)]
+    r = sticky.assign(members, counts)
+    assert r.assignment == {"consumer3": tps("topic1-2", "topic2-3", "topic1-0", "topic2-1"),
+                            "consumer4": tps("topic2-2", "topic1-1", "topic2-0")}
+    assert r.transferring == {}
+
+
+def test_sticky_topic_balance_after_reassignment():
+    # AbstractStickyAssignorTest.testTopicBalanceAfterReassignment: 1 -> 2 -> 4 -> 2 members over topic1(12), topic2(12);
+    # every member holds the same number of partitions of each topic at every step
+    both, counts = ["topic1", "topic2"], {"topic1": 12, "topic2": 12}
+    steps = [["consumer1"], ["consumer1", "consumer2"], ["consumer1", "consumer2", "consumer3", "consumer4"],
+             ["consumer3", "consumer4"]]
+    assignment: dict = {}
+    for names, per_topic in zip(steps, [12, 6, 3, 6]):
+        members = [M(n, both, owned=[str(tp) for tp in assignment.get(n, [])], gen=1) for n in names]
+        r = sticky.assign(members, counts)
+        assignment = r.assignment
+        for tps_ in assignment.values():
+            assert [sum(1 for tp in tps_ if tp.topic == t) for t in both] == [per_topic, per_topic]
+        if names == steps[-1]:
+            assert r.transferring == {}
