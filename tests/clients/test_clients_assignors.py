@@ -587,3 +587,25 @@ def test_sticky_topic_balance_after_reassignment():
             assert [sum(1 for tp in tps_ if tp.topic == t) for t in both] == [per_topic, per_topic]
         if names == steps[-1]:
             assert r.transferring == {}
+
+
+UNIFORM_RACK_RESULT = ["t1-0, t1-3, t2-0, t2-3, t2-6", "t1-1, t1-4, t2-1, t2-4, t3-0", "t1-2, t1-5, t2-2, t2-5, t3-1"]
+
+
+@pytest.mark.parametrize("rf,broker_racks,consumer_racks,mismatched", [
+    (3, [None] * 3, list("abc"), None), (3, list("abc"), [None] * 3, None), (3, list("abc"), list("abc"), 0),
+    (4, list("abcd"), list("abc"), 0), (3, list("abc"), list("def"), None), (3, list("abc"), [None, "e", "f"], None),
+    (1, list("abc"), list("abc"), 0), (2, list("abc"), list("abc"), 0), (3, list("ab"), list("abc"), 5),
+])
+def test_sticky_rack_aware_uniform_subscription(rf, broker_racks, consumer_racks, mismatched):
+    # AbstractStickyAssignorTest.testRackAwareAssignmentWithUniformSubscription (the ConstrainedAssignmentBuilder): from
+    # scratch, and again owning the result (nothing moves)
+    all3 = [["t1", "t2", "t3"]] * 3
+    got, bad = _sticky_rack_case(all3, rf, broker_racks, consumer_racks)
+    assert got == UNIFORM_RACK_RESULT
+    if mismatched is not None:
+        assert bad == mismatched
+    assert _sticky_rack_case(all3, rf, broker_racks, consumer_racks, UNIFORM_RACK_RESULT) == (got, bad)
+    # misaligned owned partitions move to members on their racks (rf 1: every partition on one rack)
+    if rf == 1:
+        assert _sticky_rack_case(all3, rf, broker_racks, consumer_racks, OWNED_NON_EQUAL) == (UNIFORM_RACK_RESULT, 0)
