@@ -15,7 +15,7 @@ def _ratio(x: float | None) -> str:
 def _metrics_line(name: str, s: Skew | None) -> list:
     if s is None:
         return [name, "-", "-", "-", "-", "-", "-"]
-    return [name, s.minimum, s.maximum, f"{s.mean:,.1f}", _ratio(s.max_over_mean), _ratio(s.cv), _ratio(s.gini)]
+    return [name, f"{s.minimum:,}", f"{s.maximum:,}", f"{s.mean:,.1f}", _ratio(s.max_over_mean), _ratio(s.cv), _ratio(s.gini)]
 
 
 def _broker_name(bid: int) -> str:
