@@ -45,6 +45,18 @@ def _generate() -> list[str]:
     return files
 
 
+def _small(n: int) -> str:
+    """A single file of the first n keys of part-00 (for the small end of the crossover)."""
+    import pyarrow.parquet as pq
+
+    path = DATA / f"small-{n}.parquet"
+    if not path.exists():
+        table = pq.read_table(DATA / "part-00.parquet").slice(0, n)
+        pq.write_table(table, str(path) + ".tmp", row_group_size=1 << 18)
+        os.replace(str(path) + ".tmp", path)
+    return str(path)
+
+
 def _single_process(files) -> tuple[float, object]:
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -130,6 +142,16 @@ def run() -> None:
              rate(N_KEYS, t_general), "Arrow/NumPy mapInArrow (ours, --reader spark)")
         print(f"   top key: {full.top[0].key} {full.top[0].records:,} records", flush=True)
         # where Spark overtakes the single-process path
+        from planner.pipeline import skew as job
+
+        for n in (100_000, 1_000_000):
+            path = _small(n)
+            t_single, single = _single_process([path])
+            with timer() as t:
+                small = job.run(spark, job.JobSpec(keys=path, counts=(PARTITIONS,), primary=PARTITIONS, top=0))
+            assert tuple(int(x) for x in single.records[PARTITIONS]) == small.records[PARTITIONS]
+            line(f"skew on Spark local[*] ({os.cpu_count()} cores), {n / 1e6:.1f}M keys", rate(n, t["s"]), "M keys/s",
+                 rate(n, t_single), "single-process NumPy (1 core)")
         for k in (1, 2, 4, 8):
             n = N_KEYS * k // N_FILES
             t_single, single = _single_process(files[:k])

@@ -257,12 +257,12 @@ def run(spark, spec: JobSpec, progress: Callable[[str], None] = lambda s: None, 
     df = read_input(spark, spec)
     keys = normalise(df, spec)
     units = None
-    if spec.reader in ("auto", "pyarrow"):
+    if spec.reader in ("auto", "pyarrow") and spec.input_format == "parquet":
         units = plan_units(df, key_column_of(spec), spec.key_type, spec.value_bytes_column)
-        if units is None and spec.reader == "pyarrow":
-            raise PlannerError("--reader pyarrow needs Parquet files on a file system the executors see, with the key "
-                               "column stored as the key type (string, binary, int32 for int, int64 for long); "
-                               "use --reader spark")
+    if units is None and spec.reader == "pyarrow":
+        raise PlannerError("--reader pyarrow needs Parquet files on a file system the executors see, with the key "
+                           "column stored as the key type (string, binary, int32 for int, int64 for long); "
+                           "use --reader spark")
     progress(f"hashing keys of {spec.keys} for {len(spec.counts)} partition count(s) in one pass"
              f" ({'pyarrow reads the row groups' if units is not None else 'Spark reads, mapInArrow'})")
     try:
