@@ -232,20 +232,13 @@ def _topic(ctx: _Ctx, node: Node, path: str, cluster: Cluster) -> Topic:
         if count is not None and count != len(amap):
             raise ctx.error(f["partitions"], f"{path}.partitions",
                             f"says {count} but the assignment has {len(amap)} partitions")
-        sizes_rf = {p: len(r) for p, (r, _) in amap.items()}
-        first_rf = sizes_rf[0]
         for p in sorted(amap):
             r, n = amap[p]
             if not r:
                 raise ctx.error(n, f"{path}.assignment.{p}", f"Cannot have replication factor of 0 for partition id {p}.")
-            if len(r) != first_rf:
-                raise ctx.error(n, f"{path}.assignment.{p}",
-                                f"replication factor {len(r)} differs from partition 0's {first_rf} (RF must match inside a topic)")
-        if rf is not None and rf != first_rf:
-            raise ctx.error(f["replication_factor"], f"{path}.replication_factor",
-                            f"says {rf} but the assignment has {first_rf} replicas per partition")
         assignment = {p: r for p, (r, _) in amap.items()}
     else:
+        amap = None
         if count is None or rf is None:
             raise ctx.error(node, path, "a topic needs either 'assignment' or both 'partitions' and 'replication_factor'")
         from planner.placement.place import plan_new_topic
@@ -303,6 +296,24 @@ def _topic(ctx: _Ctx, node: Node, path: str, cluster: Cluster) -> Topic:
                     raise ctx.error(n, f"{path}.{which}.{pid}",
                                     f"brokers {','.join(map(str, outside))} must also be in the partition's replicas")
                 moving[which][pid] = ids
+
+    if amap is not None:
+        # Mid-reassignment a partition lists target ∪ original replicas; its replication factor is what
+        # kafka-topics --describe prints: replicas minus adding (TopicCommand, 2.5+).
+        def rf_of(p: int) -> int:
+            return len(assignment[p]) - len(moving["adding"].get(p, ()))
+
+        first_rf = rf_of(0)
+        for p in sorted(amap):
+            if rf_of(p) != first_rf:
+                moving_note = f" ({len(assignment[p])} replicas, {len(moving['adding'][p])} adding)" \
+                    if p in moving["adding"] else ""
+                raise ctx.error(amap[p][1], f"{path}.assignment.{p}",
+                                f"replication factor {rf_of(p)}{moving_note} differs from partition 0's {first_rf} "
+                                f"(RF must match inside a topic)")
+        if rf is not None and rf != first_rf:
+            raise ctx.error(f["replication_factor"], f"{path}.replication_factor",
+                            f"says {rf} but the assignment has {first_rf} replicas per partition")
 
     partitions = tuple(
         Partition(

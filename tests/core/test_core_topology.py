@@ -32,6 +32,9 @@ def error(text):
          "assignment, state, sizes, configs, topic_id, marked_for_deletion, adding, removing)"),
         (BASE + "topics:\n  - name: t\n    partitions: three\n    replication_factor: 1\n",
          "x.yaml:4: topics[0].partitions: expected an integer, got 'three'"),
+        (BASE + "topics:\n  - name: t\n    assignment:\n      0: [1, 2]\n      1: [2, 3, 1]\n    adding: {1: [3, 1]}\n",
+         "x.yaml:6: topics[0].assignment.1: replication factor 1 (3 replicas, 2 adding) differs from partition 0's 2 "
+         "(RF must match inside a topic)"),
         ("brokers: [{id: 1}\n", None),
         (BASE + "topics:\n  - name: t\n    assignment: {0: [1], 2: [2]}\n",
          "x.yaml:4: topics[0].assignment: partition ids must be 0..1; missing 1"),
@@ -78,3 +81,13 @@ def test_unplaced_topics_are_placed_deterministically():
     assert parse_topology(text) == parse_topology(text)
     t = parse_topology(text).topic("t")
     assert sorted(p.replicas[0] for p in t.partitions) == [1, 1, 2, 2, 3, 3]
+
+
+def test_partial_reassignment_rf_is_replicas_minus_adding():
+    # One partition is moving (target [3, 1] added to the original [2, 1]), the other is not: the topic's
+    # replication factor is still 2, as kafka-topics --describe prints it (replicas minus adding).
+    cluster = parse_topology(BASE + "topics:\n  - name: t\n    replication_factor: 2\n    assignment:\n"
+                             "      0: [3, 1, 2]\n      1: [2, 3]\n    adding: {0: [3]}\n    removing: {0: [2]}\n")
+    t = cluster.topic("t")
+    assert [p.replicas for p in t.partitions] == [(3, 1, 2), (2, 3)]
+    assert t.partitions[0].adding == (3,) and t.partitions[0].removing == (2,)
