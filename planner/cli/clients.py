@@ -89,9 +89,9 @@ def partition(
     offline_brokers: Optional[str] = OFFLINE,
     fmt: OutFormat = typer.Option(OutFormat.table, "--format"),
 ) -> None:
-    from planner.clients import cli_partition
+    from planner.cli import partition as command
 
-    cli_partition.run(
+    command.run(
         keys=list(keys or []), partitions=partitions, topology=topology, topic=topic, key_type=key_type.value,
         encoding=encoding, keys_file=keys_file, summary=summary, partitioner=partitioner.value,
         null_key_simulation=null_key_simulation, records=records, batch_size=batch_size, seed=seed,
@@ -110,9 +110,9 @@ def consumers(
     fmt: GroupFormat = typer.Option(GroupFormat.table, "--format"),
 ) -> None:
     """Which consumer reads which partition under each assignment strategy, and which brokers it fetches from."""
-    from planner.clients import cli_consumers
+    from planner.cli import consumers as command
 
-    cli_consumers.run(topology, group_file, [s.value for s in (strategy or [])], offline_brokers, fmt.value)
+    command.run(topology, group_file, [s.value for s in (strategy or [])], offline_brokers, fmt.value)
 
 
 @app.command()
@@ -127,8 +127,8 @@ def coordinator(
 ) -> None:
     """The __consumer_offsets (or __transaction_state) partition of each id: Utils.abs(id.hashCode()) % partitions,
     and with a topology the broker leading it, i.e. the group (or transaction) coordinator."""
-    from planner.clients import cli_coordinator
+    from planner.cli import coordinator as command
 
-    cli_coordinator.run(list(ids), transactional, partitions, topology, offline_brokers, fmt.value)
+    command.run(list(ids), transactional, partitions, topology, offline_brokers, fmt.value)
 
 

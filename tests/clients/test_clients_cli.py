@@ -99,7 +99,7 @@ def test_keys_file_streams_summary_and_lines(tmp_path):
 
 
 def test_keys_file_chunk_boundaries(tmp_path, monkeypatch):
-    from planner.clients import cli_partition
+    from planner.cli import partition as cli_partition
 
     monkeypatch.setattr(cli_partition, "CHUNK_BYTES", 7)  # lines straddle many chunk borders
     path = tmp_path / "k.txt"

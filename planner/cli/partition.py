@@ -236,7 +236,7 @@ def _leader_text(leader: int) -> str:
 
 
 def _render_summary(target: Target, counts, fmt, partitioner) -> None:
-    from planner.clients.render import dumps
+    from planner.formats.clients import dumps
 
     total = sum(counts)
     mean = total / len(counts)
@@ -271,7 +271,7 @@ def _render_summary(target: Target, counts, fmt, partitioner) -> None:
 
 def _simulate(target: Target, records, batch_size, seed, fmt) -> None:
     from planner.clients.partitioner import ERA_VERSIONS, ERAS, simulate_null_keys
-    from planner.clients.render import dumps
+    from planner.formats.clients import dumps
 
     available = None
     if target.leaders is not None:

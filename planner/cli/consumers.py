@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 
 from planner.clients.consumers import DESCRIPTIONS, STRATEGIES, fetch_brokers, leaders, partition_counts, replica_racks, run_strategy
-from planner.clients.render import compact, dumps
+from planner.formats.clients import compact, dumps
 
 
 def run(topology, group_file, strategies, offline_brokers, fmt) -> None:

@@ -45,7 +45,7 @@ def run(ids, transactional, partitions, topology, offline_brokers, fmt) -> None:
     if note:
         print(f"note: {note}", file=sys.stderr)
     if fmt == "json":
-        from planner.clients.render import dumps
+        from planner.formats.clients import dumps
 
         sys.stdout.write(dumps({"topic": topic_name, "partitions": partitions, "ids": rows}))
     elif fmt == "tsv":
