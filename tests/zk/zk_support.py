@@ -138,12 +138,13 @@ KAFKA_ZNODES = {
     "/brokers/topics/legacy": '{"version":1,"partitions":{"0":[1,2,3],"1":[2,3,1]}}',
     "/brokers/topics/legacy/partitions/0/state": '{"controller_epoch":33,"leader":1,"version":1,"leader_epoch":8,"isr":[1,2,3]}',
     "/brokers/topics/legacy/partitions/1/state": '{"controller_epoch":33,"leader":2,"version":1,"leader_epoch":3,"isr":[2,1]}',
-    # 2.4-2.7 (version 2) with a KIP-455 reassignment of the whole topic in progress: [1,2] -> [3,4], [2,1] -> [4,3]
-    # (replicas = target then original, ReplicaAssignment.fromOldAndNewReplicas)
-    "/brokers/topics/moving": '{"version":2,"partitions":{"0":[3,4,1,2],"1":[4,3,2,1]},'
-                              '"adding_replicas":{"0":[3,4],"1":[4,3]},"removing_replicas":{"0":[1,2],"1":[2,1]}}',
+    # 2.4-2.7 (version 2) with a KIP-455 reassignment in progress on partition 0 only: [1,2] -> [3,4] (replicas =
+    # target then original, ReplicaAssignment.fromOldAndNewReplicas); partition 1 is not moving, so the replica lists
+    # differ in length inside the topic (4 and 2) while the replication factor (replicas - adding) is 2 for both
+    "/brokers/topics/moving": '{"version":2,"partitions":{"0":[3,4,1,2],"1":[4,3]},"adding_replicas":{"0":[3,4]},'
+                              '"removing_replicas":{"0":[1,2]}}',
     "/brokers/topics/moving/partitions/0/state": '{"controller_epoch":34,"leader":1,"version":1,"leader_epoch":2,"isr":[1,2,3]}',
-    "/brokers/topics/moving/partitions/1/state": '{"controller_epoch":34,"leader":2,"version":1,"leader_epoch":0,"isr":[2,1,4]}',
+    "/brokers/topics/moving/partitions/1/state": '{"controller_epoch":34,"leader":4,"version":1,"leader_epoch":0,"isr":[4,3]}',
     "/config/topics/moving": '{"version":1,"config":{"cleanup.policy":"compact","segment.bytes":"104857600"}}',
     # 2.8+ (version 3, hash key order, topic id); partition 0 lost its only ISR member (offline broker 5)
     "/brokers/topics/modern": '{"removing_replicas":{},"partitions":{"0":[5,1],"1":[1,5]},'
