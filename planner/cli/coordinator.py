@@ -1,4 +1,4 @@
-"""`kafka-planner coordinator`: compute, then render (table, tsv, json)."""
+"""`kafka-planner coordinator`: compute, then write what planner/formats/clients.py renders (table, tsv, json)."""
 from __future__ import annotations
 
 import sys
@@ -44,28 +44,6 @@ def run(ids, transactional, partitions, topology, offline_brokers, fmt) -> None:
         rows.append(row)
     if note:
         print(f"note: {note}", file=sys.stderr)
-    if fmt == "json":
-        from planner.formats.clients import dumps
+    from planner.formats.clients import coordinator_text
 
-        sys.stdout.write(dumps({"topic": topic_name, "partitions": partitions, "ids": rows}))
-    elif fmt == "tsv":
-        for r in rows:
-            extra = ""
-            if "coordinator" in r:
-                extra = f"\t{r['coordinator'] if r['coordinator'] is not None else 'none'}\t{','.join(map(str, r['replicas']))}"
-            sys.stdout.write(f"{r['id']}\t{r['partition']}{extra}\n")
-    else:
-        from tabulate import tabulate
-
-        label = "transactional id" if transactional else "group id"
-        headers = [label, f"{topic_name} partition (of {partitions})"]
-        if leader_of is not None:
-            headers += ["coordinator (leader)", "replicas"]
-        table = []
-        for r in rows:
-            line = [r["id"], r["partition"]]
-            if leader_of is not None:
-                line += [r["coordinator"] if r["coordinator"] is not None else "none (COORDINATOR_NOT_AVAILABLE)",
-                         ",".join(map(str, r["replicas"]))]
-            table.append(line)
-        sys.stdout.write(tabulate(table, headers=headers, tablefmt="simple", disable_numparse=True) + "\n")
+    sys.stdout.write(coordinator_text(rows, topic_name, partitions, transactional, leader_of is not None, fmt))

@@ -1,22 +1,15 @@
-"""`kafka-planner partition`: resolve the topic, read keys, compute (scalar or vectorised), render."""
+"""`kafka-planner partition`: resolve the topic, read keys (a keys file in chunks), compute (scalar or vectorised), and
+write what planner/formats/clients.py renders."""
 from __future__ import annotations
 
 import os
 import sys
 import time
-from dataclasses import dataclass
 
+from planner.clients.partitioner import Target
 from planner.model import NO_LEADER, PlannerError
 
 CHUNK_BYTES = 8 << 20  # keys-file bytes per vectorised pass
-
-
-@dataclass(frozen=True)
-class Target:
-    partitions: int
-    topic: str | None = None
-    leaders: tuple[int, ...] | None = None  # per partition, NO_LEADER when none
-    replicas: tuple[tuple[int, ...], ...] | None = None
 
 
 def resolve_target(partitions, topology, topic, offline_brokers) -> Target:
@@ -73,8 +66,11 @@ def run(*, keys, partitions, topology, topic, key_type, encoding, keys_file, sum
         counts = [0] * target.partitions
         for p in parts:
             counts[p] += 1
-        return _render_summary(target, counts, fmt, partitioner)
-    _render_keys(target, list(zip(keys, parts)), fmt, partitioner, key_type, header=True, footer=True)
+        return _write_summary(target, counts, fmt, partitioner)
+    from planner.formats.clients import keys_end, keys_text
+
+    text, _ = keys_text(target, list(zip(keys, parts)), fmt, partitioner, key_type, header=True)
+    sys.stdout.write(text + keys_end(fmt))
 
 
 # -- keys files ------------------------------------------------------------------------------------------------------
@@ -125,6 +121,7 @@ def _keys_file(target, path, key_type, encoding, summary, partitioner, fmt) -> N
     from planner.clients.murmur2 import murmur2_spans, pack_keys, partition_batch
     from planner.clients.partitioner import legacy_scala_partition
     from planner.clients.serializers import check_encoding, serialize
+    from planner.formats.clients import keys_end, keys_text
 
     raw_is_key = key_type == "string" and check_encoding(encoding) == "utf-8"
     size = os.path.getsize(path) if path != "-" and os.path.exists(path) else 0
@@ -153,8 +150,9 @@ def _keys_file(target, path, key_type, encoding, summary, partitioner, fmt) -> N
         if summary:
             counts += np.bincount(parts, minlength=target.partitions)
         else:
-            width = _render_keys(target, list(zip(texts, parts.tolist())), fmt, partitioner, key_type, header=first,
-                                 footer=False, width=width)
+            text, width = keys_text(target, list(zip(texts, parts.tolist())), fmt, partitioner, key_type,
+                                    header=first, width=width)
+            sys.stdout.write(text)
             first = False
         done_bytes += int(lengths.sum()) + n
         if progress:
@@ -164,144 +162,25 @@ def _keys_file(target, path, key_type, encoding, summary, partitioner, fmt) -> N
     if progress:
         print(file=sys.stderr)
     if summary:
-        return _render_summary(target, counts.tolist(), fmt, partitioner)
+        return _write_summary(target, counts.tolist(), fmt, partitioner)
     if first:  # empty file
-        _render_keys(target, [], fmt, partitioner, key_type, header=True, footer=False)
-    if fmt == "json":
-        sys.stdout.write("]}\n")
+        sys.stdout.write(keys_text(target, [], fmt, partitioner, key_type, header=True)[0])
+    sys.stdout.write(keys_end(fmt))
 
 
-# -- rendering -------------------------------------------------------------------------------------------------------
+def _write_summary(target: Target, counts, fmt, partitioner) -> None:
+    from planner.clients.partitioner import summarize
+    from planner.formats.clients import summary_text
 
-
-def _rule(partitioner: str) -> str:
-    if partitioner == "legacy-scala":
-        return "Utils.abs(key.hashCode) % partitions (Scala producer, 0.8.0-1.1)"
-    return "toPositive(murmur2(key)) % partitions"
-
-
-def _render_keys(target: Target, rows, fmt, partitioner, key_type, header: bool, footer: bool, width: int = 0) -> int:
-    """Write rows; returns the key column width (table), to pass back in for the next chunk of a stream."""
-    import json
-
-    out = sys.stdout
-    with_topo = target.leaders is not None
-    if fmt == "tsv":
-        lines = []
-        for key, p in rows:
-            if with_topo:
-                lines.append(f"{key}\t{p}\t{_leader_text(target.leaders[p])}\t{','.join(map(str, target.replicas[p]))}\n")
-            else:
-                lines.append(f"{key}\t{p}\n")
-        out.write("".join(lines))
-        return width
-    if fmt == "json":
-        if header:
-            meta = {"topic": target.topic, "partitions": target.partitions, "key_type": key_type, "rule": _rule(partitioner)}
-            out.write(json.dumps(meta)[:-1] + ', "keys": [\n')
-        items = []
-        for key, p in rows:
-            item = {"key": key, "partition": p}
-            if with_topo:
-                item["leader"] = None if target.leaders[p] == NO_LEADER else target.leaders[p]
-                item["replicas"] = list(target.replicas[p])
-            items.append(json.dumps(item))
-        if items:
-            out.write(("" if header else ",\n") + ",\n".join(items))
-        if footer:
-            out.write("\n]}\n")
-        return width
-    # fixed columns (not tabulate) so that a keys file streams chunk by chunk under one header
-    shown = [(key if key != "" else '""', p) for key, p in rows]
-    if header:
-        where = f"topic {target.topic}, " if target.topic else ""
-        out.write(f"# {where}{target.partitions} partitions, {key_type} keys, {_rule(partitioner)}\n")
-        width = max([3] + [len(k) for k, _ in shown[:10000]])
-        cols = ["key".ljust(width), "partition"] + (["leader  ", "replicas"] if with_topo else [])
-        out.write("  ".join(cols).rstrip() + "\n")
-        out.write("  ".join("-" * len(c) for c in cols) + "\n")
-    width = max(width, 3)
-    lines = []
-    for key, p in shown:
-        line = f"{key.ljust(width)}  {p:<9}"
-        if with_topo:
-            line += f"  {_leader_text(target.leaders[p]):<8}  {','.join(map(str, target.replicas[p]))}"
-        lines.append(line.rstrip() + "\n")
-    out.write("".join(lines))
-    return width
-
-
-def _leader_text(leader: int) -> str:
-    return "none" if leader == NO_LEADER else str(leader)
-
-
-def _render_summary(target: Target, counts, fmt, partitioner) -> None:
-    from planner.formats.clients import dumps
-
-    total = sum(counts)
-    mean = total / len(counts)
-    top = max(counts)
-    skew = top / mean if mean else 0.0
-    stats = {"keys": total, "partitions": len(counts), "mean": round(mean, 3), "max": top, "min": min(counts),
-             "max_partition": counts.index(top), "skew_max_over_mean": round(skew, 4),
-             "empty_partitions": sum(1 for c in counts if c == 0)}
-    if fmt == "json":
-        sys.stdout.write(dumps({"topic": target.topic, "rule": _rule(partitioner), "summary": stats, "counts": counts}))
-        return
-    if fmt == "tsv":
-        sys.stdout.write("".join(f"{p}\t{c}\n" for p, c in enumerate(counts)))
-        return
-    from tabulate import tabulate
-
-    from planner.formats.tables import bar
-
-    headers = ["partition", "keys", "share", ""] + (["leader"] if target.leaders is not None else [])
-    rows = []
-    for p, c in enumerate(counts):
-        row = [p, c, f"{100 * c / total:.2f}%" if total else "-", bar(c, top, 20)]
-        if target.leaders is not None:
-            row.append(_leader_text(target.leaders[p]))
-        rows.append(row)
-    sys.stdout.write(tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True) + "\n")
-    sys.stdout.write(
-        f"keys {total:,} over {len(counts)} partitions: mean {mean:,.1f}, max {top:,} (partition {counts.index(top)}), "
-        f"min {min(counts):,}, skew max/mean {skew:.3f}, empty partitions {stats['empty_partitions']}\n"
-    )
+    sys.stdout.write(summary_text(target, counts, summarize(counts), fmt, partitioner))
 
 
 def _simulate(target: Target, records, batch_size, seed, fmt) -> None:
     from planner.clients.partitioner import ERA_VERSIONS, ERAS, simulate_null_keys
-    from planner.formats.clients import dumps
+    from planner.formats.clients import null_key_text
 
     available = None
     if target.leaders is not None:
         available = [p for p, leader in enumerate(target.leaders) if leader != NO_LEADER]
     sims = [simulate_null_keys(era, target.partitions, records, batch_size, seed, available) for era in ERAS]
-    if fmt == "json":
-        sys.stdout.write(dumps({
-            "topic": target.topic, "partitions": target.partitions, "records": records, "batch_size": batch_size,
-            "seed": seed, "available": available if available is not None else list(range(target.partitions)),
-            "eras": {s.era: {"versions": ERA_VERSIONS[s.era], "counts": list(s.counts), "switches": s.switches,
-                             "skew_max_over_mean": round(s.skew, 4)} for s in sims},
-        }))
-        return
-    if fmt == "tsv":
-        sys.stdout.write("partition\t" + "\t".join(ERAS) + "\n")
-        for p in range(target.partitions):
-            sys.stdout.write(f"{p}\t" + "\t".join(str(s.counts[p]) for s in sims) + "\n")
-        return
-    from tabulate import tabulate
-
-    headers = ["partition"] + [f"{s.era} ({ERA_VERSIONS[s.era]})" for s in sims]
-    if target.leaders is not None:
-        headers.append("leader")
-    rows = []
-    for p in range(target.partitions):
-        row = [p] + [s.counts[p] for s in sims]
-        if target.leaders is not None:
-            row.append(_leader_text(target.leaders[p]))
-        rows.append(row)
-    rows.append(["max/mean"] + [f"{s.skew:.3f}" for s in sims] + ([""] if target.leaders is not None else []))
-    rows.append(["switches"] + [s.switches for s in sims] + ([""] if target.leaders is not None else []))
-    sys.stdout.write(f"# {records:,} keyless records of 1 byte, batch.size {batch_size:,}, seed {seed}\n")
-    sys.stdout.write(tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True) + "\n")
+    sys.stdout.write(null_key_text(target, sims, ERA_VERSIONS, records, batch_size, seed, available, fmt))

@@ -31,6 +31,37 @@ def keyed_partition(key_bytes: bytes, n: int) -> int:
     return (murmur2(key_bytes) & 0x7FFFFFFF) % n
 
 
+@dataclass(frozen=True)
+class Target:
+    """Where keys are partitioned: a partition count, and with a topology the topic, its leaders and replicas."""
+    partitions: int
+    topic: str | None = None
+    leaders: tuple[int, ...] | None = None  # per partition, NO_LEADER when none
+    replicas: tuple[tuple[int, ...], ...] | None = None
+
+
+@dataclass(frozen=True)
+class KeySummary:
+    """The per-partition key histogram's skew figures (`partition --summary`)."""
+    keys: int
+    partitions: int
+    mean: float
+    max: int
+    min: int
+    max_partition: int  # the first partition holding `max` keys
+    skew: float  # max / mean (0 with no keys)
+    empty_partitions: int
+
+
+def summarize(counts: Sequence[int]) -> KeySummary:
+    total = sum(counts)
+    mean = total / len(counts)
+    top = max(counts)
+    return KeySummary(keys=total, partitions=len(counts), mean=mean, max=top, min=min(counts),
+                      max_partition=list(counts).index(top), skew=top / mean if mean else 0.0,
+                      empty_partitions=sum(1 for c in counts if c == 0))
+
+
 # -- legacy Scala producer ------------------------------------------------------------------------------------------
 
 

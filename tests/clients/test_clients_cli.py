@@ -241,3 +241,29 @@ def test_coordinator_without_leader(topo):
     assert out.splitlines()[2].split(None, 2) == ["foo", "4", "none (COORDINATOR_NOT_AVAILABLE)  2,1"]
     rc, out, _ = cli("coordinator", "--topology", topo, "--offline-brokers", "1,2", "--format", "tsv", "foo")
     assert out == "foo\t4\tnone\t2,1\n"
+
+
+def test_keys_file_streams_one_document_across_chunks(tmp_path, monkeypatch, capsys):
+    # every chunk of a keys file is rendered on its own: the JSON must still be one document, the table one header
+    from planner.cli import partition as cli_partition
+
+    monkeypatch.setattr(cli_partition, "CHUNK_BYTES", 8)
+    path = tmp_path / "k.txt"
+    path.write_text("a\nb\nabc\n\nlonger-key\n")
+    args = dict(keys=[], partitions=1000, topology=None, topic=None, key_type="string", encoding="utf-8",
+                keys_file=str(path), summary=False, partitioner="default", null_key_simulation=False, records=0,
+                batch_size=1, seed=0, offline_brokers=None)
+    cli_partition.run(**args, fmt="json")
+    assert json.loads(capsys.readouterr().out)["keys"] == [
+        {"key": "a", "partition": 524}, {"key": "b", "partition": 796},
+        {"key": "abc", "partition": 107}, {"key": "", "partition": 681},
+        {"key": "longer-key", "partition": 294}]
+    cli_partition.run(**args, fmt="table")
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:3] == ["# 1000 partitions, string keys, toPositive(murmur2(key)) % partitions", "key  partition",
+                         "---  ---------"]
+    assert [line.split()[0] for line in lines[3:]] == ["a", "b", "abc", '""', "longer-key"]
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    cli_partition.run(**{**args, "keys_file": str(empty)}, fmt="json")
+    assert json.loads(capsys.readouterr().out)["keys"] == []
