@@ -90,6 +90,19 @@ def _election_partitions(plan) -> list:
     return out
 
 
+def _write_plan_files(output_dir: str, files: dict) -> list:
+    """Write the plan's files (each atomically), then remove the plan files an earlier plan left in the folder."""
+    from planner.formats.atomic import write_files_atomic
+    from planner.formats.plan import stale_plan_files
+
+    stale = stale_plan_files(output_dir, files)
+    written = write_files_atomic(output_dir, files)
+    for path in stale:
+        path.unlink(missing_ok=True)
+        print(f"removed {path} (left by an earlier plan)", file=sys.stderr)
+    return written
+
+
 def _emit(plan, output_dir: Optional[str], throttle: Optional[int], fmt: PlanFormat, batch_size: Optional[int]) -> None:
     from planner.formats import plan as render
     from planner.formats.kafka_json import generate_output_text, render_election_json, render_reassignment_json
@@ -114,9 +127,7 @@ def _emit(plan, output_dir: Optional[str], throttle: Optional[int], fmt: PlanFor
         if elect:
             files["leader-election.json"] = render_election_json(elect) + "\n"
         files["plan.txt"] = summary
-        from planner.formats.atomic import write_files_atomic
-
-        written = write_files_atomic(output_dir, files)
+        written = _write_plan_files(output_dir, files)
     if fmt is PlanFormat.table:
         sys.stdout.write(summary)
     elif fmt is PlanFormat.kafka:
@@ -252,15 +263,13 @@ def elect_leaders_cmd(
     summary = render.render_plan_text(plan) + f"Partitions to elect (current leader is not preferred): {len(elect)}\n"
     election = render_election_json(elect) + "\n"
     if output_dir:
-        from planner.formats.atomic import write_files_atomic
-
         files = {}
         if proposed:
             files["current.json"] = render_reassignment_json(plan.current) + "\n"
             files["proposed.json"] = render_reassignment_json(proposed) + "\n"
         files["leader-election.json"] = election
         files["plan.txt"] = summary
-        written = write_files_atomic(output_dir, files)
+        written = _write_plan_files(output_dir, files)
     if fmt is PlanFormat.table:
         sys.stdout.write(summary)
     elif fmt is PlanFormat.kafka:
@@ -354,7 +363,9 @@ def apply_cmd(
     cluster = load_cluster(topology, offline_brokers)
     proposed = parse_reassignment_json(_read(reassignment_file, "--reassignment-json-file"), reassignment_file)
     validate_reassignment(cluster, proposed, additional=True)
-    after = cluster.with_assignment(proposed)
+    from planner.rebalance.moves import after_reassignment
+
+    after = after_reassignment(cluster, proposed)
     write_text_atomic(write, dump_topology(after))
     print(f"wrote {write} ({len(proposed)} partition(s) reassigned)", file=sys.stderr)
 

@@ -1,8 +1,11 @@
-"""Plan summaries: moves against the lower bound, rack safety, per-broker before→after table, throttles. Rendering only."""
+"""Plan summaries: moves against the lower bound, rack safety, per-broker before→after table, throttles; which
+files of an --output-dir belong to an earlier plan."""
 from __future__ import annotations
 
 import json
-from typing import Sequence
+import re
+from pathlib import Path
+from typing import Iterable, Sequence
 
 from planner.formats.tables import bar, human_bytes
 from planner.model import Cluster
@@ -98,8 +101,12 @@ def render_plan_text(plan: Plan, throttle=None, batches: int | None = None) -> s
     for x in s["brokers"]:
         r0, r1 = x["replicas"]
         l0, l1 = x["preferred_leaders"]
-        row = [x["id"], rack_of.get(x["id"]) or "-",
-               state[x["id"]] if x["id"] in members else f"{state[x['id']]}, leaving",
+        # outside the brokers the plan places on: "leaving" when the plan empties it, "unused" when it held nothing
+        # (an offline broker that keeps its replicas, as under set-replication-factor, is neither)
+        label = state[x["id"]]
+        if x["id"] not in members and r1 == 0:
+            label += ", leaving" if r0 else ", unused"
+        row = [x["id"], rack_of.get(x["id"]) or "-", label,
                f"{r0} -> {r1}", bar(r1, peak, 12), f"{l0} -> {l1}"]
         if has_bytes:
             row.append(f"{human_bytes(x['bytes'][0])} -> {human_bytes(x['bytes'][1])}")
@@ -124,6 +131,19 @@ def render_plan_text(plan: Plan, throttle=None, batches: int | None = None) -> s
     for note in s["notes"]:
         lines.append(f"note: {note}")
     return "\n".join(lines) + "\n"
+
+
+PLAN_FILE = re.compile(r"(current|proposed|proposed-\d{3}|leader-election)\.json")
+
+
+def stale_plan_files(directory: str, written: Iterable[str]) -> list[Path]:
+    """Plan files (current.json, proposed*.json, leader-election.json) an earlier plan left in `directory` that this
+    plan does not write: left there, they could be executed by mistake as part of this plan."""
+    d = Path(directory)
+    if not d.is_dir():
+        return []
+    keep = set(written)
+    return sorted(p for p in d.iterdir() if p.is_file() and PLAN_FILE.fullmatch(p.name) and p.name not in keep)
 
 
 def render_plan_json(plan: Plan, throttle=None) -> str:

@@ -49,6 +49,26 @@ class Plan:
         return sum((sizes[tp] or 0) * len(set(r) - set(cur[tp])) for tp, r in self.proposed.items())
 
 
+def after_reassignment(cluster: Cluster, proposed: Mapping[TopicPartition, Sequence[int]]) -> Cluster:
+    """The cluster once `proposed` completes, for `reassign apply`.
+
+    Kafka accepts a reassignment that changes the replication factor of only some partitions of a topic; a topology
+    file keeps one replication factor per topic (the loader refuses anything else), so such a result is refused here
+    rather than written as a file that cannot be read back.
+    """
+    after = cluster.with_assignment(proposed)
+    for t in after.topics:
+        first = t.partitions[0] if t.partitions else None
+        odd = next((p for p in t.partitions if p.replication_factor != first.replication_factor), None)
+        if odd is not None:
+            raise PlannerError(
+                f"after this reassignment topic {t.name} mixes replication factors ({odd.tp} has "
+                f"{odd.replication_factor}, {first.tp} has {first.replication_factor}); a topology file keeps one "
+                f"replication factor per topic: give every partition of {t.name} the same number of replicas"
+            )
+    return after
+
+
 def replica_moves(current: Mapping[TopicPartition, Sequence[int]], proposed: Mapping[TopicPartition, Sequence[int]]) -> int:
     """Replicas that must be copied: brokers in the new list that are not in the old one."""
     return sum(len(set(r) - set(current.get(tp, ()))) for tp, r in proposed.items())

@@ -1,5 +1,6 @@
 """`kafka-planner reassign ...` and `failures` end to end (exit codes, stdout, stderr, files)."""
 import json
+import re
 import subprocess
 import sys
 
@@ -185,3 +186,54 @@ def test_status_and_list(topo, tmp_path):
                    "Reassignment of partition bar-0 is completed.\n"
                    "There is no active reassignment of partition bar-1, but replica set is 2,3 rather than 3,2.\n")
     assert run("reassign", "list", topo) == (0, "No partition reassignments found.\n", "")
+
+
+def test_apply_refuses_a_partial_rf_change(topo, tmp_path):
+    # Kafka accepts it, but a topology file has one RF per topic: refuse rather than write an unreadable file
+    f = tmp_path / "r.json"
+    f.write_text('{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,2,3]}]}')
+    out_file = tmp_path / "after.yaml"
+    code, out, err = run("reassign", "apply", topo, "--reassignment-json-file", str(f), "--write", str(out_file))
+    assert (code, out) == (2, "")
+    assert err == ("error: after this reassignment topic bar mixes replication factors (bar-1 has 2, bar-0 has 3); "
+                   "a topology file keeps one replication factor per topic: give every partition of bar the same "
+                   "number of replicas\n")
+    assert not out_file.exists()
+    # the whole topic at once is fine, and the result loads
+    f.write_text('{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,2,3]},'
+                 '{"topic":"bar","partition":1,"replicas":[2,3,4]}]}')
+    code, _, err = run("reassign", "apply", topo, "--reassignment-json-file", str(f), "--write", str(out_file))
+    assert (code, err) == (0, f"wrote {out_file} (2 partition(s) reassigned)\n")
+    assert load_topology(str(out_file)).topic("bar").replication_factor == 3
+
+
+def test_output_dir_drops_files_of_an_earlier_plan(topo, tmp_path):
+    out_dir = tmp_path / "plan"
+    code, _, err = run("reassign", "decommission", topo, "--brokers", "1", "--batch-size", "2",
+                       "--output-dir", str(out_dir))
+    assert code == 0, err
+    assert sorted(p.name for p in out_dir.iterdir()) == ["current.json", "plan.txt", "proposed-001.json",
+                                                         "proposed-002.json", "proposed-003.json"]
+    (out_dir / "leader-election.json").write_text('{"partitions":[{"topic":"foo","partition":0}]}\n')
+    (out_dir / "notes.txt").write_text("mine")
+    code, _, err = run("reassign", "set-replication-factor", topo, "--topic", "bar", "--replication-factor", "3",
+                       "--output-dir", str(out_dir))
+    assert code == 0, err
+    # set-rf appends replicas: no leader changes, one batch
+    assert sorted(p.name for p in out_dir.iterdir()) == ["current.json", "notes.txt", "plan.txt", "proposed.json"]
+    removed = [line for line in err.splitlines() if line.startswith("removed ")]
+    assert removed == [f"removed {out_dir / n} (left by an earlier plan)"
+                       for n in ("leader-election.json", "proposed-001.json", "proposed-002.json", "proposed-003.json")]
+
+
+def test_state_column_marks_only_brokers_the_plan_empties(topo):
+    code, out, err = run("reassign", "set-replication-factor", topo, "--topic", "bar", "--replication-factor", "3",
+                         "--offline-brokers", "1")
+    assert code == 0, err
+    states = {cells[0]: cells[2] for cells in (re.split(r"\s{2,}", line) for line in out.splitlines() if re.match(r"\d+ ", line))}
+    # broker 1 is offline but keeps its replicas; 6 is online and empty
+    assert states == {"1": "offline", "2": "online", "3": "online", "4": "online", "5": "online", "6": "online"}
+    code, out, err = run("reassign", "decommission", topo, "--brokers", "1,6")
+    assert code == 0, err
+    states = {cells[0]: cells[2] for cells in (re.split(r"\s{2,}", line) for line in out.splitlines() if re.match(r"\d+ ", line))}
+    assert states["1"] == "online, leaving" and states["6"] == "online, unused"
