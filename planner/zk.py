@@ -11,8 +11,8 @@ The znode layout and JSON formats are Kafka's (`core/src/main/scala/kafka/zk/ZkD
 * `/admin/preferred_replica_election`  {"version":1,"partitions":[{"topic","partition"}]}
 
 Reads are pipelined with kazoo's async API (one round trip per level, not per znode) and every znode read sets a
-watch: if any watch fires before the read completes, the cluster changed under us and the snapshot is read again
-(a bounded number of times). Every failure becomes one `PlannerError` naming the URL and the problem.
+watch (an `exists` watch for a znode found missing, since ZooKeeper sets none on a failed read): if any watch fires
+before the read completes, the cluster changed under us and the snapshot is read again (a bounded number of times). Every failure becomes one `PlannerError` naming the URL and the problem.
 kazoo is imported only inside the functions that talk to ZooKeeper.
 """
 from __future__ import annotations
@@ -540,8 +540,16 @@ def _read_once(session: _Session, progress: Progress) -> ZkSnapshot:
             f"{url}: no /brokers/ids {where}: not a Kafka cluster's ZooKeeper path "
             "(is the chroot right? e.g. zk://host:2181/kafka)"
         ) from None
-    topic_names = session.wait(topics_req, "/brokers/topics", missing_ok=True) or []
-    deleting = set(session.wait(delete_req, "/admin/delete_topics", missing_ok=True) or [])
+    # A read of a missing znode sets no watch in ZooKeeper; `absent` collects those paths, and an `exists` watch is
+    # set on each before the barrier, so a node created while reading is noticed like any other change.
+    absent: list[str] = []
+    topic_names = session.wait(topics_req, "/brokers/topics", missing_ok=True)
+    if topic_names is None:
+        absent.append("/brokers/topics")
+    deleting_names = session.wait(delete_req, "/admin/delete_topics", missing_ok=True)
+    if deleting_names is None:
+        absent.append("/admin/delete_topics")
+    topic_names, deleting = topic_names or [], set(deleting_names or [])
     reassign_stat = session.wait(reassign_exists, REASSIGN_PATH)
     election_stat = session.wait(election_exists, ELECTION_PATH)
     cluster_id_raw = session.wait(cluster_id_req, "/cluster/id", missing_ok=True)
@@ -576,6 +584,8 @@ def _read_once(session: _Session, progress: Progress) -> ZkSnapshot:
     configs = {}
     for t, req in config_reqs:
         got = session.wait(req, f"/config/topics/{t}", missing_ok=True)
+        if got is None:
+            absent.append(f"/config/topics/{t}")
         configs[t] = decode_config(url, f"/config/topics/{t}", got[0]) if got is not None else {}
     reassigning: dict[TopicPartition, tuple[int, ...]] | None = None
     if reassign_req is not None:
@@ -595,8 +605,16 @@ def _read_once(session: _Session, progress: Progress) -> ZkSnapshot:
         if progress and i and i % 5000 == 0:
             progress(f"read {i}/{len(state_reqs)} partition states")
         got = session.wait(req, path, missing_ok=True)
+        if got is None:
+            absent.append(path)
         # no state znode: the controller has not initialised the partition yet (describe: Leader: none, Isr: empty)
         states[(t, p)] = decode_state(url, path, got[0]) if got is not None else ObservedState(NO_LEADER, ())
+
+    # watches on the nodes that were missing; one created since its read is a change
+    absent_reqs = [(path, client.exists_async(path, watch=watch)) for path in absent]
+    for path, req in absent_reqs:
+        if session.wait(req, path) is not None:
+            raise _Changed()
     if progress:
         progress(f"read {len(state_reqs)} partition states")
 

@@ -152,6 +152,25 @@ def test_snapshot_is_read_again_when_the_cluster_changes(kafka_url, kazoo_client
     assert 7 in snap.cluster.broker_ids and snap.cluster.broker(7).state == ONLINE
 
 
+def test_snapshot_notices_a_missing_znode_created_while_reading(kafka_url, kazoo_client):
+    # legacy-0 has no state znode yet (the controller has not initialised it); it appears after the states were read
+    chroot = kafka_url[kafka_url.index("/", len("zk://")):]
+    state = chroot + "/brokers/topics/legacy/partitions/0/state"
+    data = kazoo_client.get(state)[0]
+    kazoo_client.delete(state)
+    calls = []
+
+    def progress(message):
+        calls.append(message)
+        if message == "read 7 partition states" and not kazoo_client.exists(state):
+            kazoo_client.create(state, data)
+
+    snap = zk.read_snapshot(kafka_url, zk.ZkOptions(), progress)
+    assert snap.attempts == 2
+    assert calls.count("the cluster changed while reading; reading again (1/5)") == 1
+    assert snap.cluster.topic("legacy").partition(0).observed == ObservedState(1, (1, 2, 3), 8)
+
+
 def test_snapshot_gives_up_when_the_cluster_keeps_changing(kafka_url, kazoo_client):
     chroot = kafka_url[kafka_url.index("/", len("zk://")):]
     n = [0]
