@@ -32,7 +32,15 @@ NETTY = ["netty-handler", "netty-buffer", "netty-codec", "netty-common", "netty-
 
 
 def make_tls_material(directory: str) -> str:
-    """A CA (ca.pem) and a server certificate for 127.0.0.1 in PKCS12 key/trust stores (password `secret`)."""
+    """A CA (ca.pem) and a server certificate for 127.0.0.1 in PKCS12 key/trust stores (password `secret`).
+
+    Needs `openssl` (Debian: openssl, pulled in by zookeeper -> default-jre -> ca-certificates) and `keytool` (the JRE's,
+    openjdk-17-jre-headless)."""
+    missing = [tool for tool in ("openssl", "keytool") if shutil.which(tool) is None]
+    if missing:
+        raise RuntimeError(f"TLS test material needs {' and '.join(missing)} on PATH (Debian: apt-get install openssl "
+                           "default-jre-headless)")
+
     def sh(*cmd):
         subprocess.run(cmd, cwd=directory, check=True, capture_output=True)
 
@@ -68,11 +76,11 @@ class ZkServer:
         return f"127.0.0.1:{self.port}"
 
     def start(self, wait: float = 60.0) -> "ZkServer":
-        missing = [j for j in JARS if not os.path.exists(j)]
-        if missing:
+        jars = list(JARS) + ([f"/usr/share/java/{j}.jar" for j in NETTY] if self.tls else [])
+        missing = [j for j in jars if not os.path.exists(j)]
+        if missing:  # netty: libnetty-java, a dependency of libzookeeper-java
             raise RuntimeError(f"ZooKeeper jars missing: {missing}; run `make zookeeper`")
         cfg = os.path.join(self.dir, "zoo.cfg")
-        jars = list(JARS)
         with open(cfg, "w") as fh:
             fh.write(f"tickTime=500\ninitLimit=10\nsyncLimit=5\ndataDir={self.dir}/data\nadmin.enableServer=false\n"
                      "4lw.commands.whitelist=srvr,ruok\nmaxClientCnxns=0\nminSessionTimeout=1000\n")
@@ -87,7 +95,6 @@ class ZkServer:
                     f"ssl.trustStore.location={self.dir}/trust.p12\nssl.trustStore.password=secret\n"
                     "ssl.trustStore.type=PKCS12\nssl.clientAuth=none\n"
                 )
-                jars += [f"/usr/share/java/{j}.jar" for j in NETTY]
             else:
                 fh.write(f"clientPort={self.port}\nclientPortAddress=127.0.0.1\n")
         self.log = open(os.path.join(self.dir, "server.log"), "wb")
