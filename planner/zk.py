@@ -740,18 +740,38 @@ def verify_lines(snapshot: ZkSnapshot, targets: Mapping[TopicPartition, Iterable
 
 
 def scala_set(tps: Iterable[TopicPartition]) -> str:
-    """`Set(t-0, t-1)` as the legacy election tool printed its partition sets (sorted here: deterministic)."""
+    """`Set(t-0, t-1)`: a Scala Set's toString, as the legacy election tool printed its partition set (sorted here:
+    Scala keeps insertion order up to 4 elements and hash order beyond, so sorted is the deterministic choice)."""
     from planner.formats.kafka_json import tp_sort_key
 
     return "Set(" + ", ".join(str(tp) for tp in sorted(set(tps), key=tp_sort_key)) + ")"
 
 
+def tp_list(tps: Iterable[TopicPartition]) -> str:
+    """`t-0,t-1`: the election tool's `mkString(",")` of a partition set (sorted, as `scala_set`)."""
+    from planner.formats.kafka_json import tp_sort_key
+
+    return ",".join(str(tp) for tp in sorted(set(tps), key=tp_sort_key))
+
+
+def election_lines(valid: Iterable[TopicPartition], skipped: Iterable[TopicPartition]) -> list[str]:
+    """What `kafka-preferred-replica-election.sh --zookeeper` (2.0-2.8, `PreferredReplicaLeaderElectionCommand`)
+    prints once it created the node: the created line, the started line, then one line per partition that does
+    not exist (in the input's order)."""
+    valid = list(valid)
+    return ([f"Created preferred replica election path with {tp_list(valid)}",
+             f"Successfully started preferred replica election for partitions {scala_set(valid)}"]
+            + [f"Skipping preferred replica leader election for partition {tp} since it doesn't exist."
+               for tp in skipped])
+
+
 def election_in_progress_message(url: str, current: bytes | None) -> str:
-    """`PreferredReplicaLeaderElectionCommand`'s text when `/admin/preferred_replica_election` exists."""
+    """`PreferredReplicaLeaderElectionCommand`'s text (2.0-2.8) when `/admin/preferred_replica_election` exists:
+    the partitions of the election running, `mkString(",")`."""
     try:
         obj = json.loads(current.decode("utf-8")) if current else {}
         tps = [TopicPartition(e["topic"], int(e["partition"])) for e in obj.get("partitions", [])]
-        what = scala_set(tps)
+        what = tp_list(tps)
     except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
         what = f"{ELECTION_PATH} (unreadable content)"
     return f"Preferred replica leader election currently in progress for {what}. Aborting operation"

@@ -183,22 +183,21 @@ def elect_leaders(
         cluster = _simulate(snap.cluster, offline_brokers)
         existing = {p.tp for p in cluster.partitions()}
         valid = [tp for tp in wanted if tp in existing]
-        for tp in wanted:
-            if tp not in existing:
-                sys.stdout.write(f"Skipping preferred replica leader election for partition {tp} "
-                                 "since it doesn't exist.\n")
-        if not valid:
+        skipped = [tp for tp in wanted if tp not in existing]
+        skip_lines = zk.election_lines(valid, skipped)[2:]
+        if not valid:  # Kafka would create an empty election; refuse instead
+            sys.stdout.write("".join(line + "\n" for line in skip_lines))
             raise PlannerError("Preferred replica election data is empty")
         znode = zk.encode_election(valid)
         if execute:
             session.create(zk.ELECTION_PATH, znode, lambda current: zk.election_in_progress_message(url, current))
-            sys.stdout.write(f"Created preferred replica election path with {znode}\n")
-            sys.stdout.write(f"Successfully started preferred replica election for partitions {zk.scala_set(valid)}\n")
+            sys.stdout.write("".join(line + "\n" for line in zk.election_lines(valid, skipped)))
         else:
             if snap.electing:
                 raise PlannerError(zk.election_in_progress_message(url, session.get(zk.ELECTION_PATH)))
             sys.stdout.write(f"Dry run: would create {zk.ELECTION_PATH} with\n{znode}\n"
                              "Nothing was written; add --execute to start the election.\n")
+            sys.stdout.write("".join(line + "\n" for line in skip_lines))
     sys.stdout.flush()
     if not quiet:
         states = cluster_states(cluster)

@@ -154,10 +154,10 @@ def test_elect_leaders_execute_and_refuse_second(simple_url, tmp_path, kazoo_cli
 
     code, out, err = run_cli("zk", "elect-leaders", simple_url, "--path-to-json-file", str(path))
     assert code == 0
-    assert out == ("Skipping preferred replica leader election for partition nope-0 since it doesn't exist.\n"
-                   "Dry run: would create /admin/preferred_replica_election with\n"
+    assert out == ("Dry run: would create /admin/preferred_replica_election with\n"
                    '{"version":1,"partitions":[{"topic":"foo","partition":1},{"topic":"foo","partition":2}]}\n'
-                   "Nothing was written; add --execute to start the election.\n")
+                   "Nothing was written; add --execute to start the election.\n"
+                   "Skipping preferred replica leader election for partition nope-0 since it doesn't exist.\n")
     # foo-1 [3,2] is led by 2 (not preferred); foo-2 [2,4] is led by 2 (preferred)
     assert err == ("2 partition(s): 1 already led by the preferred replica, 1 to move leadership "
                    "(if the preferred replica is alive and in the ISR)\n")
@@ -165,17 +165,36 @@ def test_elect_leaders_execute_and_refuse_second(simple_url, tmp_path, kazoo_cli
 
     code, out, _ = run_cli("zk", "elect-leaders", simple_url, "--path-to-json-file", str(path), "--execute", "-q")
     assert code == 0
-    assert out == ("Skipping preferred replica leader election for partition nope-0 since it doesn't exist.\n"
-                   "Created preferred replica election path with "
-                   '{"version":1,"partitions":[{"topic":"foo","partition":1},{"topic":"foo","partition":2}]}\n'
-                   "Successfully started preferred replica election for partitions Set(foo-1, foo-2)\n")
+    # PreferredReplicaLeaderElectionCommand 2.0-2.8 (ZK): created (mkString(",")), started (Set), then skipped
+    assert out == ("Created preferred replica election path with foo-1,foo-2\n"
+                   "Successfully started preferred replica election for partitions Set(foo-1, foo-2)\n"
+                   "Skipping preferred replica leader election for partition nope-0 since it doesn't exist.\n")
     assert json.loads(kazoo_client.get(node)[0]) == {
         "version": 1, "partitions": [{"topic": "foo", "partition": 1}, {"topic": "foo", "partition": 2}]}
 
     for extra in ((), ("--execute",)):
         code, _, err = run_cli("zk", "elect-leaders", simple_url, "--path-to-json-file", str(path), "-q", *extra)
         assert (code, err) == (2, "error: Preferred replica leader election currently in progress for "
-                                  "Set(foo-1, foo-2). Aborting operation\n")
+                                  "foo-1,foo-2. Aborting operation\n")
+
+
+def test_elect_leaders_nothing_valid_lists_the_skipped_then_refuses(simple_url, tmp_path, kazoo_client):
+    path = tmp_path / "elect.json"
+    path.write_text('{"partitions":[{"topic":"nope","partition":0},{"topic":"foo","partition":9}]}')
+    code, out, err = run_cli("zk", "elect-leaders", simple_url, "--path-to-json-file", str(path), "--execute", "-q")
+    assert (code, err) == (2, "error: Preferred replica election data is empty\n")
+    assert out == ("Skipping preferred replica leader election for partition nope-0 since it doesn't exist.\n"
+                   "Skipping preferred replica leader election for partition foo-9 since it doesn't exist.\n")
+    assert kazoo_client.exists(chroot_of(simple_url) + "/admin/preferred_replica_election") is None
+
+
+def test_election_in_progress_message_reads_the_running_election():
+    current = b'{"version":1,"partitions":[{"topic":"t","partition":3},{"topic":"a","partition":0}]}'
+    assert zk.election_in_progress_message("zk://h:1", current) == (
+        "Preferred replica leader election currently in progress for a-0,t-3. Aborting operation")
+    assert zk.election_in_progress_message("zk://h:1", b"{") == (
+        "Preferred replica leader election currently in progress for /admin/preferred_replica_election "
+        "(unreadable content). Aborting operation")
 
 
 @pytest.mark.parametrize("text,message", [
