@@ -216,26 +216,28 @@ SIMPLE_ZNODES = {
 
 
 def main(argv: list[str]) -> int:
-    """`python tests/zk/zk_support.py [PORT]`: a throwaway ZooKeeper on 127.0.0.1:PORT (default 21810) holding the
-    test clusters at /kafka (KAFKA_ZNODES) and /simple (SIMPLE_ZNODES), until Ctrl-C. For trying the zk commands."""
+    """`python tests/zk/zk_support.py [--tls] [PORT]`: a throwaway ZooKeeper on 127.0.0.1:PORT (default 21810) holding
+    the test clusters at /kafka (KAFKA_ZNODES) and /simple (SIMPLE_ZNODES), until Ctrl-C. For trying the zk commands.
+    With --tls the port speaks TLS only, with a certificate signed by a fresh CA whose file is printed."""
     import signal
 
     from kazoo.client import KazooClient
 
-    server = ZkServer()
-    if argv:
-        server.port = int(argv[0])
-    else:
-        server.port = 21810
+    tls = "--tls" in argv
+    argv = [a for a in argv if a != "--tls"]
+    server = ZkServer(tls=tls)
+    server.port = int(argv[0]) if argv else 21810
     try:
         server.start()
-        client = KazooClient(hosts=server.hosts)
+        client = KazooClient(hosts=server.hosts, **(dict(use_ssl=True, ca=server.ca_file, verify_certs=True)
+                                                    if tls else {}))
         client.start(timeout=20)
         populate(client, "/kafka")
         populate(client, "/simple", SIMPLE_ZNODES)
         client.stop()
         client.close()
-        print(f"ZooKeeper ready: {server.url}/kafka and {server.url}/simple (Ctrl-C stops it)", flush=True)
+        extra = f" over TLS (CA: {server.ca_file})" if tls else ""
+        print(f"ZooKeeper ready: {server.url}/kafka and {server.url}/simple{extra} (Ctrl-C stops it)", flush=True)
         signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
         server.proc.wait()
     except KeyboardInterrupt:
