@@ -23,10 +23,11 @@ DESCRIPTIONS = {
 class StrategyResult:
     strategy: str
     assignment: dict  # member id -> sorted list[TopicPartition]
-    exact: bool  # Kafka's exact algorithm (False: uniform with heterogeneous subscriptions, the planner's own)
+    exact: bool  # Kafka's exact result (False: see `note`)
     first_round: dict | None = None  # cooperative-sticky: what the first rebalance hands out
     withheld: dict = field(default_factory=dict)  # cooperative-sticky: TopicPartition -> new owner, for a later round
     rounds: int = 1
+    note: str | None = None  # why the result is not exactly Kafka's, when it is not
 
     @property
     def counts(self) -> dict:
@@ -85,11 +86,24 @@ def run_strategy(strategy: str, members: Sequence[Member], counts: dict[str, int
         return StrategyResult(strategy, tidy(converged.assignment), True, first_round=tidy(first.assignment),
                               withheld=dict(first.transferring), rounds=rounds)
     if strategy == "uniform":
-        exact = len({frozenset(m.topics) for m in members}) <= 1
-        return StrategyResult(strategy, tidy(uniform.assign(members, counts, topic_ids)), exact)
+        note = uniform_inexact_note(members, counts, topic_ids)
+        return StrategyResult(strategy, tidy(uniform.assign(members, counts, topic_ids)), note is None, note=note)
     if strategy == "server-range":
         return StrategyResult(strategy, tidy(server_range.assign(members, counts)), True)
     raise PlannerError(f"unknown strategy {strategy!r}: use one of {', '.join(STRATEGIES)}")
+
+
+def uniform_inexact_note(members: Sequence[Member], counts: dict[str, int], topic_ids: dict[str, str] | None) -> str | None:
+    """Why `uniform` cannot give Kafka's exact answer for this group, or None when it does."""
+    if len({frozenset(m.topics) for m in members}) > 1:
+        return ("heterogeneous subscriptions: the planner's balanced sticky algorithm, "
+                "not Kafka's UniformHeterogeneousAssignmentBuilder tie-breaking")
+    subscribed = sorted(t for t in counts if any(t in m.topics for m in members))
+    missing = [t for t in subscribed if not (topic_ids or {}).get(t)]
+    if len(subscribed) > 1 and missing:
+        return (f"no topic_id for {', '.join(missing)} in the topology: Kafka walks the topics in the hash order of "
+                f"their ids, the planner in name order")
+    return None
 
 
 def fetch_brokers(assignment: dict, leader_of: dict[TopicPartition, int]) -> dict[str, list[int]]:

@@ -100,7 +100,7 @@ def java_hash_code(value: str, key_type: str) -> int:
     if key_type == "bytes-hex":
         raise PlannerError(
             "--partitioner legacy-scala cannot place a bytes-hex key: the Scala producer hashed a byte[] key by its "
-            "identity hashCode, which differs in every JVM; use --key-type string|int|long|short|double|uuid"
+            "identity hashCode, which differs in every JVM; use --key-type string|int|long|short|double|float|boolean|uuid"
         )
     raise PlannerError(f"unknown key type {key_type!r}")
 

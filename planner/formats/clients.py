@@ -174,6 +174,7 @@ def _group_json(group, counts, results, leader_of):
         entry = {
             "description": DESCRIPTIONS[r.strategy],
             "exact": r.exact,
+            **({"not_exact_because": r.note} if not r.exact else {}),
             "members": {m: {"partitions": [str(tp) for tp in tps], "count": len(tps), "fetch_from": brokers[m]}
                         for m, tps in r.assignment.items()},
             "spread": r.spread,
@@ -198,8 +199,7 @@ def _group_table(group, counts, results, leader_of) -> str:
     lines = [f"group {group.name or '(unnamed)'}: {len(members)} members, {len(counts)} topic(s), {total} partitions"]
     for r in results:
         brokers = fetch_brokers(r.assignment, leader_of)
-        note = "" if r.exact else ("  [heterogeneous subscriptions: the planner's balanced sticky algorithm, "
-                                     "not Kafka's UniformHeterogeneousAssignmentBuilder tie-breaking]")
+        note = "" if r.exact else f"  [{r.note}]"
         lines.append("")
         lines.append(f"== {r.strategy}: {DESCRIPTIONS[r.strategy]}{note}")
         headers = ["member", "instance", "rack", "count", "partitions", "fetches from"]

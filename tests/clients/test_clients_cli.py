@@ -179,7 +179,11 @@ members:
     rr = data["strategies"]["roundrobin"]["members"]
     assert rr["c1"]["partitions"] == ["events-0", "events-2", "orders-1", "orders-3"]
     assert rr["c1"]["fetch_from"] == [1, 2, 3]  # leaders of events-0, events-2, orders-1, orders-3
-    coop = data["strategies"]["cooperative-sticky"]
+    # uniform walks the topics in the hash order of their ids; this topology has none, so the order is not Kafka's
+    assert [(name, s["exact"]) for name, s in data["strategies"].items() if not s["exact"]] == [("uniform", False)]
+    assert data["strategies"]["uniform"]["not_exact_because"] == (
+        "no topic_id for events, orders in the topology: Kafka walks the topics in the hash order of their ids, "
+        "the planner in name order")
     for s in data["strategies"].values():
         assert s["spread"] <= 1
         assert sorted(p for m in s["members"].values() for p in m["partitions"]) == sorted(
@@ -267,3 +271,15 @@ def test_keys_file_streams_one_document_across_chunks(tmp_path, monkeypatch, cap
     empty.write_text("")
     cli_partition.run(**{**args, "keys_file": str(empty)}, fmt="json")
     assert json.loads(capsys.readouterr().out)["keys"] == []
+
+
+def test_consumers_uniform_exact_with_topic_ids():
+    # group-basic: one subscription, both topics have a topic_id in six-brokers.yaml: every strategy is Kafka's own
+    rc, out, err = cli("consumers", "topologies/six-brokers.yaml", "--group-file", "examples/group-basic.yaml", "--format", "json")
+    assert rc == 0, err
+    data = json.loads(out)["strategies"]
+    assert {name: s["exact"] for name, s in data.items()} == dict.fromkeys(data, True)
+    assert "not_exact_because" not in data["uniform"]
+    assert {m: v["partitions"] for m, v in data["uniform"]["members"].items()} == {
+        "consumer-1-9d3a": [f"clicks-{i}" for i in range(6)], "consumer-2-41bf": [f"clicks-{i}" for i in range(6, 12)],
+        "consumer-3-07ce": [f"orders-{i}" for i in range(6)]}

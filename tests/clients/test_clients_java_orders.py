@@ -4,7 +4,10 @@ key order of a java.util.HashMap of member ids (the subscriptions map). Compiles
 import random
 import subprocess
 
+import base64
+
 from planner.clients.sticky_general import _JavaHashSet
+from planner.clients.uniform import topic_order
 from planner.java import hashmap_order
 from planner.model import TopicPartition as TP
 
@@ -22,6 +25,16 @@ public class Orders {
         }
     }
 
+    static final class Uuid {  // org.apache.kafka.common.Uuid's fromString, equals and hashCode
+        final long msb, lsb;
+        Uuid(String base64) {
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(Base64.getUrlDecoder().decode(base64));
+            msb = b.getLong(); lsb = b.getLong();
+        }
+        @Override public int hashCode() { long h = msb ^ lsb; return (int) (h >> 32) ^ (int) h; }
+        @Override public boolean equals(Object o) { return o instanceof Uuid && ((Uuid) o).msb == msb && ((Uuid) o).lsb == lsb; }
+    }
+
     public static void main(String[] args) throws IOException {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, "UTF-8"));
         PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, "UTF-8"));
@@ -33,6 +46,14 @@ public class Orders {
             else if (f[0].equals("add")) set.add(new TP(f[1], Integer.parseInt(f[2])));
             else if (f[0].equals("rm")) set.remove(new TP(f[1], Integer.parseInt(f[2])));
             else if (f[0].equals("first")) { TP t = set.iterator().next(); out.println(t.topic + " " + t.partition); }
+            else if (f[0].equals("uuids")) {  // new HashSet<>(topic ids), as UniformHomogeneousAssignmentBuilder
+                List<Uuid> ids = new ArrayList<>();
+                Map<Uuid, String> text = new HashMap<>();
+                for (int i = 1; i < f.length; i++) { Uuid u = new Uuid(f[i]); ids.add(u); text.put(u, f[i]); }
+                List<String> order = new ArrayList<>();
+                for (Uuid u : new HashSet<>(ids)) order.add(text.get(u));
+                out.println(String.join(" ", order));
+            }
             else if (f[0].equals("map")) {
                 Map<String, Integer> map = new HashMap<>();
                 for (int i = 1; i < f.length; i++) map.put(f[i], i);
@@ -69,6 +90,17 @@ def test_hashset_first_and_hashmap_order_match_the_jvm(tmp_path):
         ids = list(dict.fromkeys(f"consumer-{rnd.randint(0, 999)}-{rnd.getrandbits(32):08x}" for _ in range(rnd.randint(1, 60))))
         commands.append("map " + " ".join(ids))
         expected.append(" ".join(hashmap_order(ids)))
+    # the uniform assignor's walk over topics: a HashSet of topic ids (Uuid.hashCode); ids with '-' and '_' included
+    six_brokers = {"orders": "NPmZHyhbR9y00wMglMH2sg", "clicks": "z1cU0CvPQWi0aB6Ty9xYkw"}
+    for _ in range(150):
+        names = [f"topic-{i}" for i in range(rnd.randint(1, 40))]
+        ids = {t: base64.urlsafe_b64encode(rnd.getrandbits(128).to_bytes(16, "big")).decode().rstrip("=") for t in names}
+        ids["-_"] = "-_-_-_-_-_-_-_-_-_-_-w"
+        for topic_ids in (ids, six_brokers):
+            order = topic_order(list(topic_ids), topic_ids)
+            commands.append("uuids " + " ".join(topic_ids[t] for t in sorted(topic_ids)))  # inserted in name order, as the planner
+            expected.append(" ".join(topic_ids[t] for t in order))
+    assert topic_order(["orders", "clicks"], six_brokers) == ["orders", "clicks"]
     (tmp_path / "Orders.java").write_text(JAVA)
     subprocess.run(["javac", "-encoding", "UTF-8", "Orders.java"], cwd=tmp_path, check=True)
     run = subprocess.run(["java", "-cp", str(tmp_path), "Orders"], input="\n".join(commands) + "\n",

@@ -67,8 +67,13 @@ def test_legacy_scala_partitions():
     assert legacy_scala_partition("foo", "string", 10) == 4
     assert legacy_scala_partition("-7", "int", 5) == 2  # Utils.abs(-7) % 5
     assert legacy_scala_partition("polygenelubricants", "string", 3) == 0
-    with pytest.raises(PlannerError, match="identity hashCode"):
+    with pytest.raises(PlannerError) as err:
         legacy_scala_partition("00ff", "bytes-hex", 3)
+    assert str(err.value) == (
+        "--partitioner legacy-scala cannot place a bytes-hex key: the Scala producer hashed a byte[] key by its identity "
+        "hashCode, which differs in every JVM; use --key-type string|int|long|short|double|float|boolean|uuid")
+    # the other types have a Java hashCode: Float 1.5 → 0x3FC00000, Boolean.TRUE → 1231, "x" → 120
+    assert [legacy_scala_partition(v, t, 7) for v, t in [("1.5", "float"), ("true", "boolean"), ("x", "string")]] == [6, 6, 1]
 
 
 # -- keyless records ----------------------------------------------------------------------------------------------
