@@ -9,7 +9,9 @@ Goals, in order:
    it are preferred;
 4. smallest partitions move first (when sizes are known), followers before preferred leaders;
 5. preferred-leader counts within 1, by reordering replica lists (`leaders.balance_preferred`);
-6. with sizes, bytes per broker: pairwise swaps (two moves each) that narrow the byte spread, within `max_moves`.
+6. with sizes, bytes per broker: swaps of a big replica on a heavy broker for a small one on a light broker (two
+   moves each, counts unchanged, rack safety kept, so with one replica per rack only within a rack), within
+   `max_moves`.
 """
 from __future__ import annotations
 
@@ -335,14 +337,20 @@ def balance(
                 f"counts are balanced within each rack ({min(all_counts)}..{max(all_counts)} overall)"
             )
 
-    # 3. Bytes: swap a big replica on the heaviest broker with a small one on the lightest (counts unchanged).
+    # 3. Bytes: swap a big replica on a heavy broker with a small one on a light broker (counts unchanged).
     if balance_bytes and st.has_sizes:
         say("balancing bytes")
-        before_bytes = st.moves
+
+        def net_moves() -> int:  # replicas copied, as the plan counts them (a swap may undo an earlier move)
+            return sum(len(set(r) - set(p.replicas)) for p, r in zip(parts, st.reps))
+
+        before_bytes, net_before = st.moves, net_moves()
         _balance_bytes(st, allowed)
         if st.moves > before_bytes:
-            notes.append(f"{st.moves - before_bytes} of the moves are byte-balancing swaps (sizes known); "
-                         "the lower bound covers the replica-count goal only")
+            extra = net_moves() - net_before
+            notes.append(f"{extra} of the moves come from byte-balancing swaps (sizes known); the lower bound "
+                         "covers the replica-count goal only" if extra > 0 else
+                         "byte-balancing swaps (sizes known) changed which replicas move, at no extra moves")
 
     # 4. Preferred leaders by reordering (no data movement).
     if leaders:
@@ -395,38 +403,72 @@ def _targets(st: _State, targets: Sequence[int], total: int) -> tuple[dict[int, 
     return count_targets(st.count, targets, total), None
 
 
-def _balance_bytes(st: _State, allowed: Callable[[], bool]) -> None:
+def _best_swap(st: _State, heavy: int, light: int, gap: int) -> tuple[int, int, int] | None:
+    """The exchange of a replica on `heavy` (partition i) for a smaller one on `light` (partition j) that brings the
+    two brokers' bytes closest, keeping both partitions' rack safety: (new gap, i, j), or None."""
     import bisect
 
-    for _ in range(4 * len(st.targets)):
+    small = sorted((st.size[j], j) for j in st.where[light] if heavy not in st.reps[j] and j not in st.fixed)
+    sizes = [s for s, _ in small]
+    best = None
+    for i in st.where[heavy]:
+        if light in st.reps[i] or i in st.fixed:
+            continue
+        # exchanging a (size si) for b (size sj) changes the gap by -2(si - sj): aim at si - sj = gap / 2
+        want = st.size[i] - gap / 2
+        k = bisect.bisect_left(sizes, want)
+        for kk in (k - 1, k):
+            if 0 <= kk < len(small):
+                sj, j = small[kk]
+                delta = st.size[i] - sj
+                if delta <= 0:
+                    continue
+                new_gap = abs(gap - 2 * delta)
+                if new_gap < gap and (best is None or (new_gap, i, j) < best):
+                    if st.rack_delta(i, heavy, light) is not None and st.rack_delta(j, light, heavy) is not None:
+                        best = (new_gap, i, j)
+    return best
+
+
+def _balance_bytes(st: _State, allowed: Callable[[], bool]) -> None:
+    """Swap a big replica on a heavy broker with a small one on a light broker (two moves, counts unchanged).
+
+    Each round looks at the heaviest/lightest pair overall and, with racks, the heaviest/lightest pair of every rack
+    (when every partition has one replica per rack, only brokers of one rack can exchange replicas), and makes the
+    swap that lowers the sum of squared bytes most. A swap must narrow its pair's gap by 1% of it or by a tenth of
+    the largest partition; at most 1,024 rounds, and within `max_moves`.
+    """
+    groups: list[list[int]] = [list(st.targets)]
+    if st.n_racks:
+        by_rack: dict = {}
+        for b in st.targets:
+            by_rack.setdefault(st.rack_of.get(b), []).append(b)
+        groups += [m for _, m in sorted(by_rack.items(), key=lambda kv: str(kv[0])) if len(m) > 1]
+    biggest = max(st.size, default=0)
+    for _ in range(1024):
         if not allowed():
             return
-        heavy = max(st.targets, key=lambda b: (st.bytes[b], -b))
-        light = min(st.targets, key=lambda b: (st.bytes[b], b))
-        gap = st.bytes[heavy] - st.bytes[light]
-        if gap <= 0:
-            return
-        small = sorted((st.size[j], j) for j in st.where[light] if heavy not in st.reps[j] and j not in st.fixed)
-        sizes = [s for s, _ in small]
-        best = None  # (new gap, i, j)
-        for i in st.where[heavy]:
-            if light in st.reps[i] or i in st.fixed:
+        pairs = []
+        for members in groups:
+            heavy = max(members, key=lambda b: (st.bytes[b], -b))
+            light = min(members, key=lambda b: (st.bytes[b], b))
+            if (heavy, light) not in pairs:
+                pairs.append((heavy, light))
+        best = None  # (-gain, heavy, light, i, j)
+        for heavy, light in pairs:
+            gap = st.bytes[heavy] - st.bytes[light]
+            if gap <= 0:
                 continue
-            # exchanging a (size si) for b (size sj) changes the gap by -2(si - sj): aim at si - sj = gap / 2
-            want = st.size[i] - gap / 2
-            k = bisect.bisect_left(sizes, want)
-            for kk in (k - 1, k):
-                if 0 <= kk < len(small):
-                    sj, j = small[kk]
-                    delta = st.size[i] - sj
-                    if delta <= 0:
-                        continue
-                    new_gap = abs(gap - 2 * delta)
-                    if new_gap < gap and (best is None or (new_gap, i, j) < best):
-                        if st.rack_delta(i, heavy, light) is not None and st.rack_delta(j, light, heavy) is not None:
-                            best = (new_gap, i, j)
-        if best is None or gap - best[0] < max(1, gap // 100):
+            swap = _best_swap(st, heavy, light, gap)
+            if swap is None or gap - swap[0] < max(1, min(gap // 100, biggest // 10)):
+                continue
+            _, i, j = swap
+            delta = st.size[i] - st.size[j]
+            key = (-2 * delta * (gap - delta), heavy, light, i, j)  # -(drop of bytes[heavy]^2 + bytes[light]^2)
+            if best is None or key < best:
+                best = key
+        if best is None:
             return
-        _, i, j = best
+        _, heavy, light, i, j = best
         st.move(i, heavy, light)
         st.move(j, light, heavy)

@@ -355,6 +355,44 @@ def test_bytes_swaps_keep_counts_and_narrow_the_byte_spread():
     assert balance(c, leaders=False, balance_bytes=False).proposed == {}
 
 
+def test_bytes_balanced_within_racks_on_scale_out():
+    # 3 loaded brokers (one per rack) + 3 empty ones in the same racks; every partition has one replica per rack,
+    # so bytes can only be exchanged between brokers of one rack: the heaviest/lightest pair alone (0 and 5, racks
+    # r0 and r2) has no valid swap
+    g = 1 << 30
+    reps = {0: (0, 1, 2), 1: (1, 2, 0), 2: (2, 0, 1), 3: (0, 2, 1), 4: (1, 0, 2), 5: (2, 1, 0)}
+    sizes = {0: 8 * g, 1: 4 * g, 2: 6 * g, 3: 2 * g, 4: 5 * g, 5: 3 * g}
+    t = Topic("t", tuple(Partition("t", i, reps[i], size=sizes[i]) for i in range(6)))
+    c = Cluster(brokers=tuple(Broker(i, rack=f"r{i % 3}") for i in range(6)), topics=(t,))
+
+    def load(cl):
+        return {b: sum(p.size for p in cl.partitions() if b in p.replicas) // g for b in cl.broker_ids}
+
+    without = balance(c, balance_bytes=False)
+    assert load(without.after) == {0: 19, 1: 19, 2: 19, 3: 9, 4: 9, 5: 9}
+    plan = balance(c)
+    assert load(plan.after) == {b: 14 for b in range(6)}
+    assert counts(plan.after) == {b: 3 for b in range(6)}
+    assert plan.replica_moves == plan.lower_bound == 9  # the swaps only changed which replicas move
+    assert plan.notes == ("byte-balancing swaps (sizes known) changed which replicas move, at no extra moves",)
+    assert unsafe_partitions(plan.after, 3) == 0
+
+
+def test_bytes_keep_balancing_while_each_swap_is_small_against_the_gap():
+    # 240 partitions of 1..100 B on 3 brokers, a 4th broker added: the count moves bring it the 60 smallest
+    # partitions; no single swap narrows the 2,000 B gap by 1%, yet the swaps together level the brokers
+    t = Topic("t", tuple(Partition("t", i, (i % 3,), size=(i * 37 % 100) + 1) for i in range(240)))
+    c = Cluster(brokers=tuple(Broker(i) for i in range(4)), topics=(t,))
+    plan = balance(c, leaders=False)
+    after = plan.after
+    assert counts(after) == {b: 60 for b in range(4)}
+    assert {b: sum(p.size for p in after.partitions() if b in p.replicas) for b in range(4)} == \
+           {b: 3025 for b in range(4)}
+    assert (plan.replica_moves, plan.lower_bound) == (85, 60)
+    assert plan.notes == ("25 of the moves come from byte-balancing swaps (sizes known); the lower bound covers the "
+                          "replica-count goal only",)
+
+
 # ReassignPartitionsUnitTest generate cases, with its addTopics: foo [0,1,2],[1,2,3]; bar [2,3,0]
 def _unit_topics(brokers):
     return Cluster(brokers=brokers, topics=(make_topic("bar", {0: (2, 3, 0)}),
