@@ -36,6 +36,7 @@ demo: $(VENV)/.core
 	$(BIN)/kafka-planner describe topologies/producer-0.yaml
 	$(BIN)/kafka-planner brokers topologies/six-brokers.yaml
 	$(BIN)/kafka-planner create-topic topologies/six-brokers.yaml --topic payments --partitions 12 --replication-factor 3
+	$(BIN)/kafka-planner reassign rebalance topologies/six-brokers.yaml
 
 test: $(VENV)/.all zookeeper
 	PYSPARK_PYTHON=$(CURDIR)/$(BIN)/python $(BIN)/python -m pytest -q -p no:cacheprovider
