@@ -267,7 +267,8 @@ def elect_leaders_cmd(
         if proposed:
             files["current.json"] = render_reassignment_json(plan.current) + "\n"
             files["proposed.json"] = render_reassignment_json(proposed) + "\n"
-        files["leader-election.json"] = election
+        if elect:  # as the other plans: no file when nothing needs electing (the pre-2.4 tool refuses an empty list)
+            files["leader-election.json"] = election
         files["plan.txt"] = summary
         written = _write_plan_files(output_dir, files)
     if fmt is PlanFormat.table:

@@ -237,3 +237,21 @@ def test_state_column_marks_only_brokers_the_plan_empties(topo):
     assert code == 0, err
     states = {cells[0]: cells[2] for cells in (re.split(r"\s{2,}", line) for line in out.splitlines() if re.match(r"\d+ ", line))}
     assert states["1"] == "online, leaving" and states["6"] == "online, unused"
+
+
+def test_elect_leaders_output_dir(topo, tmp_path):
+    out_dir = tmp_path / "plan"
+    code, out, err = run("reassign", "elect-leaders", topo, "--output-dir", str(out_dir))
+    assert code == 0, err
+    # heads: foo 1,2,3,1 and bar 1,2, so broker 1 leads 3 and broker 3 one: foo-0 goes to 3 (no data moves)
+    assert json.loads((out_dir / "proposed.json").read_text()) == {"version": 1, "partitions": [
+        {"topic": "foo", "partition": 0, "replicas": [3, 2, 1], "log_dirs": ["any", "any", "any"]}]}
+    assert (out_dir / "leader-election.json").read_text() == '{"partitions":[{"topic":"foo","partition":0}]}\n'
+    # once applied, nothing is left to reorder or elect: only plan.txt, and the earlier plan's files go
+    after = tmp_path / "after.yaml"
+    assert run("reassign", "apply", topo, "--reassignment-json-file", str(out_dir / "proposed.json"),
+               "--write", str(after))[0] == 0
+    code, out, err = run("reassign", "elect-leaders", str(after), "--output-dir", str(out_dir))
+    assert code == 0, err
+    assert sorted(p.name for p in out_dir.iterdir()) == ["plan.txt"]
+    assert out.endswith("Partitions to elect (current leader is not preferred): 0\n")
