@@ -172,8 +172,9 @@ class _Session:
             for what, path in (("CA", opts.ca_file), ("certificate", opts.cert_file), ("key", opts.key_file)):
                 if path and not os.path.isfile(path):
                     raise PlannerError(f"{self.url}: TLS {what} file {path} does not exist")
+            # check_hostname: kazoo's default is off; ZooKeeper's own client verifies the host name by default
             kwargs.update(use_ssl=True, ca=opts.ca_file, certfile=opts.cert_file, keyfile=opts.key_file,
-                          verify_certs=True)
+                          verify_certs=True, check_hostname=True)
         self.client = KazooClient(
             hosts=zk_url.connect_string,
             handler=_fast_handler(),
@@ -190,8 +191,8 @@ class _Session:
         except KazooTimeoutError:
             self.close()
             hosts = ",".join(f"{h}:{p}" for h, p in zk_url.hosts)
-            tls = (" with TLS (does the server speak TLS on that port, and does the --zk-ca-file CA sign its "
-                   "certificate?)" if opts.ca_file else "")
+            tls = (" with TLS (does the server speak TLS on that port, does the --zk-ca-file CA sign its "
+                   "certificate, and does the certificate name the host in the URL?)" if opts.ca_file else "")
             raise PlannerError(
                 f"{self.url}: cannot connect to ZooKeeper at {hosts} within {opts.timeout:g} s{tls} "
                 "(is the server running and the address right? --zk-timeout sets the wait)"

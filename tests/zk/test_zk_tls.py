@@ -40,8 +40,17 @@ def test_tls_with_the_wrong_ca_is_refused(tls_server, tmp_path):
         zk.read_cluster(url, timeout=2, ca_file=other_ca)
     assert str(exc.value) == (
         f"{url}: cannot connect to ZooKeeper at {tls_server.hosts} within 2 s with TLS (does the server speak TLS "
-        "on that port, and does the --zk-ca-file CA sign its certificate?) (is the server running and the address "
-        "right? --zk-timeout sets the wait)")
+        "on that port, does the --zk-ca-file CA sign its certificate, and does the certificate name the host in the "
+        "URL?) (is the server running and the address right? --zk-timeout sets the wait)")
+
+
+def test_tls_checks_the_host_name(tls_server):
+    # the server's certificate (signed by the right CA) names only IP 127.0.0.1: reaching it as "localhost" is refused
+    url = f"zk://localhost:{tls_server.port}/kafka"
+    with pytest.raises(PlannerError) as exc:
+        zk.read_cluster(url, timeout=2, ca_file=tls_server.ca_file)
+    assert str(exc.value).startswith(f"{url}: cannot connect to ZooKeeper at localhost:{tls_server.port} within 2 s "
+                                     "with TLS (")
 
 
 def test_plain_client_on_tls_port_and_missing_ca_file(tls_server):
