@@ -79,7 +79,7 @@ def test_all_strategies_valid_mixed(group):
 def test_uniform_subscriptions_balanced_within_one(group):
     members, counts = group
     for assignment in (roundrobin.assign(members, counts), sticky.assign(members, counts).assignment,
-                       uniform.assign(members, counts)):
+                       sticky.cooperative_converged(members, counts)[0].assignment, uniform.assign(members, counts)):
         check_valid(members, counts, assignment)
         sizes = [len(v) for v in assignment.values()]
         assert max(sizes) - min(sizes) <= 1
@@ -107,7 +107,6 @@ def test_sticky_keeps_owned_when_already_balanced(group):
     members, counts = group
     fresh = sticky.assign([Member(id=m.id, topics=m.topics) for m in members], counts).assignment
     again = sticky.assign([Member(id=m.id, topics=m.topics, owned=tuple(fresh[m.id]), generation=1) for m in members], counts)
-    assert again.assignment == {k: v for k, v in again.assignment.items()}
     assert {k: set(v) for k, v in again.assignment.items()} == {k: set(v) for k, v in fresh.items()}
     assert again.transferring == {}
 
