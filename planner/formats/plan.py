@@ -167,5 +167,7 @@ def render_failures_table(impacts, partitions: int) -> str:
 
     peak = max((i.leaderless for i in impacts), default=0)
     rows = [[i.label, i.leaderless, bar(i.leaderless, peak, 12), i.under_min_isr] for i in impacts]
-    return (tabulate(rows, headers=["failed", "leaderless", "", "under min ISR"], tablefmt="simple")
+    # the labels are text ("1,2", "rack a"): a lone broker id must not be right-aligned as a number
+    return (tabulate(rows, headers=["failed", "leaderless", "", "under min ISR"], tablefmt="simple",
+                     disable_numparse=[0])
             + f"\n({partitions} partitions; worst first)\n")

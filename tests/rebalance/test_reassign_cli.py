@@ -255,3 +255,17 @@ def test_elect_leaders_output_dir(topo, tmp_path):
     assert code == 0, err
     assert sorted(p.name for p in out_dir.iterdir()) == ["plan.txt"]
     assert out.endswith("Partitions to elect (current leader is not preferred): 0\n")
+
+
+def test_failures_table_left_aligns_single_broker_labels(topo):
+    code, out, err = run("failures", topo, "--top", "3", "--offline-brokers", "1")
+    assert (code, err) == (0, "")
+    # with 1 down, losing 2 leaves bar-0 (replicas 1,2) leaderless and every foo partition under min ISR 2
+    assert out.splitlines() == [
+        "failed      leaderless                  under min ISR",
+        "--------  ------------  ------------  ---------------",
+        "2                    1  ████████████                5",
+        "3                    0                              4",
+        "4                    0                              0",
+        "(6 partitions; worst first)",
+    ]
