@@ -18,6 +18,14 @@ def run(topology, group_file, strategies, offline_brokers, fmt) -> None:
     for topic in missing:
         print(f"note: {group_file}: subscribed topic {topic!r} is not in {topology}; "
               f"Kafka assigns nothing for it until it exists", file=sys.stderr)
+    for m in group.members:
+        for tp in m.owned:
+            if tp.topic not in m.topics:
+                print(f"note: {group_file}: {m.id} owns {tp} but does not subscribe {tp.topic}: no strategy keeps it "
+                      f"there", file=sys.stderr)
+            elif tp.topic in counts and tp.partition >= counts[tp.topic]:
+                print(f"note: {group_file}: {m.id} owns {tp}, but {tp.topic} has {counts[tp.topic]} partitions in "
+                      f"{topology}: ignored", file=sys.stderr)
     racks = replica_racks(cluster)
     leader_of = leaders(cluster, counts)
     chosen = list(dict.fromkeys(strategies)) or list(STRATEGIES)

@@ -283,3 +283,20 @@ def test_consumers_uniform_exact_with_topic_ids():
     assert {m: v["partitions"] for m, v in data["uniform"]["members"].items()} == {
         "consumer-1-9d3a": [f"clicks-{i}" for i in range(6)], "consumer-2-41bf": [f"clicks-{i}" for i in range(6, 12)],
         "consumer-3-07ce": [f"orders-{i}" for i in range(6)]}
+
+
+def test_consumers_notes_owned_partitions_no_strategy_can_keep(tmp_path):
+    group = tmp_path / "g.yaml"
+    group.write_text("members:\n  - {id: a, topics: [orders], owned: [orders-99, clicks-0, orders-1], generation: 1}\n"
+                     "  - {id: b, topics: [orders, nope]}\n")
+    rc, out, err = cli("consumers", "topologies/six-brokers.yaml", "--group-file", str(group), "--strategy", "sticky",
+                       "--format", "json")
+    assert rc == 0
+    assert err.splitlines() == [
+        f"note: {group}: subscribed topic 'nope' is not in topologies/six-brokers.yaml; Kafka assigns nothing for it until it exists",
+        f"note: {group}: a owns orders-99, but orders has 6 partitions in topologies/six-brokers.yaml: ignored",
+        f"note: {group}: a owns clicks-0 but does not subscribe clicks: no strategy keeps it there",
+    ]
+    members = json.loads(out)["strategies"]["sticky"]["members"]
+    # the valid claim (orders-1) is kept; the subscriptions differ (b also names 'nope'), so this is the general path
+    assert "orders-1" in members["a"]["partitions"] and members["a"]["count"] == members["b"]["count"] == 3
