@@ -260,7 +260,8 @@ def test_elect_leaders_output_dir(topo, tmp_path):
 def test_failures_table_left_aligns_single_broker_labels(topo):
     code, out, err = run("failures", topo, "--top", "3", "--offline-brokers", "1")
     assert (code, err) == (0, "")
-    # with 1 down, losing 2 leaves bar-0 (replicas 1,2) leaderless and every foo partition under min ISR 2
+    # with 1 down, losing 2 leaves bar-0 (replicas 1,2) leaderless, so under min ISR too, and the 4 foo partitions
+    # under their min ISR of 2
     assert out.splitlines() == [
         "failed      leaderless                  under min ISR",
         "--------  ------------  ------------  ---------------",
