@@ -133,7 +133,7 @@ def _emit(plan, output_dir: Optional[str], throttle: Optional[int], fmt: PlanFor
     elif fmt is PlanFormat.kafka:
         sys.stdout.write(generate_output_text(plan.current, plan.proposed))
     else:
-        sys.stdout.write(render.render_plan_json(plan, th))
+        sys.stdout.write(render.render_plan_json(plan, th, elect))
     sys.stdout.flush()
     if output_dir:
         print(f"wrote {', '.join(str(p) for p in written)}", file=sys.stderr)
@@ -278,7 +278,7 @@ def elect_leaders_cmd(
             sys.stdout.write(generate_output_text(plan.current, proposed) + "\n")
         sys.stdout.write(election)
     else:
-        sys.stdout.write(render.render_plan_json(plan))
+        sys.stdout.write(render.render_plan_json(plan, elect=elect))
     sys.stdout.flush()
     if output_dir:
         print(f"wrote {', '.join(str(p) for p in written)}", file=sys.stderr)

@@ -146,7 +146,9 @@ def stale_plan_files(directory: str, written: Iterable[str]) -> list[Path]:
     return sorted(p for p in d.iterdir() if p.is_file() and PLAN_FILE.fullmatch(p.name) and p.name not in keep)
 
 
-def render_plan_json(plan: Plan, throttle=None) -> str:
+def render_plan_json(plan: Plan, throttle=None, elect=None) -> str:
+    """The summary, every changed partition's current and proposed replicas, and, when given, the throttle and the
+    partitions to elect (what leader-election.json lists)."""
     from planner.formats.kafka_json import tp_sort_key
 
     s = plan_stats(plan)
@@ -155,6 +157,8 @@ def render_plan_json(plan: Plan, throttle=None) -> str:
         {"topic": tp.topic, "partition": tp.partition, "current": list(cur[tp]), "proposed": list(plan.proposed[tp])}
         for tp in sorted(plan.proposed, key=tp_sort_key)
     ]
+    if elect is not None:
+        s["leader_election"] = [{"topic": tp.topic, "partition": tp.partition} for tp in sorted(elect, key=tp_sort_key)]
     if throttle is not None:
         s["throttle"] = {"rate": throttle.rate, "brokers": list(throttle.brokers), "seconds": throttle.seconds,
                          "leader.replication.throttled.replicas": throttle.leader,

@@ -270,3 +270,16 @@ def test_failures_table_left_aligns_single_broker_labels(topo):
         "4                    0                              0",
         "(6 partitions; worst first)",
     ]
+
+
+def test_json_format_lists_the_partitions_to_elect(topo):
+    code, out, err = run("reassign", "elect-leaders", topo, "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["partitions"] == [{"topic": "foo", "partition": 0, "current": [1, 2, 3], "proposed": [3, 2, 1]}]
+    assert data["leader_election"] == [{"topic": "foo", "partition": 0}]
+    # a plan whose leaders follow their replica lists has an empty list (set-rf only appends replicas)
+    code, out, err = run("reassign", "set-replication-factor", topo, "--topic", "bar", "--replication-factor", "3",
+                         "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["leader_election"] == []
