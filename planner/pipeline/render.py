@@ -53,7 +53,7 @@ def render_table(r: SkewReport) -> str:
         metric_rows += [_metrics_line("records / leader (online)", r.leader_skew),
                         _metrics_line("records / replica (online)", r.replica_skew)]
     out.append(tabulate(metric_rows, headers=["skew", "min", "max", "mean", "max/mean", "CV", "Gini"],
-                        tablefmt="simple", disable_numparse=True))
+                        tablefmt="simple", disable_numparse=True, colalign=("left",) + ("right",) * 6))
     if with_topology:
         for title, table in (("as leader", r.leaders), ("as replica", r.replicas)):
             out.append("")
@@ -64,7 +64,7 @@ def render_table(r: SkewReport) -> str:
             [[i + 1, k.key, f"{k.records:,}", human_bytes(k.bytes), k.partition, f"{k.share_of_partition:.2%}",
               f"{k.share_of_keyed:.2%}"] for i, k in enumerate(r.top)],
             headers=["#", "top key", "records", "bytes", "partition", "of partition", "of keyed"],
-            tablefmt="simple", disable_numparse=True))
+            tablefmt="simple", disable_numparse=True, colalign=("right", "left") + ("right",) * 5))
     if r.sweep:
         out.append("")
         out.append(tabulate(
@@ -72,13 +72,21 @@ def render_table(r: SkewReport) -> str:
               _ratio(row.bytes.max_over_mean), "yes" if row.within else "no"] for row in r.sweep.rows],
             headers=["sweep: partitions", "records max/mean", "CV", "Gini", "bytes max/mean",
                      f"max/mean <= {r.sweep.max_skew:g}"],
-            tablefmt="simple", disable_numparse=True))
+            tablefmt="simple", disable_numparse=True, colalign=("right",) * 5 + ("left",)))
         if r.sweep.recommended is not None:
             out.append(f"Recommended: {r.sweep.recommended} partitions (the smallest count whose records max/mean "
                        f"is at most {r.sweep.max_skew:g})")
         else:
-            out.append(f"Recommended: none of the counts keeps records max/mean at most {r.sweep.max_skew:g}; "
-                       "hot keys dominate (see the top keys): more partitions will not help")
+            lowest = next((row for row in r.sweep.rows if row.partitions == r.sweep.lowest), None)
+            best = (f" (the lowest is {_ratio(lowest.records.max_over_mean)}, at {lowest.partitions} partitions)"
+                    if lowest else "")
+            out.append(f"Recommended: none of the counts keeps records max/mean at most {r.sweep.max_skew:g}{best}")
+        limit = r.sweep.hot_key_limit
+        if r.top and limit is not None and limit < max(row.partitions for row in r.sweep.rows):
+            out.append(f"The top key alone holds {r.top[0].share_of_keyed:.2%} of the keyed records: above {limit} "
+                       f"partition{'' if limit == 1 else 's'} its "
+                       f"partition exceeds max/mean {r.sweep.max_skew:g} whatever the other keys do, so more "
+                       "partitions cannot fix that skew")
     return "\n".join(out) + "\n"
 
 
@@ -92,7 +100,8 @@ def _broker_table(title: str, table: tuple[BrokerRow, ...]) -> str:
         [[_broker_name(b.broker), b.rack or "-", b.state, b.partitions, f"{b.records:,}", bar(b.records, peak, 16),
           human_bytes(b.bytes)] for b in table],
         headers=[f"broker ({title})", "rack", "state", "partitions", "records", "", "bytes"],
-        tablefmt="simple", disable_numparse=True)
+        tablefmt="simple", disable_numparse=True,
+        colalign=("left", "left", "left", "right", "right", "left", "right"))
 
 
 def _skew(s: Skew | None):
@@ -127,6 +136,8 @@ def summary(r: SkewReport) -> dict:
         data["sweep"] = {
             "max_skew": r.sweep.max_skew,
             "recommended": r.sweep.recommended,
+            "lowest_max_over_mean": r.sweep.lowest,
+            "hot_key_limit": r.sweep.hot_key_limit,
             "counts": [{"partitions": row.partitions, "records": _skew(row.records), "bytes": _skew(row.bytes),
                         "within_max_skew": row.within} for row in r.sweep.rows],
         }

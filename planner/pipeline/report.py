@@ -129,7 +129,8 @@ def build_report(counts: Counts, *, source: str, key_column: str, key_type: str,
     sweep = None
     if sweep_counts:
         sweep = evaluate_sweep({n: counts.records[n] for n in sweep_counts},
-                               {n: counts.bytes[n] for n in sweep_counts}, max_skew)
+                               {n: counts.bytes[n] for n in sweep_counts}, max_skew,
+                               top_key_records=counts.top[0].records if counts.top else None)
     return SkewReport(
         source=source, key_column=key_column, key_type=key_type, partitions=partitions, topic=topic,
         rows=counts.rows, keyed_records=keyed, null_records=counts.null_records, null_bytes=counts.null_bytes,

@@ -137,6 +137,8 @@ def normalise(df, spec: JobSpec):
 
     column = key_column_of(spec)
     visible = [c for c in df.columns if c != CORRUPT]
+    if not visible:
+        raise PlannerError(f"--keys {spec.keys}: no {spec.input_format} record can be read (every row is malformed)")
     if column not in df.columns:
         raise PlannerError(f"--key-column {column!r} not found in {spec.keys}; its columns are: {', '.join(visible)}")
     dtype = df.schema[column].dataType

@@ -45,6 +45,8 @@ logger.hadoop.name = org.apache.hadoop
 logger.hadoop.level = error
 logger.utils.name = org.apache.spark.util.Utils
 logger.utils.level = error
+logger.cleaner.name = org.apache.spark.ContextCleaner
+logger.cleaner.level = off
 appender.console.type = Console
 appender.console.name = console
 appender.console.target = SYSTEM_ERR
@@ -67,10 +69,31 @@ def is_local(master: str) -> bool:
     return master == "local" or master.startswith("local[") or master.startswith("local-cluster[")
 
 
+def check_master(master: str, timeout: float = 5.0) -> None:
+    """For `spark://host:port[,host:port...]`: fail at once, in one line, when no master accepts a TCP connection
+    (Spark itself retries for a minute, logging a stack trace every 20 s, before giving up)."""
+    import socket
+
+    if not master.startswith("spark://"):
+        return
+    errors = []
+    for hostport in master[len("spark://"):].split(","):
+        host, sep, port = hostport.strip().rpartition(":")
+        if not sep or not host or not port.isdigit():
+            raise PlannerError(f"--master {master}: use spark://HOST:PORT (e.g. spark://127.0.0.1:7077)")
+        try:
+            with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+                return
+        except OSError as exc:
+            errors.append(f"{host}:{port} ({exc.strerror or exc})")
+    raise PlannerError(f"--master {master}: no Spark master answers at {', '.join(errors)}")
+
+
 @contextmanager
 def session(master: str = "local[*]", verbose: bool = False, conf: dict[str, str] | None = None):
     """A SparkSession for `master`; stopped on exit unless it was already running in this process."""
     _quiet_python_warnings()
+    check_master(master)
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
@@ -118,7 +141,7 @@ def _first_line(exc: BaseException) -> str:
     """A Spark / Py4J error as one line: the first meaningful line of its message."""
     text = str(exc).strip()
     for line in text.splitlines():
-        line = line.strip()
-        if line and not line.startswith(("JVM stacktrace", "at ", "Traceback")):
+        line = line.strip().removeprefix(": ")
+        if line and not line.startswith(("JVM stacktrace", "at ", "Traceback", "An error occurred while calling")):
             return line
     return type(exc).__name__

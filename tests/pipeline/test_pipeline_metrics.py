@@ -78,3 +78,24 @@ def test_sweep_recommends_the_smallest_count_within_max_skew():
     assert evaluate_sweep({4: [10, 0, 0, 0], 8: [3, 3, 2, 2, 2, 2, 3, 3]}, {4: [0] * 4, 8: [0] * 8}, 1.2).recommended == 8
     with pytest.raises(PlannerError, match="never below 1.0"):
         evaluate_sweep(records, records, max_skew=0.9)
+
+
+def test_hot_key_limit_is_the_largest_count_a_key_of_that_share_allows():
+    from planner.pipeline.sweep import hot_key_limit
+
+    # 505 of 2955 keyed records: max/mean >= 505 * n / 2955, which is <= 1.2 up to n = 7 (7.02...)
+    assert hot_key_limit(505, 2955, 1.2) == 7
+    assert 505 * 7 / 2955 <= 1.2 < 505 * 8 / 2955
+    assert hot_key_limit(2, 10, 1.2) == 6  # exactly 1.2 at 6 partitions still qualifies (the float test of `within`)
+    assert hot_key_limit(10, 10, 1.2) == 1 and hot_key_limit(10, 10, 1.0) == 1
+    assert hot_key_limit(7, 10, 1.2) == 1  # 0.7 * 2 = 1.4
+    assert hot_key_limit(0, 10, 1.2) is None and hot_key_limit(3, 0, 1.2) is None
+
+
+def test_sweep_reports_the_lowest_count_and_the_hot_key_limit():
+    records = {3: [1392, 776, 787], 6: [374, 994, 389, 402, 398, 398]}
+    result = evaluate_sweep(records, records, 1.2, top_key_records=505)
+    assert (result.recommended, result.lowest, result.hot_key_limit) == (None, 3, 7)
+    assert evaluate_sweep(records, records, 1.2).hot_key_limit is None
+    tie = evaluate_sweep({2: [5, 5], 4: [3, 3, 2, 2]}, {2: [0, 0], 4: [0] * 4}, 1.5)
+    assert (tie.recommended, tie.lowest) == (2, 2)

@@ -262,3 +262,20 @@ def test_murmur2_as_spark_sql_expressions_equals_kafka(spark):
         assert got[k] == h & 0xFFFFFFFF
     parts = {bytes(r["k"]): r["_p1000"] for r in with_partition(df, "k", (1000,)).collect() if r["k"] is not None}
     assert [parts[k] for k in (b"", b"a", b"ab", b"abc", b"123456789", b"\x00 ")] == [681, 524, 434, 107, 566, 742]
+
+
+def test_bad_master_and_malformed_input_are_one_line(spark, tmp_path, capsys):
+    import socket
+
+    pq.write_table(pa.table({"key": ["a"]}), tmp_path / "k.parquet")
+    with socket.socket() as sock:  # a port nobody listens on: bound, never listening
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+        assert bad(capsys, "--keys", str(tmp_path / "k.parquet"), "--partitions", "3", "--master",
+                   f"spark://127.0.0.1:{port}") == (
+            f"error: --master spark://127.0.0.1:{port}: no Spark master answers at 127.0.0.1:{port} (Connection refused)")
+    assert bad(capsys, "--keys", str(tmp_path / "k.parquet"), "--partitions", "3", "--master", "spark://nohost") == (
+        "error: --master spark://nohost: use spark://HOST:PORT (e.g. spark://127.0.0.1:7077)")
+    (tmp_path / "junk.json").write_text("not json\n{broken\n")
+    assert bad(capsys, "--keys", str(tmp_path / "junk.json"), "--input-format", "json", "--partitions", "3") == (
+        f"error: --keys {tmp_path / 'junk.json'}: no json record can be read (every row is malformed)")
