@@ -23,10 +23,24 @@ def fail(message: str) -> None:
 
 def run(argv: list[str] | None = None) -> None:
     try:
-        app(args=argv, prog_name="kafka-planner")
+        code = app(args=argv, prog_name="kafka-planner", standalone_mode=False)
     except PlannerError as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         sys.exit(130)
+    except Exception as exc:
+        kinds = {k.__name__ for k in type(exc).__mro__}
+        if "NoArgsIsHelpError" in kinds:  # `kafka-planner` or a group alone: its help, as click prints it
+            exc.show()
+            sys.exit(2)
+        if "UsageError" in kinds:  # bad option, missing argument: one line, like every other error
+            command = getattr(getattr(exc, "ctx", None), "command_path", None) or "kafka-planner"
+            print(f"error: {exc.format_message()} (see '{command} --help')", file=sys.stderr)
+            sys.exit(2)
+        if "Abort" in kinds:
+            print("error: interrupted", file=sys.stderr)
+            sys.exit(130)
+        raise
+    sys.exit(code if isinstance(code, int) else 0)

@@ -161,3 +161,33 @@ def test_create_topic_json_is_kafkas_reassignment_format():
     assert code == 0
     assert out == ('{"version":1,"partitions":[{"topic":"j","partition":0,"replicas":[1,2],"log_dirs":["any","any"]},'
                    '{"topic":"j","partition":1,"replicas":[2,3],"log_dirs":["any","any"]}]}\n')
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["describe"], "error: Missing argument 'TOPOLOGY'. (see 'kafka-planner describe --help')\n"),
+        (["describe", "topologies/producer-0.yaml", "--bogus"],
+         "error: No such option: --bogus (see 'kafka-planner describe --help')\n"),
+    ],
+)
+def test_usage_errors_are_one_line_exit_2(args, message):
+    code, out, err = run(*args)
+    assert (code, out, err) == (2, "", message)
+
+
+def test_bad_option_value_is_one_line_naming_the_option():
+    # the middle of the message is typer's own wording, which changes between typer versions
+    code, out, err = run("create-topic", "topologies/producer-0.yaml", "--topic", "t", "--partitions", "x",
+                         "--replication-factor", "1")
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1
+    assert err.startswith("error: Invalid value for '--partitions': ")
+    assert err.endswith(" (see 'kafka-planner create-topic --help')\n")
+
+
+def test_no_command_prints_help_exit_2():
+    code, out, err = run()
+    assert code == 2 and out == ""
+    assert err.startswith("Usage: kafka-planner [OPTIONS] COMMAND [ARGS]...\n")
+    assert "create-topic" in err
