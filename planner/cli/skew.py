@@ -51,7 +51,8 @@ def skew(
     key_column: Optional[str] = typer.Option(None, "--key-column", help="Key column [default: key; value for text]."),
     value_bytes_column: Optional[str] = typer.Option(
         None, "--value-bytes-column", metavar="COL",
-        help="Value size: an integer column (bytes) or a string/binary column (its length)."),
+        help="Value size per record: an integer column (bytes), text of an integer (CSV), or a binary column "
+             "(the value itself: its length)."),
     key_type: SkewKeyType = typer.Option(SkewKeyType.string, "--key-type", help="Kafka serializer of the key."),
     partitions: Optional[int] = typer.Option(None, "--partitions", help="Partitions of the topic."),
     topology: Optional[str] = typer.Option(None, "--topology", metavar="TOPOLOGY",
