@@ -62,7 +62,8 @@ class ZkUrl:
         return ",".join(f"{h}:{p}" for h, p in self.hosts) + self.chroot
 
 
-_HOST_RE = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._\-]+):(\d{1,5})$")
+_HOST_RE = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._\-]+)(?::(\d{1,5}))?$")
+DEFAULT_PORT = 2181  # ZooKeeper's ConnectStringParser: a host without a port is host:2181
 
 
 def parse_url(url: str) -> ZkUrl:
@@ -79,9 +80,10 @@ def parse_url(url: str) -> ZkUrl:
     hosts = []
     for item in hosts_part.split(","):
         m = _HOST_RE.match(item.strip())
-        if not m or not 0 < int(m.group(2)) < 65536:
+        port = int(m.group(2)) if m and m.group(2) else DEFAULT_PORT
+        if not m or not 0 < port < 65536:
             raise PlannerError(f"{url}: {item!r} is not host:port (e.g. zk://zk1:2181,zk2:2181/kafka)")
-        hosts.append((m.group(1), int(m.group(2))))
+        hosts.append((m.group(1), port))
     if "//" in chroot or any(seg in (".", "..") for seg in chroot.split("/")):
         raise PlannerError(f"{url}: invalid chroot {chroot!r}")
     return ZkUrl(url=url, hosts=tuple(hosts), chroot=chroot)
@@ -97,6 +99,32 @@ class ZkOptions:
 
     def __repr__(self) -> str:  # keep the password out of any traceback or log
         return f"ZkOptions(timeout={self.timeout}, auth={'***' if self.auth else None}, ca_file={self.ca_file!r})"
+
+
+TIMEOUT_ENV = "KAFKA_PLANNER_ZK_TIMEOUT"
+CA_FILE_ENV = "KAFKA_PLANNER_ZK_CA_FILE"
+CERT_FILE_ENV = "KAFKA_PLANNER_ZK_CERT_FILE"
+KEY_FILE_ENV = "KAFKA_PLANNER_ZK_KEY_FILE"
+
+
+def options_from_env(environ: Mapping[str, str] | None = None) -> ZkOptions:
+    """Connection options for a `zk://` TOPOLOGY given to any command (describe, reassign, consumers, ...): the
+    same settings as the `zk` commands' --zk-* options, from $KAFKA_PLANNER_ZK_TIMEOUT, $KAFKA_PLANNER_ZK_AUTH,
+    $KAFKA_PLANNER_ZK_CA_FILE, $KAFKA_PLANNER_ZK_CERT_FILE and $KAFKA_PLANNER_ZK_KEY_FILE."""
+    env = environ if environ is not None else os.environ
+    timeout = 10.0
+    text = env.get(TIMEOUT_ENV, "").strip()
+    if text:
+        try:
+            timeout = float(text)
+        except ValueError:
+            timeout = -1.0
+        if not timeout >= 0.1:
+            raise PlannerError(f"${TIMEOUT_ENV}: expected a number of seconds (at least 0.1), got {text!r}")
+    ca, cert, key = (env.get(n, "").strip() or None for n in (CA_FILE_ENV, CERT_FILE_ENV, KEY_FILE_ENV))
+    if (cert or key) and not ca:
+        raise PlannerError(f"${CERT_FILE_ENV}/${KEY_FILE_ENV} need ${CA_FILE_ENV} (TLS)")
+    return ZkOptions(timeout=timeout, auth=auth_from(None, env), ca_file=ca, cert_file=cert, key_file=key)
 
 
 def auth_from(auth_file: str | None, environ: Mapping[str, str] | None = None) -> str | None:

@@ -13,14 +13,15 @@ class Format(str, enum.Enum):
 
 
 def load_cluster(spec: str, offline_brokers: str | None = None) -> Cluster:
-    """A TOPOLOGY argument: a topology YAML file, or `zk://host:port[/chroot]` for a live cluster.
+    """A TOPOLOGY argument: a topology YAML file, or `zk://host:port[/chroot]` for a live cluster (connection
+    settings from the KAFKA_PLANNER_ZK_* environment variables, see `planner.zk.options_from_env`).
 
     `offline_brokers` ("2,3") simulates those brokers failing.
     """
     if spec.startswith("zk://"):
         from planner import zk  # kazoo loads only for live clusters
 
-        cluster = zk.read_cluster(spec)
+        cluster = zk.read_snapshot(spec, zk.options_from_env()).cluster
     else:
         from planner.formats.topology import load_topology
 

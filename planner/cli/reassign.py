@@ -19,7 +19,7 @@ reassign = typer.Typer(
 )
 app.add_typer(reassign, name="reassign")
 
-TOPOLOGY = typer.Argument(..., metavar="TOPOLOGY", help="A topology YAML file, or zk://host:port[/chroot].")
+TOPOLOGY = typer.Argument(..., metavar="TOPOLOGY", help="A topology YAML file, or zk://host:port[/chroot] (connection settings: the KAFKA_PLANNER_ZK_* variables).")
 OFFLINE = typer.Option(None, "--offline-brokers", metavar="IDS", help="Simulate these brokers failing, e.g. 2,3.")
 OUTPUT_DIR = typer.Option(None, "--output-dir", metavar="DIR",
                           help="Write current.json (rollback), proposed.json (or proposed-NNN.json batches), "

@@ -56,7 +56,7 @@ def skew(
     key_type: SkewKeyType = typer.Option(SkewKeyType.string, "--key-type", help="Kafka serializer of the key."),
     partitions: Optional[int] = typer.Option(None, "--partitions", help="Partitions of the topic."),
     topology: Optional[str] = typer.Option(None, "--topology", metavar="TOPOLOGY",
-                                           help="A topology YAML file, or zk://host:port[/chroot]."),
+                                           help="A topology YAML file, or zk://host:port[/chroot] (connection settings: the KAFKA_PLANNER_ZK_* variables)."),
     topic: Optional[str] = typer.Option(None, "--topic", help="The topic in --topology."),
     offline_brokers: Optional[str] = typer.Option(None, "--offline-brokers", metavar="IDS",
                                                   help="Simulate these brokers failing, e.g. 2,3."),

@@ -20,13 +20,13 @@ zk_app = typer.Typer(
 app.add_typer(zk_app, name="zk")
 
 URL = typer.Argument(..., metavar="ZK_URL", help="zk://host:port[,host:port...][/chroot]")
-TIMEOUT = typer.Option(10.0, "--zk-timeout", metavar="SECONDS", min=0.1,
+TIMEOUT = typer.Option(10.0, "--zk-timeout", metavar="SECONDS", min=0.1, envvar="KAFKA_PLANNER_ZK_TIMEOUT",
                        help="Connection and read/write time limit (default 10).")
 AUTH_FILE = typer.Option(None, "--zk-auth-file", metavar="FILE",
                          help="File holding user:password for digest auth (else $KAFKA_PLANNER_ZK_AUTH).")
-CA_FILE = typer.Option(None, "--zk-ca-file", metavar="FILE", help="Use TLS, verifying the server with this CA bundle.")
-CERT_FILE = typer.Option(None, "--zk-cert-file", metavar="FILE", help="TLS client certificate (with --zk-ca-file).")
-KEY_FILE = typer.Option(None, "--zk-key-file", metavar="FILE", help="TLS client key (with --zk-ca-file).")
+CA_FILE = typer.Option(None, "--zk-ca-file", metavar="FILE", envvar="KAFKA_PLANNER_ZK_CA_FILE", help="Use TLS, verifying the server with this CA bundle.")
+CERT_FILE = typer.Option(None, "--zk-cert-file", metavar="FILE", envvar="KAFKA_PLANNER_ZK_CERT_FILE", help="TLS client certificate (with --zk-ca-file).")
+KEY_FILE = typer.Option(None, "--zk-key-file", metavar="FILE", envvar="KAFKA_PLANNER_ZK_KEY_FILE", help="TLS client key (with --zk-ca-file).")
 OFFLINE = typer.Option(None, "--offline-brokers", metavar="IDS", help="Simulate these brokers failing, e.g. 2,3.")
 QUIET = typer.Option(False, "--quiet", "-q", help="No progress or statistics on stderr.")
 

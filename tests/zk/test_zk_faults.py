@@ -28,6 +28,17 @@ def test_unreachable_zookeeper(tmp_path):
     assert not out.exists() and list(tmp_path.iterdir()) == []
 
 
+def test_any_command_takes_the_timeout_from_the_environment():
+    url = f"zk://127.0.0.1:{free_port()}"
+    started = time.monotonic()
+    code, stdout, err = run_cli("describe", url, env={"KAFKA_PLANNER_ZK_TIMEOUT": "1.5"})
+    elapsed = time.monotonic() - started
+    assert (code, stdout) == (2, "")
+    assert err == (f"error: {url}: cannot connect to ZooKeeper at {url[5:]} within 1.5 s "
+                   "(is the server running and the address right? --zk-timeout sets the wait)\n")
+    assert elapsed < 1.5 + 4
+
+
 def test_stopped_server_and_session_lost_mid_read(tmp_path):
     server = ZkServer()
     try:

@@ -258,6 +258,7 @@ def test_election_znode_encoding():
     ("zk://zk1:2181,zk2:2182/kafka/prod", (("zk1", 2181), ("zk2", 2182)), "/kafka/prod"),
     ("zk://127.0.0.1:2181/", (("127.0.0.1", 2181),), ""),
     ("zk://[::1]:2181/k", (("[::1]", 2181),), "/k"),
+    ("zk://zk1,zk2:2182/kafka", (("zk1", 2181), ("zk2", 2182)), "/kafka"),  # no port: ZooKeeper's 2181
 ])
 def test_parse_url(url, hosts, chroot):
     u = zk.parse_url(url)
@@ -266,7 +267,7 @@ def test_parse_url(url, hosts, chroot):
 
 @pytest.mark.parametrize("url,message", [
     ("zk://", "zk://: no ZooKeeper host: expected zk://host:port[,host:port...][/chroot]"),
-    ("zk://zk1", "zk://zk1: 'zk1' is not host:port (e.g. zk://zk1:2181,zk2:2181/kafka)"),
+    ("zk://zk1:", "zk://zk1:: 'zk1:' is not host:port (e.g. zk://zk1:2181,zk2:2181/kafka)"),
     ("zk://zk1:99999", "zk://zk1:99999: 'zk1:99999' is not host:port (e.g. zk://zk1:2181,zk2:2181/kafka)"),
     ("zk://u:secret@zk1:2181", "zk://...: do not put credentials in the URL; use --zk-auth-file or KAFKA_PLANNER_ZK_AUTH"),
 ])
@@ -274,6 +275,21 @@ def test_parse_url_errors(url, message):
     with pytest.raises(PlannerError) as exc:
         zk.parse_url(url)
     assert str(exc.value) == message
+
+
+def test_connection_options_from_environment(tmp_path):
+    assert zk.options_from_env({}) == zk.ZkOptions()
+    opts = zk.options_from_env({"KAFKA_PLANNER_ZK_TIMEOUT": "2.5", "KAFKA_PLANNER_ZK_AUTH": "a:b",
+                                "KAFKA_PLANNER_ZK_CA_FILE": "ca.pem", "KAFKA_PLANNER_ZK_CERT_FILE": "c.pem",
+                                "KAFKA_PLANNER_ZK_KEY_FILE": "k.pem"})
+    assert opts == zk.ZkOptions(timeout=2.5, auth="a:b", ca_file="ca.pem", cert_file="c.pem", key_file="k.pem")
+    for bad in ("soon", "0", "-1", "nan"):
+        with pytest.raises(PlannerError) as exc:
+            zk.options_from_env({"KAFKA_PLANNER_ZK_TIMEOUT": bad})
+        assert str(exc.value) == f"$KAFKA_PLANNER_ZK_TIMEOUT: expected a number of seconds (at least 0.1), got {bad!r}"
+    with pytest.raises(PlannerError) as exc:
+        zk.options_from_env({"KAFKA_PLANNER_ZK_CERT_FILE": "c.pem"})
+    assert str(exc.value) == "$KAFKA_PLANNER_ZK_CERT_FILE/$KAFKA_PLANNER_ZK_KEY_FILE need $KAFKA_PLANNER_ZK_CA_FILE (TLS)"
 
 
 def test_auth_from_file_and_environment(tmp_path):
