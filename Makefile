@@ -26,9 +26,9 @@ install-all: $(VENV)/.all
 
 # Debian's ZooKeeper server (the tests start it on a free loopback port; Java 17 is on the machine).
 zookeeper:
-	@if [ ! -f $(ZK_JAR) ]; then \
+	@if [ ! -f $(ZK_JAR) ] || ! command -v openssl >/dev/null; then \
 	  echo "installing Debian's zookeeper package"; \
-	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq zookeeper >/dev/null; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq zookeeper openssl >/dev/null; \
 	fi
 	@test -f $(ZK_JAR) || { echo "zookeeper.jar missing after install" >&2; exit 1; }
 
