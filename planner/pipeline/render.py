@@ -30,8 +30,10 @@ def render_table(r: SkewReport) -> str:
     out = []
     target = f"topic {r.topic} ({r.partitions} partitions)" if r.topic else f"{r.partitions} partitions"
     out.append(f"Keys: {r.source}, column {r.key_column!r} as {r.key_type}, hashed as Kafka's producer does for {target}")
-    out.append(f"Rows: {r.rows:,}  keyed: {r.keyed_records:,}  null keys: {r.null_records:,} (no key: spread by the "
-               f"producer's keyless partitioner, not counted per partition)  unreadable: {r.unreadable:,}")
+    out.append(f"Rows: {r.rows:,}  keyed: {r.keyed_records:,}  null keys: {r.null_records:,}  unreadable: {r.unreadable:,}")
+    if r.null_records:
+        out.append("Null keys are not hashed: the producer's keyless partitioner spreads them, so they are not counted "
+                   "per partition")
     if r.distinct_keys is not None:
         out.append(f"Distinct keys: {r.distinct_keys:,}")
     out.append("")
@@ -84,9 +86,8 @@ def render_table(r: SkewReport) -> str:
         limit = r.sweep.hot_key_limit
         if r.top and limit is not None and limit < max(row.partitions for row in r.sweep.rows):
             out.append(f"The top key alone holds {r.top[0].share_of_keyed:.2%} of the keyed records: above {limit} "
-                       f"partition{'' if limit == 1 else 's'} its "
-                       f"partition exceeds max/mean {r.sweep.max_skew:g} whatever the other keys do, so more "
-                       "partitions cannot fix that skew")
+                       f"partition{'' if limit == 1 else 's'} its partition exceeds max/mean {r.sweep.max_skew:g}")
+            out.append("whatever the other keys do; more partitions cannot fix that skew")
     return "\n".join(out) + "\n"
 
 

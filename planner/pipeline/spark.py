@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 import tempfile
 import warnings
@@ -121,7 +122,8 @@ def session(master: str = "local[*]", verbose: bool = False, conf: dict[str, str
         spark = builder.getOrCreate()
     except Exception as exc:  # JVM missing, master unreachable, ...
         raise PlannerError(f"cannot start Spark with --master {master}: {_first_line(exc)}") from None
-    spark.sparkContext.setLogLevel("INFO" if verbose else "ERROR")
+    # quiet: a failing task is reported by the command itself, in one line (Spark would log its stack trace first)
+    spark.sparkContext.setLogLevel("INFO" if verbose else "OFF")
     shipped = None
     try:
         if not is_local(master):
@@ -137,11 +139,14 @@ def session(master: str = "local[*]", verbose: bool = False, conf: dict[str, str
                 pass
 
 
+_JAVA_CLASS = re.compile(r"^(?:[a-z][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error): ")  # org.apache.spark.SparkException: …
+
+
 def _first_line(exc: BaseException) -> str:
     """A Spark / Py4J error as one line: the first meaningful line of its message."""
     text = str(exc).strip()
     for line in text.splitlines():
         line = line.strip().removeprefix(": ")
         if line and not line.startswith(("JVM stacktrace", "at ", "Traceback", "An error occurred while calling")):
-            return line
+            return _JAVA_CLASS.sub("", line, count=1)
     return type(exc).__name__
