@@ -11,7 +11,8 @@ Goals, in order:
 5. preferred-leader counts within 1, by reordering replica lists (`leaders.balance_preferred`);
 6. with sizes, bytes per broker: swaps of a big replica on a heavy broker for a small one on a light broker (two
    moves each, counts unchanged, rack safety kept, so with one replica per rack only within a rack), within
-   `max_moves`.
+   `max_moves`. Swaps that only change which replicas move are kept; swaps that add moves are kept only when they
+   bring the byte spread over the target brokers (max − min, as the summary reports it) down by at least a tenth.
 """
 from __future__ import annotations
 
@@ -276,8 +277,8 @@ def balance(
             heap.touch(s, d)
     forced = st.moves
 
-    def allowed() -> bool:
-        return budget is None or st.moves - forced < budget
+    def allowed(n: int = 1) -> bool:  # n more optional moves fit in --max-moves
+        return budget is None or st.moves - forced + n <= budget
 
     # 2. Counts: from brokers above target to brokers below target.
     say(f"balancing {total} replicas over {len(targets)} brokers")
@@ -345,12 +346,18 @@ def balance(
             return sum(len(set(r) - set(p.replicas)) for p, r in zip(parts, st.reps))
 
         before_bytes, net_before = st.moves, net_moves()
-        _balance_bytes(st, allowed)
+        refused = _balance_bytes(st, allowed)
         if st.moves > before_bytes:
             extra = net_moves() - net_before
             notes.append(f"{extra} of the moves come from byte-balancing swaps (sizes known); the lower bound "
                          "covers the replica-count goal only" if extra > 0 else
                          "byte-balancing swaps (sizes known) changed which replicas move, at no extra moves")
+        if refused is not None:
+            kept, reachable, more_moves, more_bytes, stop = refused
+            notes.append(f"byte balancing stops at a spread of {_size(kept)}: further swaps would add {more_moves} "
+                         f"moves and {_size(more_bytes)} to move to bring it to {_size(reachable)}, less than a tenth "
+                         "lower" + {"done": "", "rounds": " within the 1,024 swaps byte balancing tries",
+                                    "budget": " before --max-moves was reached"}[stop])
 
     # 4. Preferred leaders by reordering (no data movement).
     if leaders:
@@ -430,13 +437,35 @@ def _best_swap(st: _State, heavy: int, light: int, gap: int) -> tuple[int, int, 
     return best
 
 
-def _balance_bytes(st: _State, allowed: Callable[[], bool]) -> None:
+def _size(n: int) -> str:
+    """Bytes as the plan summary shows them (1.0 GiB)."""
+    x = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(x) < 1024:
+            return f"{n} B" if unit == "B" else f"{x:.1f} {unit}"
+        x /= 1024
+    return f"{x:.1f} TiB"
+
+
+def _balance_bytes(st: _State, allowed: Callable[[int], bool]) -> tuple[int, int, int, int, str] | None:
     """Swap a big replica on a heavy broker with a small one on a light broker (two moves, counts unchanged).
 
     Each round looks at the heaviest/lightest pair overall and, with racks, the heaviest/lightest pair of every rack
     (when every partition has one replica per rack, only brokers of one rack can exchange replicas), and makes the
     swap that lowers the sum of squared bytes most. A swap must narrow its pair's gap by 1% of it or by a tenth of
-    the largest partition; at most 1,024 rounds, and within `max_moves`.
+    the largest partition; at most 1,024 rounds, and within `max_moves` (a swap is two moves: both must fit).
+
+    Minimal movement comes first, so the swaps are kept only up to the last point where either no replica moves were
+    added since the previous such point (a swap that puts back a replica moved earlier and moves another instead
+    costs nothing), or the byte spread over the target brokers (max − min, the figure the summary reports) fell by
+    at least a tenth since then: the swaps after it are undone. A run of several swaps counts together, so a spread
+    that only falls once two brokers tied at the top both come down is still reached. Narrowing the gap between two
+    brokers while the spread is set by a third (a broker alone in its rack holds a replica of every partition) costs
+    moves for nothing an operator sees, and is not done.
+
+    Returns None, or when swaps that would have lowered the spread were undone: (spread kept, lowest spread they
+    reached, replica moves and bytes they would have added to reach it, why the search stopped: "done" when no
+    swap narrows a pair any more, "rounds" at 1,024 swaps, "budget" at `max_moves`).
     """
     groups: list[list[int]] = [list(st.targets)]
     if st.n_racks:
@@ -445,9 +474,24 @@ def _balance_bytes(st: _State, allowed: Callable[[], bool]) -> None:
             by_rack.setdefault(st.rack_of.get(b), []).append(b)
         groups += [m for _, m in sorted(by_rack.items(), key=lambda kv: str(kv[0])) if len(m) > 1]
     biggest = max(st.size, default=0)
+    home = [frozenset(p.replicas) for p in st.parts]
+
+    def copies(i: int, src: int, dst: int) -> int:  # change in replicas of partition i to copy
+        return (dst not in home[i]) - (src not in home[i])
+
+    def spread() -> int:
+        values = [st.bytes[b] for b in st.targets]
+        return max(values) - min(values)
+
+    log: list[tuple[int, int, int, int]] = []
+    added = copied = 0  # replica moves and bytes to copy added since the phase began
+    kept_at, kept_added, kept_copied, kept_spread = 0, 0, 0, spread()  # the last acceptable point
+    tail_best: tuple[int, int, int] | None = None  # lowest spread after it: (spread, moves added, bytes added)
+    stop = "rounds"
     for _ in range(1024):
-        if not allowed():
-            return
+        if not allowed(2):
+            stop = "budget"
+            break
         pairs = []
         for members in groups:
             heavy = max(members, key=lambda b: (st.bytes[b], -b))
@@ -468,7 +512,25 @@ def _balance_bytes(st: _State, allowed: Callable[[], bool]) -> None:
             if best is None or key < best:
                 best = key
         if best is None:
-            return
+            stop = "done"
+            break
         _, heavy, light, i, j = best
+        ci, cj = copies(i, heavy, light), copies(j, light, heavy)
         st.move(i, heavy, light)
         st.move(j, light, heavy)
+        log.append((i, j, heavy, light))
+        added += ci + cj
+        copied += ci * st.size[i] + cj * st.size[j]
+        now = spread()
+        if added <= kept_added or (now < kept_spread and 10 * now <= 9 * kept_spread):
+            kept_at, kept_added, kept_spread, kept_copied = len(log), added, now, copied
+            tail_best = None
+        elif now < kept_spread and (tail_best is None or now < tail_best[0]):
+            tail_best = (now, added - kept_added, copied - kept_copied)
+    for i, j, heavy, light in reversed(log[kept_at:]):
+        st.move(j, heavy, light)
+        st.move(i, light, heavy)
+        st.moves -= 4  # the swap and its undoing: neither is a move of the plan
+    if tail_best is None:
+        return None
+    return kept_spread, tail_best[0], tail_best[1], tail_best[2], stop

@@ -393,6 +393,86 @@ def test_bytes_keep_balancing_while_each_swap_is_small_against_the_gap():
                           "replica-count goal only",)
 
 
+def _one_broker_racks(sizes):
+    # broker 0, alone in rack a, holds a replica of every partition; brokers 1 and 2 share rack b, so the byte spread
+    # over the targets is bytes[0] - min(bytes[1], bytes[2]) and only a swap between 1 and 2 can change it
+    reps = {0: (1, 0), 1: (1, 0), 2: (2, 0), 3: (2, 0)}
+    t = Topic("t", tuple(Partition("t", i, reps[i], size=sizes[i]) for i in range(4)))
+    return Cluster(brokers=(Broker(0, rack="a"), Broker(1, rack="b"), Broker(2, rack="b")), topics=(t,))
+
+
+def _bytes(c):
+    return {b: sum(p.size or 0 for p in c.partitions() if b in p.replicas) for b in c.broker_ids}
+
+
+def test_bytes_swap_refused_when_the_spread_falls_by_less_than_a_tenth():
+    # 1: 100+60, 2: 70+50, 0: 280. The best swap (t-0 for t-2) levels 1 and 2 at 130/150, which only lowers the
+    # spread from 280-120 = 160 to 280-130 = 150 (a sixteenth) for 2 more moves and 170 B to copy: not made
+    c = _one_broker_racks({0: 100, 1: 60, 2: 70, 3: 50})
+    plan = balance(c, leaders=False)
+    assert plan.proposed == {}
+    assert _bytes(plan.after) == {0: 280, 1: 160, 2: 120}
+    assert plan.notes[1:] == (
+        "byte balancing stops at a spread of 160 B: further swaps would add 2 moves and 170 B to move to bring it to "
+        "150 B, less than a tenth lower",)
+
+
+def test_bytes_swap_made_when_the_spread_falls_by_a_tenth_or_more():
+    # 1: 100+60, 2: 40+20, 0: 220. Swapping t-0 (100) for t-2 (40) gives 100/120: the spread falls from 160 to 120
+    c = _one_broker_racks({0: 100, 1: 60, 2: 40, 3: 20})
+    plan = balance(c, leaders=False)
+    assert plan.proposed == {TP("t", 0): (2, 0), TP("t", 2): (1, 0)}
+    assert (plan.replica_moves, plan.moved_bytes()) == (2, 140)
+    assert _bytes(plan.after) == {0: 220, 1: 100, 2: 120}
+    assert plan.notes[1:] == ("2 of the moves come from byte-balancing swaps (sizes known); the lower bound covers "
+                              "the replica-count goal only",)
+
+
+def test_bytes_swaps_count_together_when_brokers_tie_at_the_top():
+    # 0 and 1 hold 20 B each, 2 and 3 10 B: swapping 0 with 2 leaves the spread at 10 (1 still holds 20), the next
+    # swap (1 with 3) brings it to 0; the pair is kept
+    t = Topic("t", tuple(Partition("t", i, (i // 2,), size=s) for i, s in enumerate([10, 10, 10, 10, 5, 5, 5, 5])))
+    c = Cluster(brokers=tuple(Broker(i) for i in range(4)), topics=(t,))
+    plan = balance(c, leaders=False)
+    assert plan.proposed == {TP("t", 0): (2,), TP("t", 4): (0,), TP("t", 2): (3,), TP("t", 6): (1,)}
+    assert _bytes(plan.after) == {b: 15 for b in range(4)}
+    assert plan.notes == ("4 of the moves come from byte-balancing swaps (sizes known); the lower bound covers the "
+                          "replica-count goal only",)
+
+
+def test_bytes_swaps_cut_short_by_max_moves_are_undone():
+    # the same cluster: with room for one swap only (a swap is two moves, so 3 is room for one), the first swap
+    # alone does not lower the spread, so it is not made either
+    t = Topic("t", tuple(Partition("t", i, (i // 2,), size=s) for i, s in enumerate([10, 10, 10, 10, 5, 5, 5, 5])))
+    c = Cluster(brokers=tuple(Broker(i) for i in range(4)), topics=(t,))
+    for budget in (1, 2, 3):
+        plan = balance(c, leaders=False, max_moves=budget)
+        assert (plan.proposed, plan.notes) == ({}, ())
+    assert balance(c, leaders=False, max_moves=4).replica_moves == 4
+
+
+def test_decommission_makes_no_byte_swaps_that_leave_the_spread_to_one_broker():
+    # six-brokers.yaml without broker 6: broker 3, alone in rack eu-west-1c, takes all of 6's replicas (117 GiB); a
+    # swap inside eu-west-1b (55/62 GiB) would lower the spread only from 62 to 59 GiB for 40 GiB more to copy
+    from pathlib import Path
+
+    from planner.formats.topology import load_topology
+
+    g = 1 << 30
+    c = load_topology(str(Path(__file__).resolve().parents[2] / "topologies" / "six-brokers.yaml"))
+    plan = decommission(c, [6])
+    assert (plan.replica_moves, plan.lower_bound, plan.moved_bytes()) == (37, 33, 57 * g)
+    assert {b: n / g for b, n in _bytes(plan.after).items()} == {1: 58, 2: 55, 3: 117, 4: 59, 5: 62, 6: 0}
+    assert plan.notes == (
+        "replica counts could not be brought within 1 (35..59): racks or replica placement constrain the moves",
+        "byte balancing stops at a spread of 62.0 GiB: further swaps would add 2 moves and 40.0 GiB to move to bring "
+        "it to 59.0 GiB, less than a tenth lower")
+    # a plain rebalance of the same cluster still levels bytes: 7 -> 3 -> 1 GiB, two swaps worth a tenth each
+    plan = balance(c)
+    assert (plan.replica_moves, plan.moved_bytes()) == (4, 79 * g)
+    assert {b: n / g for b, n in _bytes(plan.after).items()} == {1: 58, 2: 59, 3: 59, 4: 59, 5: 58, 6: 58}
+
+
 # ReassignPartitionsUnitTest generate cases, with its addTopics: foo [0,1,2],[1,2,3]; bar [2,3,0]
 def _unit_topics(brokers):
     return Cluster(brokers=brokers, topics=(make_topic("bar", {0: (2, 3, 0)}),

@@ -134,3 +134,30 @@ def test_elect_leaders_moves_no_data(c):
     for tp, r in proposed.items():
         assert sorted(r) == sorted(cur[tp])
     assert set(elect) <= set(cur)
+
+
+@SETTINGS
+@given(clusters(), st.data())
+def test_byte_swaps_add_moves_only_for_a_tenth_off_the_byte_spread(c, data):
+    from planner.rebalance.moves import with_sizes
+
+    sizes = {p.tp: data.draw(st.integers(0, 1000)) for p in c.partitions()}
+    c = with_sizes(c, sizes)
+    victims = data.draw(st.sampled_from([[], [c.broker_ids[-1]]]))
+    assume(max(len(p.replicas) for p in c.partitions()) <= len(c.broker_ids) - len(victims))
+    targets = [b for b in c.broker_ids if b not in victims]
+    plan, without = (balance(c, brokers=targets, balance_bytes=b) for b in (True, False))
+    after = check_invariants(c, plan, targets)
+
+    def spread(cl):
+        load = Counter()
+        for p in cl.partitions():
+            for b in p.replicas:
+                load[b] += p.size
+        return max(load[b] for b in targets) - min(load[b] for b in targets)
+
+    assert Counter(b for p in after.partitions() for b in p.replicas) == \
+        Counter(b for p in without.after.partitions() for b in p.replicas)  # swaps keep the counts
+    assert spread(after) <= spread(without.after)
+    if plan.replica_moves > without.replica_moves:
+        assert 10 * spread(after) <= 9 * spread(without.after)
