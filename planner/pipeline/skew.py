@@ -246,13 +246,42 @@ def _count_with_spark(keys, counts):
     return records, nbytes, null_records, null_bytes, unreadable
 
 
-def run(spark, spec: JobSpec, progress: Callable[[str], None] = lambda s: None, output_keys: str | None = None) -> Counts:
-    """Run the job on `spark`; `output_keys`: also write every distinct key with its records, bytes and partition
-    (Parquet, a Spark output directory) there."""
+def _per_key(spark, keys, spec: JobSpec, progress, output_keys: str | None):
+    """The top keys (Spark's own aggregation by key, exact) and, with `output_keys`, every key written there."""
     from pyspark.sql import functions as F
 
     from planner.clients.murmur2 import murmur2
 
+    top: list[TopKey] = []
+    distinct = None
+    progress("counting records per key")
+    per_key = (keys.where(F.col("_k").isNotNull()).groupBy("_k")
+               .agg(F.count(F.lit(1)).alias("records"),
+                    (F.sum("_v") if "_v" in keys.columns else F.lit(0).cast("bigint")).alias("value_bytes")))
+    if output_keys:
+        per_key = per_key.persist()
+    if spec.top > 0:
+        best = per_key.orderBy(F.col("records").desc(), F.col("_k").asc()).limit(spec.top).collect()
+        for r in best:
+            raw = _serialized(r["_k"], spec.key_type)
+            top.append(TopKey(
+                key=_key_text(r["_k"], spec.key_type), records=int(r["records"]),
+                bytes=int(r["value_bytes"]) + int(r["records"]) * len(raw),
+                partition=(murmur2(raw) & 0x7FFFFFFF) % spec.primary))
+    if output_keys:
+        progress(f"writing per-key results to {output_keys}")
+        schema = f"_k {per_key.schema['_k'].dataType.simpleString()}, records bigint, bytes bigint, partition int"
+        (per_key.mapInArrow(partial(partition_batches, n=spec.primary), schema)
+         .withColumnRenamed("_k", "key").orderBy(F.col("records").desc(), F.col("key").asc())
+         .write.mode("overwrite").parquet(output_keys))
+        distinct = spark.read.parquet(output_keys).count()
+        per_key.unpersist()
+    return top, distinct
+
+
+def run(spark, spec: JobSpec, progress: Callable[[str], None] = lambda s: None, output_keys: str | None = None) -> Counts:
+    """Run the job on `spark`; `output_keys`: also write every distinct key with its records, bytes and partition
+    (Parquet, a Spark output directory) there."""
     if not spec.counts:
         raise PlannerError("no partition count to evaluate: give --partitions N or --topology with --topic")
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(ARROW_BATCH))
@@ -285,28 +314,12 @@ def run(spark, spec: JobSpec, progress: Callable[[str], None] = lambda s: None, 
     top: list[TopKey] = []
     distinct = None
     if spec.top > 0 or output_keys:
-        progress("counting records per key")
-        per_key = (keys.where(F.col("_k").isNotNull()).groupBy("_k")
-                   .agg(F.count(F.lit(1)).alias("records"),
-                        (F.sum("_v") if "_v" in keys.columns else F.lit(0).cast("bigint")).alias("value_bytes")))
-        if output_keys:
-            per_key = per_key.persist()
-        if spec.top > 0:
-            best = per_key.orderBy(F.col("records").desc(), F.col("_k").asc()).limit(spec.top).collect()
-            for r in best:
-                raw = _serialized(r["_k"], spec.key_type)
-                top.append(TopKey(
-                    key=_key_text(r["_k"], spec.key_type), records=int(r["records"]),
-                    bytes=int(r["value_bytes"]) + int(r["records"]) * len(raw),
-                    partition=(murmur2(raw) & 0x7FFFFFFF) % spec.primary))
-        if output_keys:
-            progress(f"writing per-key results to {output_keys}")
-            schema = f"_k {per_key.schema['_k'].dataType.simpleString()}, records bigint, bytes bigint, partition int"
-            (per_key.mapInArrow(partial(partition_batches, n=spec.primary), schema)
-             .withColumnRenamed("_k", "key").orderBy(F.col("records").desc(), F.col("key").asc())
-             .write.mode("overwrite").parquet(output_keys))
-            distinct = spark.read.parquet(output_keys).count()
-            per_key.unpersist()
+        try:
+            top, distinct = _per_key(spark, keys, spec, progress, output_keys)
+        except PlannerError:
+            raise
+        except Exception as exc:
+            raise PlannerError(f"counting records per key of --keys {spec.keys} failed: {_first_line(exc)}") from None
     return Counts(
         records={n: tuple(v) for n, v in records.items()},
         bytes={n: tuple(v) for n, v in nbytes.items()},

@@ -279,3 +279,16 @@ def test_bad_master_and_malformed_input_are_one_line(spark, tmp_path, capsys):
     (tmp_path / "junk.json").write_text("not json\n{broken\n")
     assert bad(capsys, "--keys", str(tmp_path / "junk.json"), "--input-format", "json", "--partitions", "3") == (
         f"error: --keys {tmp_path / 'junk.json'}: no json record can be read (every row is malformed)")
+
+
+def test_a_failing_per_key_step_is_one_planner_error(spark, tmp_path, monkeypatch):
+    pq.write_table(pa.table({"key": ["a", "b"]}), tmp_path / "k.parquet")
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("An error occurred while calling o9.collect.\n: java.lang.OutOfMemoryError: Java heap space\n\tat x")
+
+    monkeypatch.setattr(job, "_per_key", fail)
+    with pytest.raises(PlannerError) as exc:
+        job.run(spark, job.JobSpec(keys=str(tmp_path / "k.parquet"), counts=(3,), primary=3, top=1))
+    assert str(exc.value) == f"counting records per key of --keys {tmp_path / 'k.parquet'} failed: Java heap space"
+    assert job.run(spark, job.JobSpec(keys=str(tmp_path / "k.parquet"), counts=(3,), primary=3, top=0)).keyed_records == 2
