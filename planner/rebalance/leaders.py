@@ -82,13 +82,17 @@ def balance_preferred(
                     changed = True
         if not changed:
             break
-    # Chains: the most-loaded head hands one partition along a path of brokers to one at least 2 below it.
-    for _ in range(4 * len(brokers) + 16):
-        hi = max(brokers, key=lambda b: (lead[b], -b))
-        lo = min(lead.values())
-        if lead[hi] - lo <= 1:
+    # Chains: hand one partition along a path of brokers, from a most-loaded head to one at least 2 below it, or
+    # (when no most-loaded head has such a path) to a least-loaded broker from one at least 2 above it. Each chain
+    # lowers the sum of squared counts; when neither exists the spread cannot shrink.
+    for _ in range(4 * len(idxs) + 16):
+        hi, lo = max(lead.values()), min(lead.values())
+        if hi - lo <= 1:
             break
-        path = _augmenting_path(hi, lead, led, reps, members, eligible)
+        path = _path_down(sorted(b for b in brokers if lead[b] == hi), hi - 2, lead, led, reps, members, eligible)
+        if path is None:
+            path = _path_up(sorted(b for b in brokers if lead[b] == lo), lo + 2, lead, where, in_scope, reps,
+                            members, eligible)
         if path is None:
             break
         for i, new in path:
@@ -96,13 +100,15 @@ def balance_preferred(
     return sum(1 for i in idxs if reps[i][0] != original[i])
 
 
-def _augmenting_path(start, lead, led, reps, members, eligible):
-    """BFS from `start` over "b leads partition i, and c (eligible) could": a path to a broker 2+ below start."""
+def _path_down(starts, goal, lead, led, reps, members, eligible):
+    """BFS from `starts` over "b leads partition i, and c (eligible) could": a path to a broker leading <= goal.
+
+    Returns the swaps [(partition, new head)], applied in any order (each broker on the path gives one and takes one).
+    """
     from collections import deque
 
-    goal = lead[start] - 2
-    parent: dict[int, tuple[int, int] | None] = {start: None}
-    queue = deque([start])
+    parent: dict[int, tuple[int, int] | None] = {b: None for b in starts}
+    queue = deque(starts)
     while queue:
         b = queue.popleft()
         for i in sorted(led[b]):
@@ -119,6 +125,32 @@ def _augmenting_path(start, lead, led, reps, members, eligible):
                         node = prev
                     return steps
                 queue.append(c)
+    return None
+
+
+def _path_up(starts, goal, lead, where, in_scope, reps, members, eligible):
+    """BFS backwards from `starts` over "c could lead partition i, which b leads now": a path from a broker leading
+    >= goal down to a start."""
+    from collections import deque
+
+    parent: dict[int, tuple[int, int] | None] = {c: None for c in starts}
+    queue = deque(starts)
+    while queue:
+        c = queue.popleft()
+        for i in sorted(where.get(c, ()) & in_scope):
+            b = reps[i][0]
+            if b in parent or b not in members or not eligible(i, c):
+                continue
+            parent[b] = (c, i)
+            if lead[b] >= goal:
+                steps = []
+                node = b
+                while parent[node] is not None:
+                    nxt, part = parent[node]
+                    steps.append((part, nxt))
+                    node = nxt
+                return steps
+            queue.append(b)
     return None
 
 

@@ -161,3 +161,43 @@ def test_byte_swaps_add_moves_only_for_a_tenth_off_the_byte_spread(c, data):
     assert spread(after) <= spread(without.after)
     if plan.replica_moves > without.replica_moves:
         assert 10 * spread(after) <= 9 * spread(without.after)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_preferred_leader_reorder_reaches_the_best_spread(data):
+    """balance_preferred against brute force over every choice of heads: within 1, or the best spread there is."""
+    import itertools
+
+    from planner.rebalance.leaders import balance_preferred
+
+    n = data.draw(st.integers(2, 5))
+    brokers = list(range(n))
+    rf = data.draw(st.integers(1, min(3, n)))
+    reps = data.draw(st.lists(st.permutations(brokers).map(lambda p: list(p[:rf])), min_size=1, max_size=8))
+    blocked = data.draw(st.sets(st.tuples(st.integers(0, len(reps) - 1), st.sampled_from(brokers))))
+
+    def eligible(i, b):
+        return (i, b) not in blocked
+
+    def spread(heads):
+        c = Counter(heads)
+        return max(c[b] for b in brokers) - min(c[b] for b in brokers)
+
+    choices = [[r[0]] + [b for b in r[1:] if eligible(i, b)] for i, r in enumerate(reps)]
+    best = min(spread(h) for h in itertools.product(*choices))
+    got = [list(r) for r in reps]
+    balance_preferred(got, range(len(got)), brokers, eligible)
+    assert [sorted(r) for r in got] == [sorted(r) for r in reps]  # reorders only
+    assert all(g[0] == r[0] or eligible(i, g[0]) for i, (g, r) in enumerate(zip(got, reps)))
+    assert spread([r[0] for r in got]) <= max(best, 1)
+
+
+def test_preferred_leader_chain_from_any_most_loaded_broker():
+    # Brokers 0 and 1 lead two partitions each, broker 3 none. No chain starts at broker 0 (its partitions can only
+    # go to broker 4, which leads one and can hand on only back to 0); the chain 1 -> 2 -> 3 exists.
+    from planner.rebalance.leaders import balance_preferred
+
+    reps = [[2, 3], [4, 0], [1, 2], [0, 4], [0, 4], [1, 2]]
+    assert balance_preferred(reps, range(6), [0, 1, 2, 3, 4], lambda i, b: True) == 2
+    assert reps == [[3, 2], [4, 0], [2, 1], [0, 4], [0, 4], [1, 2]]
