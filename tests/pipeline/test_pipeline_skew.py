@@ -292,3 +292,10 @@ def test_a_failing_per_key_step_is_one_planner_error(spark, tmp_path, monkeypatc
         job.run(spark, job.JobSpec(keys=str(tmp_path / "k.parquet"), counts=(3,), primary=3, top=1))
     assert str(exc.value) == f"counting records per key of --keys {tmp_path / 'k.parquet'} failed: Java heap space"
     assert job.run(spark, job.JobSpec(keys=str(tmp_path / "k.parquet"), counts=(3,), primary=3, top=0)).keyed_records == 2
+
+
+def test_local_driver_memory_is_half_the_machine_between_1g_and_8g():
+    from planner.pipeline.spark import local_driver_memory
+
+    gib = 1 << 30
+    assert [local_driver_memory(n * gib) for n in (0, 1, 3, 6, 24, 64)] == ["1g", "1g", "1g", "3g", "8g", "8g"]
