@@ -95,15 +95,9 @@ def run_strategy(strategy: str, members: Sequence[Member], counts: dict[str, int
 
 def uniform_inexact_note(members: Sequence[Member], counts: dict[str, int], topic_ids: dict[str, str] | None) -> str | None:
     """Why `uniform` cannot give Kafka's exact answer for this group, or None when it does."""
-    if len({frozenset(m.topics) for m in members}) > 1:
-        return ("heterogeneous subscriptions: the planner's balanced sticky algorithm, "
-                "not Kafka's UniformHeterogeneousAssignmentBuilder tie-breaking")
-    subscribed = sorted(t for t in counts if any(t in m.topics for m in members))
-    missing = [t for t in subscribed if not (topic_ids or {}).get(t)]
-    if len(subscribed) > 1 and missing:
-        return (f"no topic_id for {', '.join(missing)} in the topology: Kafka walks the topics in the hash order of "
-                f"their ids, the planner in name order")
-    return None
+    from planner.clients import uniform
+
+    return uniform.inexact_note(members, counts, topic_ids)
 
 
 def fetch_brokers(assignment: dict, leader_of: dict[TopicPartition, int]) -> dict[str, list[int]]:

@@ -8,8 +8,10 @@ topics in the iteration order of a HashSet of topic ids (and a member's current 
 when the topology gives every subscribed topic a `topic_id`, that order is reproduced from `Uuid.hashCode`; otherwise
 topics are taken in name order.
 
-Heterogeneous groups use the planner's own balanced, sticky algorithm (`_heterogeneous`), not Kafka's
-`UniformHeterogeneousAssignmentBuilder` tie-breaking.
+Heterogeneous groups (members subscribing to different topics) follow `UniformHeterogeneousAssignmentBuilder`
+(planner/clients/uniform_heterogeneous.py), with the same member order. Its last tie-break between topics is
+`Uuid.compareTo` of their ids: topics with a `topic_id` are ordered as Kafka does; topics without one are ordered by
+name, and `inexact_note` says when that stand-in changes the result.
 """
 from __future__ import annotations
 
@@ -48,7 +50,7 @@ def assign(members: Sequence[Member], partitions_per_topic: Mapping[str, int],
         return {}
     topics = subscribed_topics(members, partitions_per_topic)
     if len({frozenset(m.topics) for m in members}) > 1:
-        return _heterogeneous(members, topics, _current(members, topics))
+        return _heterogeneous(members, topics, topic_ids)
     order = topic_order(list(topics), topic_ids)
     by_id = {m.id: m for m in members}
     held = {tp for m in members for tp in m.owned if tp.topic in topics and tp.partition < topics[tp.topic]}
@@ -93,7 +95,20 @@ def assign(members: Sequence[Member], partitions_per_topic: Mapping[str, int],
     return {m.id: sorted(out[m.id], key=lambda tp: (tp.topic, tp.partition)) for m in members}
 
 
+def uuid_sort_key(topic_id: str) -> int:
+    """Uuid.compareTo (apache/kafka trunk: Long.compareUnsigned on the high, then the low 64 bits): the 16 bytes as one
+    unsigned number."""
+    import base64
+
+    raw = base64.urlsafe_b64decode(topic_id + "=" * (-len(topic_id) % 4))
+    if len(raw) != 16:
+        raise PlannerError(f"topic id {topic_id!r} is not a 22-character base64url Kafka Uuid")
+    return int.from_bytes(raw, "big")
+
+
 def _current(members: Sequence[Member], topics: Mapping[str, int]) -> dict[str, list[TopicPartition]]:
+    """Each member's current partitions of topics it subscribes to and that exist. A partition two members both claim
+    (impossible in Kafka's target assignment) stays with the first in the group file."""
     owner: dict[TopicPartition, str] = {}
     for m in members:
         for tp in m.owned:
@@ -105,42 +120,71 @@ def _current(members: Sequence[Member], topics: Mapping[str, int]) -> dict[str, 
     return out
 
 
-def _heterogeneous(members: Sequence[Member], topics: Mapping[str, int], owned) -> dict[str, list[TopicPartition]]:
-    """Heterogeneous subscriptions: keep each member's valid current partitions, hand every other partition (topics with
-    the fewest subscribers first, then by name; partitions ascending) to the eligible member with the fewest partitions
-    (ties: member id), then move partitions from a member to an eligible one with at least two fewer until no such move
-    exists, preferring partitions that member did not hold before."""
-    subs = {m.id: {t for t in m.topics if t in topics} for m in members}
-    out: dict[str, list[TopicPartition]] = {m.id: [tp for tp in owned.get(m.id, []) if tp.topic in subs[m.id]]
-                                            for m in members}
-    previous = {tp: mid for mid, tps in owned.items() for tp in tps}
-    taken = {tp for tps in out.values() for tp in tps}
-    potential = {t: sorted((mid for mid in subs if t in subs[mid]), key=string_sort_key) for t in topics}
-    order = sorted(topics, key=lambda t: (len(potential[t]), string_sort_key(t)))
-    for t in order:
-        for p in range(topics[t]):
-            tp = TopicPartition(t, p)
-            if tp in taken or not potential[t]:
-                continue
-            mid = min(potential[t], key=lambda c: (len(out[c]), string_sort_key(c)))
-            out[mid].append(tp)
-            taken.add(tp)
-    # balance: move from a member to an eligible member with at least two fewer partitions
-    while True:
-        best = None
-        for src in sorted(out, key=lambda c: (-len(out[c]), string_sort_key(c))):
-            candidates = sorted(out[src], key=lambda tp: (previous.get(tp) == src, string_sort_key(tp.topic), tp.partition))
-            for tp in candidates:
-                dst = min((c for c in potential[tp.topic] if len(out[c]) + 1 < len(out[src])),
-                          key=lambda c: (len(out[c]), string_sort_key(c)), default=None)
-                if dst is not None:
-                    best = (src, dst, tp)
-                    break
-            if best:
+def _topic_key(topic_ids: Mapping[str, str] | None):
+    """The heterogeneous builder's last tie-break (Uuid.compareTo): topics with a topic id in id order; topics without
+    one after them, by name (`inexact_note` says when that stand-in can matter)."""
+    ids = topic_ids or {}
+    return lambda t: (0, uuid_sort_key(ids[t]), b"") if ids.get(t) else (1, 0, string_sort_key(t))
+
+
+def _heterogeneous(members: Sequence[Member], topics: Mapping[str, int], topic_ids: Mapping[str, str] | None,
+                   topic_key=None) -> dict[str, list[TopicPartition]]:
+    from planner.clients import uniform_heterogeneous
+
+    order = hashmap_order([m.id for m in members])
+    subs = {m.id: [t for t in m.topics if t in topics] for m in members}
+    key = topic_key or _topic_key(topic_ids)
+    out = uniform_heterogeneous.assign(order, subs, _current(members, topics), topics, key)
+    return {m.id: out.get(m.id, []) for m in members}
+
+
+def _tied_topics(members: Sequence[Member], topics: Mapping[str, int]) -> list[list[str]]:
+    """Groups of subscribed topics the heterogeneous builder's comparator can only order by topic id: same partitions
+    per subscriber (as a Java double) and same number of subscribers."""
+    groups: dict[tuple[float, int], list[str]] = {}
+    for t in sorted_java(list(topics)):
+        n = sum(1 for m in members if t in m.topics)
+        if n:
+            groups.setdefault((topics[t] / n, n), []).append(t)
+    return [g for g in groups.values() if len(g) > 1]
+
+
+MAX_TIE_ORDERS = 720  # orders of tied topics tried before giving up on proving the result does not depend on them
+
+
+def inexact_note(members: Sequence[Member], partitions_per_topic: Mapping[str, int],
+                 topic_ids: Mapping[str, str] | None) -> str | None:
+    """Why `assign` may not be Kafka's exact answer for this group, or None when it is."""
+    import itertools
+    import math
+
+    topics = subscribed_topics(members, partitions_per_topic)
+    missing = [t for t in sorted_java(list(topics)) if not (topic_ids or {}).get(t)]
+    if not missing or len(topics) < 2:
+        return None
+    if len({frozenset(m.topics) for m in members}) <= 1:
+        return (f"no topic_id for {', '.join(missing)} in the topology: Kafka walks the topics in the hash order of "
+                f"their ids, the planner in name order")
+    tied = [g for g in _tied_topics(members, topics) if any(t in missing for t in g)]
+    if not tied:
+        return None
+    # the result may still not depend on how the tied topics are ordered: try every order
+    if math.prod(math.factorial(len(g)) for g in tied) <= MAX_TIE_ORDERS:
+        base = {t: i for i, t in enumerate(sorted(topics, key=_topic_key(topic_ids)))}
+        results = set()
+        for perms in itertools.product(*(itertools.permutations(g) for g in tied)):
+            rank = dict(base)
+            for group, perm in zip(tied, perms):
+                for t, slot in zip(perm, sorted(base[x] for x in group)):
+                    rank[t] = slot
+            out = _heterogeneous(members, topics, None, topic_key=rank.__getitem__)
+            results.add(tuple(sorted((mid, tuple(tps)) for mid, tps in out.items())))
+            if len(results) > 1:
                 break
-        if best is None:
-            break
-        src, dst, tp = best
-        out[src].remove(tp)
-        out[dst].append(tp)
-    return out
+        if len(results) == 1:
+            return None
+    groups = "; ".join(", ".join(g) for g in tied)
+    unknown = [t for g in tied for t in g if t in missing]
+    return (f"no topic_id for {', '.join(unknown)} in the topology: Kafka orders topics with equal partitions per "
+            f"subscriber and equal subscriber counts ({groups}) by topic id, the planner by name, and here the order "
+            f"changes the result")

@@ -198,21 +198,29 @@ def test_consumers_cooperative_table_from_example():
     assert "withheld in the first round until revoked: orders-2->consumer-3-07ce, orders-5->consumer-3-07ce" in out
 
 
-def test_consumers_mixed_example_sticky_exact_uniform_flagged():
-    # mixed subscriptions: sticky is Kafka's GeneralAssignmentBuilder (exact); KIP-848 uniform's heterogeneous builder
-    # is the planner's own and is flagged as such
+def test_consumers_mixed_example_sticky_and_uniform_exact():
+    # mixed subscriptions: sticky is Kafka's GeneralAssignmentBuilder, KIP-848 uniform its
+    # UniformHeterogeneousAssignmentBuilder. audit-log has no topic_id, but no other topic ties with it (partitions per
+    # subscriber 3.0 with 1 subscriber; orders 3.0 with 2; clicks 4.0 with 3), so both are exact
     rc, out, err = cli("consumers", "topologies/six-brokers.yaml", "--group-file", "examples/group-mixed.yaml",
                        "--strategy", "sticky", "--strategy", "uniform", "--format", "json")
     assert rc == 0, err
     data = json.loads(out)["strategies"]
-    assert data["sticky"]["exact"] is True and data["uniform"]["exact"] is False
+    assert data["sticky"]["exact"] is True and data["uniform"]["exact"] is True
+    assert "not_exact_because" not in data["uniform"]
     assert {m: v["count"] for m, v in data["sticky"]["members"].items()} == {"consumer-1": 7, "consumer-2": 7, "consumer-3": 7}
     assert data["sticky"]["members"]["consumer-3"]["partitions"] == [f"clicks-{i}" for i in (0, 1, 2, 3, 5, 8, 11)]
+    # members numbered in HashMap order consumer-3, consumer-2, consumer-1: clicks (4.0 per subscriber) dealt round
+    # robin, audit-log to consumer-2, orders to the less loaded consumer-1 first; then clicks rebalanced to consumer-3
+    assert {m: v["partitions"] for m, v in data["uniform"]["members"].items()} == {
+        "consumer-1": ["clicks-2", "clicks-5"] + [f"orders-{i}" for i in (0, 1, 2, 3, 5)],
+        "consumer-2": ["audit-log-0", "audit-log-1", "audit-log-2", "clicks-1", "clicks-4", "clicks-7", "orders-4"],
+        "consumer-3": [f"clicks-{i}" for i in (0, 3, 6, 8, 9, 10, 11)]}
     rc, out, err = cli("consumers", "topologies/six-brokers.yaml", "--group-file", "examples/group-mixed.yaml",
                        "--strategy", "sticky", "--strategy", "uniform")
     assert rc == 0, err
     assert "== sticky: classic StickyAssignor (eager)\n" in out
-    assert "[heterogeneous subscriptions: the planner's balanced sticky algorithm" in out
+    assert "== uniform: KIP-848 server-side UniformAssignor (group.consumer.assignors default)\n" in out
 
 
 @pytest.mark.parametrize("text,message", [
