@@ -27,6 +27,9 @@ OUTPUT_DIR = typer.Option(None, "--output-dir", metavar="DIR",
 SIZES = typer.Option(None, "--sizes", metavar="FILE", help="Partition sizes: the output of kafka-log-dirs.sh --describe.")
 THROTTLE = typer.Option(None, "--throttle", metavar="BYTES_PER_S",
                         help="Show the throttle configs Kafka sets for this rate and the time the moves take.")
+NO_RACK_REPAIR = typer.Option(False, "--no-rack-repair",
+                              help="Leave rack-unsafe partitions as they are unless they move anyway (default: "
+                                   "repair each with the fewest moves, counted in the lower bound).")
 BATCH = typer.Option(None, "--batch-size", metavar="N", help="At most N partitions per proposed-NNN.json file.")
 
 
@@ -166,7 +169,10 @@ def rebalance_cmd(
     broker_list: Optional[str] = typer.Option(None, "--broker-list", metavar="IDS",
                                               help="Brokers to balance over (default: the online brokers)."),
     topic: Optional[List[str]] = typer.Option(None, "--topic", help="Only balance and move this topic; repeatable."),
-    max_moves: Optional[int] = typer.Option(None, "--max-moves", metavar="N", help="Cap on optional replica moves."),
+    max_moves: Optional[int] = typer.Option(None, "--max-moves", metavar="N",
+                                            help="Cap on optional replica moves (not the moves off brokers outside "
+                                                 "the list, nor rack repairs)."),
+    no_rack_repair: bool = NO_RACK_REPAIR,
     batch_size: Optional[int] = BATCH,
     output_dir: Optional[str] = OUTPUT_DIR,
     sizes: Optional[str] = SIZES,
@@ -181,7 +187,8 @@ def rebalance_cmd(
     if max_moves is not None and max_moves < 0:
         raise PlannerError("--max-moves must be at least 0")
     brokers = parse_id_list(broker_list, "--broker-list") if broker_list else None
-    plan = balance(cluster, brokers=brokers, topics=topic, max_moves=max_moves, progress=_progress_for(cluster))
+    plan = balance(cluster, brokers=brokers, topics=topic, max_moves=max_moves, progress=_progress_for(cluster),
+                   rack_repair=not no_rack_repair)
     _emit(plan, output_dir, throttle, fmt, batch_size)
 
 
@@ -189,6 +196,7 @@ def rebalance_cmd(
 def decommission_cmd(
     topology: str = TOPOLOGY,
     brokers: str = typer.Option(..., "--brokers", metavar="IDS", help="Brokers to empty, e.g. 4,5."),
+    no_rack_repair: bool = NO_RACK_REPAIR,
     batch_size: Optional[int] = BATCH,
     output_dir: Optional[str] = OUTPUT_DIR,
     sizes: Optional[str] = SIZES,
@@ -196,11 +204,12 @@ def decommission_cmd(
     fmt: PlanFormat = FORMAT,
     offline_brokers: Optional[str] = OFFLINE,
 ) -> None:
-    """Move every replica off the given brokers, keeping the rest balanced and rack-safe."""
+    """Move every replica off the given brokers, keeping the rest balanced and rack-safe (repairing unsafe ones)."""
     from planner.rebalance.decommission import decommission
 
     cluster = _load(topology, offline_brokers, sizes)
-    plan = decommission(cluster, parse_id_list(brokers, "--brokers"), progress=_progress_for(cluster))
+    plan = decommission(cluster, parse_id_list(brokers, "--brokers"), progress=_progress_for(cluster),
+                        rack_repair=not no_rack_repair)
     _emit(plan, output_dir, throttle, fmt, batch_size)
 
 

@@ -9,8 +9,9 @@ from planner.rebalance.moves import Plan, rack_count, rack_safe
 
 
 def decommission(cluster: Cluster, brokers: Sequence[int], max_moves: int | None = None,
-                 progress: Callable[[str], None] | None = None) -> Plan:
-    """Move every replica off `brokers` onto the remaining online brokers, then balance those (minimal moves)."""
+                 progress: Callable[[str], None] | None = None, rack_repair: bool = True) -> Plan:
+    """Move every replica off `brokers` onto the remaining online brokers, then balance those (minimal moves);
+    rack-unsafe partitions are repaired unless `rack_repair` is False."""
     gone = set(check_brokers(cluster, brokers, "--brokers"))
     if not gone:
         raise PlannerError("--brokers: give at least one broker id to decommission")
@@ -22,7 +23,8 @@ def decommission(cluster: Cluster, brokers: Sequence[int], max_moves: int | None
             f"cannot decommission broker(s) {','.join(map(str, sorted(gone)))}: {worst.tp} has replication factor "
             f"{max_rf} but only {len(remaining)} online broker(s) would remain"
         )
-    return balance(cluster, brokers=remaining, max_moves=max_moves, goal="decommission", progress=progress)
+    return balance(cluster, brokers=remaining, max_moves=max_moves, goal="decommission", progress=progress,
+                   rack_repair=rack_repair)
 
 
 def replace_broker(cluster: Cluster, source: int, target: int) -> Plan:

@@ -2,11 +2,14 @@
 
 Goals, in order:
 1. replicas on brokers outside the target set move (decommission, offline brokers): forced moves;
+1b. rack repair (unless `rack_repair=False`): each rack-unsafe partition gets min(RF, racks) − its racks moves, each
+   taking a replica that shares its rack with another replica to a rack the partition does not use (`_repair`):
+   required moves like the forced ones, counted in the lower bound (`moves.lower_bound`);
 2. per-broker replica counts within 1 over the target brokers, reached with as few moves as possible: targets are
    floor/ceil of the mean, the +1 going to the brokers holding most, and replicas only leave brokers above their target
    for brokers below theirs (so the plan meets the lower bound `moves.excess`) unless racks forbid it;
 3. rack safety: a move never lowers the number of distinct racks of a partition below min(RF, racks); moves that raise
-   it are preferred;
+   it are preferred (without rack repair, that is how an unsafe partition gets repaired: when it moves anyway);
 4. smallest partitions move first (when sizes are known), followers before preferred leaders;
 5. preferred-leader counts within 1, by reordering replica lists (`leaders.balance_preferred`);
 6. with sizes, bytes per broker: swaps of a big replica on a heavy broker for a small one on a light broker (two
@@ -21,7 +24,7 @@ from typing import Callable, Iterable, Sequence
 
 from planner.model import Cluster, Partition, PlannerError
 from planner.rebalance.leaders import balance_preferred, isr_eligibility
-from planner.rebalance.moves import Plan, count_targets, excess, rack_count
+from planner.rebalance.moves import Plan, count_targets, excess, lower_bound, rack_count
 
 
 def select_partitions(cluster: Cluster, topics: Sequence[str] | None = None) -> list[Partition]:
@@ -227,12 +230,14 @@ def balance(
     balance_bytes: bool = True,
     goal: str = "rebalance",
     progress: Callable[[str], None] | None = None,
+    rack_repair: bool = True,
 ) -> Plan:
     """Move as few replicas as possible so the target brokers end within 1 replica (and 1 preferred leader) of each other.
 
     `brokers`: where replicas may live (default: the online brokers); replicas elsewhere must move.
     `topics`: only these topics are balanced and moved (default: all). `max_moves` caps the optional moves (forced
-    moves always happen).
+    moves always happen). `rack_repair`: rack-unsafe partitions get the fewest moves that make them rack-safe
+    (required moves, like the forced ones); without it they stay unsafe unless they move anyway.
     """
     targets = sorted(check_brokers(cluster, brokers, "--broker-list") if brokers else cluster.online_ids)
     online = cluster.online_ids
@@ -253,8 +258,13 @@ def balance(
             )
     st = _State(cluster, parts, targets)
     total = sum(len(r) for r in st.reps)
-    target, by_rack = _targets(st, targets, total)
-    lower = excess({b: c for b, c in st.count.items() if c}, target)
+    target, by_rack = _targets(st, targets, total, repaired=rack_repair)
+    unsafe = _unsafe(st) if rack_repair else []
+    if unsafe:
+        count_groups = [(m, len(st.reps)) for m in by_rack.values()] if by_rack else [(targets, total)]
+        lower = lower_bound(st.count, count_groups, [(lacks, dup) for _, lacks, dup in unsafe])
+    else:
+        lower = excess({b: c for b, c in st.count.items() if c}, target)
     heap = _Heap(st, target)
     budget = max_moves if max_moves is not None else None
     notes: list[str] = []
@@ -275,6 +285,17 @@ def balance(
                 )
             st.move(i, s, d)
             heap.touch(s, d)
+    # 1b. Rack repair: the fewest moves that make each rack-unsafe partition safe (required, like the forced moves).
+    repaired = 0
+    if unsafe:
+        say(f"repairing {len(unsafe)} rack-unsafe partitions")
+        before = st.moves
+        repaired = _repair(st, count_groups, [i for i, _, _ in unsafe])
+        repair_moves = st.moves - before
+        if repair_moves:
+            # the +1 targets go to the brokers holding most now (fewest count moves from here)
+            target, by_rack = _targets(st, targets, total)
+            heap = _Heap(st, target)
     forced = st.moves
 
     def allowed(n: int = 1) -> bool:  # n more optional moves fit in --max-moves
@@ -376,6 +397,10 @@ def balance(
             )
 
     proposed = {p.tp: tuple(r) for p, r in zip(parts, st.reps) if tuple(r) != p.replicas}
+    if repaired:
+        notes.append(f"{repaired} rack-unsafe partition(s) repaired with {repair_moves} move(s) (a replica sharing "
+                     "its rack with another replica of the partition goes to a rack the partition does not use); "
+                     "the lower bound includes them; --no-rack-repair leaves unsafe partitions as they are")
     if st.fixed:
         names = sorted(str(parts[i].tp) for i in st.fixed)
         shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
@@ -395,11 +420,14 @@ def balance(
                 notes=tuple(notes))
 
 
-def _targets(st: _State, targets: Sequence[int], total: int) -> tuple[dict[int, int], dict[str, list[int]] | None]:
-    """Per-broker targets. When every partition has one replica in each rack (RF == racks, all rack-safe), each
-    rack holds exactly one replica of every partition, so the targets are balanced within each rack."""
+def _targets(st: _State, targets: Sequence[int], total: int,
+             repaired: bool = False) -> tuple[dict[int, int], dict[str, list[int]] | None]:
+    """Per-broker targets. When every partition has one replica in each rack (RF == racks, all rack-safe, or about to
+    be repaired when `repaired`), each rack holds exactly one replica of every partition, so the targets are balanced
+    within each rack."""
     n = st.n_racks
-    if n and st.reps and all(len(r) == n and st.distinct_racks(r) == n for r in st.reps):
+    if n and st.reps and all(len(r) == n and (st.distinct_racks(r) == n or (repaired and i not in st.fixed))
+                             for i, r in enumerate(st.reps)):
         by_rack: dict[str, list[int]] = {}
         for b in targets:
             by_rack.setdefault(st.rack_of[b], []).append(b)
@@ -408,6 +436,104 @@ def _targets(st: _State, targets: Sequence[int], total: int) -> tuple[dict[int, 
             target.update(count_targets(st.count, members, len(st.reps)))
         return target, by_rack
     return count_targets(st.count, targets, total), None
+
+
+def _unsafe(st: _State) -> list[tuple[int, int, list[int]]]:
+    """Rack-unsafe partitions that may move: (index, racks it lacks, brokers whose replica shares a rack with another
+    replica of it)."""
+    n = st.n_racks
+    if not n:
+        return []
+    out = []
+    for i, r in enumerate(st.reps):
+        if i in st.fixed:
+            continue
+        racks = [st.rack_of.get(b) for b in r]
+        lacks = min(len(r), n) - len(set(racks))
+        if lacks > 0:
+            out.append((i, lacks, [b for b, k in zip(r, racks) if racks.count(k) > 1]))
+    return out
+
+
+def _repair(st: _State, groups: Sequence[tuple[Sequence[int], int]], unsafe: Sequence[int]) -> int:
+    """Make each partition in `unsafe` rack-safe with the fewest moves, one added rack per move: a replica that shares
+    its rack with another replica of the partition moves to a target broker of a rack the partition does not use.
+
+    Among those moves, the one that brings the counts closest to the count goal (the replicas brokers would still
+    have to shed, as `lower_bound` counts them: above the floor of their group's mean, less the ceilings), then one
+    that keeps the preferred leader (a rack holding two replicas always holds a follower, so the leader's replica moves
+    only when that saves a later move), then from the fullest broker to the emptiest, the heaviest to the lightest.
+    Returns the partitions repaired."""
+    rack_of = st.rack_of
+    count = st.count
+    group_of: dict[int, int] = {}
+    floor: list[int] = []
+    ceilings: list[int] = []  # brokers of the group that end one above the floor
+    for g, (members, total) in enumerate(groups):
+        q, r = divmod(total, len(members))
+        floor.append(q)
+        ceilings.append(r)
+        for b in members:
+            group_of[b] = g
+    over = [sum(1 for b in members if count[b] > floor[g]) for g, (members, _) in enumerate(groups)]
+
+    def shed(changes: dict[int, int]) -> int:  # change in the replicas brokers must shed, counts changing by `changes`
+        total = 0
+        for g in {group_of[b] for b in changes}:
+            q = floor[g]
+            d_sum = d_over = 0
+            for b, d in changes.items():
+                if group_of[b] == g:
+                    old, new = count[b], count[b] + d
+                    d_sum += max(0, new - q) - max(0, old - q)
+                    d_over += (new > q) - (old > q)
+            total += d_sum - (min(ceilings[g], over[g] + d_over) - min(ceilings[g], over[g]))
+        return total
+
+    heaps: dict = {}  # per rack: (count, bytes, id), lazily updated
+    for b in st.targets:
+        heaps.setdefault(rack_of.get(b), []).append((count[b], st.bytes[b], b))
+    for h in heaps.values():
+        heapq.heapify(h)
+
+    def top(rack):  # the rack's emptiest broker, dropping stale keys
+        h = heaps[rack]
+        while True:
+            k = h[0]
+            if k == (count[k[2]], st.bytes[k[2]], k[2]):
+                return k
+            heapq.heappop(h)
+
+    done = 0
+    for i in unsafe:
+        r = st.reps[i]
+        cap = min(len(r), st.n_racks)
+        moved = False
+        while True:
+            racks = [rack_of.get(b) for b in r]
+            if len(set(racks)) >= cap:
+                break
+            dsts = [top(k) for k in heaps if k not in racks]
+            best = None
+            for pos, src in enumerate(r):
+                if racks.count(racks[pos]) < 2:
+                    continue
+                for k in dsts:
+                    dst = k[2]
+                    key = (shed({src: -1, dst: 1}), pos == 0, -count[src], count[dst], -st.bytes[src], st.bytes[dst],
+                           src, dst)
+                    if best is None or key < best:
+                        best = key
+            src, dst = best[-2], best[-1]
+            for b, d in ((src, -1), (dst, 1)):
+                g = group_of[b]
+                over[g] += (count[b] + d > floor[g]) - (count[b] > floor[g])
+            st.move(i, src, dst)
+            for b in (src, dst):
+                heapq.heappush(heaps[rack_of.get(b)], (count[b], st.bytes[b], b))
+            moved = True
+        done += moved
+    return done
 
 
 def _best_swap(st: _State, heavy: int, light: int, gap: int) -> tuple[int, int, int] | None:

@@ -95,6 +95,122 @@ def excess(counts: Mapping[int, int], targets: Mapping[int, int]) -> int:
     return sum(max(0, c - targets.get(b, 0)) for b, c in counts.items())
 
 
+def lower_bound(
+    counts: Mapping[int, int],
+    groups: Sequence[tuple[Sequence[int], int]],
+    repairs: Sequence[tuple[int, Iterable[int]]] = (),
+) -> int:
+    """Fewest replica moves of any plan that brings each group's brokers within 1 and repairs every partition given.
+
+    `counts`: replicas per broker now; a broker in no group must be emptied. `groups`: (brokers, replicas they hold
+    at the end); each of them ends at the floor or, for exactly total mod len of them, the ceiling of the mean.
+    `repairs`: per rack-unsafe partition, (racks it lacks: min(RF, racks) − distinct racks, the brokers whose replica
+    of it shares a rack with another replica of it).
+
+    Counted on the replicas that leave (every move takes one off a broker): broker b must lose at least
+    d_b = count − floor target (all of it off a group), one less if it is a ceiling broker; an unsafe partition must
+    lose at least `lacks` replicas from the racks where it has two or more (taking a replica off a rack where it is
+    alone loses that rack, so only those removals add racks). One removal can count for both: the bound is
+    Σ d_b + Σ lacks − (the most removals that count twice, plus ceilings granted), a max flow:
+    source → broker (d_b) → partition (1 per replica it may give) → sink (lacks), and broker → its group's ceilings
+    (1) → sink (total mod len). Without repairs this is `excess` with `count_targets`' choice of ceilings.
+    """
+    demand: dict[int, int] = {b: c for b, c in counts.items() if c > 0}
+    ceilings: list[tuple[list[int], int]] = []
+    for brokers, total in groups:
+        if not brokers:
+            raise PlannerError("no brokers to place replicas on")
+        q, r = divmod(total, len(brokers))
+        for b in brokers:
+            demand[b] = max(0, counts.get(b, 0) - q)
+        ceilings.append(([b for b in brokers if demand[b] > 0], r))
+    need = [(lacks, [b for b in dict.fromkeys(brokers) if demand.get(b, 0) > 0]) for lacks, brokers in repairs
+            if lacks > 0]
+    flow = _MaxFlow()
+    src, sink = flow.node(), flow.node()
+    node = {b: flow.node() for b, d in demand.items() if d > 0}
+    for b, v in node.items():
+        flow.edge(src, v, demand[b])
+    for members, r in ceilings:
+        if r and members:
+            g = flow.node()
+            flow.edge(g, sink, r)
+            for b in members:
+                flow.edge(node[b], g, 1)
+    for lacks, brokers in need:
+        if brokers:
+            p = flow.node()
+            flow.edge(p, sink, lacks)
+            for b in brokers:
+                flow.edge(node[b], p, 1)
+    return sum(demand.values()) + sum(lacks for lacks, _ in need) - flow.run(src, sink)
+
+
+class _MaxFlow:
+    """Dinic's max flow on integer capacities (iterative, for the lower bound's bipartite network)."""
+
+    def __init__(self):
+        self.adj: list[list[int]] = []
+        self.to: list[int] = []
+        self.cap: list[int] = []
+
+    def node(self) -> int:
+        self.adj.append([])
+        return len(self.adj) - 1
+
+    def edge(self, u: int, v: int, c: int) -> None:
+        self.adj[u].append(len(self.to))
+        self.to.append(v)
+        self.cap.append(c)
+        self.adj[v].append(len(self.to))
+        self.to.append(u)
+        self.cap.append(0)
+
+    def run(self, s: int, t: int) -> int:
+        adj, to, cap = self.adj, self.to, self.cap
+        total = 0
+        while True:
+            level = [-1] * len(adj)
+            level[s] = 0
+            queue = [s]
+            for u in queue:
+                for e in adj[u]:
+                    if cap[e] > 0 and level[to[e]] < 0:
+                        level[to[e]] = level[u] + 1
+                        queue.append(to[e])
+            if level[t] < 0:
+                return total
+            it = [0] * len(adj)
+            while True:  # augmenting paths in the level graph, one at a time (depth-first, iterative)
+                path: list[int] = []
+                u = s
+                while u != t:
+                    edges = adj[u]
+                    while it[u] < len(edges):
+                        e = edges[it[u]]
+                        if cap[e] > 0 and level[to[e]] == level[u] + 1:
+                            break
+                        it[u] += 1
+                    if it[u] == len(edges):  # dead end: retreat
+                        level[u] = -1
+                        if not path:
+                            break
+                        e = path.pop()
+                        u = to[e ^ 1]
+                        it[u] += 1
+                        continue
+                    e = edges[it[u]]
+                    path.append(e)
+                    u = to[e]
+                if u != t:
+                    break
+                push = min(cap[e] for e in path)
+                for e in path:
+                    cap[e] -= push
+                    cap[e ^ 1] += push
+                total += push
+
+
 def replica_counts(assignment: Iterable[Sequence[int]]) -> Counter:
     counts: Counter = Counter()
     for replicas in assignment:

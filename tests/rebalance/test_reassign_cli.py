@@ -283,3 +283,68 @@ def test_json_format_lists_the_partitions_to_elect(topo):
                          "--format", "json")
     assert code == 0, err
     assert json.loads(out)["leader_election"] == []
+
+
+OFFLINE_BROKER = str(__import__("pathlib").Path(__file__).resolve().parents[2] / "topologies" / "offline-broker.yaml")
+
+
+def _proposed(out):
+    return json.loads(out.split("Proposed partition reassignment configuration\n")[1])["partitions"]
+
+
+def test_rebalance_repairs_rack_unsafe_partitions_unless_told_not_to():
+    # offline-broker.yaml: metrics-1 has both replicas in rack r2 (brokers 2 and 5); broker 3 (r3) is offline, so
+    # the target brokers span r1 and r2 and metrics-1 needs one replica in r1
+    code, out, err = run("reassign", "rebalance", OFFLINE_BROKER)
+    assert code == 0, err
+    assert out.splitlines()[:5] == [
+        "Plan: rebalance",
+        "Replica moves:          6 (lower bound 6: optimal)",
+        "Partitions touched:     6",
+        "Preferred-leader changes: 3",
+        "Rack-unsafe partitions: 1 -> 0",
+    ]
+    assert ("note: 1 rack-unsafe partition(s) repaired with 1 move(s) (a replica sharing its rack with another "
+            "replica of the partition goes to a rack the partition does not use); the lower bound includes them; "
+            "--no-rack-repair leaves unsafe partitions as they are") in out.splitlines()
+    code, out, err = run("reassign", "rebalance", OFFLINE_BROKER, "--format", "kafka")
+    assert code == 0, err
+    # the follower on broker 5 moves to broker 4 (r1); the leader, broker 2, stays
+    assert [(p["topic"], p["partition"], p["replicas"]) for p in _proposed(out)] == [
+        ("events", 0, [1, 2, 5]), ("events", 1, [2, 1, 4]), ("events", 2, [2, 4, 5]), ("legacy", 0, [4]),
+        ("metrics", 0, [5, 1]), ("metrics", 1, [2, 4])]
+    # --no-rack-repair: today's plan, metrics-1 left in r2
+    code, out, err = run("reassign", "rebalance", OFFLINE_BROKER, "--no-rack-repair")
+    assert code == 0, err
+    assert out.splitlines()[1:5] == [
+        "Replica moves:          5 (lower bound 5: optimal)",
+        "Partitions touched:     5",
+        "Preferred-leader changes: 3",
+        "Rack-unsafe partitions: 1 -> 1",
+    ]
+    assert "repaired" not in out
+    code, out, err = run("reassign", "rebalance", OFFLINE_BROKER, "--no-rack-repair", "--format", "kafka")
+    assert [(p["topic"], p["partition"], p["replicas"]) for p in _proposed(out)] == [
+        ("events", 0, [1, 2, 4]), ("events", 1, [2, 1, 4]), ("events", 2, [2, 4, 5]), ("legacy", 0, [4]),
+        ("metrics", 0, [5, 1])]
+
+
+def test_decommission_takes_no_rack_repair(tmp_path):
+    # racks r0 (0, 3, 6), r1 (1, 4, 7), r2 (2, 5, 8); t-0 has its three replicas in r0. Decommissioning r2's brokers
+    # leaves two racks, so t-0 needs one replica in r1: one move besides the three replicas of u leaving 2, 5, 8
+    path = tmp_path / "u.yaml"
+    path.write_text("brokers:\n" + "".join(f"  - {{id: {i}, rack: r{i % 3}}}\n" for i in range(9)) +
+                    "topics:\n  - name: t\n    assignment: {0: [0, 3, 6]}\n"
+                    "  - name: u\n    assignment: {" + ", ".join(f"{p}: [{1 + p}]" for p in range(8)) + "}\n")
+    code, out, err = run("reassign", "decommission", str(path), "--brokers", "2,5,8", "--format", "kafka")
+    assert code == 0, err
+    assert [(p["topic"], p["partition"], p["replicas"]) for p in _proposed(out)] == [
+        ("t", 0, [0, 7, 6]), ("u", 1, [0]), ("u", 4, [1]), ("u", 7, [4])]
+    code, out, err = run("reassign", "decommission", str(path), "--brokers", "2,5,8", "--no-rack-repair")
+    assert code == 0, err
+    assert out.splitlines()[1:5] == [
+        "Replica moves:          3 (lower bound 3: optimal)",
+        "Partitions touched:     3",
+        "Preferred-leader changes: 3",
+        "Rack-unsafe partitions: 1 -> 1",
+    ]

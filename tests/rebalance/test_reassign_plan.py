@@ -13,7 +13,7 @@ from planner.rebalance.decommission import decommission, replace_broker
 from planner.rebalance.generate import generate
 from planner.rebalance.goals import balance
 from planner.rebalance.leaders import elect_leaders
-from planner.rebalance.moves import count_targets, excess, rack_safe, unsafe_partitions
+from planner.rebalance.moves import count_targets, excess, lower_bound, rack_safe, unsafe_partitions
 from planner.rebalance.replication import set_replication_factor
 from planner.rebalance.throttle import throttle_for
 
@@ -118,6 +118,93 @@ def test_racks_never_made_unsafe_and_unsafe_partitions_repaired_when_moving():
     for tp, r in plan.after.assignment().items():
         assert 3 not in r
         assert rack_safe(r, rack_of, 3)
+
+
+# -- rack repair ------------------------------------------------------------------------------------------------
+def test_lower_bound_without_repairs_is_the_excess():
+    c = {0: 10, 1: 10, 2: 10, 3: 0}
+    assert lower_bound(c, [([0, 1, 2, 3], 30)]) == excess(c, count_targets(c, [0, 1, 2, 3], 30)) == 7
+    assert lower_bound({0: 5, 1: 5, 9: 4}, [([0, 1], 14)]) == 4  # broker 9 is in no group: emptied
+
+
+def test_lower_bound_counts_a_repair_move_off_a_full_broker_once():
+    # 6 replicas on 4 brokers: floor 1, two brokers may hold 2; broker 0 holds 3, so it sheds at least 1
+    counts = {0: 3, 1: 1, 2: 1, 3: 1}
+    groups = [([0, 1, 2, 3], 6)]
+    assert lower_bound(counts, groups) == 1
+    # a partition lacking one rack with replicas on 0 and 1 (same rack): moving broker 0's replica does both
+    assert lower_bound(counts, groups, [(1, [0, 1])]) == 1
+    # its replicas on 2 and 3 instead: the repair move is one more (max(count bound, repair bound) would say 1)
+    assert lower_bound(counts, groups, [(1, [2, 3])]) == 2
+    # two partitions lacking a rack, both with a replica on broker 0: 0 sheds 1 at least, but 2 would do for both
+    assert lower_bound(counts, groups, [(1, [0, 1]), (1, [0, 2])]) == 2
+    # a partition lacking two racks (RF 3 in one rack of three) and broker 0 shedding 2: only one of the replicas
+    # broker 0 sheds can be that partition's, so 2 + 2 - 1
+    assert lower_bound({0: 4, 1: 1, 2: 1}, [([0, 1, 2], 6)], [(2, [0, 1, 2])]) == 3
+
+
+def _two_racks_one_unsafe():
+    # racks a (0, 2) and b (1, 3); every broker holds 2 replicas of t, and u-0 has both replicas in rack a
+    return Cluster(brokers=tuple(Broker(i, rack="ab"[i % 2]) for i in range(4)),
+                   topics=(make_topic("t", {0: (0, 1), 1: (1, 2), 2: (2, 3), 3: (3, 0)}), make_topic("u", {0: (0, 2)})))
+
+
+def test_rack_repair_makes_one_move_for_a_partition_with_two_replicas_in_one_rack():
+    c = _two_racks_one_unsafe()
+    assert unsafe_partitions(c) == 1
+    plan = balance(c)
+    # the follower (broker 2) goes to rack b, to the emptiest broker there (1 and 3 tie: lowest id)
+    assert plan.proposed == {TP("u", 0): (0, 1)}
+    assert (plan.replica_moves, plan.lower_bound, unsafe_partitions(plan.after)) == (1, 1, 0)
+    assert counts(plan.after) == {0: 3, 1: 3, 2: 2, 3: 2}
+    assert plan.notes == (
+        "1 rack-unsafe partition(s) repaired with 1 move(s) (a replica sharing its rack with another replica of the "
+        "partition goes to a rack the partition does not use); the lower bound includes them; --no-rack-repair "
+        "leaves unsafe partitions as they are",)
+    # repair moves are required, like the moves off removed brokers: --max-moves does not cap them
+    assert balance(c, max_moves=0).proposed == plan.proposed
+    # without repair the counts are already within 1: nothing moves, u-0 stays unsafe
+    old = balance(c, rack_repair=False)
+    assert (old.proposed, old.replica_moves, old.lower_bound, old.notes) == ({}, 0, 0, ())
+
+
+def test_rack_repair_moves_the_preferred_leader_only_when_that_saves_a_move():
+    # racks r0 (0, 3), r1 (1, 4), r2 (2); t-0 has both replicas in r1, its leader on broker 1, which holds 3 replicas
+    # of 8 over 5 brokers (floor 1, three may hold 2): moving the leader's replica repairs t-0 and levels broker 1 in
+    # one move; moving the follower (broker 4) would leave broker 1 one replica to shed
+    c = cluster(5, 3, {"t": {0: (1, 4), 1: (0, 2), 2: (2, 0)}, "u": {0: (1,), 1: (1,)}})
+    plan = balance(c)
+    assert plan.proposed == {TP("t", 0): (3, 4)}
+    assert (plan.replica_moves, plan.lower_bound, unsafe_partitions(plan.after)) == (1, 1, 0)
+    # without repair, t-0 stays in one rack and the count goal moves u-0 instead (t-0 only reordered for leaders)
+    old = balance(c, rack_repair=False)
+    assert old.proposed == {TP("t", 0): (4, 1), TP("u", 0): (3,)}
+    assert unsafe_partitions(old.after) == 1
+
+
+def test_rack_repair_uses_racks_of_the_target_brokers_and_counts_in_the_bound():
+    # RF 3 in one rack of three (0, 3, 6 in r0): two moves, one to r1 and one to r2; the leader (0) stays
+    c = cluster(9, 3, {"t": {0: (0, 3, 6)}, "u": {p: (1 + p % 8,) for p in range(8)}})
+    plan = balance(c)
+    assert plan.proposed == {TP("t", 0): (0, 1, 2)}
+    assert (plan.replica_moves, plan.lower_bound, unsafe_partitions(plan.after)) == (2, 2, 0)
+    # decommissioning r2's brokers (2, 5, 8) leaves two racks: min(RF, racks) = 2, so one move repairs t-0, besides
+    # the three forced moves of u's replicas on 2, 5 and 8
+    plan = decommission(c, [2, 5, 8])
+    assert plan.proposed == {TP("t", 0): (0, 7, 6), TP("u", 1): (0,), TP("u", 4): (1,), TP("u", 7): (4,)}
+    assert (plan.replica_moves, plan.lower_bound, unsafe_partitions(plan.after, 2)) == (4, 4, 0)
+    old = decommission(c, [2, 5, 8], rack_repair=False)
+    assert old.proposed == {TP("u", 1): (0,), TP("u", 4): (1,), TP("u", 7): (4,)}
+    assert (old.replica_moves, old.lower_bound, unsafe_partitions(old.after, 2)) == (3, 3, 1)
+
+
+def test_partitions_with_a_reassignment_in_progress_are_not_repaired():
+    c = _two_racks_one_unsafe()
+    moving = Topic("u", (Partition("u", 0, (0, 2), adding=(2,)),))
+    c = Cluster(brokers=c.brokers, topics=(c.topic("t"), moving))
+    plan = balance(c)
+    assert (plan.proposed, plan.lower_bound) == ({}, 0)
+    assert unsafe_partitions(plan.after) == 1
 
 
 # -- decommission ------------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from planner.model import Broker, Cluster, make_topic
 from planner.rebalance.decommission import decommission, replace_broker
 from planner.rebalance.goals import balance
 from planner.rebalance.leaders import elect_leaders
-from planner.rebalance.moves import rack_count, rack_safe
+from planner.rebalance.moves import rack_count, rack_safe, unsafe_partitions
 from planner.rebalance.replication import set_replication_factor
 
 
@@ -23,6 +23,12 @@ def clusters(draw, uniform_rf=None, racks=None):
         assignment = {p: tuple(draw(st.permutations(range(n)))[:rf]) for p in range(parts)}
         topics.append(make_topic(f"t{ti}", assignment))
     return Cluster(brokers=brokers, topics=tuple(topics))
+
+
+def all_rack_safe(before, plan, targets):
+    n_racks = rack_count(before, targets)
+    rack_of = before.rack_of()
+    return all(rack_safe(r, rack_of, n_racks) for r in plan.after.assignment().values())
 
 
 def check_invariants(before, plan, targets, rf_change=None):
@@ -64,6 +70,11 @@ def test_rebalance_invariants(c):
     plan = balance(c)
     after = check_invariants(c, plan, sorted(c.online_ids))
     assert balance(c).proposed == plan.proposed
+    assert all_rack_safe(c, plan, sorted(c.online_ids))  # rack repair: every partition ends rack-safe
+    old = balance(c, rack_repair=False)
+    check_invariants(c, old, sorted(c.online_ids))
+    if unsafe_partitions(c) == 0:  # nothing to repair: the same plan either way
+        assert (old.proposed, old.lower_bound) == (plan.proposed, plan.lower_bound)
     if rack_count(c) == 0:
         cnt = Counter(b for p in after.partitions() for b in p.replicas)
         values = [cnt[b] for b in c.broker_ids]
@@ -81,6 +92,77 @@ def test_rebalance_without_racks_meets_lower_bound_and_leader_balance(c):
     assert max(values) - min(values) <= 1
 
 
+@st.composite
+def equal_rack_clusters(draw):
+    """Racks of equal size, every partition with RF = racks (replicas anywhere, so often rack-unsafe)."""
+    n_racks = draw(st.integers(2, 3))
+    n = n_racks * draw(st.integers(1, 3))
+    brokers = tuple(Broker(i, rack=f"r{i % n_racks}") for i in range(n))
+    topics = []
+    for ti in range(draw(st.integers(1, 3))):
+        parts = draw(st.integers(1, 12))
+        topics.append(make_topic(f"t{ti}", {p: tuple(draw(st.permutations(range(n)))[:n_racks])
+                                            for p in range(parts)}))
+    return Cluster(brokers=brokers, topics=tuple(topics))
+
+
+@SETTINGS
+@given(equal_rack_clusters())
+def test_rebalance_with_equal_racks_and_rf_racks_reaches_within_1_and_rack_safety(c):
+    # after repair every rack holds one replica of every partition, spread over the same number of brokers in each
+    # rack, so replica counts within 1 over all brokers are reachable: the plan reaches them
+    plan = balance(c)
+    check_invariants(c, plan, c.broker_ids)
+    assert all_rack_safe(c, plan, c.broker_ids)
+    cnt = Counter(b for p in plan.after.partitions() for b in p.replicas)
+    values = [cnt[b] for b in c.broker_ids]
+    assert max(values) - min(values) <= 1
+    assert not any(n.startswith("replica counts") for n in plan.notes)
+    assert plan.replica_moves >= plan.lower_bound
+
+
+@st.composite
+def tiny_racked_clusters(draw):
+    n = draw(st.integers(3, 5))
+    n_racks = draw(st.integers(1, 3))
+    brokers = tuple(Broker(i, rack=f"r{i % n_racks}") for i in range(n))
+    rf = draw(st.integers(1, 3))
+    parts = draw(st.integers(1, 3))
+    return Cluster(brokers=brokers, topics=(make_topic("t", {p: tuple(draw(st.permutations(range(n)))[:rf])
+                                                             for p in range(parts)}),))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tiny_racked_clusters())
+def test_lower_bound_with_rack_repair_is_a_lower_bound(c):
+    """Brute force over every rack-safe placement: no plan that reaches the count goal and repairs every partition
+    moves fewer replicas than the bound; and on these tiny clusters the plan is optimal when it reaches the goal."""
+    import itertools
+
+    plan = balance(c)
+    targets = sorted(c.online_ids)
+    n_racks, rack_of = rack_count(c), c.rack_of()
+    parts = list(c.partitions())
+    by_rack = all(len(p.replicas) == n_racks for p in parts)  # one replica per rack: counts balanced per rack
+    groups = {}
+    for b in targets:
+        groups.setdefault(rack_of[b] if by_rack else None, []).append(b)
+    options = [[(len(set(s) - set(p.replicas)), s) for s in itertools.combinations(targets, len(p.replicas))
+                if rack_safe(s, rack_of, n_racks)] for p in parts]
+    best = None
+    for combo in itertools.product(*options):
+        moves = sum(m for m, _ in combo)
+        if best is not None and moves >= best:
+            continue
+        cnt = Counter(b for _, s in combo for b in s)
+        if all(max(cnt[b] for b in g) - min(cnt[b] for b in g) <= 1 for g in groups.values()):
+            best = moves
+    assume(best is not None)  # racks make the count goal unreachable
+    assert plan.lower_bound <= best
+    if not any(n.startswith("replica counts") for n in plan.notes):
+        assert plan.replica_moves == best
+
+
 @SETTINGS
 @given(clusters(), st.data())
 def test_decommission_invariants(c, data):
@@ -90,6 +172,8 @@ def test_decommission_invariants(c, data):
     plan = decommission(c, [victim])
     targets = [b for b in c.broker_ids if b != victim]
     check_invariants(c, plan, targets)
+    assert all_rack_safe(c, plan, targets)
+    check_invariants(c, decommission(c, [victim], rack_repair=False), targets)
 
 
 @SETTINGS
@@ -148,6 +232,7 @@ def test_byte_swaps_add_moves_only_for_a_tenth_off_the_byte_spread(c, data):
     targets = [b for b in c.broker_ids if b not in victims]
     plan, without = (balance(c, brokers=targets, balance_bytes=b) for b in (True, False))
     after = check_invariants(c, plan, targets)
+    assert all_rack_safe(c, plan, targets)
 
     def spread(cl):
         load = Counter()
