@@ -114,7 +114,7 @@ def run() -> None:
 
     files = _generate()
     rate = lambda n, s: n / s / 1e6  # noqa: E731
-    with session("local[*]", conf={"spark.driver.memory": "2g", "spark.sql.shuffle.partitions": "8"}) as spark:
+    with session("local[*]") as spark:  # the command's own settings (driver memory, shuffle partitions)
         # warm-up (JIT, Python workers) on one file
         _builtin(spark, files[:1])
         _ours(spark, files[:1])

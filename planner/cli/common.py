@@ -32,6 +32,31 @@ def load_cluster(spec: str, offline_brokers: str | None = None) -> Cluster:
     return cluster
 
 
+def partitions_or_topic(partitions: int | None, topology: str | None, topic: str | None,
+                        offline_brokers: str | None) -> tuple[int, Cluster | None]:
+    """`--partitions N` or `--topology TOPOLOGY --topic T` (partition, skew): the partition count, and the cluster
+    when a topology was given."""
+    if topology is None:
+        if topic is not None:
+            raise PlannerError("--topic needs --topology (or give --partitions N alone)")
+        if offline_brokers:
+            raise PlannerError("--offline-brokers needs --topology")
+        if partitions is None:
+            raise PlannerError("give --partitions N, or --topology TOPOLOGY --topic T")
+        if partitions <= 0:
+            raise PlannerError(f"--partitions must be positive, got {partitions}")
+        return partitions, None
+    if partitions is not None:
+        raise PlannerError("give either --partitions or --topology/--topic, not both: the topic's partition count is used")
+    if topic is None:
+        raise PlannerError("--topology needs --topic T")
+    cluster = load_cluster(topology, offline_brokers)
+    if not cluster.has_topic(topic):
+        names = ", ".join(t.name for t in cluster.topics) or "none"
+        raise PlannerError(f"topic {topic!r} is not in {topology} (topics: {names})")
+    return cluster.topic(topic).partition_count, cluster
+
+
 def require(condition: bool, message: str) -> None:
     if not condition:
         raise PlannerError(message)

@@ -13,30 +13,16 @@ CHUNK_BYTES = 8 << 20  # keys-file bytes per vectorised pass
 
 
 def resolve_target(partitions, topology, topic, offline_brokers) -> Target:
-    if topology is None:
-        if topic is not None:
-            raise PlannerError("--topic needs --topology (or give --partitions N alone)")
-        if offline_brokers:
-            raise PlannerError("--offline-brokers needs --topology")
-        if partitions is None:
-            raise PlannerError("give --partitions N, or --topology TOPOLOGY --topic T")
-        if partitions <= 0:
-            raise PlannerError(f"--partitions must be positive, got {partitions}")
-        return Target(partitions)
-    if partitions is not None:
-        raise PlannerError("give either --partitions or --topology/--topic, not both: the topic's partition count is used")
-    if topic is None:
-        raise PlannerError("--topology needs --topic T")
-    from planner.cli.common import load_cluster
+    from planner.cli.common import partitions_or_topic
+
+    n, cluster = partitions_or_topic(partitions, topology, topic, offline_brokers)
+    if cluster is None:
+        return Target(n)
     from planner.state import topic_states
 
-    cluster = load_cluster(topology, offline_brokers)
-    if not cluster.has_topic(topic):
-        names = ", ".join(t.name for t in cluster.topics) or "none"
-        raise PlannerError(f"topic {topic!r} is not in {topology} (topics: {names})")
     t = cluster.topic(topic)
     states = topic_states(cluster, t)
-    return Target(t.partition_count, topic, tuple(s.leader for s in states), tuple(p.replicas for p in t.partitions))
+    return Target(n, topic, tuple(s.leader for s in states), tuple(p.replicas for p in t.partitions))
 
 
 def run(*, keys, partitions, topology, topic, key_type, encoding, keys_file, summary, partitioner,

@@ -7,7 +7,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from planner.model import Cluster, PlannerError
+from planner.model import PlannerError
 from planner.pipeline.sweep import parse_sweep
 
 
@@ -17,30 +17,6 @@ def _progress(message: str) -> None:
 
 def _silent(message: str) -> None:
     pass
-
-
-def resolve_target(partitions, topology, topic, offline_brokers) -> tuple[int, Cluster | None]:
-    if topology is None:
-        if topic is not None:
-            raise PlannerError("--topic needs --topology (or give --partitions N alone)")
-        if offline_brokers:
-            raise PlannerError("--offline-brokers needs --topology")
-        if partitions is None:
-            raise PlannerError("give --partitions N, or --topology TOPOLOGY --topic T")
-        if partitions <= 0:
-            raise PlannerError(f"--partitions must be positive, got {partitions}")
-        return partitions, None
-    if partitions is not None:
-        raise PlannerError("give either --partitions or --topology/--topic, not both: the topic's partition count is used")
-    if topic is None:
-        raise PlannerError("--topology needs --topic T")
-    from planner.cli.common import load_cluster
-
-    cluster = load_cluster(topology, offline_brokers)
-    if not cluster.has_topic(topic):
-        names = ", ".join(t.name for t in cluster.topics) or "none"
-        raise PlannerError(f"topic {topic!r} is not in {topology} (topics: {names})")
-    return cluster.topic(topic).partition_count, cluster
 
 
 def parse_spark_conf(items) -> dict[str, str]:
@@ -85,7 +61,9 @@ def run(*, keys, input_format, key_column, value_bytes_column, key_type, partiti
     from planner.pipeline.sweep import evaluate_sweep
 
     progress = _progress if verbose or sys.stderr.isatty() else _silent
-    n, cluster = resolve_target(partitions, topology, topic, offline_brokers)
+    from planner.cli.common import partitions_or_topic
+
+    n, cluster = partitions_or_topic(partitions, topology, topic, offline_brokers)
     sweep_counts = parse_sweep(sweep)
     if top < 0:
         raise PlannerError(f"--top must be 0 or more, got {top}")
