@@ -12,7 +12,8 @@ The znode layout and JSON formats are Kafka's (`core/src/main/scala/kafka/zk/ZkD
 
 Reads are pipelined with kazoo's async API (one round trip per level, not per znode) and every znode read sets a
 watch (an `exists` watch for a znode found missing, since ZooKeeper sets none on a failed read): if any watch fires
-before the read completes, the cluster changed under us and the snapshot is read again (a bounded number of times). Every failure becomes one `PlannerError` naming the URL and the problem.
+before the read completes, the cluster changed under us and the snapshot is read again (a bounded number of times).
+Every failure becomes one `PlannerError` naming the URL and the problem.
 kazoo is imported only inside the functions that talk to ZooKeeper.
 """
 from __future__ import annotations
@@ -768,19 +769,22 @@ def verify_lines(snapshot: ZkSnapshot, targets: Mapping[TopicPartition, Iterable
     return lines
 
 
-def scala_set(tps: Iterable[TopicPartition]) -> str:
-    """`Set(t-0, t-1)`: a Scala Set's toString, as the legacy election tool printed its partition set (sorted here:
-    Scala keeps insertion order up to 4 elements and hash order beyond, so sorted is the deterministic choice)."""
+def _sorted_names(tps: Iterable[TopicPartition]) -> list[str]:
+    """A partition set as `t-p` names, sorted: Scala keeps a Set's insertion order up to 4 elements and hash order
+    beyond, so sorted is the deterministic choice."""
     from planner.formats.kafka_json import tp_sort_key
 
-    return "Set(" + ", ".join(str(tp) for tp in sorted(set(tps), key=tp_sort_key)) + ")"
+    return [str(tp) for tp in sorted(set(tps), key=tp_sort_key)]
+
+
+def scala_set(tps: Iterable[TopicPartition]) -> str:
+    """`Set(t-0, t-1)`: a Scala Set's toString, as the legacy election tool printed its partition set."""
+    return "Set(" + ", ".join(_sorted_names(tps)) + ")"
 
 
 def tp_list(tps: Iterable[TopicPartition]) -> str:
-    """`t-0,t-1`: the election tool's `mkString(",")` of a partition set (sorted, as `scala_set`)."""
-    from planner.formats.kafka_json import tp_sort_key
-
-    return ",".join(str(tp) for tp in sorted(set(tps), key=tp_sort_key))
+    """`t-0,t-1`: the election tool's `mkString(",")` of a partition set."""
+    return ",".join(_sorted_names(tps))
 
 
 def election_lines(valid: Iterable[TopicPartition], skipped: Iterable[TopicPartition]) -> list[str]:

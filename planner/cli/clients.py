@@ -7,6 +7,7 @@ from typing import List, Optional
 import typer
 
 from planner.cli.app import app
+from planner.cli.common import TOPOLOGY_HELP
 
 
 class OutFormat(str, enum.Enum):
@@ -72,7 +73,7 @@ Keyless records, by producer version (see --null-key-simulation):
 def partition(
     keys: Optional[List[str]] = typer.Argument(None, metavar="KEY", help="Keys, as text of --key-type (after -- if one starts with -)."),
     partitions: Optional[int] = typer.Option(None, "--partitions", help="Number of partitions of the topic."),
-    topology: Optional[str] = typer.Option(None, "--topology", metavar="TOPOLOGY", help="A topology YAML file, or zk://host:port[/chroot] (connection settings: the KAFKA_PLANNER_ZK_* variables)."),
+    topology: Optional[str] = typer.Option(None, "--topology", metavar="TOPOLOGY", help=TOPOLOGY_HELP),
     topic: Optional[str] = typer.Option(None, "--topic", help="The topic in --topology."),
     key_type: KeyType = typer.Option(KeyType.string, "--key-type", help="Kafka serializer of the key."),
     encoding: str = typer.Option("utf-8", "--encoding", help="key.serializer.encoding for string (and uuid) keys."),
@@ -101,7 +102,7 @@ def partition(
 
 @app.command()
 def consumers(
-    topology: str = typer.Argument(..., metavar="TOPOLOGY", help="A topology YAML file, or zk://host:port[/chroot] (connection settings: the KAFKA_PLANNER_ZK_* variables)."),
+    topology: str = typer.Argument(..., metavar="TOPOLOGY", help=TOPOLOGY_HELP),
     group_file: str = typer.Option(..., "--group-file", metavar="GROUP.yaml", help="The group's members (see README)."),
     strategy: Optional[List[Strategy]] = typer.Option(None, "--strategy",
                                                       help="Repeatable. Default: all of range, roundrobin, sticky, "

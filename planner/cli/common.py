@@ -6,6 +6,9 @@ import enum
 from planner.model import OFFLINE, Cluster, PlannerError, parse_id_list
 
 
+TOPOLOGY_HELP = "A topology YAML file, or zk://host:port[/chroot] (connection settings: the KAFKA_PLANNER_ZK_* variables)."
+
+
 class Format(str, enum.Enum):
     kafka = "kafka"
     table = "table"

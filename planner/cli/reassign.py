@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 
 from planner.cli.app import app
-from planner.cli.common import load_cluster
+from planner.cli.common import TOPOLOGY_HELP, load_cluster
 from planner.model import Cluster, PlannerError, parse_id_list
 
 reassign = typer.Typer(
@@ -19,7 +19,7 @@ reassign = typer.Typer(
 )
 app.add_typer(reassign, name="reassign")
 
-TOPOLOGY = typer.Argument(..., metavar="TOPOLOGY", help="A topology YAML file, or zk://host:port[/chroot] (connection settings: the KAFKA_PLANNER_ZK_* variables).")
+TOPOLOGY = typer.Argument(..., metavar="TOPOLOGY", help=TOPOLOGY_HELP)
 OFFLINE = typer.Option(None, "--offline-brokers", metavar="IDS", help="Simulate these brokers failing, e.g. 2,3.")
 OUTPUT_DIR = typer.Option(None, "--output-dir", metavar="DIR",
                           help="Write current.json (rollback), proposed.json (or proposed-NNN.json batches), "

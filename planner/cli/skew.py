@@ -7,6 +7,7 @@ from typing import List, Optional
 import typer
 
 from planner.cli.app import app
+from planner.cli.common import TOPOLOGY_HELP
 
 
 class InputFormat(str, enum.Enum):
@@ -56,7 +57,7 @@ def skew(
     key_type: SkewKeyType = typer.Option(SkewKeyType.string, "--key-type", help="Kafka serializer of the key."),
     partitions: Optional[int] = typer.Option(None, "--partitions", help="Partitions of the topic."),
     topology: Optional[str] = typer.Option(None, "--topology", metavar="TOPOLOGY",
-                                           help="A topology YAML file, or zk://host:port[/chroot] (connection settings: the KAFKA_PLANNER_ZK_* variables)."),
+                                           help=TOPOLOGY_HELP),
     topic: Optional[str] = typer.Option(None, "--topic", help="The topic in --topology."),
     offline_brokers: Optional[str] = typer.Option(None, "--offline-brokers", metavar="IDS",
                                                   help="Simulate these brokers failing, e.g. 2,3."),

@@ -9,10 +9,10 @@ from typing import List, Optional
 import typer
 
 from planner.cli.app import app
-from planner.cli.common import load_cluster
+from planner.cli.common import TOPOLOGY_HELP, load_cluster
 from planner.model import Cluster, PlannerError, TopicPartition, make_topic
 
-TOPOLOGY = typer.Argument(..., metavar="TOPOLOGY", help="A topology YAML file, or zk://host:port[/chroot] (connection settings: the KAFKA_PLANNER_ZK_* variables).")
+TOPOLOGY = typer.Argument(..., metavar="TOPOLOGY", help=TOPOLOGY_HELP)
 OFFLINE = typer.Option(None, "--offline-brokers", metavar="IDS", help="Simulate these brokers failing, e.g. 2,3.")
 VERSION = typer.Option(None, "--kafka-version", metavar="V",
                        help="Print as this Kafka release's kafka-topics.sh does (e.g. 2.3, 2.7, 3.7, 3.8). Default: newest.")

@@ -22,6 +22,7 @@ from __future__ import annotations
 import heapq
 from typing import Callable, Iterable, Sequence
 
+from planner.formats.tables import human_bytes  # the notes quote sizes as the summary prints them
 from planner.model import Cluster, Partition, PlannerError
 from planner.rebalance.leaders import balance_preferred, isr_eligibility
 from planner.rebalance.moves import Plan, count_targets, excess, lower_bound, rack_count
@@ -375,10 +376,11 @@ def balance(
                          "byte-balancing swaps (sizes known) changed which replicas move, at no extra moves")
         if refused is not None:
             kept, reachable, more_moves, more_bytes, stop = refused
-            notes.append(f"byte balancing stops at a spread of {_size(kept)}: further swaps would add {more_moves} "
-                         f"moves and {_size(more_bytes)} to move to bring it to {_size(reachable)}, less than a tenth "
-                         "lower" + {"done": "", "rounds": " within the 1,024 swaps byte balancing tries",
-                                    "budget": " before --max-moves was reached"}[stop])
+            why = {"done": "", "rounds": " within the 1,024 swaps byte balancing tries",
+                   "budget": " before --max-moves was reached"}[stop]
+            notes.append(f"byte balancing stops at a spread of {human_bytes(kept)}: further swaps would add "
+                         f"{more_moves} moves and {human_bytes(more_bytes)} to move to bring it to "
+                         f"{human_bytes(reachable)}, less than a tenth lower{why}")
 
     # 4. Preferred leaders by reordering (no data movement).
     if leaders:
@@ -561,16 +563,6 @@ def _best_swap(st: _State, heavy: int, light: int, gap: int) -> tuple[int, int, 
                     if st.rack_delta(i, heavy, light) is not None and st.rack_delta(j, light, heavy) is not None:
                         best = (new_gap, i, j)
     return best
-
-
-def _size(n: int) -> str:
-    """Bytes as the plan summary shows them (1.0 GiB)."""
-    x = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if abs(x) < 1024:
-            return f"{n} B" if unit == "B" else f"{x:.1f} {unit}"
-        x /= 1024
-    return f"{x:.1f} TiB"
 
 
 def _balance_bytes(st: _State, allowed: Callable[[int], bool]) -> tuple[int, int, int, int, str] | None:
