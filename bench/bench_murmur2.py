@@ -15,7 +15,7 @@ def run() -> None:
     import numpy as np
     from kafka.partitioner.default import murmur2 as kafka_python_murmur2
 
-    from planner.clients.murmur2 import murmur2, murmur2_batch
+    from planner.producer.murmur2 import murmur2, murmur2_batch
 
     rng = np.random.default_rng(42)
     data = rng.integers(0, 256, N_KEYS * KEY_LEN, dtype=np.uint8)

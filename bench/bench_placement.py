@@ -18,7 +18,8 @@ RF = 3
 
 
 def _placement() -> None:
-    from planner.placement import bulk, kafka
+    from planner.placement import adminutils as kafka
+    from planner.placement import bulk
 
     ids = list(range(N_BROKERS))
     racks = {b: f"rack-{b % 10}" for b in ids}

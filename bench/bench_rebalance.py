@@ -18,7 +18,7 @@ def _cluster(n_brokers, racks, topics):
 
 
 def _placed(broker_ids, racks, partitions, rf, start):
-    from planner.placement.kafka import assign_replicas_to_brokers
+    from planner.placement.adminutils import assign_replicas_to_brokers
 
     metas = [(b, f"rack-{b % racks}" if racks else None) for b in broker_ids]
     return assign_replicas_to_brokers(metas, partitions, rf, fixed_start_index=start)
@@ -33,7 +33,7 @@ def _spread(cluster, brokers, leaders=False):
 
 def _kafka_generate_moves(cluster, brokers, start=0):
     """Replica moves of Kafka's --generate over `brokers` for every topic (AdminUtils, fixed start)."""
-    from planner.placement.kafka import assign_replicas_to_brokers
+    from planner.placement.adminutils import assign_replicas_to_brokers
 
     rack_of = cluster.rack_of()
     metas = [(b, rack_of[b]) for b in sorted(brokers)]

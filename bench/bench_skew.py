@@ -61,7 +61,7 @@ def _single_process(files) -> tuple[float, object]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from planner.pipeline.arrowhash import PartitionCounter
+    from planner.skew.arrowhash import PartitionCounter
 
     counter = PartitionCounter((PARTITIONS,))
     with timer() as t:
@@ -77,7 +77,7 @@ def _glob(k: int) -> str:
 
 
 def _ours(spark, paths, counts=(PARTITIONS,), top=0, reader="auto"):
-    from planner.pipeline import skew as job
+    from planner.skew import job
 
     spec = job.JobSpec(keys=_glob(len(paths)), counts=tuple(counts), primary=PARTITIONS, top=top, reader=reader)
     with timer() as t:
@@ -98,7 +98,7 @@ def _builtin(spark, paths) -> float:
 def _sql_murmur2(spark, paths) -> tuple[float, list[int]]:
     from pyspark.sql import functions as F
 
-    from planner.pipeline.sqlhash import with_partition
+    from planner.skew.sqlhash import with_partition
 
     with timer() as t:
         df = spark.read.parquet(*paths).select(F.encode("key", "UTF-8").alias("b"))
@@ -110,7 +110,7 @@ def _sql_murmur2(spark, paths) -> tuple[float, list[int]]:
 
 
 def run() -> None:
-    from planner.pipeline.spark import session
+    from planner.skew.spark import session
 
     files = _generate()
     rate = lambda n, s: n / s / 1e6  # noqa: E731
@@ -142,7 +142,7 @@ def run() -> None:
              rate(N_KEYS, t_general), "Arrow/NumPy mapInArrow (ours, --reader spark)")
         print(f"   top key: {full.top[0].key} {full.top[0].records:,} records", flush=True)
         # where Spark overtakes the single-process path
-        from planner.pipeline import skew as job
+        from planner.skew import job
 
         for n in (100_000, 1_000_000):
             path = _small(n)

@@ -1,6 +1,6 @@
 """Reading a live cluster of 100 brokers and 20,000 partitions (RF 3) from a local ZooKeeper server.
 
-Figure: `planner.zk.read_snapshot` (pipelined async reads, one round trip per level, watch-checked snapshot).
+Figure: `planner.adapters.zk.read_snapshot` (pipelined async reads, one round trip per level, watch-checked snapshot).
 Yardstick, measured in the same run on the same znodes: the naive read, one synchronous kazoo call (one round trip)
 per znode, through the same kazoo handler. Target: under 5 s. The server is Debian's zookeeper.jar on a free loopback port, started and stopped here.
 """
@@ -107,7 +107,8 @@ def _naive_read(client, root: str) -> int:
 def run() -> None:
     from kazoo.client import KazooClient
 
-    from planner import zk
+    from planner.adapters import zk
+    from planner.adapters.zk.session import _fast_handler
 
     if not os.path.exists(JARS[0]):
         print("   skipped: zookeeper.jar missing (run `make zookeeper`)")
@@ -115,8 +116,8 @@ def run() -> None:
     workdir = tempfile.mkdtemp(prefix="kp-bench-zk-")
     proc, port = _start_server(workdir)
     try:
-        # the same kazoo handler as planner.zk, so the ratio measures pipelining alone
-        client = KazooClient(hosts=f"127.0.0.1:{port}", timeout=30, handler=zk._fast_handler())
+        # the same kazoo handler as planner.adapters.zk, so the ratio measures pipelining alone
+        client = KazooClient(hosts=f"127.0.0.1:{port}", timeout=30, handler=_fast_handler())
         client.start(timeout=30)
         with timer() as t_pop:
             n = _populate(client, "/kafka")

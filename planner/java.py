@@ -117,3 +117,16 @@ def hashmap_order(keys: Iterable[Hashable], hash_of=None, initial_capacity: int 
 
 def sorted_java(names: Sequence[str]) -> list[str]:
     return sorted(names, key=string_sort_key)
+
+
+def duplicates(items: list, hash_of=None) -> list:
+    """`ToolsUtils.duplicates`: the elements seen more than once, in Java HashSet iteration order."""
+    seen: set = set()
+    dups: list = []
+    for x in items:
+        if x in seen:
+            if x not in dups:
+                dups.append(x)
+        else:
+            seen.add(x)
+    return hashmap_order(dups, hash_of=hash_of)

@@ -1,12 +1,14 @@
 """The core's immutable types: brokers, partitions, topics, a cluster.
 
 Everything the planner computes is a pure function over these frozen dataclasses. Adapters
-(`planner.formats.topology`, `planner.zk`) build them; renderers read them.
+(`planner.adapters.topology_yaml`, `planner.adapters.zk`) build them; renderers read them.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Iterator, Mapping, NamedTuple
+
+from planner.java import int32, string_hash_code, string_sort_key
 
 NO_LEADER = -1
 
@@ -31,6 +33,16 @@ class TopicPartition(NamedTuple):
 
     def __str__(self) -> str:  # Kafka's TopicPartition.toString
         return f"{self.topic}-{self.partition}"
+
+
+def tp_sort_key(tp: TopicPartition) -> tuple[bytes, int]:
+    """Kafka's `TopicPartitionComparator` / `compareTopicPartitions`: topic (String.compareTo), then partition."""
+    return string_sort_key(tp.topic), tp.partition
+
+
+def tp_hash(tp: TopicPartition) -> int:
+    """`TopicPartition.hashCode`: 31 * (31 + partition) + topic.hashCode()."""
+    return int32(31 * (31 + tp.partition) + string_hash_code(tp.topic))
 
 
 @dataclass(frozen=True)
@@ -225,3 +237,12 @@ def parse_id_list(text: str, what: str = "broker list") -> tuple[int, ...]:
         except ValueError:
             raise PlannerError(f"{what} {text!r}: {item!r} is not an integer broker id") from None
     return tuple(ids)
+
+
+def human_bytes(n: int | float) -> str:
+    """A size as plans and tables print it: `512 B`, `1.5 KiB` ... `2.0 TiB`."""
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"

@@ -16,11 +16,6 @@ app = typer.Typer(
 )
 
 
-def fail(message: str) -> None:
-    """One line on stderr, exit code 2."""
-    raise PlannerError(message)
-
-
 def run(argv: list[str] | None = None) -> None:
     try:
         code = app(args=argv, prog_name="kafka-planner", standalone_mode=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from planner.clients.consumers import STRATEGIES, leaders, partition_counts, replica_racks, run_strategy
+from planner.assignors.registry import STRATEGIES, leaders, partition_counts, replica_racks, run_strategy
 
 
 def run(topology, group_file, strategies, offline_brokers, fmt) -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 
-from planner.clients.coordinator import DEFAULT_PARTITIONS, internal_topic, partition_for
+from planner.coordinator import DEFAULT_PARTITIONS, internal_topic, partition_for
 from planner.model import NO_LEADER, PlannerError
 
 
@@ -13,7 +13,7 @@ def run(ids, transactional, partitions, topology, offline_brokers, fmt) -> None:
     note = None
     if topology:
         from planner.cli.common import load_cluster
-        from planner.state import topic_states
+        from planner.leadership import topic_states
 
         cluster = load_cluster(topology, offline_brokers)
         if cluster.has_topic(topic_name):

@@ -6,7 +6,7 @@ import os
 import sys
 import time
 
-from planner.clients.partitioner import Target
+from planner.producer.partitioner import Target
 from planner.model import NO_LEADER, PlannerError
 
 CHUNK_BYTES = 8 << 20  # keys-file bytes per vectorised pass
@@ -18,7 +18,7 @@ def resolve_target(partitions, topology, topic, offline_brokers) -> Target:
     n, cluster = partitions_or_topic(partitions, topology, topic, offline_brokers)
     if cluster is None:
         return Target(n)
-    from planner.state import topic_states
+    from planner.leadership import topic_states
 
     t = cluster.topic(topic)
     states = topic_states(cluster, t)
@@ -27,7 +27,7 @@ def resolve_target(partitions, topology, topic, offline_brokers) -> Target:
 
 def run(*, keys, partitions, topology, topic, key_type, encoding, keys_file, summary, partitioner,
         null_key_simulation, records, batch_size, seed, offline_brokers, fmt) -> None:
-    from planner.clients.serializers import check_encoding
+    from planner.producer.serializers import check_encoding
 
     check_encoding(encoding)
     target = resolve_target(partitions, topology, topic, offline_brokers)
@@ -41,8 +41,8 @@ def run(*, keys, partitions, topology, topic, key_type, encoding, keys_file, sum
         raise PlannerError("no keys: give KEY... or --keys-file FILE (or --null-key-simulation for keyless records)")
     if keys_file:
         return _keys_file(target, keys_file, key_type, encoding, summary, partitioner, fmt)
-    from planner.clients.partitioner import legacy_scala_partition
-    from planner.clients.serializers import partition_for_key, serialize
+    from planner.producer.partitioner import legacy_scala_partition
+    from planner.producer.serializers import partition_for_key, serialize
 
     if partitioner == "legacy-scala":
         parts = [legacy_scala_partition(k, key_type, target.partitions) for k in keys]
@@ -104,9 +104,9 @@ def _line_chunks(path: str):
 def _keys_file(target, path, key_type, encoding, summary, partitioner, fmt) -> None:
     import numpy as np
 
-    from planner.clients.murmur2 import murmur2_spans, pack_keys, partition_batch
-    from planner.clients.partitioner import legacy_scala_partition
-    from planner.clients.serializers import check_encoding, serialize
+    from planner.producer.murmur2 import murmur2_spans, pack_keys, partition_batch
+    from planner.producer.partitioner import legacy_scala_partition
+    from planner.producer.serializers import check_encoding, serialize
     from planner.formats.clients import keys_end, keys_text
 
     raw_is_key = key_type == "string" and check_encoding(encoding) == "utf-8"
@@ -155,14 +155,14 @@ def _keys_file(target, path, key_type, encoding, summary, partitioner, fmt) -> N
 
 
 def _write_summary(target: Target, counts, fmt, partitioner) -> None:
-    from planner.clients.partitioner import summarize
+    from planner.producer.partitioner import summarize
     from planner.formats.clients import summary_text
 
     sys.stdout.write(summary_text(target, counts, summarize(counts), fmt, partitioner))
 
 
 def _simulate(target: Target, records, batch_size, seed, fmt) -> None:
-    from planner.clients.partitioner import ERA_VERSIONS, ERAS, simulate_null_keys
+    from planner.producer.partitioner import ERA_VERSIONS, ERAS, simulate_null_keys
     from planner.formats.clients import null_key_text
 
     available = None

@@ -80,7 +80,7 @@ def _election_partitions(plan) -> list:
     When the reassignment completes, the controller keeps the current leader if it is still a replica; otherwise it
     elects the first replica of the new list in the ISR (kafka-facts §2, reassign election).
     """
-    from planner.state import cluster_states
+    from planner.leadership import cluster_states
 
     states = cluster_states(plan.before)
     online = plan.before.online_ids
@@ -95,7 +95,7 @@ def _election_partitions(plan) -> list:
 
 def _write_plan_files(output_dir: str, files: dict) -> list:
     """Write the plan's files (each atomically), then remove the plan files an earlier plan left in the folder."""
-    from planner.formats.atomic import write_files_atomic
+    from planner.adapters.files import write_files_atomic
     from planner.formats.plan import stale_plan_files
 
     stale = stale_plan_files(output_dir, files)
@@ -154,11 +154,12 @@ def generate_cmd(
     offline_brokers: Optional[str] = OFFLINE,
 ) -> None:
     """Kafka's --generate: AdminUtils placement of every listed topic on the broker list (moves nearly everything)."""
-    from planner.formats.kafka_json import generate_output_text
+    from planner.formats.kafka_json import generate_output_text, parse_generate_args
     from planner.rebalance.generate import generate
 
     cluster = load_cluster(topology, offline_brokers)
-    current, proposed = generate(cluster, _read(topics_file, "--topics-to-move-json-file"), broker_list, topics_file,
+    brokers, topics = parse_generate_args(_read(topics_file, "--topics-to-move-json-file"), broker_list, topics_file)
+    current, proposed = generate(cluster, brokers, topics,
                                  rack_aware=not disable_rack_aware, start_index=start_index, seed=seed)
     sys.stdout.write(generate_output_text(current, proposed))
 
@@ -302,7 +303,8 @@ def verify_cmd(
 ) -> None:
     """Kafka's validation of a reassignment JSON against the topology (its order, its messages), then a summary."""
     from planner.formats import plan as render
-    from planner.formats.kafka_json import parse_log_dir_moves, parse_reassignment_json, validate_reassignment
+    from planner.formats.kafka_json import parse_log_dir_moves, parse_reassignment_json
+    from planner.rebalance.reassignment import validate_reassignment
     from planner.rebalance.moves import Plan, changed_only, rack_count, rack_safe
 
     cluster = load_cluster(topology, offline_brokers)
@@ -341,8 +343,8 @@ def status_cmd(
 ) -> None:
     """What `kafka-reassign-partitions.sh --verify` prints for this JSON against the topology (in-progress = the
     partition has adding/removing replicas in the topology)."""
-    from planner.formats.kafka_json import (parse_reassignment_entries, partition_reassignment_states_text,
-                                            reassignment_states)
+    from planner.formats.kafka_json import parse_reassignment_entries, partition_reassignment_states_text
+    from planner.rebalance.reassignment import reassignment_states
 
     cluster = load_cluster(topology, offline_brokers)
     entries = parse_reassignment_entries(_read(reassignment_file, "--reassignment-json-file"), reassignment_file)
@@ -366,9 +368,10 @@ def apply_cmd(
     offline_brokers: Optional[str] = OFFLINE,
 ) -> None:
     """Write the topology as it will be once the reassignment completes (what-if chains)."""
-    from planner.formats.atomic import write_text_atomic
-    from planner.formats.kafka_json import parse_reassignment_json, validate_reassignment
-    from planner.formats.topology import dump_topology
+    from planner.adapters.files import write_text_atomic
+    from planner.formats.kafka_json import parse_reassignment_json
+    from planner.rebalance.reassignment import validate_reassignment
+    from planner.adapters.topology_yaml import dump_topology
 
     cluster = load_cluster(topology, offline_brokers)
     proposed = parse_reassignment_json(_read(reassignment_file, "--reassignment-json-file"), reassignment_file)

@@ -76,7 +76,7 @@ def skew(
     fmt: SkewFormat = typer.Option(SkewFormat.table, "--format"),
     verbose: bool = typer.Option(False, "--verbose", help="Show Spark's own logging."),
 ) -> None:
-    from planner.pipeline import command
+    from planner.skew import command
 
     command.run(keys=keys, input_format=input_format.value, key_column=key_column,
                 value_bytes_column=value_bytes_column, key_type=key_type.value, partitions=partitions,

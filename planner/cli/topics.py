@@ -84,7 +84,7 @@ def brokers(
 ) -> None:
     """Per-broker load: replicas, preferred and current leaders, topics, bytes; totals and spread."""
     from planner.formats import tables
-    from planner.load import broker_loads
+    from planner.broker_load import broker_loads
 
     cluster = load_cluster(topology, offline_brokers)
     loads = broker_loads(cluster)
@@ -126,8 +126,8 @@ def _emit(before: Cluster, after: Cluster, topic: str, new_ids: list[int], fmt: 
 
         text = render_reassignment_json({TopicPartition(topic, p.id): p.replicas for p in t.partitions}) + "\n"
     if write:
-        from planner.formats.atomic import write_text_atomic
-        from planner.formats.topology import dump_topology
+        from planner.adapters.files import write_text_atomic
+        from planner.adapters.topology_yaml import dump_topology
 
         write_text_atomic(write, dump_topology(after))
     sys.stdout.write(text)
@@ -154,7 +154,7 @@ def create_topic(
     write: Optional[str] = typer.Option(None, "--write", metavar="OUT.yaml", help="Write the topology with the new topic."),
 ) -> None:
     """Place a new topic as Kafka would; without --start-index/--seed, the start that best balances the cluster."""
-    from planner.placement.place import plan_new_topic
+    from planner.placement.policy import plan_new_topic
 
     validate_topic_name(topic)
     cluster = load_cluster(topology, offline_brokers)
@@ -185,7 +185,7 @@ def add_partitions(
     from dataclasses import replace
 
     from planner.model import Partition
-    from planner.placement.place import place_new_partitions
+    from planner.placement.policy import place_new_partitions
 
     cluster = load_cluster(topology, offline_brokers)
     if not cluster.has_topic(topic):

@@ -1,6 +1,6 @@
 """`kafka-planner zk …`: live ZooKeeper-mode clusters: export, submit, elect-leaders, status.
 
-Computing lives in `planner.zk` (the kazoo adapter) and `planner.formats.kafka_json` (Kafka's reassignment JSON);
+Computing lives in `planner.adapters.zk` (the kazoo adapter) and `planner.formats.kafka_json` (Kafka's reassignment JSON);
 this module parses arguments, orders the steps and prints. kazoo loads only inside the commands.
 """
 from __future__ import annotations
@@ -33,7 +33,7 @@ QUIET = typer.Option(False, "--quiet", "-q", help="No progress or statistics on 
 
 def _opts(timeout: float, auth_file: Optional[str], ca_file: Optional[str], cert_file: Optional[str],
           key_file: Optional[str]):
-    from planner import zk
+    from planner.adapters import zk
 
     if (cert_file or key_file) and not ca_file:
         raise PlannerError("--zk-cert-file/--zk-key-file need --zk-ca-file (TLS)")
@@ -85,14 +85,14 @@ def export(
     zk_cert_file: Optional[str] = CERT_FILE, zk_key_file: Optional[str] = KEY_FILE, quiet: bool = QUIET,
 ) -> None:
     """Write the live cluster as a topology YAML file (partition sizes are not in ZooKeeper, so omitted)."""
-    from planner import zk
-    from planner.formats.topology import dump_topology
+    from planner.adapters import zk
+    from planner.adapters.topology_yaml import dump_topology
     opts = _opts(zk_timeout, zk_auth_file, zk_ca_file, zk_cert_file, zk_key_file)
     snap = zk.read_snapshot(url, opts, _progress(quiet))
     cluster = _simulate(snap.cluster, offline_brokers)
     text = dump_topology(cluster)
     if output:
-        from planner.formats.atomic import write_text_atomic
+        from planner.adapters.files import write_text_atomic
 
         write_text_atomic(output, text)
         if not quiet:
@@ -105,7 +105,7 @@ def export(
 
 def _statistics(before, after, moved: int) -> str:
     """Before/after per-broker replicas and preferred leaders, for stderr."""
-    from planner.load import broker_loads, spread
+    from planner.broker_load import broker_loads, spread
 
     lb, la = broker_loads(before), broker_loads(after)
     online = [b.id for b in before.brokers if b.online]
@@ -134,16 +134,17 @@ def submit(
 
     Prints the rollback JSON first. A dry run unless --execute.
     """
-    from planner import zk
+    from planner.adapters import zk
     from planner.formats import kafka_json as kj
+    from planner.rebalance.reassignment import validate_reassignment
 
     opts = _opts(zk_timeout, zk_auth_file, zk_ca_file, zk_cert_file, zk_key_file)
     proposed = kj.parse_reassignment_json(_read_text(reassignment_json_file, "--reassignment-json-file"),
                                           reassignment_json_file)
     with zk.connect(url, opts) as session:
-        snap = session.snapshot(_progress(quiet))
+        snap = zk.read_consistent(session, _progress(quiet))
         cluster = _simulate(snap.cluster, offline_brokers)
-        kj.validate_reassignment(cluster, proposed)
+        validate_reassignment(cluster, proposed)
         if snap.reassigning is not None:
             raise PlannerError("There is an existing assignment running.")
         znode = kj.render_reassign_znode(proposed)
@@ -172,14 +173,14 @@ def elect_leaders(
     zk_cert_file: Optional[str] = CERT_FILE, zk_key_file: Optional[str] = KEY_FILE, quiet: bool = QUIET,
 ) -> None:
     """Start a preferred leader election the ZooKeeper way (/admin/preferred_replica_election). A dry run unless --execute."""
-    from planner import zk
+    from planner.adapters import zk
     from planner.formats import kafka_json as kj
-    from planner.state import cluster_states
+    from planner.leadership import cluster_states
 
     opts = _opts(zk_timeout, zk_auth_file, zk_ca_file, zk_cert_file, zk_key_file)
     wanted = kj.parse_election_json(_read_text(path_to_json_file, "--path-to-json-file"), path_to_json_file)
     with zk.connect(url, opts) as session:
-        snap = session.snapshot(_progress(quiet))
+        snap = zk.read_consistent(session, _progress(quiet))
         cluster = _simulate(snap.cluster, offline_brokers)
         existing = {p.tp for p in cluster.partitions()}
         valid = [tp for tp in wanted if tp in existing]
@@ -221,7 +222,7 @@ def status(
     zk_cert_file: Optional[str] = CERT_FILE, zk_key_file: Optional[str] = KEY_FILE, quiet: bool = QUIET,
 ) -> None:
     """Compare a reassignment with the live cluster, partition by partition: kafka-reassign-partitions --verify lines."""
-    from planner import zk
+    from planner.adapters import zk
     from planner.formats import kafka_json as kj
     from planner.formats.describe import parse_version
 

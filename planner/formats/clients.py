@@ -48,7 +48,7 @@ def rule_text(partitioner: str) -> str:
 
 
 def keys_text(target, rows, fmt: str, partitioner: str, key_type: str, header: bool, width: int = 0) -> tuple[str, int]:
-    """One chunk of (key, partition) rows of `target` (a planner.clients.partitioner.Target). Streams: the first chunk
+    """One chunk of (key, partition) rows of `target` (a planner.producer.partitioner.Target). Streams: the first chunk
     carries the header (`header=True`), `keys_end(fmt)` closes the stream. Returns the text and the key column width
     (table), to pass back in for the next chunk so that every chunk lines up under one header."""
     with_topo = target.leaders is not None
@@ -166,7 +166,7 @@ def group_text(group, counts: dict, results, leader_of: dict, fmt: str) -> str:
 
 
 def _group_json(group, counts, results, leader_of):
-    from planner.clients.consumers import DESCRIPTIONS, fetch_brokers
+    from planner.assignors.registry import DESCRIPTIONS, fetch_brokers
 
     out = {"group": group.name, "topics": counts, "strategies": {}}
     for r in results:
@@ -192,7 +192,7 @@ def _group_json(group, counts, results, leader_of):
 def _group_table(group, counts, results, leader_of) -> str:
     from tabulate import tabulate
 
-    from planner.clients.consumers import DESCRIPTIONS, fetch_brokers
+    from planner.assignors.registry import DESCRIPTIONS, fetch_brokers
 
     members = {m.id: m for m in group.members}
     total = sum(counts.values())

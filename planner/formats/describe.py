@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from planner.model import NO_LEADER, Cluster, Partition, PlannerError, Topic
-from planner.state import LeaderState, topic_states
+from planner.leadership import LeaderState, topic_states
 
 NEWEST = (4, 1)
 

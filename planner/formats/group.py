@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import yaml
 
-from planner.clients.group import Member
+from planner.assignors.group import Member
 from planner.model import PlannerError, TopicPartition
 
 MEMBER_KEYS = ("id", "instance_id", "rack", "topics", "owned", "generation")

@@ -16,48 +16,24 @@ import json
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-from planner.java import hashmap_order, int32, string_hash_code, string_sort_key
-from planner.model import Cluster, PlannerError, TopicPartition
+from planner.java import duplicates
+from planner.model import Cluster, PlannerError, TopicPartition, tp_hash, tp_sort_key
+from planner.rebalance.reassignment import (  # noqa: F401  (parse_reassignment_json checks; --verify renders)
+    CANNOT_EXECUTE_BECAUSE_OF_EXISTING,
+    PartitionReassignmentState,
+    check_entries,
+)
 
 ANY_LOG_DIR = "any"
 EARLIEST_VERSION = 1
-
-CANNOT_EXECUTE_BECAUSE_OF_EXISTING = (
-    "Cannot execute because there is an existing partition assignment.  Use --additional to override this and "
-    "create a new partition assignment in addition to the existing one. The --additional flag can also be used to "
-    "change the throttle by resubmitting the current reassignment."
-)
 
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
 
 
 # -- Java-flavoured helpers ----------------------------------------------------------------------------------------
-def tp_hash(tp: TopicPartition) -> int:
-    """`TopicPartition.hashCode`: 31 * (31 + partition) + topic.hashCode()."""
-    return int32(31 * (31 + tp.partition) + string_hash_code(tp.topic))
-
-
-def tp_sort_key(tp: TopicPartition) -> tuple[bytes, int]:
-    """`compareTopicPartitions`: topic (String.compareTo), then partition."""
-    return string_sort_key(tp.topic), tp.partition
-
-
 def java_list(items: Iterable) -> str:
     """`java.util.List.toString` / `Set.toString`: `[1, 2]`."""
     return "[" + ", ".join(str(i) for i in items) + "]"
-
-
-def _duplicates(items: list, hash_of=None) -> list:
-    """`ToolsUtils.duplicates`: the elements seen more than once, in Java HashSet iteration order."""
-    seen: set = set()
-    dups: list = []
-    for x in items:
-        if x in seen:
-            if x not in dups:
-                dups.append(x)
-        else:
-            seen.add(x)
-    return hashmap_order(dups, hash_of=hash_of)
 
 
 def _node(value) -> str:
@@ -165,26 +141,6 @@ def parse_reassignment_entries(text: str, source: str) -> list[ReassignmentEntry
     return entries
 
 
-def check_entries(entries: list[tuple[TopicPartition, tuple[int, ...]]]) -> None:
-    """The checks of `parseExecuteAssignmentArgs`, in Kafka's order."""
-    if not entries:
-        raise PlannerError("Partition reassignment list cannot be empty")
-    if any(not replicas for _, replicas in entries):
-        raise PlannerError("Partition replica list cannot be empty")
-    dup_tps = _duplicates([tp for tp, _ in entries], hash_of=tp_hash)
-    if dup_tps:
-        raise PlannerError(
-            "Partition reassignment contains duplicate topic partitions: " + ",".join(str(tp) for tp in dup_tps)
-        )
-    problems = []
-    for tp, replicas in entries:
-        dups = _duplicates(list(replicas))
-        if dups:
-            problems.append(f"{tp} contains multiple entries for {','.join(map(str, dups))}")
-    if problems:
-        raise PlannerError("Partition replica lists may not contain duplicate entries: " + ". ".join(problems))
-
-
 def parse_reassignment_json(text: str, source: str) -> dict[TopicPartition, tuple[int, ...]]:
     """`--reassignment-json-file` as `--execute` reads it: parsed and checked (§4.2 items 1-5), file order kept."""
     entries = parse_reassignment_entries(text, source)
@@ -200,43 +156,6 @@ def parse_log_dir_moves(text: str, source: str) -> dict[tuple[TopicPartition, in
             if log_dir != ANY_LOG_DIR:
                 moves[(e.tp, broker)] = log_dir
     return moves
-
-
-def validate_reassignment(
-    cluster: Cluster, proposed: Mapping[TopicPartition, Iterable[int]], additional: bool = False
-) -> None:
-    """Kafka's checks of a reassignment against a cluster, in `executeAssignment`'s order, with its texts.
-
-    1-5. `parseExecuteAssignmentArgs` (empty, empty replica list, duplicate brokers in a list);
-    then, unless `additional`: an in-progress reassignment (a partition with adding/removing replicas);
-    then `verifyBrokerIds`: the first proposed broker (Java HashSet order) that is not a live broker
-    ("Unknown broker id N"; `describeCluster` lists only live, unfenced brokers);
-    then `describeTopics`: "Topic T not found." for the first unknown topic (HashMap order);
-    then "Unable to find partition: t-9, ..." for partitions the topics do not have.
-    """
-    items = [(TopicPartition(*tp), tuple(replicas)) for tp, replicas in proposed.items()]
-    check_entries(items)
-    if not additional and any(p.adding or p.removing for p in cluster.partitions()):
-        raise PlannerError(CANNOT_EXECUTE_BECAUSE_OF_EXISTING)
-    brokers: list[int] = []
-    for _, replicas in items:
-        brokers.extend(replicas)
-    live = cluster.online_ids
-    for b in hashmap_order(brokers):
-        if b not in live:
-            raise PlannerError(f"Unknown broker id {b}")
-    wanted = {tp for tp, _ in items}
-    topics = hashmap_order(tp.topic for tp, _ in items)
-    existing: set[TopicPartition] = set()
-    for name in topics:
-        if not cluster.has_topic(name):
-            raise PlannerError(f"Topic {name} not found.")
-        existing.update(p.tp for p in cluster.topic(name).partitions)
-    missing = [tp for tp, _ in items if tp not in existing]
-    if missing:
-        capacity = max(int(len(wanted) / 0.75) + 1, 16)  # new HashSet<>(partitions)
-        ordered = hashmap_order(missing, hash_of=tp_hash, initial_capacity=capacity)
-        raise PlannerError("Unable to find partition: " + ", ".join(str(tp) for tp in ordered))
 
 
 def render_reassignment_json(
@@ -338,75 +257,14 @@ def _is_java_int(s: str) -> bool:
 def parse_generate_args(topics_json: str, broker_list: str, source: str) -> tuple[list[int], list[str]]:
     """`parseGenerateAssignmentArgs`: broker list then topics, each checked for duplicates (Kafka's texts)."""
     brokers = parse_broker_list(broker_list)
-    dup_brokers = _duplicates(brokers)
+    dup_brokers = duplicates(brokers)
     if dup_brokers:
         raise PlannerError(f"Broker list contains duplicate entries: {java_list(dup_brokers)}")
     topics = parse_topics_to_move_json(topics_json, source)
-    dup_topics = _duplicates(topics)
+    dup_topics = duplicates(topics)
     if dup_topics:
         raise PlannerError(f"List of topics to reassign contains duplicate entries: {java_list(dup_topics)}")
     return brokers, topics
-
-
-# -- throttles (§4.3, calculateProposedMoveMap / calculateLeaderThrottles / calculateFollowerThrottles) ----------
-@dataclass(frozen=True)
-class PartitionMove:
-    sources: frozenset[int]
-    destinations: frozenset[int]
-
-
-def move_map(
-    cluster: Cluster, proposed: Mapping[TopicPartition, Iterable[int]]
-) -> dict[str, dict[int, PartitionMove]]:
-    """Sources and destinations per partition: in-progress reassignments of the cluster first, then the proposal.
-
-    Sources of a partition under reassignment are its original replicas (replicas − adding).
-    """
-    moves: dict[str, dict[int, PartitionMove]] = {}
-    for p in cluster.partitions():
-        if p.adding or p.removing:
-            moves.setdefault(p.topic, {})[p.id] = PartitionMove(
-                frozenset(p.replicas) - frozenset(p.adding), frozenset(p.adding)
-            )
-    current = {p.tp: p.replicas for p in cluster.partitions()}
-    for tp, replicas in proposed.items():
-        tp = TopicPartition(*tp)
-        part_moves = moves.setdefault(tp.topic, {})
-        if tp.partition in part_moves:
-            sources = part_moves[tp.partition].sources
-        elif tp in current:
-            sources = frozenset(current[tp])
-        else:
-            raise PlannerError(f"Trying to reassign a topic partition {tp} with 0 replicas")
-        part_moves[tp.partition] = PartitionMove(sources, frozenset(replicas) - sources)
-    return moves
-
-
-def leader_throttles(moves: Mapping[str, Mapping[int, PartitionMove]]) -> dict[str, str]:
-    """`leader.replication.throttled.replicas` per topic: every source as "partition:broker", TreeSet (string) order."""
-    return {
-        topic: ",".join(sorted({f"{pid}:{b}" for pid, m in parts.items() for b in m.sources}))
-        for topic, parts in moves.items()
-    }
-
-
-def follower_throttles(moves: Mapping[str, Mapping[int, PartitionMove]]) -> dict[str, str]:
-    """`follower.replication.throttled.replicas` per topic: every destination not among the sources."""
-    return {
-        topic: ",".join(
-            sorted({f"{pid}:{b}" for pid, m in parts.items() for b in m.destinations if b not in m.sources})
-        )
-        for topic, parts in moves.items()
-    }
-
-
-def reassigning_brokers(moves: Mapping[str, Mapping[int, PartitionMove]]) -> list[int]:
-    """Brokers that get `leader/follower.replication.throttled.rate`: every source and destination."""
-    out: set[int] = set()
-    for parts in moves.values():
-        for m in parts.values():
-            out |= m.sources | m.destinations
-    return sorted(out)
 
 
 # -- leader-election JSON (§4.4) -----------------------------------------------------------------------------------
@@ -426,7 +284,7 @@ def parse_election_json(text: str, source: str, java_set: bool = False) -> list[
         obj = _object(item, source)
         tps.append(TopicPartition(_str(_field(obj, "topic", source), source),
                                   _int(_field(obj, "partition", source), source)))
-    dups = _duplicates(tps, hash_of=tp_hash)
+    dups = duplicates(tps, hash_of=tp_hash)
     if dups:
         # 2.4-3.6 (Scala, the ZooKeeper-era tools): "foo-1,bar-0". 3.7+ LeaderElectionCommand.java prints the Java
         # Set instead ("[foo-1, bar-0]"); pass java_set=True for that text.
@@ -475,13 +333,6 @@ def parse_log_dirs_json(text: str, source: str) -> dict[TopicPartition, int]:
 
 # -- --verify / --list texts (§4.3; trunk partitionReassignmentStatesToString, replicaMoveStatesToString,
 #    curReassignmentsToString) -------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class PartitionReassignmentState:
-    current: tuple[int, ...]
-    target: tuple[int, ...]
-    done: bool
-
-
 def partition_reassignment_states_text(states: Mapping[TopicPartition, PartitionReassignmentState]) -> str:
     """The block `--verify` prints for partition moves (3.3+ "is completed."; no final newline)."""
     lines = ["Status of partition reassignment:"]
@@ -498,22 +349,6 @@ def partition_reassignment_states_text(states: Mapping[TopicPartition, Partition
         else:
             lines.append(f"Reassignment of partition {tp} is still in progress.")
     return "\n".join(lines)
-
-
-def reassignment_states(cluster: Cluster, targets: Mapping[TopicPartition, Iterable[int]]
-                        ) -> dict[TopicPartition, PartitionReassignmentState]:
-    """`findPartitionReassignmentStates` against a topology: a partition with adding/removing replicas is in progress;
-    otherwise done, with its current replicas (a partition that does not exist has none)."""
-    parts = {p.tp: p for p in cluster.partitions()}
-    out = {}
-    for tp, target in targets.items():
-        tp = TopicPartition(*tp)
-        p = parts.get(tp)
-        if p is not None and (p.adding or p.removing):
-            out[tp] = PartitionReassignmentState(p.replicas, tuple(target), False)
-        else:
-            out[tp] = PartitionReassignmentState(p.replicas if p else (), tuple(target), True)
-    return out
 
 
 @dataclass(frozen=True)

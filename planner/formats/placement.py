@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from planner.formats.tables import bar
-from planner.load import broker_loads, spread
+from planner.broker_load import broker_loads, spread
 from planner.model import Cluster
 
 

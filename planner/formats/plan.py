@@ -149,7 +149,7 @@ def stale_plan_files(directory: str, written: Iterable[str]) -> list[Path]:
 def render_plan_json(plan: Plan, throttle=None, elect=None) -> str:
     """The summary, every changed partition's current and proposed replicas, and, when given, the throttle and the
     partitions to elect (what leader-election.json lists)."""
-    from planner.formats.kafka_json import tp_sort_key
+    from planner.model import tp_sort_key
 
     s = plan_stats(plan)
     cur = plan.current

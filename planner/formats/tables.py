@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import json
 
-from planner.load import BrokerLoad, spread
-from planner.model import Cluster
+from planner.broker_load import BrokerLoad, spread
+from planner.model import Cluster, human_bytes  # noqa: F401  (tables' callers use it)
 
 _EIGHTHS = " ▏▎▍▌▋▊▉█"
 
@@ -16,14 +16,6 @@ def bar(value: float, maximum: float, width: int = 20) -> str:
     eighths = round(min(value / maximum, 1.0) * width * 8)
     full, rest = divmod(eighths, 8)
     return "█" * full + (_EIGHTHS[rest] if rest else "")
-
-
-def human_bytes(n: int | float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(n) < 1024 or unit == "TiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n} B"
 
 
 def render_brokers_table(cluster: Cluster, loads: dict[int, BrokerLoad]) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from planner.model import Cluster
-from planner.placement import kafka
+from planner.placement import adminutils
 
 _PURE_BUDGET = 200_000  # candidate pairs × partitions × RF scored in pure Python
 _BEST_STARTS = 3
@@ -65,8 +65,8 @@ def choose_start(
 
     def place(start: int, shift: int) -> dict[int, list[int]]:
         if rack_aware:
-            return kafka.place_aware(racks, n_partitions, replication_factor, start, shift, start_partition_id)
-        return kafka.place_unaware(ids, n_partitions, replication_factor, start, shift, start_partition_id)
+            return adminutils.place_aware(racks, n_partitions, replication_factor, start, shift, start_partition_id)
+        return adminutils.place_unaware(ids, n_partitions, replication_factor, start, shift, start_partition_id)
 
     if n * n * n_partitions * replication_factor <= _PURE_BUDGET:
         best = None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from planner.placement.kafka import rack_alternated_brokers
+from planner.placement.adminutils import rack_alternated_brokers
 
 
 def _shifts(np, pids, n: int, shift: int, start_pid: int):

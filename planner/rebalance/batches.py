@@ -3,8 +3,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from planner.formats.kafka_json import tp_sort_key
-from planner.model import Cluster, TopicPartition
+from planner.model import Cluster, TopicPartition, tp_sort_key
 
 
 def batch_order(cluster: Cluster, proposed: Mapping[TopicPartition, tuple[int, ...]],

@@ -1,7 +1,7 @@
 """What fails when brokers fail: for each set of up to K brokers (or each rack), the partitions left without a leader
 and those that fall under `min.insync.replicas`. Vectorised with NumPy (imported inside the functions).
 
-A partition starts from its current state (`planner.state`: observed leader/ISR, brokers already offline applied).
+A partition starts from its current state (`planner.leadership`: observed leader/ISR, brokers already offline applied).
 When the brokers of a set fail:
 * it has no leader if none of its "electable" replicas survives: the ISR members, or, for topics with
   `unclean.leader.election.enable=true`, any replica (Kafka's offline election, kafka-facts §2);
@@ -18,7 +18,7 @@ from itertools import combinations
 from typing import Callable, Sequence
 
 from planner.model import Cluster, PlannerError
-from planner.state import cluster_states
+from planner.leadership import cluster_states
 
 
 @dataclass(frozen=True)

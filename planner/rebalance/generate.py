@@ -1,25 +1,24 @@
 """Kafka's `kafka-reassign-partitions.sh --generate`, computed from a topology (trunk `generateAssignment`)."""
 from __future__ import annotations
 
-from planner.formats.kafka_json import parse_generate_args, tp_hash
 from planner.java import JavaRandom, hashmap_order
-from planner.model import Cluster, PlannerError, TopicPartition
-from planner.placement.kafka import NOT_ALL_RACKS_TOOL, assign_replicas_to_brokers
+from planner.model import Cluster, PlannerError, TopicPartition, tp_hash
+from planner.placement.adminutils import NOT_ALL_RACKS_TOOL, assign_replicas_to_brokers
 
 
-def generate(cluster: Cluster, topics_json: str, broker_list: str, source: str, rack_aware: bool = True,
+def generate(cluster: Cluster, brokers: list[int], topics: list[str], rack_aware: bool = True,
              start_index: int | None = None, seed: int = 0,
              ) -> tuple[dict[TopicPartition, tuple[int, ...]], dict[TopicPartition, tuple[int, ...]]]:
     """(current, proposed) for the listed topics, as `--generate` computes them.
 
-    Order of checks as Kafka: broker list and topics JSON (`parseGenerateAssignmentArgs`), then every topic must exist
+    `brokers` and `topics` come checked from `parseGenerateAssignmentArgs` (`formats.kafka_json.parse_generate_args`).
+    Order of checks as Kafka: every topic must exist
     ("Topic T not found.", first missing in Java HashSet order), then the rack check over the listed brokers that
     exist (unknown ids are dropped, as `describeCluster` filtering does). Each topic is placed by
     `AdminUtils.assignReplicasToBrokers` with its partition count and the RF of its first partition in Java HashMap
     order. Kafka draws the start index from an unseeded Random; here `start_index` fixes it (start = shift, as
     Kafka's tests do) and otherwise a `java.util.Random(seed)` shared by the topics in HashMap order draws it.
     """
-    brokers, topics = parse_generate_args(topics_json, broker_list, source)
     for name in hashmap_order(topics):
         if not cluster.has_topic(name):
             raise PlannerError(f"Topic {name} not found.")

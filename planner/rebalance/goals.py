@@ -22,23 +22,9 @@ from __future__ import annotations
 import heapq
 from typing import Callable, Iterable, Sequence
 
-from planner.formats.tables import human_bytes  # the notes quote sizes as the summary prints them
-from planner.model import Cluster, Partition, PlannerError
+from planner.model import Cluster, Partition, PlannerError, human_bytes  # notes quote sizes as summaries do
 from planner.rebalance.leaders import balance_preferred, isr_eligibility
-from planner.rebalance.moves import Plan, count_targets, excess, lower_bound, rack_count
-
-
-def select_partitions(cluster: Cluster, topics: Sequence[str] | None = None) -> list[Partition]:
-    if not topics:
-        return list(cluster.partitions())
-    out = []
-    for name in dict.fromkeys(topics):
-        if not cluster.has_topic(name):
-            raise PlannerError(
-                f"Topic {name} not found. The topology has topics: {', '.join(t.name for t in cluster.topics) or '(none)'}"
-            )
-        out.extend(cluster.topic(name).partitions)
-    return out
+from planner.rebalance.moves import Plan, count_targets, excess, lower_bound, rack_count, select_partitions
 
 
 def check_brokers(cluster: Cluster, ids: Iterable[int], what: str) -> tuple[int, ...]:
@@ -409,7 +395,7 @@ def balance(
         notes.append(f"{len(names)} partition(s) have a reassignment in progress and were left as they are ({shown}); "
                      "Kafka needs --additional to execute this plan while they run")
     if len(cluster.online_ids) < len(cluster.brokers) and proposed:
-        from planner.state import cluster_states
+        from planner.leadership import cluster_states
 
         states = cluster_states(cluster)
         stuck = sorted(str(tp) for tp in proposed if not states[tp.topic][tp.partition].has_leader

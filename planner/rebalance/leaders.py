@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Callable, Mapping, Sequence
 
 from planner.model import Cluster, TopicPartition
-from planner.state import cluster_states
+from planner.leadership import cluster_states
+from planner.rebalance.moves import select_partitions
 
 
 def balance_preferred(
@@ -177,8 +178,6 @@ def elect_leaders(cluster: Cluster, topics: Sequence[str] | None = None) -> tupl
 
     Returns (new replica lists of the partitions whose order changes, partitions to elect).
     """
-    from planner.rebalance.goals import select_partitions
-
     parts = select_partitions(cluster, topics)
     reps = [list(p.replicas) for p in parts]
     brokers = sorted(cluster.online_ids)

@@ -254,3 +254,16 @@ def with_sizes(cluster: Cluster, sizes: Mapping[TopicPartition, int]) -> Cluster
         parts = tuple(replace(p, size=sizes[p.tp]) if p.tp in sizes else p for p in t.partitions)
         topics.append(replace(t, partitions=parts))
     return replace(cluster, topics=tuple(topics))
+
+
+def select_partitions(cluster: Cluster, topics: Sequence[str] | None = None) -> list[Partition]:
+    if not topics:
+        return list(cluster.partitions())
+    out = []
+    for name in dict.fromkeys(topics):
+        if not cluster.has_topic(name):
+            raise PlannerError(
+                f"Topic {name} not found. The topology has topics: {', '.join(t.name for t in cluster.topics) or '(none)'}"
+            )
+        out.extend(cluster.topic(name).partitions)
+    return out

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from planner.model import Cluster, PlannerError
 from planner.rebalance.moves import Plan, rack_count
-from planner.state import topic_states
+from planner.leadership import topic_states
 
 
 def set_replication_factor(cluster: Cluster, topic: str, rf: int) -> Plan:

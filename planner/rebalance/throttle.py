@@ -4,9 +4,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-from planner.formats.kafka_json import follower_throttles, leader_throttles, move_map, reassigning_brokers
 from planner.model import Cluster, TopicPartition
-from planner.state import cluster_states
+from planner.leadership import cluster_states
+from planner.rebalance.reassignment import follower_throttles, leader_throttles, move_map, reassigning_brokers
 
 
 @dataclass(frozen=True)

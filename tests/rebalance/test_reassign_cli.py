@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from planner.formats.topology import load_topology
+from planner.adapters.topology_yaml import load_topology
 
 TOPOLOGY = """\
 cluster: t

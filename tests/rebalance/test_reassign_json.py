@@ -4,6 +4,7 @@ import json
 import pytest
 
 from planner.formats import kafka_json as kj
+from planner.rebalance import reassignment as ra
 from planner.model import Broker, Cluster, Partition, PlannerError, Topic, TopicPartition as TP, make_topic
 
 
@@ -182,43 +183,43 @@ def test_broker_list_java_parse_int():
 def test_unknown_broker_id():
     # testExecuteWithInvalidBrokerIdFails: 4 brokers (0-3), replicas [2,3,4]
     c = cluster_of(4, {"foo": {0: [0, 1, 2], 1: [1, 2, 3]}})
-    assert err(kj.validate_reassignment, c, {TP("foo", 0): [2, 3, 4]}) == "Unknown broker id 4"
+    assert err(ra.validate_reassignment, c, {TP("foo", 0): [2, 3, 4]}) == "Unknown broker id 4"
 
 
 def test_unknown_broker_first_in_java_hashset_order():
     c = cluster_of(4, {"foo": {0: [0, 1, 2]}})
     # HashSet<Integer> iterates 17 (bucket 1 of 16) before 5
-    assert err(kj.validate_reassignment, c, {TP("foo", 0): [5, 17, 0]}) == "Unknown broker id 17"
+    assert err(ra.validate_reassignment, c, {TP("foo", 0): [5, 17, 0]}) == "Unknown broker id 17"
 
 
 def test_offline_broker_is_unknown():
     c = cluster_of(4, {"foo": {0: [0, 1, 2]}}, offline={3})
-    assert err(kj.validate_reassignment, c, {TP("foo", 0): [3, 1, 2]}) == "Unknown broker id 3"
+    assert err(ra.validate_reassignment, c, {TP("foo", 0): [3, 1, 2]}) == "Unknown broker id 3"
 
 
 def test_unknown_topic_then_partition():
     # testExecuteWithInvalidPartitionsFails
     c = cluster_of(4, {"foo": {0: [0, 1, 2], 1: [1, 2, 3]}})
-    assert err(kj.validate_reassignment, c, {TP("foo", 0): [0, 1], TP("quux", 0): [2, 3]}) == "Topic quux not found."
-    assert err(kj.validate_reassignment, c, {TP("foo", 0): [0, 1], TP("foo", 5): [2, 3]}) == (
+    assert err(ra.validate_reassignment, c, {TP("foo", 0): [0, 1], TP("quux", 0): [2, 3]}) == "Topic quux not found."
+    assert err(ra.validate_reassignment, c, {TP("foo", 0): [0, 1], TP("foo", 5): [2, 3]}) == (
         "Unable to find partition: foo-5")
 
 
 def test_broker_check_before_topic_check():
     c = cluster_of(4, {"foo": {0: [0, 1, 2]}})
-    assert err(kj.validate_reassignment, c, {TP("quux", 0): [9]}) == "Unknown broker id 9"
+    assert err(ra.validate_reassignment, c, {TP("quux", 0): [9]}) == "Unknown broker id 9"
 
 
 def test_existing_reassignment_blocks_unless_additional():
     t = Topic("foo", (Partition("foo", 0, (0, 1, 2), adding=(2,), removing=(3,)), Partition("foo", 1, (1, 2))))
     c = Cluster(brokers=tuple(Broker(i) for i in range(4)), topics=(t,))
-    assert err(kj.validate_reassignment, c, {TP("foo", 1): [2, 3]}) == kj.CANNOT_EXECUTE_BECAUSE_OF_EXISTING
-    kj.validate_reassignment(c, {TP("foo", 1): [2, 3]}, additional=True)
+    assert err(ra.validate_reassignment, c, {TP("foo", 1): [2, 3]}) == ra.CANNOT_EXECUTE_BECAUSE_OF_EXISTING
+    ra.validate_reassignment(c, {TP("foo", 1): [2, 3]}, additional=True)
 
 
 def test_validate_ok():
     c = cluster_of(4, {"foo": {0: [0, 1, 2], 1: [1, 2, 3]}})
-    kj.validate_reassignment(c, {TP("foo", 0): [3, 1, 2]})
+    ra.validate_reassignment(c, {TP("foo", 0): [3, 1, 2]})
 
 
 # -- §4.6 testMoveMap: throttles -----------------------------------------------------------------------------------
@@ -234,25 +235,25 @@ def test_move_map_and_throttles():
     c = Cluster(brokers=tuple(Broker(i) for i in range(1, 9)), topics=(bar, foo))
     proposed = {TP("foo", 0): [1, 2, 5], TP("foo", 2): [3, 4], TP("foo", 3): [5, 6], TP("foo", 4): [3],
                 TP("foo", 5): [3, 4, 5, 6], TP("bar", 0): [1, 2, 3]}
-    moves = kj.move_map(c, proposed)
+    moves = ra.move_map(c, proposed)
     got = {(t, pid): (sorted(m.sources), sorted(m.destinations)) for t, ps in moves.items() for pid, m in ps.items()}
     assert got == {
         ("foo", 0): ([1, 2, 3], [5]), ("foo", 1): ([4, 5, 6], [7, 8]), ("foo", 2): ([1, 2], [3, 4]),
         ("foo", 3): ([1, 2], [5, 6]), ("foo", 4): ([1, 2], [3]), ("foo", 5): ([1, 2], [3, 4, 5, 6]),
         ("bar", 0): ([2, 3, 4], [1]),
     }
-    assert kj.leader_throttles(moves) == {
+    assert ra.leader_throttles(moves) == {
         "foo": "0:1,0:2,0:3,1:4,1:5,1:6,2:1,2:2,3:1,3:2,4:1,4:2,5:1,5:2", "bar": "0:2,0:3,0:4"}
-    assert kj.follower_throttles(moves) == {
+    assert ra.follower_throttles(moves) == {
         "foo": "0:5,1:7,1:8,2:3,2:4,3:5,3:6,4:3,5:3,5:4,5:5,5:6", "bar": "0:1"}
-    assert kj.reassigning_brokers(moves) == [1, 2, 3, 4, 5, 6, 7, 8]
+    assert ra.reassigning_brokers(moves) == [1, 2, 3, 4, 5, 6, 7, 8]
 
 
 def test_throttle_treeset_string_order():
     c = cluster_of(12, {"t": {2: [1], 10: [1]} | {i: [0] for i in range(11) if i not in (2, 10)}})
-    moves = kj.move_map(c, {TP("t", 2): [3], TP("t", 10): [3]})
-    assert kj.leader_throttles(moves) == {"t": "10:1,2:1"}
-    assert kj.follower_throttles(moves) == {"t": "10:3,2:3"}
+    moves = ra.move_map(c, {TP("t", 2): [3], TP("t", 10): [3]})
+    assert ra.leader_throttles(moves) == {"t": "10:1,2:1"}
+    assert ra.follower_throttles(moves) == {"t": "10:3,2:3"}
 
 
 # -- §4.4 leader election JSON ---------------------------------------------------------------------------------------
@@ -286,7 +287,7 @@ def test_log_dirs_sizes():
 
 # -- §4.6 --verify / --list texts -----------------------------------------------------------------------------------
 def test_partition_reassign_states_to_string():
-    S = kj.PartitionReassignmentState
+    S = ra.PartitionReassignmentState
     states = {TP("foo", 0): S((1, 2, 3), (1, 2, 3), True), TP("foo", 1): S((1, 2, 3), (1, 2, 4), False),
               TP("bar", 0): S((1, 2, 3), (1, 2, 4), False)}
     assert kj.partition_reassignment_states_text(states).split("\n") == [
@@ -300,7 +301,7 @@ def test_partition_reassign_states_to_string():
 def test_no_active_reassignment_text_and_states_from_topology():
     t = Topic("foo", (Partition("foo", 0, (1, 2)), Partition("foo", 1, (1, 2, 3), adding=(3,), removing=(1,))))
     c = Cluster(brokers=tuple(Broker(i) for i in range(1, 4)), topics=(t,))
-    states = kj.reassignment_states(c, {TP("foo", 0): [2, 3], TP("foo", 1): [2, 3]})
+    states = ra.reassignment_states(c, {TP("foo", 0): [2, 3], TP("foo", 1): [2, 3]})
     assert kj.partition_reassignment_states_text(states).split("\n") == [
         "Status of partition reassignment:",
         "There is no active reassignment of partition foo-0, but replica set is 1,2 rather than 2,3.",

@@ -4,12 +4,13 @@ from itertools import combinations
 
 import pytest
 
-from planner.formats.kafka_json import leader_throttles
+from planner.rebalance.reassignment import leader_throttles
 from planner.model import Broker, Cluster, ObservedState, Partition, PlannerError, Topic, TopicPartition as TP, make_topic
-from planner.placement.kafka import assign_replicas_to_brokers
+from planner.placement.adminutils import assign_replicas_to_brokers
 from planner.rebalance import failures
 from planner.rebalance.batches import batches
 from planner.rebalance.decommission import decommission, replace_broker
+from planner.formats.kafka_json import parse_generate_args
 from planner.rebalance.generate import generate
 from planner.rebalance.goals import balance
 from planner.rebalance.leaders import elect_leaders
@@ -332,10 +333,15 @@ def test_throttle_estimate():
 
 
 # -- generate ----------------------------------------------------------------------------------------------------
+def generate_from_args(cluster, topics_json, broker_list, source, **kwargs):
+    """`--generate` as the command runs it: the arguments parsed and checked, then the plan."""
+    return generate(cluster, *parse_generate_args(topics_json, broker_list, source), **kwargs)
+
+
 def test_generate_matches_admin_utils_with_fixed_start():
     c = cluster(5, 0, {"foo": {i: (0, 1) for i in range(4)}, "bar": {0: (0, 1, 2)}})
     topics = '{"topics":[{"topic":"foo"},{"topic":"bar"}],"version":1}'
-    current, proposed = generate(c, topics, "0,1,2,3", "t.json", start_index=0)
+    current, proposed = generate(c, *parse_generate_args(topics, "0,1,2,3", "t.json"), start_index=0)
     assert current == c.assignment()
     # AdminUtils rack-unaware, start 0, shift 0 on [0,1,2,3]: p0 [0,1], p1 [1,2], p2 [2,3], p3 [3,0]
     assert [proposed[TP("foo", i)] for i in range(4)] == [(0, 1), (1, 2), (2, 3), (3, 0)]
@@ -344,13 +350,13 @@ def test_generate_matches_admin_utils_with_fixed_start():
 
 def test_generate_errors_in_kafka_order():
     c = cluster(4, 0, {"foo": {0: (0, 1)}})
-    assert err(generate, c, '{"topics":[{"topic":"foo"}]}', "1,1", "t") == "Broker list contains duplicate entries: [1]"
-    assert err(generate, c, '{"topics":[{"topic":"quux"}]}', "1,2", "t") == "Topic quux not found."
+    assert err(generate_from_args, c, '{"topics":[{"topic":"foo"}]}', "1,1", "t") == "Broker list contains duplicate entries: [1]"
+    assert err(generate_from_args, c, '{"topics":[{"topic":"quux"}]}', "1,2", "t") == "Topic quux not found."
     mixed = Cluster(brokers=(Broker(0, rack="a"), Broker(1)), topics=c.topics)
-    assert err(generate, mixed, '{"topics":[{"topic":"foo"}]}', "0,1", "t") == (
+    assert err(generate_from_args, mixed, '{"topics":[{"topic":"foo"}]}', "0,1", "t") == (
         "Not all brokers have rack information. Add --disable-rack-aware in command line to make replica "
         "assignment without rack information.")
-    generate(mixed, '{"topics":[{"topic":"foo"}]}', "0,1", "t", rack_aware=False)
+    generate(mixed, *parse_generate_args('{"topics":[{"topic":"foo"}]}', "0,1", "t"), rack_aware=False)
 
 
 # -- failures ----------------------------------------------------------------------------------------------------
@@ -543,7 +549,7 @@ def test_decommission_makes_no_byte_swaps_that_leave_the_spread_to_one_broker():
     # swap inside eu-west-1b (55/62 GiB) would lower the spread only from 62 to 59 GiB for 40 GiB more to copy
     from pathlib import Path
 
-    from planner.formats.topology import load_topology
+    from planner.adapters.topology_yaml import load_topology
 
     g = 1 << 30
     c = load_topology(str(Path(__file__).resolve().parents[2] / "topologies" / "six-brokers.yaml"))
@@ -568,30 +574,31 @@ def _unit_topics(brokers):
 
 def test_generate_with_fewer_brokers():
     c = _unit_topics(tuple(Broker(i) for i in range(4)))
-    current, proposed = generate(c, '{"topics":[{"topic":"foo"},{"topic":"bar"}]}', "0,1,3", "t", rack_aware=False)
+    current, proposed = generate(c, *parse_generate_args('{"topics":[{"topic":"foo"},{"topic":"bar"}]}', "0,1,3", "t"),
+                                 rack_aware=False)
     assert current == {TP("foo", 0): (0, 1, 2), TP("foo", 1): (1, 2, 3), TP("bar", 0): (2, 3, 0)}
     assert all(set(r) <= {0, 1, 3} and len(r) == 3 for r in proposed.values())
 
 
 def test_generate_with_invalid_partitions_fails():
     c = _unit_topics(tuple(Broker(i) for i in range(5)))
-    assert err(generate, c, '{"topics":[{"topic":"foo"},{"topic":"quux"}]}', "0,1", "t", rack_aware=False) == (
+    assert err(generate_from_args, c, '{"topics":[{"topic":"foo"},{"topic":"quux"}]}', "0,1", "t", rack_aware=False) == (
         "Topic quux not found.")
 
 
 def test_generate_without_enough_replicas_fails():
     # AdminUtils text (the 3.x tool; 4.x trunk moved --generate to another placer and message)
     c = _unit_topics(tuple(Broker(i) for i in range(4)))
-    assert err(generate, c, '{"topics":[{"topic":"foo"},{"topic":"bar"}]}', "0,1", "t", rack_aware=False) == (
+    assert err(generate_from_args, c, '{"topics":[{"topic":"foo"},{"topic":"bar"}]}', "0,1", "t", rack_aware=False) == (
         "Replication factor: 3 larger than available brokers: 2.")
 
 
 def test_generate_with_inconsistent_racks():
     racks = ["rack0", "rack0", None, "rack1", "rack1", "rack2"]
     c = _unit_topics(tuple(Broker(i, rack=r) for i, r in enumerate(racks)))
-    assert err(generate, c, '{"topics":[{"topic":"foo"}]}', "0,1,2,3", "t").startswith(
+    assert err(generate_from_args, c, '{"topics":[{"topic":"foo"}]}', "0,1,2,3", "t").startswith(
         "Not all brokers have rack information.")
-    current, _ = generate(c, '{"topics":[{"topic":"foo"}]}', "0,1,2,3", "t", rack_aware=False)
+    current, _ = generate(c, *parse_generate_args('{"topics":[{"topic":"foo"}]}', "0,1,2,3", "t"), rack_aware=False)
     assert current == {TP("foo", 0): (0, 1, 2), TP("foo", 1): (1, 2, 3)}
 
 

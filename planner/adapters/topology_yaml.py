@@ -1,0 +1,395 @@
+"""Topology YAML files (`topologies/*.yaml`) to and from `planner.model.Cluster`.
+
+Every validation error names the file, the line and the YAML path of the field, e.g.
+`topologies/x.yaml:12: topics[0].assignment.2: unknown broker 7 (brokers: 1,2,3)`.
+Topics given as `partitions` + `replication_factor` are placed by the planner's deterministic placement
+(`planner.placement.balanced`), in file order, each against the load of those before it.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import yaml
+
+from planner.model import (
+    BROKER_STATES,
+    NO_LEADER,
+    ONLINE,
+    Broker,
+    Cluster,
+    ObservedState,
+    Partition,
+    PlannerError,
+    Topic,
+)
+
+Node = yaml.Node
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+CLUSTER_KEYS = ("cluster", "mode", "brokers", "topics")
+BROKER_KEYS = ("id", "rack", "host", "port", "state")
+TOPIC_KEYS = (
+    "name", "partitions", "replication_factor", "assignment", "state", "sizes", "configs", "topic_id",
+    "marked_for_deletion", "adding", "removing",
+)
+STATE_KEYS = ("leader", "isr", "leader_epoch", "elr", "last_known_elr")
+MODES = ("kraft", "zookeeper")
+
+
+class _Ctx:
+    def __init__(self, source: str):
+        self.source = source
+
+    def error(self, node: Node | None, path: str, message: str) -> PlannerError:
+        line = f":{node.start_mark.line + 1}" if node is not None else ""
+        where = f"{path}: " if path else ""
+        return PlannerError(f"{self.source}{line}: {where}{message}")
+
+
+def _mapping(ctx: _Ctx, node: Node, path: str, allowed: tuple[str, ...] | None) -> list[tuple[Node, Node]]:
+    if not isinstance(node, yaml.MappingNode):
+        raise ctx.error(node, path, "expected a mapping")
+    seen: set[str] = set()
+    for key, _ in node.value:
+        k = key.value
+        if k in seen:
+            raise ctx.error(key, path, f"duplicate key {k!r}")
+        seen.add(k)
+        if allowed is not None and k not in allowed:
+            raise ctx.error(key, _join(path, k), f"unknown key {k!r} (expected one of: {', '.join(allowed)})")
+    return node.value
+
+
+def _join(path: str, key: Any) -> str:
+    return f"{path}.{key}" if path else str(key)
+
+
+def _scalar(ctx: _Ctx, node: Node, path: str) -> Any:
+    if not isinstance(node, yaml.ScalarNode):
+        raise ctx.error(node, path, "expected a single value")
+    return yaml.load(yaml.serialize(node), Loader=_Loader) if node.tag != "tag:yaml.org,2002:str" else node.value
+
+
+def _int(ctx: _Ctx, node: Node, path: str, minimum: int | None = None, what: str = "an integer") -> int:
+    if not isinstance(node, yaml.ScalarNode) or node.tag != "tag:yaml.org,2002:int":
+        raise ctx.error(node, path, f"expected {what}, got {_describe_node(node)}")
+    value = int(yaml.safe_load(node.value))
+    if minimum is not None and value < minimum:
+        raise ctx.error(node, path, f"must be at least {minimum}, got {value}")
+    return value
+
+
+def _str(ctx: _Ctx, node: Node, path: str) -> str:
+    if not isinstance(node, yaml.ScalarNode) or node.tag in ("tag:yaml.org,2002:null",):
+        raise ctx.error(node, path, f"expected a string, got {_describe_node(node)}")
+    return str(node.value)
+
+
+def _bool(ctx: _Ctx, node: Node, path: str) -> bool:
+    if not isinstance(node, yaml.ScalarNode) or node.tag != "tag:yaml.org,2002:bool":
+        raise ctx.error(node, path, f"expected true or false, got {_describe_node(node)}")
+    return bool(yaml.safe_load(node.value))
+
+
+def _describe_node(node: Node) -> str:
+    if isinstance(node, yaml.MappingNode):
+        return "a mapping"
+    if isinstance(node, yaml.SequenceNode):
+        return "a list"
+    if node.tag == "tag:yaml.org,2002:null":
+        return "nothing"
+    return repr(node.value)
+
+
+def _id_list(ctx: _Ctx, node: Node, path: str) -> tuple[int, ...]:
+    if not isinstance(node, yaml.SequenceNode):
+        raise ctx.error(node, path, f"expected a list of broker ids, got {_describe_node(node)}")
+    return tuple(_int(ctx, item, f"{path}[{i}]", what="a broker id") for i, item in enumerate(node.value))
+
+
+def _partition_map(ctx: _Ctx, node: Node, path: str, value: Callable[[Node, str], Any]) -> dict[int, tuple[Any, Node]]:
+    result: dict[int, tuple[Any, Node]] = {}
+    for key, val in _mapping(ctx, node, path, None):
+        pid = _int(ctx, key, _join(path, key.value), minimum=0, what="a partition id")
+        result[pid] = (value(val, _join(path, pid)), val)
+    return result
+
+
+def load_topology(path: str) -> Cluster:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except FileNotFoundError:
+        raise PlannerError(f"{path}: no such topology file (see topologies/ for examples)") from None
+    except OSError as exc:
+        raise PlannerError(f"{path}: cannot read: {exc.strerror}") from None
+    return parse_topology(text, path)
+
+
+def parse_topology(text: str, source: str = "<topology>") -> Cluster:
+    ctx = _Ctx(source)
+    try:
+        root = yaml.compose(text, Loader=_Loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise PlannerError(f"{source}{line}: malformed YAML: {problem}") from None
+    if root is None:
+        raise PlannerError(f"{source}: empty topology file: it needs at least a 'brokers' list")
+    fields = dict((k.value, (k, v)) for k, v in _mapping(ctx, root, "", CLUSTER_KEYS))
+
+    name = _str(ctx, fields["cluster"][1], "cluster") if "cluster" in fields else None
+    mode = "kraft"
+    if "mode" in fields:
+        mode = _str(ctx, fields["mode"][1], "mode")
+        if mode not in MODES:
+            raise ctx.error(fields["mode"][1], "mode", f"must be one of {', '.join(MODES)}, got {mode!r}")
+    if "brokers" not in fields:
+        raise ctx.error(root, "brokers", "missing: a topology needs a 'brokers' list")
+    brokers = _brokers(ctx, fields["brokers"][1])
+    cluster = Cluster(brokers=brokers, topics=(), name=name, mode=mode)
+
+    topics_node = fields.get("topics", (None, None))[1]
+    if topics_node is not None and not (isinstance(topics_node, yaml.ScalarNode) and topics_node.tag.endswith("null")):
+        if not isinstance(topics_node, yaml.SequenceNode):
+            raise ctx.error(topics_node, "topics", "expected a list of topics")
+        seen: dict[str, int] = {}
+        for i, tnode in enumerate(topics_node.value):
+            topic = _topic(ctx, tnode, f"topics[{i}]", cluster)
+            if topic.name in seen:
+                raise ctx.error(tnode, f"topics[{i}].name", f"duplicate topic {topic.name!r} (also topics[{seen[topic.name]}])")
+            seen[topic.name] = i
+            cluster = cluster.with_topic(topic)
+    return cluster
+
+
+def _brokers(ctx: _Ctx, node: Node) -> tuple[Broker, ...]:
+    if not isinstance(node, yaml.SequenceNode) or not node.value:
+        raise ctx.error(node, "brokers", "expected a non-empty list of brokers")
+    brokers: dict[int, Broker] = {}
+    for i, bnode in enumerate(node.value):
+        path = f"brokers[{i}]"
+        f = {k.value: v for k, v in _mapping(ctx, bnode, path, BROKER_KEYS)}
+        if "id" not in f:
+            raise ctx.error(bnode, f"{path}.id", "missing broker id")
+        bid = _int(ctx, f["id"], f"{path}.id", minimum=0, what="a broker id")
+        if bid in brokers:
+            raise ctx.error(f["id"], f"{path}.id", f"duplicate broker id {bid}")
+        rack = _str(ctx, f["rack"], f"{path}.rack") if "rack" in f and not f["rack"].tag.endswith("null") else None
+        host = _str(ctx, f["host"], f"{path}.host") if "host" in f else None
+        port = _int(ctx, f["port"], f"{path}.port", minimum=1) if "port" in f else None
+        state = ONLINE
+        if "state" in f:
+            state = _str(ctx, f["state"], f"{path}.state")
+            if state not in BROKER_STATES:
+                raise ctx.error(f["state"], f"{path}.state", f"must be one of {', '.join(BROKER_STATES)}, got {state!r}")
+        brokers[bid] = Broker(id=bid, rack=rack, host=host, port=port, state=state)
+    return tuple(brokers[b] for b in sorted(brokers))
+
+
+def _topic(ctx: _Ctx, node: Node, path: str, cluster: Cluster) -> Topic:
+    f = {k.value: v for k, v in _mapping(ctx, node, path, TOPIC_KEYS)}
+    if "name" not in f:
+        raise ctx.error(node, f"{path}.name", "missing topic name")
+    name = _str(ctx, f["name"], f"{path}.name")
+    if not name:
+        raise ctx.error(f["name"], f"{path}.name", "topic name is empty")
+    known = set(cluster.broker_ids)
+    known_text = ",".join(map(str, cluster.broker_ids))
+
+    def replica_list(n: Node, p: str) -> tuple[int, ...]:
+        ids = _id_list(ctx, n, p)
+        for i, b in enumerate(ids):
+            if b not in known:
+                raise ctx.error(n.value[i], f"{p}[{i}]", f"unknown broker {b} (brokers: {known_text})")
+        dup = sorted({b for b in ids if ids.count(b) > 1})
+        if dup:
+            raise ctx.error(n, p, f"duplicate replicas {','.join(map(str, dup))} in {list(ids)}")
+        return ids
+
+    count = _int(ctx, f["partitions"], f"{path}.partitions", minimum=1) if "partitions" in f else None
+    rf = _int(ctx, f["replication_factor"], f"{path}.replication_factor", minimum=1) if "replication_factor" in f else None
+
+    configs: dict[str, str] = {}
+    if "configs" in f:
+        for k, v in _mapping(ctx, f["configs"], f"{path}.configs", None):
+            if not isinstance(v, yaml.ScalarNode) or v.tag.endswith("null"):
+                raise ctx.error(v, f"{path}.configs.{k.value}", "expected a value")
+            configs[str(k.value)] = str(_scalar(ctx, v, f"{path}.configs.{k.value}")).lower() \
+                if v.tag.endswith("bool") else str(v.value)
+    topic_id = _str(ctx, f["topic_id"], f"{path}.topic_id") if "topic_id" in f else None
+    marked = _bool(ctx, f["marked_for_deletion"], f"{path}.marked_for_deletion") if "marked_for_deletion" in f else False
+
+    if "assignment" in f:
+        amap = _partition_map(ctx, f["assignment"], f"{path}.assignment", replica_list)
+        if not amap:
+            raise ctx.error(f["assignment"], f"{path}.assignment", "assignment is empty")
+        missing = [p for p in range(len(amap)) if p not in amap]
+        if missing:
+            raise ctx.error(f["assignment"], f"{path}.assignment",
+                            f"partition ids must be 0..{len(amap) - 1}; missing {','.join(map(str, missing))}")
+        if count is not None and count != len(amap):
+            raise ctx.error(f["partitions"], f"{path}.partitions",
+                            f"says {count} but the assignment has {len(amap)} partitions")
+        for p in sorted(amap):
+            r, n = amap[p]
+            if not r:
+                raise ctx.error(n, f"{path}.assignment.{p}", f"Cannot have replication factor of 0 for partition id {p}.")
+        assignment = {p: r for p, (r, _) in amap.items()}
+    else:
+        amap = None
+        if count is None or rf is None:
+            raise ctx.error(node, path, "a topic needs either 'assignment' or both 'partitions' and 'replication_factor'")
+        from planner.placement.policy import plan_new_topic
+
+        try:
+            assignment = {p: tuple(r) for p, r in plan_new_topic(cluster, count, rf)[0].items()}
+        except PlannerError as exc:
+            raise ctx.error(f["replication_factor"], f"{path}.replication_factor", str(exc)) from None
+
+    def check_pid(n: Node, p: str, pid: int) -> None:
+        if pid not in assignment:
+            raise ctx.error(n, p, f"partition {pid} does not exist (the topic has {len(assignment)} partitions)")
+
+    observed: dict[int, ObservedState] = {}
+    if "state" in f:
+        for key, val in _mapping(ctx, f["state"], f"{path}.state", None):
+            pid = _int(ctx, key, f"{path}.state.{key.value}", minimum=0, what="a partition id")
+            sp = f"{path}.state.{pid}"
+            check_pid(key, sp, pid)
+            sf = {k.value: v for k, v in _mapping(ctx, val, sp, STATE_KEYS)}
+            if "leader" not in sf or "isr" not in sf:
+                raise ctx.error(val, sp, "partition state needs 'leader' (broker id, or -1 / none) and 'isr'")
+            lnode = sf["leader"]
+            if isinstance(lnode, yaml.ScalarNode) and lnode.value in ("none", "null", "~", ""):
+                leader = NO_LEADER
+            else:
+                leader = _int(ctx, lnode, f"{sp}.leader", minimum=-1, what="a broker id, -1 or none")
+            if leader != NO_LEADER and leader not in known:
+                raise ctx.error(lnode, f"{sp}.leader", f"unknown broker {leader} (brokers: {known_text})")
+            isr = replica_list(sf["isr"], f"{sp}.isr")
+            replicas = set(assignment[pid])
+            outside = [b for b in isr if b not in replicas]
+            if outside:
+                raise ctx.error(sf["isr"], f"{sp}.isr", f"ISR members {','.join(map(str, outside))} are not replicas of the partition")
+            epoch = _int(ctx, sf["leader_epoch"], f"{sp}.leader_epoch", minimum=0) if "leader_epoch" in sf else None
+            elr = replica_list(sf["elr"], f"{sp}.elr") if "elr" in sf else None
+            lke = replica_list(sf["last_known_elr"], f"{sp}.last_known_elr") if "last_known_elr" in sf else None
+            observed[pid] = ObservedState(leader=leader, isr=isr, leader_epoch=epoch, elr=elr, last_known_elr=lke)
+
+    sizes: dict[int, int] = {}
+    if "sizes" in f:
+        for pid, (size, n) in _partition_map(
+            ctx, f["sizes"], f"{path}.sizes", lambda n, p: _int(ctx, n, p, minimum=0, what="a size in bytes")
+        ).items():
+            check_pid(n, f"{path}.sizes.{pid}", pid)
+            sizes[pid] = size
+
+    moving: dict[str, dict[int, tuple[int, ...]]] = {"adding": {}, "removing": {}}
+    for which in moving:
+        if which in f:
+            for pid, (ids, n) in _partition_map(ctx, f[which], f"{path}.{which}", replica_list).items():
+                check_pid(n, f"{path}.{which}.{pid}", pid)
+                outside = [b for b in ids if b not in assignment[pid]]
+                if outside:
+                    raise ctx.error(n, f"{path}.{which}.{pid}",
+                                    f"brokers {','.join(map(str, outside))} must also be in the partition's replicas")
+                moving[which][pid] = ids
+
+    if amap is not None:
+        # Mid-reassignment a partition lists target ∪ original replicas; its replication factor is what
+        # kafka-topics --describe prints: replicas minus adding (TopicCommand, 2.5+).
+        def rf_of(p: int) -> int:
+            return len(assignment[p]) - len(moving["adding"].get(p, ()))
+
+        first_rf = rf_of(0)
+        for p in sorted(amap):
+            if rf_of(p) != first_rf:
+                moving_note = f" ({len(assignment[p])} replicas, {len(moving['adding'][p])} adding)" \
+                    if p in moving["adding"] else ""
+                raise ctx.error(amap[p][1], f"{path}.assignment.{p}",
+                                f"replication factor {rf_of(p)}{moving_note} differs from partition 0's {first_rf} "
+                                f"(RF must match inside a topic)")
+        if rf is not None and rf != first_rf:
+            raise ctx.error(f["replication_factor"], f"{path}.replication_factor",
+                            f"says {rf} but the assignment has {first_rf} replicas per partition")
+
+    partitions = tuple(
+        Partition(
+            topic=name, id=p, replicas=tuple(assignment[p]),
+            adding=moving["adding"].get(p, ()), removing=moving["removing"].get(p, ()),
+            observed=observed.get(p), size=sizes.get(p),
+        )
+        for p in sorted(assignment)
+    )
+    return Topic(name=name, partitions=partitions, configs=configs, topic_id=topic_id, marked_for_deletion=marked)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Writing
+
+
+def _flow(ids) -> str:
+    return "[" + ", ".join(str(i) for i in ids) + "]"
+
+
+def _quote(s: str) -> str:
+    return yaml.safe_dump(s, default_style=None, width=10**9).strip().removesuffix("\n...").strip()
+
+
+def dump_topology(cluster: Cluster) -> str:
+    """YAML text that loads back (with `parse_topology`) to the same cluster."""
+    out: list[str] = []
+    if cluster.name is not None:
+        out.append(f"cluster: {_quote(cluster.name)}")
+    out.append(f"mode: {cluster.mode}")
+    out.append("brokers:")
+    for b in cluster.brokers:
+        parts = [f"id: {b.id}"]
+        if b.rack is not None:
+            parts.append(f"rack: {_quote(b.rack)}")
+        if b.host is not None:
+            parts.append(f"host: {_quote(b.host)}")
+        if b.port is not None:
+            parts.append(f"port: {b.port}")
+        if b.state != ONLINE:
+            parts.append(f"state: {b.state}")
+        out.append("  - {" + ", ".join(parts) + "}")
+    out.append("topics:" if cluster.topics else "topics: []")
+    for t in cluster.topics:
+        out.append(f"  - name: {_quote(t.name)}")
+        if t.topic_id:
+            out.append(f"    topic_id: {_quote(t.topic_id)}")
+        if t.marked_for_deletion:
+            out.append("    marked_for_deletion: true")
+        if t.configs:
+            out.append("    configs:")
+            for k, v in t.configs.items():
+                out.append(f"      {_quote(k)}: {_quote(str(v))}")
+        out.append("    assignment:")
+        for p in t.partitions:
+            out.append(f"      {p.id}: {_flow(p.replicas)}")
+        for which in ("adding", "removing"):
+            rows = [p for p in t.partitions if getattr(p, which)]
+            if rows:
+                out.append(f"    {which}:")
+                out.extend(f"      {p.id}: {_flow(getattr(p, which))}" for p in rows)
+        states = [p for p in t.partitions if p.observed is not None]
+        if states:
+            out.append("    state:")
+            for p in states:
+                o = p.observed
+                parts = [f"leader: {o.leader}", f"isr: {_flow(o.isr)}"]
+                if o.leader_epoch is not None:
+                    parts.append(f"leader_epoch: {o.leader_epoch}")
+                if o.elr is not None:
+                    parts.append(f"elr: {_flow(o.elr)}")
+                if o.last_known_elr is not None:
+                    parts.append(f"last_known_elr: {_flow(o.last_known_elr)}")
+                out.append(f"      {p.id}: {{" + ", ".join(parts) + "}")
+        sized = [p for p in t.partitions if p.size is not None]
+        if sized:
+            out.append("    sizes:")
+            out.extend(f"      {p.id}: {p.size}" for p in sized)
+    return "\n".join(out) + "\n"

@@ -1,0 +1,107 @@
+"""`zk://` URLs and connection options (timeout, digest credentials, TLS files), from flags or the environment."""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Mapping
+
+from planner.model import PlannerError
+
+AUTH_ENV = "KAFKA_PLANNER_ZK_AUTH"
+
+
+@dataclass(frozen=True)
+class ZkUrl:
+    url: str  # as given (no secrets: credentials never go in the URL)
+    hosts: tuple[tuple[str, int], ...]
+    chroot: str  # "" or "/path"
+
+    @property
+    def connect_string(self) -> str:
+        return ",".join(f"{h}:{p}" for h, p in self.hosts) + self.chroot
+
+
+_HOST_RE = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._\-]+)(?::(\d{1,5}))?$")
+DEFAULT_PORT = 2181  # ZooKeeper's ConnectStringParser: a host without a port is host:2181
+
+
+def parse_url(url: str) -> ZkUrl:
+    """`zk://host:port[,host:port…][/chroot]` → hosts and chroot; one clear error for anything else."""
+    if not url.startswith("zk://"):
+        raise PlannerError(f"{url}: not a ZooKeeper URL: expected zk://host:port[,host:port...][/chroot]")
+    rest = url[len("zk://"):]
+    hosts_part, slash, chroot = rest.partition("/")
+    chroot = ("/" + chroot).rstrip("/") if slash else ""
+    if "@" in hosts_part:
+        raise PlannerError(f"zk://...: do not put credentials in the URL; use --zk-auth-file or {AUTH_ENV}")
+    if not hosts_part:
+        raise PlannerError(f"{url}: no ZooKeeper host: expected zk://host:port[,host:port...][/chroot]")
+    hosts = []
+    for item in hosts_part.split(","):
+        m = _HOST_RE.match(item.strip())
+        port = int(m.group(2)) if m and m.group(2) else DEFAULT_PORT
+        if not m or not 0 < port < 65536:
+            raise PlannerError(f"{url}: {item!r} is not host:port (e.g. zk://zk1:2181,zk2:2181/kafka)")
+        hosts.append((m.group(1), port))
+    if "//" in chroot or any(seg in (".", "..") for seg in chroot.split("/")):
+        raise PlannerError(f"{url}: invalid chroot {chroot!r}")
+    return ZkUrl(url=url, hosts=tuple(hosts), chroot=chroot)
+
+
+@dataclass(frozen=True)
+class ZkOptions:
+    timeout: float = 10.0  # seconds: connecting, and the whole of each read or write
+    auth: str | None = None  # "user:password" for digest authentication (never printed)
+    ca_file: str | None = None  # TLS: CA bundle; TLS is used when given
+    cert_file: str | None = None
+    key_file: str | None = None
+
+    def __repr__(self) -> str:  # keep the password out of any traceback or log
+        return f"ZkOptions(timeout={self.timeout}, auth={'***' if self.auth else None}, ca_file={self.ca_file!r})"
+
+
+TIMEOUT_ENV = "KAFKA_PLANNER_ZK_TIMEOUT"
+CA_FILE_ENV = "KAFKA_PLANNER_ZK_CA_FILE"
+CERT_FILE_ENV = "KAFKA_PLANNER_ZK_CERT_FILE"
+KEY_FILE_ENV = "KAFKA_PLANNER_ZK_KEY_FILE"
+
+
+def options_from_env(environ: Mapping[str, str] | None = None) -> ZkOptions:
+    """Connection options for a `zk://` TOPOLOGY given to any command (describe, reassign, consumers, ...): the
+    same settings as the `zk` commands' --zk-* options, from $KAFKA_PLANNER_ZK_TIMEOUT, $KAFKA_PLANNER_ZK_AUTH,
+    $KAFKA_PLANNER_ZK_CA_FILE, $KAFKA_PLANNER_ZK_CERT_FILE and $KAFKA_PLANNER_ZK_KEY_FILE."""
+    env = environ if environ is not None else os.environ
+    timeout = 10.0
+    text = env.get(TIMEOUT_ENV, "").strip()
+    if text:
+        try:
+            timeout = float(text)
+        except ValueError:
+            timeout = -1.0
+        if not timeout >= 0.1:
+            raise PlannerError(f"${TIMEOUT_ENV}: expected a number of seconds (at least 0.1), got {text!r}")
+    ca, cert, key = (env.get(n, "").strip() or None for n in (CA_FILE_ENV, CERT_FILE_ENV, KEY_FILE_ENV))
+    if (cert or key) and not ca:
+        raise PlannerError(f"${CERT_FILE_ENV}/${KEY_FILE_ENV} need ${CA_FILE_ENV} (TLS)")
+    return ZkOptions(timeout=timeout, auth=auth_from(None, env), ca_file=ca, cert_file=cert, key_file=key)
+
+
+def auth_from(auth_file: str | None, environ: Mapping[str, str] | None = None) -> str | None:
+    """Credentials `user:password` from `--zk-auth-file`, else from $KAFKA_PLANNER_ZK_AUTH, else none."""
+    if auth_file:
+        try:
+            with open(auth_file, encoding="utf-8") as fh:
+                text = fh.read().strip()
+        except OSError as exc:
+            raise PlannerError(f"--zk-auth-file {auth_file}: cannot read: {exc.strerror}") from None
+        source = f"--zk-auth-file {auth_file}"
+    else:
+        text = (environ if environ is not None else os.environ).get(AUTH_ENV, "").strip()
+        if not text:
+            return None
+        source = f"${AUTH_ENV}"
+    user, colon, password = text.partition(":")
+    if not colon or not user or not password or "\n" in text:
+        raise PlannerError(f"{source}: expected one line user:password for ZooKeeper digest authentication")
+    return text

@@ -1,1 +1,0 @@
-"""Where messages go: the producer partitioner, the consumer group assignors, the group coordinator."""

@@ -1,1 +1,0 @@
-"""Spark jobs (PySpark imported lazily, only by the commands that need it)."""

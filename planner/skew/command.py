@@ -1,0 +1,102 @@
+"""`kafka-planner skew`: validate the options, run the Spark job, build and render the report, write --output."""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from planner.model import PlannerError
+from planner.skew.sweep import parse_sweep
+
+
+def _progress(message: str) -> None:
+    print(f"skew: {message}", file=sys.stderr, flush=True)
+
+
+def _silent(message: str) -> None:
+    pass
+
+
+def parse_spark_conf(items) -> dict[str, str]:
+    conf = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise PlannerError(f"--spark-conf {item!r}: use KEY=VALUE, e.g. --spark-conf spark.executor.memory=4g")
+        conf[key.strip()] = value
+    return conf
+
+
+def _write_partitions_parquet(report, path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    cols = {
+        "partition": pa.array([p.partition for p in report.per_partition], pa.int32()),
+        "records": pa.array([p.records for p in report.per_partition], pa.int64()),
+        "bytes": pa.array([p.bytes for p in report.per_partition], pa.int64()),
+    }
+    if report.topic:
+        cols["leader"] = pa.array([p.leader for p in report.per_partition], pa.int32())
+        cols["replicas"] = pa.array([list(p.replicas) for p in report.per_partition], pa.list_(pa.int32()))
+    pq.write_table(pa.table(cols), path)
+
+
+def _publish(staging: Path, out: Path) -> None:
+    """Move the finished files from `staging` into `out` (each one whole; nothing is moved if the job failed)."""
+    for item in sorted(staging.iterdir()):
+        target = out / item.name
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)
+        os.replace(item, target)
+
+
+def run(*, keys, input_format, key_column, value_bytes_column, key_type, partitions, topology, topic, offline_brokers,
+        sweep, max_skew, top, master, output, fmt, verbose, spark_conf=(), reader="auto") -> None:
+    from planner.skew.report import build_report
+    from planner.skew.render import render_json, render_table, summary
+    from planner.skew.job import JobSpec, check_local_path, key_column_of
+    from planner.skew.sweep import evaluate_sweep
+
+    progress = _progress if verbose or sys.stderr.isatty() else _silent
+    from planner.adapters.source import partitions_or_topic
+
+    n, cluster = partitions_or_topic(partitions, topology, topic, offline_brokers)
+    sweep_counts = parse_sweep(sweep)
+    if top < 0:
+        raise PlannerError(f"--top must be 0 or more, got {top}")
+    evaluate_sweep({}, {}, max_skew)  # validates --max-skew before Spark starts
+    check_local_path(keys)
+    conf = parse_spark_conf(spark_conf)
+    spec = JobSpec(keys=keys, input_format=input_format, key_column=key_column, value_bytes_column=value_bytes_column,
+                   key_type=key_type, counts=tuple(sorted(set((n,) + sweep_counts))), primary=n, top=top, reader=reader)
+    out_dir = staging = None
+    if output:
+        out_dir = Path(output)
+        if out_dir.exists() and not out_dir.is_dir():
+            raise PlannerError(f"--output {output}: exists and is not a directory")
+        out_dir.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".skew-", dir=out_dir))
+    try:
+        from planner.skew import job
+        from planner.skew.spark import session
+
+        progress(f"starting Spark ({master})")
+        with session(master, verbose, conf) as spark:
+            counts = job.run(spark, spec, progress, output_keys=str(staging / "keys.parquet") if staging else None)
+        report = build_report(counts, source=keys, key_column=key_column_of(spec), key_type=key_type, partitions=n,
+                              sweep_counts=sweep_counts, max_skew=max_skew, cluster=cluster, topic=topic)
+        if staging:
+            import json
+
+            _write_partitions_parquet(report, staging / "partitions.parquet")
+            (staging / "summary.json").write_text(json.dumps(summary(report), indent=2) + "\n", encoding="utf-8")
+            _publish(staging, out_dir)
+            progress(f"wrote {out_dir / 'partitions.parquet'}, {out_dir / 'keys.parquet'}, {out_dir / 'summary.json'}")
+    finally:
+        if staging and staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+    sys.stdout.write(render_json(report) if fmt == "json" else render_table(report))
+    sys.stdout.flush()

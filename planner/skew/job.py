@@ -1,0 +1,328 @@
+"""The skew job on Spark: read the keys, normalise them to the key type in the JVM, hash and count in Arrow batches.
+
+Plan (one pass over the data for every partition count of the sweep):
+1. read PATH (`parquet`, `csv` with a header row, `json` lines, `text` one key per line); malformed CSV / JSON rows
+   are kept by Spark's PERMISSIVE mode in a corrupt-record column and counted as unreadable;
+2. in Spark SQL: the key column becomes `_k` of the type whose Arrow bytes are Kafka's serializer output (string →
+   UTF-8 string, int → int32, long → int64, bytes-hex → binary); a value that cannot be the key type (e.g. "abc" for
+   int, odd-length hex) is `_bad`; `_v` = the record's value bytes from --value-bytes-column; only columns that can carry information are sent on;
+3. `mapInArrow(count_batches)`: murmur2 of every key once per Arrow batch in NumPy, records and bytes per partition
+   for each count; one small batch per task, summed by Spark;
+   (fast path, `planner.skew.inputs`: Parquet whose key column Arrow reads as the key type is read by pyarrow
+   inside Spark tasks, one task per group of row groups, skipping Spark's row → Arrow conversion);
+4. top keys: Spark's own aggregation by `_k` (JVM), the top N hashed on the driver.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Callable
+from urllib.parse import urlparse
+
+from planner.model import PlannerError
+from planner.skew.arrowhash import NULL_KEYS, RESULT_SCHEMA, UNREADABLE, count_batches, partition_batches
+from planner.skew.inputs import plan_units, run_units
+
+INPUT_FORMATS = ("parquet", "csv", "json", "text")
+KEY_TYPES = ("string", "int", "long", "bytes-hex")
+CORRUPT = "_corrupt_record"
+ARROW_BATCH = 65536
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    keys: str
+    input_format: str = "parquet"
+    key_column: str | None = None  # None: "key", or "value" for text
+    value_bytes_column: str | None = None
+    key_type: str = "string"
+    counts: tuple[int, ...] = ()  # every partition count to evaluate (the topic's and the sweep's)
+    primary: int = 0  # the partition count the top keys are placed for
+    top: int = 20
+    reader: str = "auto"  # auto | pyarrow (files read by pyarrow in Spark tasks) | spark (Spark reads, mapInArrow)
+
+
+@dataclass(frozen=True)
+class TopKey:
+    key: str  # as text: the string, the integer, or hex bytes
+    records: int
+    bytes: int
+    partition: int
+
+
+@dataclass(frozen=True)
+class Counts:
+    """What the job measured; everything else is computed from it by `planner.skew.report` (pure)."""
+
+    records: dict[int, tuple[int, ...]]
+    bytes: dict[int, tuple[int, ...]]
+    null_records: int
+    null_bytes: int
+    unreadable: int
+    top: tuple[TopKey, ...] = ()
+    distinct_keys: int | None = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def keyed_records(self) -> int:
+        first = next(iter(self.records.values()), ())
+        return sum(first)
+
+    @property
+    def rows(self) -> int:
+        return self.keyed_records + self.null_records + self.unreadable
+
+
+def _first_line(exc: BaseException) -> str:
+    from planner.skew.spark import _first_line as first
+
+    return first(exc)
+
+
+def key_column_of(spec: JobSpec) -> str:
+    if spec.key_column:
+        return spec.key_column
+    return "value" if spec.input_format == "text" else "key"
+
+
+def check_local_path(path: str) -> None:
+    """A clear error for a local path that does not exist (remote paths are left to Spark)."""
+    parsed = urlparse(path)
+    if parsed.scheme in ("", "file"):
+        local = parsed.path if parsed.scheme == "file" else path
+        if not any(ch in local for ch in "*?[{") and not Path(local).exists():
+            raise PlannerError(f"--keys {path}: no such file or directory")
+
+
+def read_input(spark, spec: JobSpec):
+    """The DataFrame of PATH in `spec.input_format` (schema read eagerly, so a bad file fails here)."""
+    if spec.input_format not in INPUT_FORMATS:
+        raise PlannerError(f"--input-format {spec.input_format!r}: use one of {', '.join(INPUT_FORMATS)}")
+    check_local_path(spec.keys)
+    try:
+        reader = spark.read
+        if spec.input_format == "parquet":
+            df = reader.parquet(spec.keys)
+        elif spec.input_format == "text":
+            df = reader.text(spec.keys)
+        elif spec.input_format == "json":
+            df = reader.option("mode", "PERMISSIVE").option("columnNameOfCorruptRecord", CORRUPT).json(spec.keys)
+        else:  # csv: column names from the header, every column read as text, malformed rows kept
+            header = reader.option("header", "true").option("inferSchema", "false").csv(spec.keys)
+            from pyspark.sql.types import StringType, StructField, StructType
+
+            schema = StructType([StructField(c, StringType(), True) for c in header.columns]
+                                + [StructField(CORRUPT, StringType(), True)])
+            df = (reader.option("header", "true").option("mode", "PERMISSIVE")
+                  .option("columnNameOfCorruptRecord", CORRUPT).schema(schema).csv(spec.keys))
+        df.schema  # noqa: B018  forces the schema now
+    except PlannerError:
+        raise
+    except Exception as exc:
+        raise PlannerError(f"cannot read --keys {spec.keys} as {spec.input_format}: {_first_line(exc)}") from None
+    return df
+
+
+def _type_error(column: str, dtype, key_type: str, hint: str) -> PlannerError:
+    return PlannerError(f"key column {column!r} is {dtype.simpleString()}, which cannot be a {key_type} key: {hint}")
+
+
+def normalise(df, spec: JobSpec):
+    """`_k` (Kafka-serializable key), `_v` (value bytes), `_bad` (unreadable) from the input columns."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    column = key_column_of(spec)
+    visible = [c for c in df.columns if c != CORRUPT]
+    if not visible:
+        raise PlannerError(f"--keys {spec.keys}: no {spec.input_format} record can be read (every row is malformed)")
+    if column not in df.columns:
+        raise PlannerError(f"--key-column {column!r} not found in {spec.keys}; its columns are: {', '.join(visible)}")
+    dtype = df.schema[column].dataType
+    c = F.col(f"`{column}`")
+    integral = isinstance(dtype, (T.ByteType, T.ShortType, T.IntegerType, T.LongType))
+    is_text = isinstance(dtype, T.StringType)
+    digits = c.rlike(r"^[+-]?[0-9]+$")
+    can_fail = is_text and spec.key_type != "string"  # text parsed as int / long / hex
+    if spec.key_type == "string":
+        if is_text:
+            k = c
+        elif integral:
+            k = c.cast("string")
+        else:
+            raise _type_error(column, dtype, "string", "use a string or integer column, or --key-type bytes-hex for binary")
+    elif spec.key_type in ("int", "long"):
+        lo, hi = (-(1 << 31), (1 << 31) - 1) if spec.key_type == "int" else (-(1 << 63), (1 << 63) - 1)
+        target = "int" if spec.key_type == "int" else "bigint"
+        if integral:
+            wide = c.cast("bigint")
+            can_fail = spec.key_type == "int" and isinstance(dtype, T.LongType)
+        elif is_text:
+            wide = F.when(digits, F.expr(f"try_cast(`{column}` AS BIGINT)"))
+        else:
+            raise _type_error(column, dtype, spec.key_type, "use an integer column or text of integers")
+        k = F.when(wide.between(F.lit(lo), F.lit(hi)), wide.cast(target))
+    elif spec.key_type == "bytes-hex":
+        if isinstance(dtype, T.BinaryType):
+            k = c
+        elif is_text:
+            k = F.when(c.rlike(r"^(0[xX])?([0-9a-fA-F]{2})*$"), F.unhex(F.regexp_replace(c, r"^0[xX]", "")))
+        else:
+            raise _type_error(column, dtype, "bytes-hex", "use a binary column or text of hexadecimal digits")
+    else:
+        raise PlannerError(f"--key-type {spec.key_type!r}: use one of {', '.join(KEY_TYPES)}")
+    bad = c.isNotNull() & k.isNull()
+    if CORRUPT in df.columns:
+        can_fail = True
+        corrupt = F.col(CORRUPT).isNotNull()
+        bad = corrupt | bad
+        k = F.when(~corrupt, k)
+    if spec.value_bytes_column:
+        vcol = spec.value_bytes_column
+        if vcol not in df.columns:
+            raise PlannerError(f"--value-bytes-column {vcol!r} not found in {spec.keys}; its columns are: {', '.join(visible)}")
+        vtype = df.schema[vcol].dataType
+        vc = F.col(f"`{vcol}`")
+        if isinstance(vtype, (T.ByteType, T.ShortType, T.IntegerType, T.LongType)):
+            v = vc.cast("bigint")
+        elif isinstance(vtype, T.StringType):  # CSV / text: the size written as an integer
+            v = F.when(vc.rlike(r"^\s*[+]?[0-9]+\s*$"), F.expr(f"try_cast(trim(`{vcol}`) AS BIGINT)"))
+            bad = bad | (vc.isNotNull() & v.isNull())
+            can_fail = True
+        elif isinstance(vtype, T.BinaryType):  # the value itself
+            v = F.octet_length(vc).cast("bigint")
+        else:
+            raise PlannerError(f"--value-bytes-column {vcol!r} is {vtype.simpleString()}: use an integer column "
+                               "(the value's size in bytes) or a binary column (the value itself)")
+        v = F.coalesce(v, F.lit(0).cast("bigint"))
+    else:
+        v = None
+    # only the columns that can carry information cross to Python: the Arrow transfer is the job's main cost
+    cols = [F.when(~bad, k).alias("_k") if can_fail else k.alias("_k")]
+    if v is not None:
+        cols.append(v.alias("_v"))
+    if can_fail:
+        cols.append(bad.alias("_bad"))
+    return df.select(*cols)
+
+
+def _key_text(value, key_type: str) -> str:
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).hex()
+    return str(value)
+
+
+def _serialized(value, key_type: str) -> bytes:
+    if key_type == "int":
+        return int(value).to_bytes(4, "big", signed=True)
+    if key_type == "long":
+        return int(value).to_bytes(8, "big", signed=True)
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value)
+    return str(value).encode("utf-8")
+
+
+def _count_with_spark(keys, counts):
+    """The general path: Spark reads and normalises, mapInArrow hashes and counts per task, Spark sums."""
+    from pyspark.sql import functions as F
+
+    rows = (keys.mapInArrow(partial(count_batches, counts=counts), RESULT_SCHEMA)
+            .groupBy("n", "p").agg(F.sum("records").alias("records"), F.sum("bytes").alias("bytes"))
+            .collect())
+    records = {n: [0] * n for n in counts}
+    nbytes = {n: [0] * n for n in counts}
+    null_records = null_bytes = unreadable = 0
+    for r in rows:
+        if r["p"] == NULL_KEYS:
+            null_records, null_bytes = int(r["records"]), int(r["bytes"])
+        elif r["p"] == UNREADABLE:
+            unreadable = int(r["records"])
+        else:
+            records[r["n"]][r["p"]] = int(r["records"])
+            nbytes[r["n"]][r["p"]] = int(r["bytes"])
+    return records, nbytes, null_records, null_bytes, unreadable
+
+
+def _per_key(spark, keys, spec: JobSpec, progress, output_keys: str | None):
+    """The top keys (Spark's own aggregation by key, exact) and, with `output_keys`, every key written there."""
+    from pyspark.sql import functions as F
+
+    from planner.producer.murmur2 import murmur2
+
+    top: list[TopKey] = []
+    distinct = None
+    progress("counting records per key")
+    per_key = (keys.where(F.col("_k").isNotNull()).groupBy("_k")
+               .agg(F.count(F.lit(1)).alias("records"),
+                    (F.sum("_v") if "_v" in keys.columns else F.lit(0).cast("bigint")).alias("value_bytes")))
+    if output_keys:
+        per_key = per_key.persist()
+    if spec.top > 0:
+        best = per_key.orderBy(F.col("records").desc(), F.col("_k").asc()).limit(spec.top).collect()
+        for r in best:
+            raw = _serialized(r["_k"], spec.key_type)
+            top.append(TopKey(
+                key=_key_text(r["_k"], spec.key_type), records=int(r["records"]),
+                bytes=int(r["value_bytes"]) + int(r["records"]) * len(raw),
+                partition=(murmur2(raw) & 0x7FFFFFFF) % spec.primary))
+    if output_keys:
+        progress(f"writing per-key results to {output_keys}")
+        schema = f"_k {per_key.schema['_k'].dataType.simpleString()}, records bigint, bytes bigint, partition int"
+        (per_key.mapInArrow(partial(partition_batches, n=spec.primary), schema)
+         .withColumnRenamed("_k", "key").orderBy(F.col("records").desc(), F.col("key").asc())
+         .write.mode("overwrite").parquet(output_keys))
+        distinct = spark.read.parquet(output_keys).count()
+        per_key.unpersist()
+    return top, distinct
+
+
+def run(spark, spec: JobSpec, progress: Callable[[str], None] = lambda s: None, output_keys: str | None = None) -> Counts:
+    """Run the job on `spark`; `output_keys`: also write every distinct key with its records, bytes and partition
+    (Parquet, a Spark output directory) there."""
+    if not spec.counts:
+        raise PlannerError("no partition count to evaluate: give --partitions N or --topology with --topic")
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(ARROW_BATCH))
+    df = read_input(spark, spec)
+    keys = normalise(df, spec)
+    units = None
+    if spec.reader in ("auto", "pyarrow") and spec.input_format == "parquet":
+        units = plan_units(df, key_column_of(spec), spec.key_type, spec.value_bytes_column)
+    if units is None and spec.reader == "pyarrow":
+        raise PlannerError("--reader pyarrow needs Parquet files on a file system the executors see, with the key "
+                           "column stored as the key type (string, binary, int32 for int, int64 for long); "
+                           "use --reader spark")
+    progress(f"hashing keys of {spec.keys} for {len(spec.counts)} partition count(s) in one pass"
+             f" ({'pyarrow reads the row groups' if units is not None else 'Spark reads, mapInArrow'})")
+    try:
+        if units is not None:
+            records, nbytes, null_records, null_bytes, unreadable = run_units(
+                spark, units, key_column_of(spec), spec.value_bytes_column, spec.counts)
+        else:
+            records, nbytes, null_records, null_bytes, unreadable = _count_with_spark(keys, spec.counts)
+    except PlannerError:
+        raise
+    except Exception as exc:
+        raise PlannerError(f"reading --keys {spec.keys} failed: {_first_line(exc)}") from None
+    keyed = sum(next(iter(records.values())))
+    if keyed == 0 and unreadable > 0:
+        raise PlannerError(
+            f"none of the {unreadable} keys in column {key_column_of(spec)!r} of {spec.keys} can be read as "
+            f"--key-type {spec.key_type}; check --key-type and --key-column")
+    top: list[TopKey] = []
+    distinct = None
+    if spec.top > 0 or output_keys:
+        try:
+            top, distinct = _per_key(spark, keys, spec, progress, output_keys)
+        except PlannerError:
+            raise
+        except Exception as exc:
+            raise PlannerError(f"counting records per key of --keys {spec.keys} failed: {_first_line(exc)}") from None
+    return Counts(
+        records={n: tuple(v) for n, v in records.items()},
+        bytes={n: tuple(v) for n, v in nbytes.items()},
+        null_records=null_records, null_bytes=null_bytes, unreadable=unreadable,
+        top=tuple(top), distinct_keys=distinct,
+    )

@@ -1,0 +1,93 @@
+"""Topology YAML: loading, validation messages (file:line: path: problem), round trip."""
+import pytest
+
+from planner.adapters.topology_yaml import dump_topology, load_topology, parse_topology
+from planner.model import PlannerError
+
+BASE = "brokers: [{id: 1, rack: a}, {id: 2, rack: b}, {id: 3, rack: c}]\n"
+
+
+def error(text):
+    with pytest.raises(PlannerError) as e:
+        parse_topology(text, "x.yaml")
+    return str(e.value)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("brokers: [{id: 1}, {id: 1}]\n", "x.yaml:1: brokers[1].id: duplicate broker id 1"),
+        (BASE + "topics:\n  - name: t\n    assignment: {0: [1, 7]}\n",
+         "x.yaml:4: topics[0].assignment.0[1]: unknown broker 7 (brokers: 1,2,3)"),
+        (BASE + "topics:\n  - name: t\n    assignment: {0: [1, 1]}\n",
+         "x.yaml:4: topics[0].assignment.0: duplicate replicas 1 in [1, 1]"),
+        (BASE + "topics:\n  - name: t\n    assignment:\n      0: [1, 2]\n      1: [2]\n",
+         "x.yaml:6: topics[0].assignment.1: replication factor 1 differs from partition 0's 2 (RF must match inside a topic)"),
+        (BASE + "topics:\n  - name: t\n    partitions: 0\n    replication_factor: 1\n",
+         "x.yaml:4: topics[0].partitions: must be at least 1, got 0"),
+        (BASE + "topics:\n  - name: t\n    partitions: 3\n    replication_factor: 4\n",
+         "x.yaml:5: topics[0].replication_factor: Replication factor: 4 larger than available brokers: 3."),
+        (BASE + "topics:\n  - name: t\n    partitons: 3\n",
+         "x.yaml:4: topics[0].partitons: unknown key 'partitons' (expected one of: name, partitions, replication_factor, "
+         "assignment, state, sizes, configs, topic_id, marked_for_deletion, adding, removing)"),
+        (BASE + "topics:\n  - name: t\n    partitions: three\n    replication_factor: 1\n",
+         "x.yaml:4: topics[0].partitions: expected an integer, got 'three'"),
+        (BASE + "topics:\n  - name: t\n    assignment:\n      0: [1, 2]\n      1: [2, 3, 1]\n    adding: {1: [3, 1]}\n",
+         "x.yaml:6: topics[0].assignment.1: replication factor 1 (3 replicas, 2 adding) differs from partition 0's 2 "
+         "(RF must match inside a topic)"),
+        ("brokers: [{id: 1}\n", None),
+        (BASE + "topics:\n  - name: t\n    assignment: {0: [1], 2: [2]}\n",
+         "x.yaml:4: topics[0].assignment: partition ids must be 0..1; missing 1"),
+        ("brokers: [{id: 1, state: sleeping}]\n",
+         "x.yaml:1: brokers[0].state: must be one of online, offline, fenced, got 'sleeping'"),
+    ],
+)
+def test_validation_messages(text, message):
+    got = error(text)
+    if message is None:
+        assert got.startswith("x.yaml:2: malformed YAML: ")
+    else:
+        assert got == message
+
+
+def test_missing_file():
+    with pytest.raises(PlannerError) as e:
+        load_topology("/nonexistent/t.yaml")
+    assert str(e.value) == "/nonexistent/t.yaml: no such topology file (see topologies/ for examples)"
+
+
+def test_round_trip_of_every_shipped_topology():
+    for name in ("producer-0", "six-brokers", "offline-broker"):
+        cluster = load_topology(f"topologies/{name}.yaml")
+        assert parse_topology(dump_topology(cluster)) == cluster
+
+
+def test_producer_0_is_the_classic_example():
+    c = load_topology("topologies/producer-0.yaml")
+    assert c.broker_ids == (1, 2, 3)
+    assert c.topic("producer-0").assignment() == {0: (2, 1), 1: (3, 2), 2: (1, 3)}
+
+
+def test_six_brokers_has_a_50_partition_consumer_offsets_rack_safe():
+    c = load_topology("topologies/six-brokers.yaml")
+    t = c.topic("__consumer_offsets")
+    racks = c.rack_of()
+    assert t.partition_count == 50 and t.replication_factor == 3
+    assert all(len({racks[b] for b in p.replicas}) == 3 for p in t.partitions)
+
+
+def test_unplaced_topics_are_placed_deterministically():
+    text = BASE + "topics:\n  - name: t\n    partitions: 6\n    replication_factor: 2\n"
+    assert parse_topology(text) == parse_topology(text)
+    t = parse_topology(text).topic("t")
+    assert sorted(p.replicas[0] for p in t.partitions) == [1, 1, 2, 2, 3, 3]
+
+
+def test_partial_reassignment_rf_is_replicas_minus_adding():
+    # One partition is moving (target [3, 1] added to the original [2, 1]), the other is not: the topic's
+    # replication factor is still 2, as kafka-topics --describe prints it (replicas minus adding).
+    cluster = parse_topology(BASE + "topics:\n  - name: t\n    replication_factor: 2\n    assignment:\n"
+                             "      0: [3, 1, 2]\n      1: [2, 3]\n    adding: {0: [3]}\n    removing: {0: [2]}\n")
+    t = cluster.topic("t")
+    assert [p.replicas for p in t.partitions] == [(3, 1, 2), (2, 3)]
+    assert t.partitions[0].adding == (3,) and t.partitions[0].removing == (2,)

@@ -1,0 +1,53 @@
+"""The skew command on a real standalone Spark cluster (master + one worker on 127.0.0.1) equals local mode."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from planner.cli.app import run as cli_run
+from planner.producer.serializers import partition_for_key
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_standalone_cluster_gives_the_local_results(spark, standalone, spark_subprocess_env, tmp_path, capsys):
+    keys = [f"order-{i * 7919 % 1009}" for i in range(4000)] + ["", "é", None] * 5
+    folder = tmp_path / "keys"
+    folder.mkdir()
+    for i in range(4):  # several files: several tasks on the executor
+        chunk = keys[i::4]
+        pq.write_table(pa.table({"key": pa.array(chunk, pa.string()), "size": [len(chunk)] * len(chunk)}),
+                       folder / f"part-{i}.parquet")
+    args = ["skew", "--keys", str(folder), "--topology", "topologies/six-brokers.yaml", "--topic", "orders",
+            "--offline-brokers", "3", "--value-bytes-column", "size", "--sweep", "3,6,12", "--top", "5",
+            "--format", "json"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "planner", *args, "--master", standalone, "--spark-conf", "spark.executor.memory=512m",
+         "--spark-conf", "spark.cores.max=1", "--reader", "spark", "--output", str(tmp_path / "out")],
+        cwd=ROOT, env=spark_subprocess_env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    on_cluster = json.loads(proc.stdout)
+
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        cli_run(args)  # local mode (the session-wide local SparkSession), default reader: pyarrow in Spark tasks
+    except SystemExit as exc:
+        assert exc.code == 0
+    finally:
+        os.chdir(cwd)
+    local = json.loads(capsys.readouterr().out)
+    local["distinct_keys"] = on_cluster["distinct_keys"]  # only --output counts distinct keys
+    assert on_cluster == local
+    assert on_cluster["rows"] == len(keys) and on_cluster["null_key_records"] == 5
+    expected = [0] * 6
+    for k in keys:
+        if k is not None:
+            expected[partition_for_key(k.encode(), 6)] += 1
+    assert [p["records"] for p in on_cluster["per_partition"]] == expected
+    assert on_cluster["distinct_keys"] == len({k for k in keys if k is not None})
+    assert (tmp_path / "out" / "summary.json").exists()
