@@ -2,7 +2,7 @@
 Kafka's AdminUtils plus __consumer_offsets 50x3)."""
 from planner.java import JavaRandom
 from planner.model import Broker, Cluster, make_topic
-from planner.placement.kafka import assign_replicas_to_brokers
+from planner.placement.adminutils import assign_replicas_to_brokers
 
 
 def scale_out(seed: int = 11, old: int = 9, new: int = 3, racks: int = 3, topics: int = 31) -> Cluster:
