@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SUDO   := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 ZK_JAR := /usr/share/java/zookeeper.jar
 
-.PHONY: demo test bench install install-all zookeeper clean
+.PHONY: demo test bench install install-all zookeeper kcat clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -16,9 +16,9 @@ $(VENV)/.core: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e .
 	touch $@
 
-# Everything the tests and benchmarks need: kazoo, pyspark, pytest, hypothesis, kafka-python.
+# Everything the tests and benchmarks need: kazoo, pyspark, pytest, hypothesis, kafka-python, confluent-kafka, tansu.
 $(VENV)/.all: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e '.[zk,spark,dev,bench]'
+	$(BIN)/pip install -q -e '.[zk,spark,dev,bench,kafka]'
 	touch $@ $(VENV)/.core
 
 install: $(VENV)/.core
@@ -32,13 +32,21 @@ zookeeper:
 	fi
 	@test -f $(ZK_JAR) || { echo "zookeeper.jar missing after install" >&2; exit 1; }
 
+# Debian's kcat: the tests decode the fake KRaft cluster's Metadata with it (a second, independent client).
+kcat:
+	@if ! command -v kcat >/dev/null; then \
+	  echo "installing Debian's kcat package"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq kcat >/dev/null; \
+	fi
+	@command -v kcat >/dev/null || { echo "kcat missing after install" >&2; exit 1; }
+
 demo: $(VENV)/.core
 	$(BIN)/kafka-planner describe topologies/producer-0.yaml
 	$(BIN)/kafka-planner brokers topologies/six-brokers.yaml
 	$(BIN)/kafka-planner create-topic topologies/six-brokers.yaml --topic payments --partitions 12 --replication-factor 3
 	$(BIN)/kafka-planner reassign rebalance topologies/six-brokers.yaml
 
-test: $(VENV)/.all zookeeper
+test: $(VENV)/.all zookeeper kcat
 	PYSPARK_PYTHON=$(CURDIR)/$(BIN)/python $(BIN)/python -m pytest -q -p no:cacheprovider
 
 bench: $(VENV)/.all zookeeper

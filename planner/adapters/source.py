@@ -30,7 +30,15 @@ def _read_topology_file(spec: str) -> Cluster:
     return load_topology(spec)
 
 
-SOURCES: dict[str, ClusterSource] = {"zk://": _read_zookeeper}
+def _read_kafka(spec: str) -> Cluster:
+    """`kafka://host:port[,...]`: the Admin API (kafka-python); settings from $KAFKA_PLANNER_KAFKA_TIMEOUT and the
+    client properties file $KAFKA_PLANNER_KAFKA_COMMAND_CONFIG names (`planner.adapters.kafka.load_options`)."""
+    from planner.adapters import kafka  # kafka-python loads only for live clusters
+
+    return kafka.read_snapshot(spec, kafka.load_options()).cluster
+
+
+SOURCES: dict[str, ClusterSource] = {"zk://": _read_zookeeper, "kafka://": _read_kafka}
 FILE_SOURCE: ClusterSource = _read_topology_file
 
 
@@ -47,7 +55,8 @@ def source_for(spec: str) -> ClusterSource:
 
 
 def load_cluster(spec: str, offline_brokers: str | None = None) -> Cluster:
-    """A TOPOLOGY argument: a topology YAML file, or a URL of a registered source (`zk://host:port[/chroot]`).
+    """A TOPOLOGY argument: a topology YAML file, or a URL of a registered source (`zk://host:port[/chroot]`,
+    `kafka://host:port[,host:port...]`).
 
     `offline_brokers` ("2,3") simulates those brokers failing.
     """

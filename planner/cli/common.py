@@ -4,4 +4,5 @@ from __future__ import annotations
 from planner.adapters.source import load_cluster, partitions_or_topic  # noqa: F401  (the commands' TOPOLOGY)
 
 
-TOPOLOGY_HELP = "A topology YAML file, or zk://host:port[/chroot] (connection settings: the KAFKA_PLANNER_ZK_* variables)."
+TOPOLOGY_HELP = ("A topology YAML file, zk://host:port[/chroot] (connection settings: the KAFKA_PLANNER_ZK_* variables), "
+                 "or kafka://host:port[,host:port...] (the Admin API; settings: the KAFKA_PLANNER_KAFKA_* variables).")

@@ -1,0 +1,334 @@
+"""`kafka://host:port[,host:port…]`, the client settings Kafka's tools take (`--command-config FILE`), and a session
+over kafka-python's `KafkaAdminClient` whose every failure is one `PlannerError` naming the URL.
+
+kafka-python is imported only inside `KafkaSession`. Credentials live only in `KafkaOptions` (whose repr hides
+them) and in the client: no message, log line or file carries them.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from planner.model import PlannerError
+
+DEFAULT_PORT = 9092
+COMMAND_CONFIG_ENV = "KAFKA_PLANNER_KAFKA_COMMAND_CONFIG"
+TIMEOUT_ENV = "KAFKA_PLANNER_KAFKA_TIMEOUT"
+PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+
+_HOST_RE = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._\-]+)(?::(\d{1,5}))?$")
+
+
+@dataclass(frozen=True)
+class KafkaUrl:
+    url: str
+    hosts: tuple[tuple[str, int], ...]
+
+    @property
+    def bootstrap(self) -> str:
+        return ",".join(f"{h}:{p}" for h, p in self.hosts)
+
+
+def parse_url(url: str) -> KafkaUrl:
+    """`kafka://host:port[,host:port…]` (a host without a port is :9092, as in `bootstrap.servers`)."""
+    if not url.startswith("kafka://"):
+        raise PlannerError(f"{url}: not a Kafka URL: expected kafka://host:port[,host:port...]")
+    rest = url[len("kafka://"):].rstrip("/")
+    if "@" in rest:
+        raise PlannerError("kafka://...: do not put credentials in the URL; use --command-config FILE "
+                           f"or ${COMMAND_CONFIG_ENV}")
+    if not rest or "/" in rest:
+        raise PlannerError(f"{url}: expected kafka://host:port[,host:port...] (bootstrap servers, no path)")
+    hosts = []
+    for item in rest.split(","):
+        m = _HOST_RE.match(item.strip())
+        port = int(m.group(2)) if m and m.group(2) else DEFAULT_PORT
+        if not m or not 0 < port < 65536:
+            raise PlannerError(f"{url}: {item!r} is not host:port (e.g. kafka://broker1:9092,broker2:9092)")
+        hosts.append((m.group(1).strip("[]"), port))
+    return KafkaUrl(url=url, hosts=tuple(hosts))
+
+
+@dataclass(frozen=True)
+class KafkaOptions:
+    timeout: float = 10.0  # seconds: bootstrap, and each request
+    security_protocol: str = "PLAINTEXT"
+    sasl_mechanism: str | None = None
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    ssl_cafile: str | None = None
+    ssl_certfile: str | None = None
+    ssl_keyfile: str | None = None
+    ssl_password: str | None = field(default=None, repr=False)
+    ssl_check_hostname: bool = True
+    source: str = ""  # where the settings came from, for messages
+
+    def client_configs(self) -> dict[str, Any]:
+        """kafka-python's `KafkaAdminClient` settings."""
+        ms = int(self.timeout * 1000)
+        out: dict[str, Any] = {"request_timeout_ms": ms, "bootstrap_timeout_ms": ms, "client_id": "kafka-planner",
+                               "security_protocol": self.security_protocol, "reconnect_backoff_max_ms": 1000}
+        if self.sasl_mechanism:
+            out.update(sasl_mechanism=self.sasl_mechanism, sasl_plain_username=self.username,
+                       sasl_plain_password=self.password)
+        if "SSL" in self.security_protocol:
+            out.update(ssl_cafile=self.ssl_cafile, ssl_certfile=self.ssl_certfile, ssl_keyfile=self.ssl_keyfile,
+                       ssl_password=self.ssl_password, ssl_check_hostname=self.ssl_check_hostname)
+        return out
+
+
+def parse_properties(text: str) -> dict[str, str]:
+    """A Java properties file (`java.util.Properties.load`): `key=value`, `key: value` or `key value`, `#`/`!`
+    comments, a trailing backslash continues the line."""
+    props: dict[str, str] = {}
+    logical = ""
+    for raw in text.splitlines():
+        line = raw.lstrip() if not logical else raw.lstrip()
+        if not logical and (not line or line[0] in "#!"):
+            continue
+        if line.endswith("\\") and not line.endswith("\\\\"):
+            logical += line[:-1]
+            continue
+        logical += line
+        m = re.match(r"((?:\\.|[^=:\s])+)\s*[=:\s]\s*(.*)$", logical)
+        if m:
+            props[m.group(1).replace("\\", "")] = m.group(2).strip()
+        elif logical:
+            props[logical.strip()] = ""
+        logical = ""
+    return props
+
+
+_JAAS_RE = re.compile(r'(\w+)\s*=\s*"((?:\\.|[^"\\])*)"')
+
+
+def options_from_properties(props: Mapping[str, str], source: str, timeout: float = 10.0) -> KafkaOptions:
+    """The client settings of a `--command-config` file, checked; messages name keys, never values."""
+    protocol = props.get("security.protocol", "PLAINTEXT").strip().upper()
+    if protocol not in PROTOCOLS:
+        raise PlannerError(f"{source}: security.protocol {protocol!r} is not one of {', '.join(PROTOCOLS)}")
+    kwargs: dict[str, Any] = {"security_protocol": protocol, "timeout": timeout, "source": source}
+    if protocol.startswith("SASL_"):
+        mechanism = props.get("sasl.mechanism", "GSSAPI").strip().upper()
+        if mechanism not in MECHANISMS:
+            raise PlannerError(f"{source}: sasl.mechanism {mechanism} is not supported by kafka-planner "
+                               f"(use one of {', '.join(MECHANISMS)})")
+        jaas = props.get("sasl.jaas.config", "")
+        creds = {k: v.replace('\\"', '"').replace("\\\\", "\\") for k, v in _JAAS_RE.findall(jaas)}
+        if "username" not in creds or "password" not in creds:
+            raise PlannerError(f"{source}: sasl.jaas.config needs username=\"...\" password=\"...\" "
+                               f"(e.g. org.apache.kafka.common.security.plain.PlainLoginModule required "
+                               f"username=\"alice\" password=\"...\";)")
+        kwargs.update(sasl_mechanism=mechanism, username=creds["username"], password=creds["password"])
+    if protocol.endswith("SSL"):
+        kwargs.update(_ssl_options(props, source))
+    return KafkaOptions(**kwargs)
+
+
+def _ssl_options(props: Mapping[str, str], source: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, kind in (("ssl.truststore", "ssl_cafile"), ("ssl.keystore", "ssl_certfile")):
+        location = props.get(f"{key}.location", "").strip()
+        if not location:
+            continue
+        if props.get(f"{key}.type", "PEM").strip().upper() != "PEM":
+            raise PlannerError(f"{source}: {key}.type {props[f'{key}.type']} is not supported: give a PEM file "
+                               f"({key}.type=PEM; convert with keytool -exportcert -rfc / openssl)")
+        if not os.path.isfile(location):
+            raise PlannerError(f"{source}: {key}.location {location}: no such file")
+        out[kind] = location
+        if kind == "ssl_certfile":
+            out["ssl_keyfile"] = location  # a PEM key store holds the key and the certificate chain
+    if props.get("ssl.key.password"):
+        out["ssl_password"] = props["ssl.key.password"]
+    if props.get("ssl.endpoint.identification.algorithm", "https").strip() == "":
+        out["ssl_check_hostname"] = False
+    return out
+
+
+def load_options(command_config: str | None = None, timeout: float | None = None,
+                 environ: Mapping[str, str] | None = None) -> KafkaOptions:
+    """Settings from `--command-config FILE` (else $KAFKA_PLANNER_KAFKA_COMMAND_CONFIG) and the timeout (else
+    $KAFKA_PLANNER_KAFKA_TIMEOUT, else 10 s)."""
+    env = environ if environ is not None else os.environ
+    if timeout is None:
+        text = env.get(TIMEOUT_ENV, "").strip()
+        timeout = 10.0
+        if text:
+            try:
+                timeout = float(text)
+            except ValueError:
+                timeout = -1.0
+            if not timeout >= 0.1:
+                raise PlannerError(f"${TIMEOUT_ENV}: expected a number of seconds (at least 0.1), got {text!r}")
+    path, source = command_config, f"--command-config {command_config}"
+    if not path:
+        path = env.get(COMMAND_CONFIG_ENV, "").strip() or None
+        source = f"${COMMAND_CONFIG_ENV} {path}"
+    if not path:
+        return KafkaOptions(timeout=timeout)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except FileNotFoundError:
+        raise PlannerError(f"{source}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PlannerError(f"{source}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    return options_from_properties(parse_properties(text), source, timeout)
+
+
+class _Recorder(logging.Handler):
+    """Keeps kafka-python's log off stderr, remembering the last connection failure it reported."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.last_failure: str | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = record.getMessage()
+        for marker in ("SaslAuthenticationFailedError", "SSLCertVerificationError", "SSLError",
+                       "UnsupportedSaslMechanism", "IllegalSaslState"):
+            if marker in text:
+                self.last_failure = text
+                return
+
+
+def _quiet_kafka_logging() -> _Recorder:
+    log = logging.getLogger("kafka")
+    for h in list(log.handlers):
+        if isinstance(h, _Recorder):
+            log.removeHandler(h)
+    recorder = _Recorder()
+    log.addHandler(recorder)
+    log.propagate = False
+    return recorder
+
+
+class KafkaSession:
+    """A bootstrapped `KafkaAdminClient` (a context manager); `call` runs one admin call with Kafka's errors turned
+    into one-line `PlannerError`s."""
+
+    def __init__(self, url: str, opts: KafkaOptions):
+        self.kurl = parse_url(url)
+        self.url = url
+        self.opts = opts
+        try:
+            from kafka.admin import KafkaAdminClient
+        except ImportError:
+            raise PlannerError(f"{url}: reading a live cluster needs kafka-python: "
+                               "pip install 'kafka-planner[kafka]'") from None
+        self.recorder = _quiet_kafka_logging()
+        try:
+            self.admin = KafkaAdminClient(bootstrap_servers=self.kurl.bootstrap, **opts.client_configs())
+        except Exception as exc:  # kafka-python raises KafkaTimeoutError after bootstrap_timeout_ms
+            raise self._connect_error(exc) from None
+
+    def _connect_error(self, exc: BaseException) -> PlannerError:
+        failure = self.recorder.last_failure or ""
+        settings = self.opts.source or f"--command-config FILE or ${COMMAND_CONFIG_ENV}"
+        if "SaslAuthenticationFailed" in failure:
+            reason = failure.rsplit("SaslAuthenticationFailedError:", 1)[-1].strip()
+            reason = re.sub(r"\s*\(backoff [^)]*\)$", "", reason)
+            return PlannerError(f"{self.url}: SASL authentication failed ({reason}): check the user and password in "
+                                f"sasl.jaas.config of {settings}")
+        if "UnsupportedSaslMechanism" in failure:
+            return PlannerError(f"{self.url}: the broker does not accept sasl.mechanism "
+                                f"{self.opts.sasl_mechanism}: check {settings}")
+        if "SSL" in failure:
+            return PlannerError(f"{self.url}: TLS handshake failed: check ssl.truststore.location in {settings} and "
+                                "that the certificate names the host in the URL")
+        return PlannerError(
+            f"{self.url}: cannot connect to Kafka at {self.kurl.bootstrap} within {self.opts.timeout:g} s "
+            f"(is a broker running there, and does it speak {self.opts.security_protocol}? --timeout or "
+            f"${TIMEOUT_ENV} sets the wait)")
+
+    def call(self, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """`fn(*args)` with every kafka-python error as one line naming the URL and `what` was being done."""
+        from kafka import errors as Errors
+
+        try:
+            return fn(*args, **kwargs)
+        except Errors.AuthorizationError as exc:
+            return self._raise(f"not authorised to {what} ({type(exc).__name__}): grant the client's principal the "
+                               "ACL (Describe/DescribeConfigs on the cluster and topics; Alter/AlterConfigs to act)")
+        except (Errors.IncompatibleBrokerVersion, Errors.UnsupportedVersionError):
+            raise
+        except (Errors.KafkaTimeoutError, Errors.KafkaConnectionError, Errors.NodeNotReadyError):
+            return self._raise(f"no answer while trying to {what} within {self.opts.timeout:g} s "
+                               f"(--timeout or ${TIMEOUT_ENV} sets the wait)")
+        except Errors.KafkaError as exc:
+            return self._raise(f"cannot {what}: {_explain(exc)}")
+
+    def _raise(self, message: str) -> Any:
+        raise PlannerError(f"{self.url}: {message}")
+
+    def send(self, what: str, request: Any, node_id: int | None = None, optional: bool = False) -> Any:
+        """One raw request (for the answers kafka-python's helpers drop: per-resource error codes). `optional`:
+        None when the broker closes the connection instead of answering (tansu does for what it lacks)."""
+        from kafka import errors as Errors
+
+        manager = self.admin._manager
+
+        async def _send() -> Any:
+            return await manager.send(request, node_id=node_id)
+
+        if optional:
+            try:
+                return manager.run(_send)
+            except Errors.KafkaConnectionError:
+                return None
+        return self.call(what, manager.run, _send)
+
+    def require(self, api_key: int, name: str, what: str) -> None:
+        """Refuse, before anything changes, when the broker does not offer the API `what` needs."""
+        try:
+            offered = {int(k) for k in self.admin.api_versions()}
+        except Exception:  # versions unknown: let the call itself answer
+            return
+        if api_key not in offered:
+            raise PlannerError(f"{self.url}: the broker does not support {name} (needed to {what}); "
+                               "nothing was changed")
+
+    def close(self) -> None:
+        try:
+            self.admin.close()
+        except Exception:
+            pass
+
+    def __enter__(self) -> "KafkaSession":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def _explain(exc: BaseException) -> str:
+    text = " ".join((str(exc).strip() or type(exc).__name__).split())
+    return text[:300]
+
+
+def error_name(code: int) -> str:
+    """Kafka's error name for a code (UNKNOWN_TOPIC_OR_PARTITION...), from kafka-python's table."""
+    from kafka import errors as Errors
+
+    cls = Errors.for_code(code)
+    return getattr(cls, "message", cls.__name__)
+
+
+def check_code(session: KafkaSession, code: int, what: str, message: str | None = None) -> None:
+    """Raise one line for a non-zero error code in an answer."""
+    if not code:
+        return
+    from kafka import errors as Errors
+
+    cls = Errors.for_code(code)
+    if issubclass(cls, Errors.AuthorizationError):
+        session._raise(f"not authorised to {what} ({getattr(cls, 'message', cls.__name__)}): grant the client's "
+                       "principal the ACL (Describe/DescribeConfigs on the cluster and topics; Alter/AlterConfigs "
+                       "to act)")
+    detail = f": {message}" if message else ""
+    session._raise(f"cannot {what}: {getattr(cls, 'message', cls.__name__)}{detail}")

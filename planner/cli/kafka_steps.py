@@ -1,0 +1,238 @@
+"""`kafka-reassign-partitions.sh --execute / --verify / --cancel` and `kafka-leader-election.sh` over the Admin API,
+step by step as `tools/.../reassign/ReassignPartitionsCommand.java` and `LeaderElectionCommand.java` do them, with
+their texts. Every line goes to `out`; the CLI decides where.
+
+Steps that change the cluster run only with `execute`; the rollback JSON is written before any of them.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable, Iterable, Mapping
+
+from planner.adapters.kafka import admin
+from planner.adapters.kafka.connection import KafkaSession
+from planner.adapters.kafka.snapshot import KafkaSnapshot, read_session
+from planner.formats import kafka_json as kj
+from planner.java import hashmap_order
+from planner.model import PlannerError, TopicPartition, tp_hash, tp_sort_key
+from planner.rebalance import reassignment as rr
+
+Out = Callable[[str], None]
+
+YOU_MUST_RUN_VERIFY_PERIODICALLY = ("Warning: You must run --verify periodically, until the reassignment completes, "
+                                    "to ensure the throttle is removed.")
+
+
+def _plural(n: int) -> str:
+    return "" if n == 1 else "s"
+
+
+def _tps(tps: Iterable[TopicPartition]) -> str:
+    return ",".join(str(tp) for tp in sorted(tps, key=tp_sort_key))
+
+
+@dataclass(frozen=True)
+class Submission:
+    proposed: dict[TopicPartition, tuple[int, ...]]
+    log_dirs: dict[tuple[TopicPartition, int], str]
+    throttle: int = -1  # B/s, -1 = none (Kafka's default)
+    log_dir_throttle: int = -1
+    additional: bool = False
+
+
+def check_submission(snap: KafkaSnapshot, sub: Submission) -> None:
+    """`executeAssignment`'s checks: an existing reassignment without --additional, unknown brokers, unknown
+    topics or partitions (Kafka's texts)."""
+    if not sub.additional and snap.reassigning:
+        raise PlannerError(rr.CANNOT_EXECUTE_BECAUSE_OF_EXISTING)
+    rr.validate_reassignment(snap.cluster, sub.proposed, additional=True)
+
+
+def tiered_topics(cluster, proposed: Mapping[TopicPartition, Iterable[int]]) -> list[str]:
+    """Topics of the plan with tiered storage (KIP-405): a reassignment copies only their local bytes."""
+    names = sorted({tp.topic for tp in proposed if cluster.has_topic(tp.topic)})
+    return [n for n in names if cluster.topic(n).config_bool("remote.storage.enable", False)]
+
+
+def require_writes(session: KafkaSession, sub: Submission) -> None:
+    """Refuse before anything changes when the broker lacks a call the submission needs (tansu, noida-db)."""
+    session.require(45, "AlterPartitionReassignments", "start a reassignment")
+    if sub.throttle >= 0 or sub.log_dir_throttle >= 0:
+        session.require(44, "IncrementalAlterConfigs", "set the throttles")
+    if sub.log_dirs:
+        session.require(34, "AlterReplicaLogDirs", "move replicas between log dirs")
+
+
+def submit(session: KafkaSession, snap: KafkaSnapshot, sub: Submission, execute: bool, out: Out,
+           before_change: Callable[[str], None]) -> None:
+    """Print the rollback block; with `execute`, hand the rollback JSON to `before_change` (which writes it), set the
+    throttles, alter the reassignments, start the log-dir moves."""
+    check_submission(snap, sub)
+    cluster = snap.cluster
+    current = {tp: cluster.topic(tp.topic).partition(tp.partition).replicas for tp in sub.proposed}
+    out(kj.current_assignment_text(sub.proposed, current))
+    if not execute:
+        out(f"Dry run: would start the reassignment of {len(sub.proposed)} partition{_plural(len(sub.proposed))}"
+            + (f" with a throttle of {sub.throttle} B/s" if sub.throttle >= 0 else "")
+            + ". Nothing was changed; add --execute to start it.")
+        return
+    require_writes(session, sub)
+    before_change(kj.render_reassignment_json(current))
+    if sub.throttle >= 0 or sub.log_dir_throttle >= 0:
+        out(YOU_MUST_RUN_VERIFY_PERIODICALLY)
+        if sub.throttle >= 0:
+            moves = rr.move_map(cluster, sub.proposed)
+            admin.set_throttles(session, rr.leader_throttles(moves), rr.follower_throttles(moves),
+                                rr.reassigning_brokers(moves), sub.throttle)
+            out(f"The inter-broker throttle limit was set to {sub.throttle} B/s")
+        if sub.log_dir_throttle >= 0:
+            admin.set_log_dir_throttle(session, sorted({b for _, b in sub.log_dirs}), sub.log_dir_throttle)
+            out(f"The replica-alter-dir throttle limit was set to {sub.log_dir_throttle} B/s")
+    errors = {tp: r for tp, r in admin.alter_reassignments(session, sub.proposed).items() if r[0]}
+    if errors:
+        lines = [f"{tp}: {msg or kj_error(code)}" for tp, (code, msg) in
+                 sorted(errors.items(), key=lambda e: tp_sort_key(e[0]))]
+        raise PlannerError("Error reassigning partition(s):\n" + "\n".join(lines))
+    out(f"Successfully started partition reassignment{_plural(len(sub.proposed))} for {_tps(sub.proposed)}")
+    if sub.log_dirs:
+        execute_moves(session, sub.log_dirs, out)
+
+
+def kj_error(code: int) -> str:
+    from planner.adapters.kafka.connection import error_name
+
+    return error_name(code)
+
+
+def execute_moves(session: KafkaSession, moves: Mapping[tuple[TopicPartition, int], str], out: Out) -> None:
+    """`executeMoves`: AlterReplicaLogDirs until every replica has started moving (a replica that is not yet on
+    its new broker is retried every 100 ms, up to the timeout)."""
+    pending = dict(moves)
+    deadline = time.monotonic() + session.opts.timeout
+    while pending:
+        results = admin.alter_replica_log_dirs(session, pending)
+        completed = [k for k, code in results.items() if code == 0]
+        for tp, broker in sorted(completed, key=lambda k: (tp_sort_key(k[0]), k[1])):
+            out(f"Successfully started moving log directory to {pending[(tp, broker)]} for replica "
+                f"{tp.topic}-{tp.partition} with broker {broker} ")
+        for k in completed:
+            pending.pop(k, None)
+        if pending and time.monotonic() >= deadline:
+            names = ",".join(f"{tp.topic}-{tp.partition}-{b}" for tp, b in
+                             sorted(pending, key=lambda k: (tp_sort_key(k[0]), k[1])))
+            raise PlannerError(f"Timed out before log directory move{_plural(len(pending))} could be started for: "
+                               f"{names}")
+        if pending:
+            time.sleep(0.1)
+
+
+def move_states(snap: KafkaSnapshot, targets: Mapping[tuple[TopicPartition, int], str]
+                ) -> dict[tuple[TopicPartition, int], kj.LogDirMoveState]:
+    """`findLogDirMoveStates` from DescribeLogDirs' answer."""
+    out = {}
+    for (tp, broker), target in targets.items():
+        found = [r for r in snap.replicas.get(tp, ()) if r.broker == broker]
+        current = next((r.log_dir for r in found if not r.future), None)
+        future = next((r.log_dir for r in found if r.future), None)
+        if not found:
+            live = any(d.broker == broker for d in snap.log_dirs)
+            out[(tp, broker)] = kj.LogDirMoveState("missing-replica" if live else "missing-log-dir", target)
+        elif future is not None:
+            out[(tp, broker)] = kj.LogDirMoveState("active", target, current, future)
+        elif current == target:
+            out[(tp, broker)] = kj.LogDirMoveState("completed", target, current)
+        else:
+            out[(tp, broker)] = kj.LogDirMoveState("cancelled", target, current)
+    return out
+
+
+def clear_all_throttles(session: KafkaSession, snap: KafkaSnapshot, targets: Mapping[TopicPartition, Iterable[int]],
+                        out: Out, glued: str = "") -> None:
+    """`clearAllThrottles`: every broker of the cluster and of the targets, every topic of the targets (Java
+    HashSet order, as Kafka prints them)."""
+    brokers = hashmap_order(list(snap.cluster.online_ids) + [b for r in targets.values() for b in r])
+    topics = hashmap_order([tp.topic for tp in targets])
+    out(f"{glued}Clearing broker-level throttles on broker{_plural(len(brokers))} {','.join(map(str, brokers))}")
+    admin.clear_throttles(session, brokers, [])
+    out(f"Clearing topic-level throttles on topic{_plural(len(topics))} {','.join(topics)}")
+    admin.clear_throttles(session, [], topics)
+
+
+def verify(session: KafkaSession, targets: Mapping[TopicPartition, tuple[int, ...]],
+           log_dirs: Mapping[tuple[TopicPartition, int], str], preserve_throttles: bool, out: Out) -> bool:
+    """`verifyAssignment`: the partition states, the replica moves, and, once nothing is moving anywhere, the
+    throttles cleared. True when everything is done."""
+    snap = read_session(session)
+    out(kj.partition_reassignment_states_text(rr.reassignment_states(snap.cluster, targets)))
+    parts_ongoing = bool(snap.reassigning)
+    moves_ongoing = False
+    if log_dirs:
+        states = move_states(snap, log_dirs)
+        out(kj.replica_move_states_text(states))
+        moves_ongoing = any(s.kind == "active" for s in states.values())
+    if not parts_ongoing and not moves_ongoing and not preserve_throttles:
+        clear_all_throttles(session, snap, targets, out)
+    return not parts_ongoing and not moves_ongoing
+
+
+def cancel(session: KafkaSession, targets: Mapping[TopicPartition, tuple[int, ...]],
+           log_dirs: Mapping[tuple[TopicPartition, int], str], preserve_throttles: bool, execute: bool,
+           out: Out) -> None:
+    """`cancelAssignment`: cancel the listed partitions' reassignments (Kafka's own test: no adding replicas, or
+    some removing), move log dirs back, clear the throttles."""
+    snap = read_session(session)
+    active = [tp for tp in targets if tp in snap.reassigning
+              and (not snap.reassigning[tp][1] or snap.reassigning[tp][2])]
+    if not execute:
+        out(f"Dry run: would cancel the reassignment of {_tps(active) or 'no partition'}. Nothing was changed; "
+            "add --execute to cancel.")
+        return
+    if active:
+        session.require(45, "AlterPartitionReassignments", "cancel a reassignment")
+        errors = {tp: r for tp, r in admin.alter_reassignments(session, {tp: None for tp in active}).items() if r[0]}
+        if errors:
+            lines = [f"{tp}: {msg or kj_error(code)}" for tp, (code, msg) in
+                     sorted(errors.items(), key=lambda e: tp_sort_key(e[0]))]
+            raise PlannerError(f"Error cancelling partition reassignment{_plural(len(errors))} for:\n"
+                               + "\n".join(lines))
+        out(f"Successfully cancelled partition reassignment{_plural(len(active))} for: {_tps(active)}")
+    else:
+        out("None of the specified partition reassignments are active.")
+    moving = {k: s.current_dir for k, s in move_states(snap, log_dirs).items()
+              if s.kind == "active" and s.current_dir}
+    glued = ""
+    if not moving:
+        # Kafka prints this one with System.out.print: the next line follows on the same line
+        glued = "None of the specified partition moves are active."
+    else:
+        execute_moves(session, moving, out)
+    if not preserve_throttles:
+        clear_all_throttles(session, read_session(session), targets, out, glued)
+    elif glued:
+        out(glued)
+
+
+def elect_preferred(session: KafkaSession, partitions: list[TopicPartition], out: Out) -> None:
+    """`LeaderElectionCommand` with --election-type PREFERRED: succeeded, no-op and failed partitions, each set in
+    Java HashSet order."""
+    session.require(43, "ElectLeaders", "elect leaders")
+    results = admin.elect_leaders(session, partitions, 0)
+    succeeded = [tp for tp, (code, _) in results.items() if code == 0]
+    noop = [tp for tp, (code, _) in results.items() if code == 84]
+    failed = {tp: r for tp, r in results.items() if r[0] not in (0, 84)}
+
+    def order(tps):
+        return hashmap_order(tps, hash_of=tp_hash)
+
+    if succeeded:
+        out("Successfully completed leader election (PREFERRED) for partitions "
+            + ", ".join(str(tp) for tp in order(succeeded)))
+    if noop:
+        out("Valid replica already elected for partitions " + ", ".join(str(tp) for tp in order(noop)))
+    if failed:
+        for tp in order(list(failed)):
+            code, message = failed[tp]
+            out(f"Error completing leader election (PREFERRED) for partition: {tp}: "
+                f"{admin.java_exception(code, message)}")
+        raise PlannerError(f"{len(failed)} replica(s) could not be elected")

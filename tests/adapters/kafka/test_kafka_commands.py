@@ -1,0 +1,227 @@
+"""`kafka-planner kafka submit / status / cancel / elect-leaders / export` against the fake KRaft cluster: Kafka's
+texts (ReassignPartitionsCommand, LeaderElectionCommand), the throttles as IncrementalAlterConfigs sets them, the
+rollback JSON written before anything changes, batches with --wait, Ctrl-C."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import threading
+
+from fake_cluster import run_here
+
+PLAN = {"version": 1, "partitions": [{"topic": "orders", "partition": 0, "replicas": [3, 2]},
+                                     {"topic": "orders", "partition": 1, "replicas": [1, 3]}]}
+ROLLBACK = ('{"version":1,"partitions":[{"topic":"orders","partition":0,"replicas":[1,2],"log_dirs":["any","any"]},'
+            '{"topic":"orders","partition":1,"replicas":[2,3],"log_dirs":["any","any"]}]}')
+CURRENT = ("Current partition replica assignment\n\n" + ROLLBACK
+           + "\n\nSave this to use as the --reassignment-json-file option during rollback\n")
+
+
+def _plan(tmp_path, plan=PLAN, name="plan.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps(plan))
+    return str(path)
+
+
+def _throttles(kraft):
+    return ({b: dict(c) for b, c in kraft.broker_configs.items() if c},
+            {n: {k: v for k, v in t.configs.items() if "throttled" in k} for n, t in kraft.topics.items()})
+
+
+def test_submit_dry_run_changes_nothing(kraft, tmp_path):
+    plan = _plan(tmp_path)
+    code, out, err = run_here("kafka", "submit", kraft.url, "--reassignment-json-file", plan, "--throttle", "1000")
+    assert (code, err) == (0, "")
+    assert out == CURRENT + ("Dry run: would start the reassignment of 2 partitions with a throttle of 1000 B/s. "
+                             "Nothing was changed; add --execute to start it.\n")
+    assert not os.path.exists(plan + ".rollback.json")
+    assert _throttles(kraft) == ({}, {"orders": {}, "payments": {}})
+    assert kraft.partition("orders", 0).replicas == [1, 2]
+    kraft.topics["orders"].configs["remote.storage.enable"] = "true"
+    kraft.brokers[3].cordoned = ("/var/lib/kafka/data",)
+    code, out, err = run_here("kafka", "submit", kraft.url, "--reassignment-json-file", plan)
+    assert err == ("warning: the plan adds replicas to broker(s) 3, whose log dirs are all cordoned "
+                   "(cordoned.log.dirs, KIP-1066): no new replicas go there\n"
+                   "note: remote.storage.enable=true on orders: only local log segments move in a reassignment (the "
+                   "bytes DescribeLogDirs reports); tiered segments stay in remote storage\n")
+
+
+def test_submit_execute_throttles_status_and_clearing(kraft, tmp_path):
+    plan = _plan(tmp_path)
+    code, out, err = run_here("kafka", "submit", kraft.url, "--reassignment-json-file", plan, "--throttle", "1000",
+                             "--execute")
+    assert code == 0, err
+    assert out == CURRENT + (
+        "Warning: You must run --verify periodically, until the reassignment completes, to ensure the throttle is "
+        "removed.\nThe inter-broker throttle limit was set to 1000 B/s\n"
+        "Successfully started partition reassignments for orders-0,orders-1\n")
+    assert err == f"wrote the rollback JSON to {plan}.rollback.json\n"
+    with open(plan + ".rollback.json", encoding="utf-8") as fh:
+        assert fh.read() == ROLLBACK + "\n"
+    rates = {"leader.replication.throttled.rate": "1000", "follower.replication.throttled.rate": "1000"}
+    # calculateLeaderThrottles / calculateFollowerThrottles: sources as leaders, new replicas as followers
+    assert _throttles(kraft) == ({"1": rates, "2": rates, "3": rates}, {
+        "orders": {"leader.replication.throttled.replicas": "0:1,0:2,1:2,1:3",
+                   "follower.replication.throttled.replicas": "0:3,1:1"}, "payments": {}})
+    assert (kraft.partition("orders", 0).replicas, kraft.partition("orders", 0).adding) == ([3, 2, 1], [3])
+
+    code, out, err = run_here("kafka", "submit", kraft.url, "--reassignment-json-file", plan, "--execute",
+                             "--rollback-file", str(tmp_path / "second.json"))
+    assert (code, out) == (2, "")
+    assert err == ("error: Cannot execute because there is an existing partition assignment.  Use --additional to "
+                   "override this and create a new partition assignment in addition to the existing one. The "
+                   "--additional flag can also be used to change the throttle by resubmitting the current "
+                   "reassignment.\n")
+    assert not (tmp_path / "second.json").exists()
+
+    code, out, err = run_here("kafka", "status", kraft.url, "--reassignment-json-file", plan)
+    assert (code, out, err) == (0, "Status of partition reassignment:\n"
+                                   "Reassignment of partition orders-0 is still in progress.\n"
+                                   "Reassignment of partition orders-1 is still in progress.\n", "")
+    kraft.step(1000)  # orders-0 (1000 bytes) done, orders-1 (2000) half way
+    code, out, err = run_here("kafka", "status", kraft.url, "--reassignment-json-file", plan)
+    assert out == ("Status of partition reassignment:\nReassignment of partition orders-0 is completed.\n"
+                   "Reassignment of partition orders-1 is still in progress.\n")
+    kraft.step(1000)
+    code, out, err = run_here("kafka", "status", kraft.url, "--reassignment-json-file", plan)
+    assert (code, err) == (0, "")
+    assert out == ("Status of partition reassignment:\nReassignment of partition orders-0 is completed.\n"
+                   "Reassignment of partition orders-1 is completed.\n"
+                   "Clearing broker-level throttles on brokers 1,2,3\n"
+                   "Clearing topic-level throttles on topic orders\n")
+    assert _throttles(kraft) == ({}, {"orders": {}, "payments": {}})
+    assert kraft.partition("orders", 1).replicas == [1, 3]
+
+
+def test_cancel_reverts_and_clears_throttles(kraft, tmp_path):
+    plan = _plan(tmp_path)
+    assert run_here("kafka", "submit", kraft.url, "--reassignment-json-file", plan, "--throttle", "500",
+                   "--execute")[0] == 0
+    code, out, _ = run_here("kafka", "cancel", kraft.url, "--reassignment-json-file", plan)
+    assert out == ("Dry run: would cancel the reassignment of orders-0,orders-1. Nothing was changed; add --execute "
+                   "to cancel.\n")
+    code, out, err = run_here("kafka", "cancel", kraft.url, "--reassignment-json-file", plan, "--execute")
+    assert (code, err) == (0, "")
+    assert out == ("Successfully cancelled partition reassignments for: orders-0,orders-1\n"
+                   "None of the specified partition moves are active.Clearing broker-level throttles on brokers "
+                   "1,2,3\nClearing topic-level throttles on topic orders\n")
+    # PartitionReassignmentRevert: the original replicas (in the reassignment's order), no adding/removing
+    assert [(p.replicas, p.adding, p.removing) for p in kraft.topics["orders"].partitions[:2]] == [
+        ([2, 1], [], []), ([3, 2], [], [])]
+    assert _throttles(kraft) == ({}, {"orders": {}, "payments": {}})
+    code, out, err = run_here("kafka", "cancel", kraft.url, "--reassignment-json-file", plan, "--execute",
+                             "--preserve-throttles")
+    assert out == ("None of the specified partition reassignments are active.\n"
+                   "None of the specified partition moves are active.\n")
+
+
+def test_elect_leaders(kraft, tmp_path):
+    kraft.partition("orders", 2).leader = 1
+    kraft.partition("orders", 1).leader = 3
+    kraft.partition("orders", 1).isr = [3]
+    path = tmp_path / "elect.json"
+    path.write_text(json.dumps({"partitions": [{"topic": "orders", "partition": p} for p in (0, 1, 2)]}))
+    code, out, err = run_here("kafka", "elect-leaders", kraft.url, "--path-to-json-file", str(path))
+    assert out == ("Dry run: 3 partition(s), 2 not led by their preferred replica (orders-1,orders-2). Nothing was "
+                   "changed; add --execute to elect.\n")
+    code, out, err = run_here("kafka", "elect-leaders", kraft.url, "--path-to-json-file", str(path), "--execute")
+    assert (code, err) == (2, "error: 1 replica(s) could not be elected\n")
+    assert out == ("Successfully completed leader election (PREFERRED) for partitions orders-2\n"
+                   "Valid replica already elected for partitions orders-0\n"
+                   "Error completing leader election (PREFERRED) for partition: orders-1: "
+                   "org.apache.kafka.common.errors.PreferredLeaderNotAvailableException: The preferred leader was "
+                   "not available.\n")
+    assert kraft.partition("orders", 2).leader == 3
+
+
+def test_export_writes_sizes(kraft, tmp_path):
+    out_file = tmp_path / "live.yaml"
+    code, out, err = run_here("kafka", "export", kraft.url, "-o", str(out_file))
+    assert (code, out, err) == (0, "", f"wrote {out_file}: 3 brokers, 2 topics, 4 partitions\n")
+    code, out, err = run_here("describe", str(out_file), "--topic", "payments")
+    assert out.startswith("Topic: payments\tTopicId: AAAAAAAAAAAAAAAAAAAiIg\tPartitionCount: 1")
+    text = out_file.read_text()
+    assert "sizes" in text and "3000" in text
+
+
+def _start(args):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KAFKA_PLANNER_KAFKA_")}
+    return subprocess.Popen([sys.executable, "-m", "planner", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+
+
+def test_batches_wait_with_progress_then_verify(kraft, tmp_path):
+    plan = _plan(tmp_path)
+    finished = threading.Event()
+
+    def drive() -> None:  # the replicas catch up while the command waits
+        while not finished.wait(0.2):
+            kraft.step(250)
+
+    driver = threading.Thread(target=drive)
+    driver.start()
+    try:
+        code, out, err = run_here("kafka", "submit", kraft.url, "--reassignment-json-file", plan, "--execute",
+                                  "--batch-size", "1", "--throttle", "100", "--poll", "0.1", "--wait")
+    finally:
+        finished.set()
+        driver.join()
+    assert code == 0, err
+    assert out.count("Successfully started partition reassignment for ") == 2
+    assert out.startswith("Batch 1/2: 1 partition\n")
+    assert "\nBatch 2/2: 1 partition\n" in out
+    assert out.endswith("Status of partition reassignment:\nReassignment of partition orders-0 is completed.\n"
+                        "Reassignment of partition orders-1 is completed.\n"
+                        "Clearing broker-level throttles on brokers 1,2,3\n"
+                        "Clearing topic-level throttles on topic orders\n")
+    progress = [line for line in err.splitlines() if "copied" in line]
+    assert progress and progress[0].startswith("batch 1/2: 1 partition moving, ")
+    assert any(" of 2.0 KiB copied (" in line and "ETA" in line for line in progress), progress
+    assert [(p.replicas, p.adding) for p in kraft.topics["orders"].partitions[:2]] == [([3, 2], []), ([1, 3], [])]
+
+
+def test_ctrl_c_while_waiting_leaves_a_state_cancel_finishes(kraft, tmp_path):
+    plan = _plan(tmp_path)
+    proc = _start(["kafka", "submit", kraft.url, "--reassignment-json-file", plan, "--execute", "--batch-size", "1",
+                   "--poll", "0.1"])
+    deadline = time.monotonic() + 30
+    while not kraft.partition("orders", 0).adding and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert f"interrupted: batch 1/2 was submitted and is running on the cluster; 'kafka-planner kafka status " \
+           f"{kraft.url} --reassignment-json-file {plan}'" in err
+    assert "Traceback" not in err
+    assert kraft.partition("orders", 0).adding == [3] and kraft.partition("orders", 1).adding == []
+    code, out, err = run_here("kafka", "cancel", kraft.url, "--reassignment-json-file", plan, "--execute")
+    assert out.startswith("Successfully cancelled partition reassignment for: orders-0\n")
+    assert kraft.partition("orders", 0).replicas == [2, 1]
+
+
+def test_jbod_log_dirs_moved_with_alter_replica_log_dirs(tmp_path):
+    from fake_cluster import FakeBroker, FakeCluster
+
+    with FakeCluster([FakeBroker(1, "a", log_dirs=("/d1", "/d2")), FakeBroker(2, "b")]) as cluster:
+        cluster.add_topic("t", [[1, 2]], sizes=[100])
+        plan = _plan(tmp_path, {"version": 1, "partitions": [{"topic": "t", "partition": 0, "replicas": [1, 2],
+                                                              "log_dirs": ["/d2", "any"]}]})
+        code, out, err = run_here("kafka", "submit", cluster.url, "--reassignment-json-file", plan, "--execute")
+        assert code == 0, err
+        assert out.endswith("Successfully started partition reassignment for t-0\n"
+                            "Successfully started moving log directory to /d2 for replica t-0 with broker 1 \n")
+        code, out, err = run_here("kafka", "status", cluster.url, "--reassignment-json-file", plan)
+        assert out == ("Status of partition reassignment:\nReassignment of partition t-0 is completed.\n"
+                       "Reassignment of replica t-0-1 is still in progress.\n")
+        cluster.step(100)
+        code, out, err = run_here("kafka", "status", cluster.url, "--reassignment-json-file", plan)
+        assert out == ("Status of partition reassignment:\nReassignment of partition t-0 is completed.\n"
+                       "Reassignment of replica t-0-1 completed successfully.\n"
+                       "Clearing broker-level throttles on brokers 1,2\nClearing topic-level throttles on topic t\n")
+        assert cluster.partition("t", 0).dirs[1] == "/d2"
