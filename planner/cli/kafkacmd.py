@@ -78,9 +78,7 @@ def export(
         snap = read_session(session)
     text = dump_topology(snap.cluster)
     if output:
-        from planner.adapters.files import write_text_atomic
-
-        write_text_atomic(output, text)
+        _write(output, text, "--output", "")
     else:
         sys.stdout.write(text)
     if not quiet:
@@ -93,15 +91,22 @@ def export(
             print(f"note: {note}", file=sys.stderr)
 
 
+def _write(path: str, text: str, option: str, tail: str) -> None:
+    from planner.adapters.files import write_text_atomic
+
+    try:
+        write_text_atomic(path, text)
+    except OSError as exc:
+        raise PlannerError(f"{option} {path}: cannot write: {exc.strerror or exc}.{tail}") from None
+
+
 def _write_rollback(path: str):
     """The rollback JSON, written (with the user's umask) before anything changes; never over an existing file."""
     def write(text: str) -> None:
-        from planner.adapters.files import write_text_atomic
-
         if os.path.exists(path):
             raise PlannerError(f"--rollback-file {path} exists: it may hold the rollback of an earlier submission; "
                                "move it away or give another --rollback-file. Nothing was changed.")
-        write_text_atomic(path, text + "\n")
+        _write(path, text + "\n", "--rollback-file", " Nothing was changed.")
         print(f"wrote the rollback JSON to {path}", file=sys.stderr)
 
     return write

@@ -78,6 +78,10 @@ def test_submit_execute_throttles_status_and_clearing(kraft, tmp_path):
                    "--additional flag can also be used to change the throttle by resubmitting the current "
                    "reassignment.\n")
     assert not (tmp_path / "second.json").exists()
+    code, out, err = run_here("kafka", "submit", kraft.url, "--reassignment-json-file", plan, "--execute",
+                              "--additional", "--rollback-file", "/proc/no/such/dir/rollback.json")
+    assert (code, err) == (2, "error: --rollback-file /proc/no/such/dir/rollback.json: cannot write: No such file or "
+                              "directory. Nothing was changed.\n")
 
     code, out, err = run_here("kafka", "status", kraft.url, "--reassignment-json-file", plan)
     assert (code, out, err) == (0, "Status of partition reassignment:\n"
