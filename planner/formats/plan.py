@@ -63,8 +63,18 @@ def plan_stats(plan: Plan) -> dict:
             "preferred_leaders": [_spread([b0[b][1] for b in members]), _spread([b1[b][1] for b in members])],
             "bytes": [_spread([b0[b][2] for b in members]), _spread([b1[b][2] for b in members])],
         },
-        "notes": list(plan.notes),
+        "notes": list(plan.notes) + _tiered_notes(plan),
     }
+
+
+def _tiered_notes(plan: Plan) -> list[str]:
+    """Topics with tiered storage (KIP-405, `remote.storage.enable=true`): a reassignment copies only local bytes."""
+    names = sorted({tp.topic for tp in plan.proposed if plan.before.has_topic(tp.topic)
+                    and plan.before.topic(tp.topic).config_bool("remote.storage.enable", False)})
+    if not names:
+        return []
+    return [f"remote.storage.enable=true on {', '.join(names)}: only local log segments move (the sizes are local "
+            "bytes); tiered segments stay in remote storage"]
 
 
 def render_plan_text(plan: Plan, throttle=None, batches: int | None = None) -> str:

@@ -229,3 +229,17 @@ def test_jbod_log_dirs_moved_with_alter_replica_log_dirs(tmp_path):
                        "Reassignment of replica t-0-1 completed successfully.\n"
                        "Clearing broker-level throttles on brokers 1,2\nClearing topic-level throttles on topic t\n")
         assert cluster.partition("t", 0).dirs[1] == "/d2"
+
+
+def test_plans_from_a_live_cluster_use_its_sizes_and_note_tiered_storage():
+    from fake_cluster import FakeBroker, FakeCluster
+
+    brokers = [FakeBroker(1, "a"), FakeBroker(2, "b"), FakeBroker(3, "c"), FakeBroker(4, "d")]
+    with FakeCluster(brokers) as cluster:
+        cluster.add_topic("orders", [[1, 2], [2, 3], [3, 1], [1, 2], [2, 3], [3, 1]], sizes=[1 << 30] * 6,
+                          configs={"remote.storage.enable": "true"})
+        code, out, err = run_here("reassign", "rebalance", cluster.url)
+    assert code == 0, err
+    assert "note: remote.storage.enable=true on orders: only local log segments move (the sizes are local bytes); " \
+           "tiered segments stay in remote storage" in out
+    assert "GiB" in out  # byte figures from DescribeLogDirs, without a --sizes file
