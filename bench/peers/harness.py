@@ -1,0 +1,111 @@
+"""Load each scenario into a real ZooKeeper (a chroot per scenario), run every planner dry-run on it, score each
+plan with the same code, print a table per scenario and the verdict."""
+from __future__ import annotations
+
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from bench.peers import tools
+from bench.peers.cluster_io import load, log_dirs_json
+from bench.peers.scenarios import Scenario
+from bench.peers.score import Score, dominates, score, validate
+
+ROOT = Path(__file__).resolve().parents[2]
+HEADERS = ["tool", "moves", "bytes moved", "replica spread", "leader spread", "topic spread (max)", "topics > 1",
+           "topic leader spread", "internal leader spread", "bytes max/mean", "rack-unsafe", "time s", "sizes"]
+
+
+def zk_server():
+    """The ZooKeeper server the tests start (Debian's zookeeper.jar on a free loopback port), not yet started."""
+    for folder in ("tests/adapters/zk", "tests/zk"):
+        if (ROOT / folder / "zk_support.py").exists():
+            sys.path.insert(0, str(ROOT / folder))
+            break
+    from zk_support import ZkServer
+
+    return ZkServer()
+
+
+@dataclass(frozen=True)
+class Row:
+    tool: str
+    score: Score | None
+    seconds: float
+    sizes: str
+    problem: str = ""  # why there is no score: the tool failed, or its plan is invalid
+
+
+def run_scenario(scenario: Scenario, hosts: str, workdir: Path, names: Iterable[str] = tuple(tools.RUNNERS)) -> list:
+    chroot = f"/bench-{scenario.name}"
+    load(hosts, chroot, scenario.cluster)
+    log_dirs = workdir / f"{scenario.name}-log-dirs.json"
+    log_dirs.write_text(log_dirs_json(scenario.cluster, scenario.sizes))
+    ctx = tools.Context(hosts, chroot, workdir, log_dirs)
+    rows = [Row("(before)", score(scenario.cluster, scenario.cluster, scenario.sizes, scenario.targets), 0.0, "")]
+    for name in names:
+        try:
+            proposal = tools.RUNNERS[name](scenario, ctx)
+        except tools.PeerError as exc:
+            rows.append(Row(name, None, 0.0, "", f"failed: {exc}"))
+            continue
+        problems = validate(scenario.cluster, proposal.changes, scenario.targets)
+        after = scenario.cluster.with_assignment(proposal.changes)
+        rows.append(Row(proposal.tool, None if problems else score(scenario.cluster, after, scenario.sizes,
+                                                                   scenario.targets),
+                        proposal.seconds, proposal.takes_sizes,
+                        f"invalid plan: {len(problems)} problems, e.g. {problems[0]}" if problems else ""))
+    return rows
+
+
+def _gib(n: int) -> str:
+    return f"{n / (1 << 30):,.1f} GiB"
+
+
+def table(rows: list[Row]) -> str:
+    from tabulate import tabulate
+
+    body = []
+    for r in rows:
+        if r.score is None:
+            body.append([r.tool, r.problem] + [""] * (len(HEADERS) - 2))
+            continue
+        f = r.score.figures()
+        body.append([r.tool, f[0], _gib(f[1]), *f[2:8], f"{f[8]:.3f}", f[9],
+                     f"{r.seconds:.1f}" if r.tool != "(before)" else "", r.sizes])
+    return tabulate(body, HEADERS, tablefmt="github", disable_numparse=True)
+
+
+def verdict(rows: list[Row]) -> tuple[bool, bool, str]:
+    """(some peer plan dominates ours, some topic with >= as many partitions as brokers spreads > 1 in ours, text)."""
+    ours = next((r for r in rows if r.tool == "kafka-planner"), None)
+    if ours is None or ours.score is None:
+        return False, False, "verdict: no kafka-planner plan to compare"
+    better = [r.tool for r in rows if r.tool not in ("(before)", "kafka-planner") and r.score is not None
+              and dominates(r.score, ours.score)]
+    wide = ours.score.wide_topic_spread
+    text = ("verdict: " + (f"DOMINATED by {', '.join(better)}" if better else "no peer plan dominates kafka-planner's")
+            + f"; largest per-topic spread of topics with >= as many partitions as brokers: {wide}"
+            + (" (target <= 1: MISSED)" if wide > 1 else " (target <= 1: met)"))
+    return bool(better), wide > 1, text
+
+
+def run(scenarios: Iterable[Scenario], names: Iterable[str] = tuple(tools.RUNNERS)) -> list[tuple]:
+    server = zk_server()
+    results = []
+    with tempfile.TemporaryDirectory(prefix="kp-peers-") as tmp:
+        try:
+            server.start()
+            for scenario in scenarios:
+                n_parts = sum(t.partition_count for t in scenario.cluster.topics)
+                print(f"   -- {scenario.name}: {scenario.title} ({len(scenario.cluster.brokers)} brokers, "
+                      f"{n_parts:,} partitions, {_gib(sum(scenario.sizes.values()))} before replication)", flush=True)
+                rows = run_scenario(scenario, server.hosts, Path(tmp), names)
+                print("\n".join("   " + line for line in table(rows).splitlines()))
+                print("   " + verdict(rows)[2], flush=True)
+                results.append((scenario, rows))
+        finally:
+            server.cleanup()
+    return results
