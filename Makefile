@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SUDO   := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 ZK_JAR := /usr/share/java/zookeeper.jar
 
-.PHONY: demo test bench install install-all zookeeper kcat clean
+.PHONY: demo test bench install install-all zookeeper kcat peers clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,17 +40,33 @@ kcat:
 	fi
 	@command -v kcat >/dev/null || { echo "kcat missing after install" >&2; exit 1; }
 
+# The peers the benchmark runs beside our plans, each in its own venv (both ship a top-level `kafka` package):
+# Yelp's kafka-utils (kafka-cluster-manager) and LinkedIn's kafka-tools (kafka-assigner; needs six, and
+# pkg_resources from setuptools < 81). Both install and run on Python 3.11 as released.
+PEERS := .venv-peers
+$(PEERS)/yelp/.installed:
+	rm -rf $(PEERS)/yelp && $(PYTHON) -m venv $(PEERS)/yelp
+	$(PEERS)/yelp/bin/pip install -q 'kafka-utils==4.1.0'
+	touch $@
+
+$(PEERS)/linkedin/.installed:
+	rm -rf $(PEERS)/linkedin && $(PYTHON) -m venv $(PEERS)/linkedin
+	$(PEERS)/linkedin/bin/pip install -q 'kafka-tools==0.1.9' 'six==1.17.0' 'setuptools<81'
+	touch $@
+
+peers: $(PEERS)/yelp/.installed $(PEERS)/linkedin/.installed
+
 demo: $(VENV)/.core
 	$(BIN)/kafka-planner describe topologies/producer-0.yaml
 	$(BIN)/kafka-planner brokers topologies/six-brokers.yaml
 	$(BIN)/kafka-planner create-topic topologies/six-brokers.yaml --topic payments --partitions 12 --replication-factor 3
 	$(BIN)/kafka-planner reassign rebalance topologies/six-brokers.yaml
 
-test: $(VENV)/.all zookeeper kcat
+test: $(VENV)/.all zookeeper kcat peers
 	PYSPARK_PYTHON=$(CURDIR)/$(BIN)/python $(BIN)/python -m pytest -q -p no:cacheprovider
 
-bench: $(VENV)/.all zookeeper
+bench: $(VENV)/.all zookeeper peers
 	PYSPARK_PYTHON=$(CURDIR)/$(BIN)/python $(BIN)/python -m bench
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(PEERS) build *.egg-info

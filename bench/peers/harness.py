@@ -14,8 +14,8 @@ from bench.peers.scenarios import Scenario
 from bench.peers.score import Score, dominates, score, validate
 
 ROOT = Path(__file__).resolve().parents[2]
-HEADERS = ["tool", "moves", "bytes moved", "replica spread", "leader spread", "topic spread (max)", "topics > 1",
-           "topic leader spread", "internal leader spread", "bytes max/mean", "rack-unsafe", "time s", "sizes"]
+HEADERS = ["tool", "moves", "moved", "replica spread", "leader spread", "topic spread", "topics > 1",
+           "topic leader spread", "internal leader spread", "bytes max/mean", "rack-unsafe", "s", "sizes"]
 
 
 def zk_server():

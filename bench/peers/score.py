@@ -1,14 +1,12 @@
-"""One scoring function for every tool's plan: `score(before, after, sizes, targets)`.
-
-The figures are those issue 11 names for a plan summary. `_plan_metrics` below stands in for the rebalancer's own
-`planner.rebalance.metrics.plan_metrics` until that lands; switching is the one import line in `score`.
-"""
+"""One scoring function for every tool's plan: `score(before, after, sizes, targets)`, the rebalancer's own
+`planner.rebalance.metrics.plan_metrics` (the figures `reassign` summaries show) flattened into one row, plus the
+largest spread among topics with at least as many partitions as brokers (the benchmark's second target)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from planner.model import INTERNAL_TOPICS, Cluster, TopicPartition
+from planner.model import Cluster, TopicPartition
 
 Assignment = Mapping[TopicPartition, Sequence[int]]
 
@@ -35,53 +33,33 @@ class Score:
                 round(self.bytes_max_over_mean, 3), self.rack_unsafe)
 
 
-def _spread(counts: Mapping[int, int], brokers: Sequence[int]) -> int:
-    values = [counts.get(b, 0) for b in brokers]
-    return max(values) - min(values) if values else 0
-
-
-def _plan_metrics(before: Cluster, after: Cluster, sizes: Mapping[TopicPartition, int], brokers: Sequence[int]):
-    from planner.rebalance.moves import rack_count, rack_safe
-
-    old = before.assignment()
-    moves = moved = 0
-    replicas: dict[int, int] = {}
-    leaders: dict[int, int] = {}
-    data: dict[int, int] = {}
-    topic_rep: dict[str, int] = {}
-    topic_lead: dict[str, int] = {}
-    rack_of, n_racks, unsafe = after.rack_of(), rack_count(after, brokers), 0
+def _wide_topic_spread(after: Cluster, brokers: Sequence[int]) -> int:
+    """The largest replica spread among topics with at least as many partitions as there are target brokers."""
+    worst = 0
     for t in after.topics:
-        per_rep: dict[int, int] = {}
-        per_lead: dict[int, int] = {}
-        for p in t.partitions:
-            new = len(set(p.replicas) - set(old[p.tp]))
-            moves += new
-            moved += new * sizes.get(p.tp, 0)
-            per_lead[p.replicas[0]] = per_lead.get(p.replicas[0], 0) + 1
-            for b in p.replicas:
-                per_rep[b] = per_rep.get(b, 0) + 1
-                data[b] = data.get(b, 0) + sizes.get(p.tp, 0)
-            unsafe += not rack_safe(p.replicas, rack_of, n_racks)
-        topic_rep[t.name], topic_lead[t.name] = _spread(per_rep, brokers), _spread(per_lead, brokers)
-        for b, c in per_rep.items():
-            replicas[b] = replicas.get(b, 0) + c
-        for b, c in per_lead.items():
-            leaders[b] = leaders.get(b, 0) + c
-    mean = sum(data.get(b, 0) for b in brokers) / len(brokers)
-    wide = [topic_rep[t.name] for t in after.topics if t.partition_count >= len(brokers)]
-    return Score(
-        replica_moves=moves, bytes_moved=moved, replica_spread=_spread(replicas, brokers),
-        leader_spread=_spread(leaders, brokers), topic_replica_spread=max(topic_rep.values(), default=0),
-        topics_over_1=sum(s > 1 for s in topic_rep.values()), topic_leader_spread=max(topic_lead.values(), default=0),
-        internal_leader_spread=max((s for n, s in topic_lead.items() if n in INTERNAL_TOPICS), default=0),
-        bytes_max_over_mean=max(data.get(b, 0) for b in brokers) / mean if mean else 1.0, rack_unsafe=unsafe,
-        wide_topic_spread=max(wide, default=0))
+        if t.partition_count >= len(brokers):
+            counts = {b: 0 for b in brokers}
+            for p in t.partitions:
+                for b in p.replicas:
+                    if b in counts:
+                        counts[b] += 1
+            worst = max(worst, max(counts.values()) - min(counts.values()))
+    return worst
 
 
 def score(before: Cluster, after: Cluster, sizes: Mapping[TopicPartition, int], targets: Sequence[int]) -> Score:
     """The figures of the plan taking `before` to `after`, spreads taken over the `targets` brokers."""
-    return _plan_metrics(before, after, sizes, tuple(sorted(targets)))
+    from planner.rebalance.metrics import plan_metrics
+
+    brokers = tuple(sorted(targets))
+    m = plan_metrics(before, after, sizes, brokers)
+    a = m.after
+    return Score(replica_moves=m.replica_moves, bytes_moved=m.bytes_moved or 0, replica_spread=a.replica_spread,
+                 leader_spread=a.leader_spread, topic_replica_spread=a.topic_replica_spread,
+                 topics_over_1=a.topics_replica_spread_over_1, topic_leader_spread=a.topic_leader_spread,
+                 internal_leader_spread=a.internal_leader_spread or 0,
+                 bytes_max_over_mean=a.bytes_max_over_mean or 1.0, rack_unsafe=a.rack_unsafe,
+                 wide_topic_spread=_wide_topic_spread(after, brokers))
 
 
 def validate(before: Cluster, changes: Assignment, targets: Sequence[int]) -> list[str]:

@@ -74,7 +74,7 @@ def ours(scenario: Scenario, ctx: Context) -> Proposal:
     started = time.perf_counter()
     summary = json.loads(_run([sys.executable, "-m", "planner", *args]))
     changes = {TopicPartition(p["topic"], p["partition"]): tuple(p["proposed"]) for p in summary["partitions"]}
-    return Proposal("kafka-planner", changes, time.perf_counter() - started, "--sizes (log-dirs JSON)",
+    return Proposal("kafka-planner", changes, time.perf_counter() - started, "--sizes log-dirs",
                     summary.get("lower_bound"))
 
 
@@ -100,8 +100,8 @@ def yelp(scenario: Scenario, ctx: Context) -> Proposal:
     started = time.perf_counter()
     _run(yelp_command(scenario, ctx, plan))
     changes = _kafka_json(plan.read_text()) if plan.exists() else {}  # no file: "already balanced"
-    return Proposal("yelp kafka-cluster-manager", changes, time.perf_counter() - started,
-                    "PartitionMeasurer plug-in; PartitionCountBalancer ignores it")
+    return Proposal("yelp (PartitionCountBalancer)", changes, time.perf_counter() - started,
+                    "measurer plug-in, unused")
 
 
 # -- LinkedIn's kafka-assigner ------------------------------------------------------------------------------------
@@ -155,8 +155,8 @@ def linkedin(scenario: Scenario, ctx: Context) -> Proposal:
     after = json.loads(out[out.index("{"):])["after"]["topics"]
     changes = {TopicPartition(t, int(p)): tuple(v["replicas"]) for t, body in after.items()
                for p, v in body["partitions"].items()}
-    how = "not needed by remove" if scenario.decommission else "prometheus sizer (exporter on 127.0.0.1)"
-    return Proposal(f"linkedin kafka-assigner ({'remove' if scenario.decommission else ' '.join(LINKEDIN_TYPES)})",
+    how = "not used by remove" if scenario.decommission else "prometheus sizer"
+    return Proposal(f"linkedin ({'remove' if scenario.decommission else ' '.join(LINKEDIN_TYPES)})",
                     changes, time.perf_counter() - started, how)
 
 
