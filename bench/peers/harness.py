@@ -51,7 +51,7 @@ def run_scenario(scenario: Scenario, hosts: str, workdir: Path, names: Iterable[
         except tools.PeerError as exc:
             rows.append(Row(name, None, 0.0, "", f"failed: {exc}"))
             continue
-        problems = validate(scenario.cluster, proposal.changes, scenario.targets)
+        problems = validate(scenario.cluster, proposal.changes, scenario.targets, scenario.expected_rf)
         after = scenario.cluster.with_assignment(proposal.changes)
         rows.append(Row(proposal.tool, None if problems else score(scenario.cluster, after, scenario.sizes,
                                                                    scenario.targets),

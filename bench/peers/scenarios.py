@@ -24,10 +24,16 @@ class Scenario:
     cluster: Cluster  # as ZooKeeper holds it (new brokers registered, still empty)
     sizes: dict[TopicPartition, int] = field(hash=False)  # bytes on one replica
     decommission: tuple[int, ...] = ()  # brokers to empty; () = a rebalance over every broker
+    replication: tuple[str, int] | None = None  # (topic, new replication factor): an RF change instead
 
     @property
     def action(self) -> str:
+        if self.replication:
+            return "set-replication-factor"
         return "decommission" if self.decommission else "rebalance"
+
+    def expected_rf(self, tp: TopicPartition, current: int) -> int:
+        return self.replication[1] if self.replication and tp.topic == self.replication[0] else current
 
     @property
     def targets(self) -> tuple[int, ...]:
@@ -96,5 +102,14 @@ def small_topics() -> Scenario:
     return Scenario("small-topics", "scale-out 18 -> 24 brokers, 300 topics of 1-23 partitions", cluster, sizes)
 
 
+def raise_rf() -> Scenario:
+    rng = random.Random(55)
+    racks = _racks(range(1, 10), ["a", "b", "c"])
+    topics = _topics(rng, 20, [6, 12, 18, 24, 36], rf3_share=0.7) + [("orders", 72, 2), (OFFSETS, 50, 3)]
+    cluster, sizes = _build(55, racks, list(range(1, 10)), topics)
+    return Scenario("raise-rf", "raise topic orders (72 partitions) from RF 2 to 3 on 9 brokers, 3 racks", cluster,
+                    sizes, replication=("orders", 3))
+
+
 SCENARIOS = {"scale-out": scale_out, "decommission": decommission_uneven_racks, "small-topics": small_topics,
-             "large": large_scale_out}
+             "raise-rf": raise_rf, "large": large_scale_out}

@@ -4,7 +4,7 @@ largest spread among topics with at least as many partitions as brokers (the ben
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from planner.model import Cluster, TopicPartition
 
@@ -62,22 +62,26 @@ def score(before: Cluster, after: Cluster, sizes: Mapping[TopicPartition, int], 
                  wide_topic_spread=_wide_topic_spread(after, brokers))
 
 
-def validate(before: Cluster, changes: Assignment, targets: Sequence[int]) -> list[str]:
-    """What makes a proposed plan invalid: unknown or missing partitions, a changed replication factor, duplicate
-    replicas, replicas off the target brokers."""
+def validate(before: Cluster, changes: Assignment, targets: Sequence[int],
+             expected_rf: Callable[[TopicPartition, int], int] = lambda tp, rf: rf) -> list[str]:
+    """What makes a proposed plan invalid: unknown or missing partitions, a replication factor other than
+    `expected_rf(tp, current)` (default: kept), duplicate replicas, replicas off the target brokers."""
     old = before.assignment()
     problems = [f"{tp}: no such partition" for tp in changes if tp not in old]
     allowed = set(targets)
     for tp, replicas in changes.items():
         if tp not in old:
             continue
-        if len(replicas) != len(old[tp]):
+        if len(replicas) != expected_rf(tp, len(old[tp])):
             problems.append(f"{tp}: replication factor {len(old[tp])} -> {len(replicas)}")
         if len(set(replicas)) != len(replicas):
             problems.append(f"{tp}: duplicate replicas {list(replicas)}")
         if not set(replicas) <= allowed:
             problems.append(f"{tp}: replicas {sorted(set(replicas) - allowed)} outside the target brokers")
     after = before.with_assignment(changes)
+    wanted = {p.tp: expected_rf(p.tp, len(p.replicas)) for p in before.partitions()}
+    problems += [f"{p.tp}: replication factor {len(p.replicas)}, expected {wanted[p.tp]}" for p in after.partitions()
+                 if len(p.replicas) != wanted[p.tp]][:5]
     off = sorted({b for p in after.partitions() for b in p.replicas} - allowed)
     if off:
         problems.append(f"replicas left on non-target brokers {off}")

@@ -71,6 +71,8 @@ def ours(scenario: Scenario, ctx: Context) -> Proposal:
     args = ["reassign", scenario.action, url, "--sizes", str(ctx.log_dirs), "--format", "json"]
     if scenario.decommission:
         args += ["--brokers", ",".join(map(str, scenario.decommission))]
+    if scenario.replication:
+        args += ["--topic", scenario.replication[0], "--replication-factor", str(scenario.replication[1])]
     started = time.perf_counter()
     summary = json.loads(_run([sys.executable, "-m", "planner", *args]))
     changes = {TopicPartition(p["topic"], p["partition"]): tuple(p["proposed"]) for p in summary["partitions"]}
@@ -91,6 +93,8 @@ def yelp_command(scenario: Scenario, ctx: Context, plan: Path, balancer: str = "
     caps = ["--max-partition-movements", UNCAPPED, "--max-leader-changes", UNCAPPED]
     if scenario.decommission:
         return cmd + ["decommission", *map(str, scenario.decommission), *caps]
+    if scenario.replication:
+        return cmd + ["set_replication_factor", "--topic", scenario.replication[0], str(scenario.replication[1])]
     return cmd + ["rebalance", "--replication-groups", "--brokers", "--leaders", *caps]
 
 
@@ -139,11 +143,17 @@ def _stub_tools(ctx: Context) -> Path:
     return tools
 
 
+def _linkedin_base(ctx: Context) -> list:
+    return [str(LINKEDIN_PYTHON), "-c", _ASSIGNER, "-z", f"{ctx.hosts}{ctx.chroot}", "--tools-path",
+            str(_stub_tools(ctx)), "--output-json", "--skip-ple"]
+
+
 def linkedin_command(scenario: Scenario, ctx: Context, metrics_port: int) -> list:
-    cmd = [str(LINKEDIN_PYTHON), "-c", _ASSIGNER, "-z", f"{ctx.hosts}{ctx.chroot}", "--tools-path",
-           str(_stub_tools(ctx)), "--output-json", "--skip-ple"]
+    cmd = _linkedin_base(ctx)
     if scenario.decommission:
         return cmd + ["remove", "-b", *map(str, scenario.decommission)]
+    if scenario.replication:
+        return cmd + ["set-replication-factor", "-t", scenario.replication[0], "-r", str(scenario.replication[1])]
     return cmd + ["--sizer", "prometheus", "-p", f"size_metric_name={SIZE_METRIC}", "-p",
                   f"metrics_port={metrics_port}", "balance", "-t", *LINKEDIN_TYPES]
 
@@ -155,8 +165,10 @@ def linkedin(scenario: Scenario, ctx: Context) -> Proposal:
     after = json.loads(out[out.index("{"):])["after"]["topics"]
     changes = {TopicPartition(t, int(p)): tuple(v["replicas"]) for t, body in after.items()
                for p, v in body["partitions"].items()}
-    how = "not used by remove" if scenario.decommission else "prometheus sizer"
-    return Proposal(f"linkedin ({'remove' if scenario.decommission else ' '.join(LINKEDIN_TYPES)})",
+    action = linkedin_command(scenario, ctx, 0)[len(_linkedin_base(ctx)):]
+    sized = action[0] == "--sizer"
+    how = "prometheus sizer" if sized else f"not used by {action[0]}"
+    return Proposal(f"linkedin ({' '.join(action[action.index('-t') + 1:]) if sized else action[0]})",
                     changes, time.perf_counter() - started, how)
 
 
