@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from planner.java import JavaRandom
 from planner.model import Broker, Cluster, TopicPartition, make_topic
-from planner.placement.kafka import assign_replicas_to_brokers
+from planner.placement.adminutils import assign_replicas_to_brokers
 
 MIB = 1 << 20
 OFFSETS = "__consumer_offsets"
