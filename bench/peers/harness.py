@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from bench.peers import tools
 from bench.peers.cluster_io import load, log_dirs_json
 from bench.peers.scenarios import Scenario
 from bench.peers.score import Score, dominates, score, validate
+from planner.model import TopicPartition
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADERS = ["tool", "moves", "moved", "replica spread", "leader spread", "topic spread", "topics > 1",
@@ -36,6 +37,7 @@ class Row:
     seconds: float
     sizes: str
     problem: str = ""  # why there is no score: the tool failed, or its plan is invalid
+    changes: Mapping[TopicPartition, tuple[int, ...]] = field(default_factory=dict)  # the plan as proposed
 
 
 def run_scenario(scenario: Scenario, hosts: str, workdir: Path, names: Iterable[str] = tuple(tools.RUNNERS)) -> list:
@@ -56,7 +58,8 @@ def run_scenario(scenario: Scenario, hosts: str, workdir: Path, names: Iterable[
         rows.append(Row(proposal.tool, None if problems else score(scenario.cluster, after, scenario.sizes,
                                                                    scenario.targets),
                         proposal.seconds, proposal.takes_sizes,
-                        f"invalid plan: {len(problems)} problems, e.g. {problems[0]}" if problems else ""))
+                        f"invalid plan: {len(problems)} problems, e.g. {problems[0]}" if problems else "",
+                        proposal.changes))
     return rows
 
 

@@ -91,4 +91,4 @@ def validate(before: Cluster, changes: Assignment, targets: Sequence[int],
 def dominates(a: Score, b: Score) -> bool:
     """`a` at least as good as `b` on every figure and better on one."""
     fa, fb = a.figures(), b.figures()
-    return all(x <= y for x, y in zip(fa, fb)) and fa != fb
+    return all(x <= y for x, y in zip(fa, fb, strict=True)) and fa != fb
