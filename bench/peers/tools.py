@@ -1,9 +1,9 @@
 """Run each planner dry-run on a scenario loaded into ZooKeeper and read back the assignment it proposes.
 
 Yelp's kafka-cluster-manager (kafka-utils) and LinkedIn's kafka-assigner (kafka-tools) run from their own venvs
-(`make peers`); ours is `kafka-planner reassign rebalance|decommission` of this checkout. None is ever told to apply:
-Yelp without --apply, kafka-assigner without -e (its --tools-path points at a stub that refuses to run), ours
-without submit.
+(`make peers`); ours is `kafka-planner reassign rebalance|decommission|set-replication-factor` of this checkout.
+None is ever told to apply: Yelp without --apply, kafka-assigner without -e (its --tools-path points at a stub that
+refuses to run), ours without submit.
 """
 from __future__ import annotations
 
@@ -45,7 +45,6 @@ class Proposal:
     changes: Assignment  # the partitions the plan reassigns, with their new replica lists
     seconds: float
     takes_sizes: str  # how the tool got the partition sizes, or why it did not
-    lower_bound: int | None = None  # replica moves the goal needs at least (ours reports it)
 
 
 class PeerError(RuntimeError):
@@ -76,8 +75,7 @@ def ours(scenario: Scenario, ctx: Context) -> Proposal:
     started = time.perf_counter()
     summary = json.loads(_run([sys.executable, "-m", "planner", *args]))
     changes = {TopicPartition(p["topic"], p["partition"]): tuple(p["proposed"]) for p in summary["partitions"]}
-    return Proposal("kafka-planner", changes, time.perf_counter() - started, "--sizes log-dirs",
-                    summary.get("lower_bound"))
+    return Proposal("kafka-planner", changes, time.perf_counter() - started, "--sizes log-dirs")
 
 
 # -- Yelp's kafka-cluster-manager ---------------------------------------------------------------------------------
