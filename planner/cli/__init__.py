@@ -8,6 +8,7 @@ from planner.cli import reassign  # noqa: F401,E402  reassign ..., failures
 from planner.cli import skew  # noqa: F401,E402  skew (Spark)
 from planner.cli import zkcmd  # noqa: F401,E402  zk export, submit, elect-leaders, status
 from planner.cli import kafkacmd  # noqa: F401,E402  kafka export, submit, status, cancel, elect-leaders
+from planner.cli import twin  # noqa: F401,E402  twin (a topology from Kafka's tool output)
 
 
 def main() -> None:

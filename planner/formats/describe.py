@@ -17,8 +17,8 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from planner.model import NO_LEADER, Cluster, Partition, PlannerError, Topic
 from planner.leadership import LeaderState, topic_states
+from planner.model import NO_LEADER, Cluster, ObservedState, Partition, PlannerError, Topic, TopicPartition
 
 NEWEST = (4, 1)
 
@@ -238,3 +238,231 @@ def describe_data(sections: list[TopicSection]) -> list[dict]:
 
 def render_json(sections: list[TopicSection]) -> str:
     return json.dumps({"topics": describe_data(sections)}, indent=2) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Parsing kafka-topics text back (an offline twin of a cluster from what an operator hands over)
+#
+# Every era `render_kafka` prints is read: the field labels of `TopicCommand` (core/.../admin/TopicCommand.scala up to
+# 3.6, tools/.../TopicCommand.java from 3.7: `Topic`, `TopicId`, `PartitionCount`, `ReplicationFactor`, `Configs`,
+# `MarkedForDeletion`; partition lines `Partition`, `Leader`, `Replicas`, `Isr`, `Adding Replicas`,
+# `Removing Replicas`, `Elr`, `LastKnownElr`), with or without the space after the colon (2.4 added it).
+
+_HEADER_LABELS = ("Topic", "TopicId", "PartitionCount", "ReplicationFactor", "Configs", "MarkedForDeletion")
+_PARTITION_LABELS = ("Topic", "Partition", "Leader", "Replicas", "Isr", "Adding Replicas", "Removing Replicas",
+                     "Elr", "LastKnownElr", "MarkedForDeletion")
+_FILTER_HINT = ("give the whole `kafka-topics --describe` output (without --under-replicated-partitions, "
+                "--unavailable-partitions, --under-min-isr-partitions, --at-min-isr-partitions)")
+
+
+@dataclass(frozen=True)
+class DescribedTopics:
+    """What a `kafka-topics --describe` text says: its topics (ordered by name), and hints about the cluster."""
+
+    topics: tuple[Topic, ...]
+    headers: dict[str, int]  # the line (1-based) of each topic's header, for messages naming the file's line
+    lines: dict[TopicPartition, int]  # the line of each partition
+    elr_shown: bool  # 3.8+ KRaft: Elr/LastKnownElr lists
+    elr_na: bool  # 3.8+ ZooKeeper mode (or brokers without DescribeTopicPartitions): `Elr: N/A`
+    topic_ids: bool  # 2.8+ with topic ids
+    legacy: bool  # a pre-2.8 layout only ZooKeeper-mode Kafka printed (no-space labels, MarkedForDeletion)
+
+    @property
+    def mode(self) -> str:
+        """`zookeeper` when the text can only come from a ZooKeeper-mode cluster, else `kraft`."""
+        if self.elr_shown:
+            return "kraft"
+        if self.elr_na or self.legacy or not self.topic_ids:
+            return "zookeeper"
+        return "kraft"
+
+
+@dataclass
+class _TopicDraft:
+    name: str
+    line: int
+    count: int
+    rf: int
+    configs: dict[str, str]
+    topic_id: str | None
+    marked: bool
+    parts: dict[int, tuple[Partition, int]] = field(default_factory=dict)
+
+
+class _Fields:
+    """The TAB-separated `Label: value` fields of one line."""
+
+    def __init__(self, items: list[str], source: str, lineno: int, labels: tuple[str, ...]):
+        self.source, self.lineno = source, lineno
+        self.values: dict[str, str] = {}
+        self.spaced = False
+        for item in items:
+            label, sep, value = item.partition(":")
+            if not sep or label not in labels:
+                raise self.error(f"unexpected field {item!r} (expected {', '.join(labels)})")
+            if label in self.values:
+                raise self.error(f"field {label!r} appears twice")
+            if value.startswith(" "):
+                value, self.spaced = value[1:], True
+            self.values[label] = value
+
+    def error(self, message: str) -> PlannerError:
+        return PlannerError(f"{self.source}:{self.lineno}: {message}")
+
+    def get(self, label: str) -> str:
+        if label not in self.values:
+            raise self.error(f"missing field '{label}:'")
+        return self.values[label]
+
+    def int(self, label: str, minimum: int = 0) -> int:
+        value = self.get(label)
+        if not re.fullmatch(r"-?\d+", value) or int(value) < minimum:
+            raise self.error(f"{label}: {value!r} is not a number of at least {minimum}")
+        return int(value)
+
+    def ids(self, label: str, default: tuple[int, ...] | None = None) -> tuple[int, ...]:
+        if label not in self.values and default is not None:
+            return default
+        value = self.get(label)
+        if value == "":
+            return ()
+        if not re.fullmatch(r"\d+(,\d+)*", value):
+            raise self.error(f"{label}: {value!r} is not a comma-separated list of broker ids")
+        ids = tuple(int(x) for x in value.split(","))
+        dup = sorted({b for b in ids if ids.count(b) > 1})
+        if dup:
+            raise self.error(f"{label}: broker {','.join(map(str, dup))} listed twice in {value}")
+        return ids
+
+
+def parse_configs(text: str) -> dict[str, str]:
+    """`Configs: a=1,cleanup.policy=compact,delete` → {a: 1, cleanup.policy: "compact,delete"}.
+
+    Kafka joins `name=value` pairs with commas without escaping; a piece without `=` continues the previous value
+    (list-valued configs such as `cleanup.policy=compact,delete`).
+    """
+    configs: dict[str, str] = {}
+    last: str | None = None
+    for piece in text.split(",") if text else ():
+        name, sep, value = piece.partition("=")
+        if sep and name:
+            configs[name] = value
+            last = name
+        elif last is not None:
+            configs[last] += "," + piece
+        else:
+            raise PlannerError(f"Configs: {text!r} does not start with name=value")
+    return configs
+
+
+def parse_describe(text: str, source: str) -> DescribedTopics:
+    """Topics from `kafka-topics --describe` text of any era `render_kafka` prints; one error line names file:line."""
+    drafts: dict[str, _TopicDraft] = {}
+    flags = {"elr": False, "na": False, "ids": False, "legacy": False}
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        line = raw.rstrip("\r")
+        if not line.strip():
+            continue
+        if line.startswith("\t"):
+            _partition(line[1:].split("\t"), source, lineno, drafts, flags)
+        elif line.startswith("Topic:"):
+            _header(line.split("\t"), source, lineno, drafts, flags)
+        else:
+            raise PlannerError(f"{source}:{lineno}: not a line of kafka-topics --describe output: {line[:60]!r}")
+    if not drafts:
+        raise PlannerError(f"{source}: no topics found; expected the output of kafka-topics --describe")
+    topics = tuple(_finish(d, source) for d in sorted(drafts.values(), key=lambda d: d.name))
+    lines = {TopicPartition(d.name, p): n for d in drafts.values() for p, (_, n) in d.parts.items()}
+    headers = {d.name: d.line for d in drafts.values()}
+    return DescribedTopics(topics, headers, lines, flags["elr"], flags["na"], flags["ids"], flags["legacy"])
+
+
+def _header(items: list[str], source: str, lineno: int, drafts: dict[str, _TopicDraft], flags: dict) -> None:
+    f = _Fields(items, source, lineno, _HEADER_LABELS)
+    name = f.get("Topic")
+    if not name:
+        raise f.error("Topic: the topic name is empty")
+    if name in drafts:
+        raise f.error(f"topic {name!r} described twice (also line {drafts[name].line})")
+    try:
+        configs = parse_configs(f.get("Configs"))
+    except PlannerError as exc:
+        raise f.error(str(exc)) from None
+    topic_id = f.values.get("TopicId")
+    if topic_id is not None and not re.fullmatch(r"[A-Za-z0-9_-]{22}", topic_id):
+        raise f.error(f"TopicId: {topic_id!r} is not a Kafka topic id (22 characters of base64url)")
+    marked = f.values.get("MarkedForDeletion")
+    if marked not in (None, "true"):
+        raise f.error(f"MarkedForDeletion: expected true, got {marked!r}")
+    flags["ids"] |= topic_id is not None
+    flags["legacy"] |= marked is not None or not f.spaced
+    drafts[name] = _TopicDraft(name, lineno, f.int("PartitionCount"), f.int("ReplicationFactor"), configs, topic_id,
+                               marked is not None)
+
+
+def _partition(items: list[str], source: str, lineno: int, drafts: dict[str, _TopicDraft], flags: dict) -> None:
+    f = _Fields(items, source, lineno, _PARTITION_LABELS)
+    name = f.get("Topic")
+    draft = drafts.get(name)
+    if draft is None:
+        raise f.error(f"partition line of topic {name!r} without its 'Topic: {name}' header line: {_FILTER_HINT}")
+    pid = f.int("Partition")
+    if pid in draft.parts:
+        raise f.error(f"partition {name}-{pid} described twice (also line {draft.parts[pid][1]})")
+    leader_text = f.get("Leader")
+    leader = NO_LEADER if leader_text in ("none", "-1") else f.int("Leader")
+    replicas, isr = f.ids("Replicas"), f.ids("Isr")
+    adding, removing = f.ids("Adding Replicas", ()), f.ids("Removing Replicas", ())
+    if not replicas:
+        raise f.error(f"Replicas: partition {name}-{pid} has no replicas")
+    if leader != NO_LEADER and leader not in replicas:
+        raise f.error(f"Leader: broker {leader} is not among the Replicas {_ids(replicas)}")
+    elr: tuple[int, ...] | None = None
+    lke: tuple[int, ...] | None = None
+    if f.values.get("Elr") == "N/A":
+        flags["na"] = True
+    elif "Elr" in f.values:
+        flags["elr"] = True
+        elr, lke = f.ids("Elr"), f.ids("LastKnownElr")
+    lists = (("Isr", isr), ("Adding Replicas", adding), ("Removing Replicas", removing), ("Elr", elr or ()),
+             ("LastKnownElr", lke or ()))
+    for label, ids in lists:
+        outside = [b for b in ids if b not in replicas]
+        if outside:
+            raise f.error(f"{label}: broker {','.join(map(str, outside))} is not among the Replicas {_ids(replicas)}")
+    if f.values.get("MarkedForDeletion", "true") != "true":
+        raise f.error(f"MarkedForDeletion: expected true, got {f.values['MarkedForDeletion']!r}")
+    if "MarkedForDeletion" in f.values:
+        draft.marked = flags["legacy"] = True
+    observed = None
+    if (leader, isr) != (replicas[0], replicas) or elr or lke:
+        observed = ObservedState(leader=leader, isr=isr, elr=elr or None, last_known_elr=lke or None)
+    draft.parts[pid] = (Partition(topic=name, id=pid, replicas=replicas, adding=adding, removing=removing,
+                                  observed=observed), lineno)
+
+
+def _finish(d: _TopicDraft, source: str) -> Topic:
+    missing = [p for p in range(d.count) if p not in d.parts]
+    extra = sorted(p for p in d.parts if p >= d.count)
+    if extra:
+        line = d.parts[extra[0]][1]
+        raise PlannerError(f"{source}:{line}: Partition: {d.name}-{extra[0]} but the header (line {d.line}) says "
+                           f"PartitionCount: {d.count}")
+    if missing:
+        raise PlannerError(f"{source}:{d.line}: PartitionCount: {d.count} but no line for partition(s) "
+                           f"{_ids(missing)} of {d.name}: {_FILTER_HINT}")
+    parts = tuple(d.parts[p][0] for p in range(d.count))
+    if parts:
+        first = parts[0]
+        if d.rf not in (len(first.replicas), first.replication_factor):
+            raise PlannerError(
+                f"{source}:{d.line}: ReplicationFactor: {d.rf} but partition {d.name}-0 (line {d.parts[0][1]}) lists "
+                f"{len(first.replicas)} replicas: a reassignment in progress? kafka-topics before 2.6 does not say "
+                f"which replicas are being added; describe with Kafka 2.6 or later")
+        for p in parts[1:]:
+            if p.replication_factor != first.replication_factor:
+                raise PlannerError(
+                    f"{source}:{d.parts[p.id][1]}: partition {d.name}-{p.id} has {p.replication_factor} replicas "
+                    f"(not counting adding ones) but {d.name}-0 has {first.replication_factor}: the planner needs one "
+                    f"replication factor per topic")
+    return Topic(name=d.name, partitions=parts, configs=d.configs, topic_id=d.topic_id, marked_for_deletion=d.marked)

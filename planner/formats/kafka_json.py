@@ -300,25 +300,33 @@ def render_election_json(partitions: Iterable[TopicPartition]) -> str:
 
 
 # -- kafka-log-dirs.sh --describe JSON (sizes) -----------------------------------------------------------------------
-def parse_log_dirs_json(text: str, source: str) -> dict[TopicPartition, int]:
-    """Partition sizes from `kafka-log-dirs.sh --describe` output (the banner lines before the JSON are skipped).
+@dataclass(frozen=True)
+class LogDirReplica:
+    """One replica as `kafka-log-dirs.sh --describe` lists it (`LogDirsCommand`: brokers[].logDirs[].partitions[])."""
 
-    The size of a partition is the largest size reported by any broker for a non-future replica (the leader's log
-    is the longest); future replicas (`"isFuture": true`, a log-dir move in progress) are ignored.
-    """
+    broker: int
+    log_dir: str
+    tp: TopicPartition
+    size: int
+    is_future: bool
+    where: str  # the JSON path, e.g. brokers[0].logDirs[1].partitions[2]
+
+
+def parse_log_dirs_replicas(text: str, source: str) -> list[LogDirReplica]:
+    """Every replica of `kafka-log-dirs.sh --describe` output (the banner lines before the JSON are skipped)."""
     start = text.find("{")
     if start < 0:
         raise PlannerError(f"{source}: no JSON object found; expected the output of kafka-log-dirs.sh --describe")
     root = _object(_loads(text[start:], source), source)
-    sizes: dict[TopicPartition, int] = {}
-    for broker in _array(root.get("brokers", []), source):
+    replicas: list[LogDirReplica] = []
+    for b, broker in enumerate(_array(root.get("brokers", []), source)):
         broker = _object(broker, source)
-        for log_dir in _array(broker.get("logDirs", []), source):
+        broker_id = _int(_field(broker, "broker", source), source)
+        for d, log_dir in enumerate(_array(broker.get("logDirs", []), source)):
             log_dir = _object(log_dir, source)
-            for part in _array(log_dir.get("partitions", []), source):
+            path = str(log_dir.get("logDir", ""))
+            for i, part in enumerate(_array(log_dir.get("partitions", []), source)):
                 part = _object(part, source)
-                if part.get("isFuture") is True:
-                    continue
                 name = _str(_field(part, "partition", source), source)
                 topic, sep, pid = name.rpartition("-")
                 if not sep or not topic or not pid.isdigit():
@@ -326,9 +334,42 @@ def parse_log_dirs_json(text: str, source: str) -> dict[TopicPartition, int]:
                 size = _field(part, "size", source)
                 if isinstance(size, bool) or not isinstance(size, int) or size < 0:
                     raise PlannerError(f"{source}: size of {name} must be a non-negative integer, got {_node(size)}")
-                tp = TopicPartition(topic, int(pid))
-                sizes[tp] = max(sizes.get(tp, 0), size)
+                where = f"brokers[{b}].logDirs[{d}].partitions[{i}]"
+                replicas.append(LogDirReplica(broker_id, path, TopicPartition(topic, int(pid)), size,
+                                              part.get("isFuture") is True, where))
+    return replicas
+
+
+def log_dirs_sizes(replicas: Iterable[LogDirReplica]) -> dict[TopicPartition, int]:
+    """The size of a partition is the largest size reported by any broker for a non-future replica (the leader's log
+    is the longest); future replicas (`"isFuture": true`, a log-dir move in progress) are ignored."""
+    sizes: dict[TopicPartition, int] = {}
+    for r in replicas:
+        if not r.is_future:
+            sizes[r.tp] = max(sizes.get(r.tp, 0), r.size)
     return sizes
+
+
+def parse_log_dirs_json(text: str, source: str) -> dict[TopicPartition, int]:
+    """Partition sizes from `kafka-log-dirs.sh --describe` output (see `log_dirs_sizes`)."""
+    return log_dirs_sizes(parse_log_dirs_replicas(text, source))
+
+
+# -- kafka-reassign-partitions.sh --generate output ------------------------------------------------------------------
+CURRENT_ASSIGNMENT = "Current partition replica assignment"
+
+
+def parse_current_assignment(text: str, source: str) -> list[ReassignmentEntry]:
+    """The "Current partition replica assignment" JSON of `--generate` (or `--execute`) output, or a bare
+    reassignment JSON file: version 1, `log_dirs` optional (`parsePartitionReassignmentData`)."""
+    marker = text.find(CURRENT_ASSIGNMENT)
+    if marker >= 0:
+        start = text.find("{", marker)
+        if start < 0:
+            raise PlannerError(f"{source}: no JSON after '{CURRENT_ASSIGNMENT}'")
+        end = text.find("\n", start)
+        text = text[start:] if end < 0 else text[start:end]
+    return parse_reassignment_entries(text, source)
 
 
 # -- --verify / --list texts (§4.3; trunk partitionReassignmentStatesToString, replicaMoveStatesToString,

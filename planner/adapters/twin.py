@@ -1,0 +1,255 @@
+"""An offline twin: a cluster assembled from the files Kafka's own tools print, for operators without access.
+
+Inputs (any of the first two, the rest optional):
+* `kafka-topics --describe` text of any era (`planner.formats.describe.parse_describe`): topics, configs, topic ids,
+  replicas, leaders, ISR/ELR, reassignments in progress (2.6+);
+* the "Current partition replica assignment" JSON of `kafka-reassign-partitions --generate`
+  (`planner.formats.kafka_json.parse_current_assignment`): replicas of the topics it covers;
+* `kafka-log-dirs --describe` JSON (`planner.formats.kafka_json.parse_log_dirs_replicas`): replica sizes;
+* a brokers file (a topology YAML holding only `brokers:`, and optionally `cluster:` / `mode:`) or `--racks 1:a,2:b`:
+  what those outputs lack: racks, hosts, brokers with no replicas. When given, it is the whole list of brokers.
+
+Where two inputs disagree the error is one line naming the file and the field. Brokers whose state the inputs imply
+are marked offline: a partition without a leader keeps its last ISR member, which is therefore down (Kafka never
+empties the ISR), and with unclean election enabled none of its replicas can be up.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import yaml
+
+from planner.formats.describe import DescribedTopics, parse_describe
+from planner.formats.kafka_json import (
+    LogDirReplica,
+    ReassignmentEntry,
+    java_list,
+    log_dirs_sizes,
+    parse_current_assignment,
+    parse_log_dirs_replicas,
+)
+from planner.formats.topology import parse_topology
+from planner.model import NO_LEADER, OFFLINE, ONLINE, Broker, Cluster, Partition, PlannerError, Topic, TopicPartition
+
+
+@dataclass(frozen=True)
+class TwinFiles:
+    """Paths of the inputs (None: not given) and the `--racks` text."""
+
+    describe: str | None = None
+    assignment: str | None = None
+    log_dirs: str | None = None
+    brokers: str | None = None
+    racks: str | None = None
+
+
+@dataclass(frozen=True)
+class _Declared:
+    brokers: tuple[Broker, ...]
+    source: str  # "--brokers FILE" or "--racks"
+    name: str | None = None
+    mode: str | None = None
+
+
+def read_text(path: str, option: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        raise PlannerError(f"{option} {path}: no such file") from None
+    except IsADirectoryError:
+        raise PlannerError(f"{option} {path}: is a directory, expected a file") from None
+    except UnicodeDecodeError as exc:
+        raise PlannerError(f"{option} {path}: not UTF-8 text (byte {exc.start}); save the tool's output as UTF-8") \
+            from None
+    except OSError as exc:
+        raise PlannerError(f"{option} {path}: cannot read: {exc.strerror}") from None
+
+
+def _ids(ids) -> str:
+    return ",".join(str(i) for i in ids)
+
+
+# -- brokers: a brokers file or --racks ----------------------------------------------------------------------------
+def parse_racks(text: str) -> tuple[Broker, ...]:
+    """`--racks 1:a,2:b,3:c` → brokers 1, 2, 3 in racks a, b, c."""
+    brokers: dict[int, Broker] = {}
+    for item in (i.strip() for i in text.split(",")):
+        bid, sep, rack = item.partition(":")
+        if not item:
+            continue
+        if not sep or not bid.strip().isdigit() or not rack.strip():
+            raise PlannerError(f"--racks {text!r}: {item!r} is not broker:rack (e.g. --racks 1:a,2:b,3:c)")
+        if int(bid) in brokers:
+            raise PlannerError(f"--racks {text!r}: broker {int(bid)} given twice")
+        brokers[int(bid)] = Broker(id=int(bid), rack=rack.strip())
+    if not brokers:
+        raise PlannerError(f"--racks {text!r}: no brokers (e.g. --racks 1:a,2:b,3:c)")
+    return tuple(brokers[b] for b in sorted(brokers))
+
+
+def _brokers_file(path: str) -> _Declared:
+    text = read_text(path, "--brokers")
+    cluster = parse_topology(text, path)
+    if cluster.topics:
+        raise PlannerError(f"{path}: topics: a brokers file lists brokers only (and optionally cluster and mode)")
+    root = yaml.safe_load(text)
+    mode = root.get("mode") if isinstance(root, dict) else None
+    return _Declared(cluster.brokers, f"--brokers {path}", cluster.name, cluster.mode if mode else None)
+
+
+def _declared(files: TwinFiles) -> _Declared | None:
+    if files.brokers and files.racks:
+        raise PlannerError("--brokers and --racks both given: use one (a brokers file can hold racks too)")
+    if files.brokers:
+        return _brokers_file(files.brokers)
+    if files.racks:
+        return _Declared(parse_racks(files.racks), "--racks")
+    return None
+
+
+# -- topics: describe text and the current-assignment JSON ---------------------------------------------------------
+def _entry_field(path: str, i: int) -> str:
+    return f"{path}: partitions[{i}]"
+
+
+def _merge_assignment(topics: dict[str, Topic], described: DescribedTopics | None, describe_path: str | None,
+                      entries: list[ReassignmentEntry], path: str) -> None:
+    """Check the JSON against the describe text; add the topics only the JSON has."""
+    seen: dict[TopicPartition, int] = {}
+    new: dict[str, dict[int, tuple[int, ...]]] = {}
+    for i, e in enumerate(entries):
+        where = _entry_field(path, i)
+        if e.tp in seen:
+            raise PlannerError(f"{where}: {e.tp} listed twice (also partitions[{seen[e.tp]}])")
+        seen[e.tp] = i
+        if not e.replicas:
+            raise PlannerError(f"{where}.replicas: {e.tp} has no replicas")
+        if len(set(e.replicas)) != len(e.replicas):
+            raise PlannerError(f"{where}.replicas: {java_list(e.replicas)} lists a broker twice")
+        if e.tp.partition < 0:
+            raise PlannerError(f"{where}.partition: {e.tp.partition} is not a partition id")
+        topic = topics.get(e.tp.topic)
+        if topic is None or described is None:
+            new.setdefault(e.tp.topic, {})[e.tp.partition] = e.replicas
+            continue
+        if e.tp.partition >= topic.partition_count:
+            raise PlannerError(f"{where}.partition: {e.tp} but {describe_path}:{_header_line(described, topic)} says "
+                               f"PartitionCount: {topic.partition_count}")
+        shown = topic.partitions[e.tp.partition].replicas
+        if shown != e.replicas:
+            raise PlannerError(f"{where}.replicas: {java_list(e.replicas)} for {e.tp} but {describe_path}:"
+                               f"{described.lines[e.tp]} says Replicas: {_ids(shown)}")
+    for name, parts in new.items():
+        topics[name] = _topic_from_json(name, parts, seen, path)
+
+
+def _header_line(described: DescribedTopics, topic: Topic) -> int:
+    return described.headers[topic.name]
+
+
+def _topic_from_json(name: str, parts: dict[int, tuple[int, ...]], index: dict[TopicPartition, int],
+                     path: str) -> Topic:
+    missing = [p for p in range(len(parts)) if p not in parts]
+    if missing:
+        last = index[TopicPartition(name, max(parts))]
+        raise PlannerError(f"{_entry_field(path, last)}.partition: {name}-{max(parts)} but no entry for partition(s) "
+                           f"{_ids(missing)}: give every partition of topic {name}")
+    rf = len(parts[0])
+    for p in sorted(parts):
+        if len(parts[p]) != rf:
+            raise PlannerError(f"{_entry_field(path, index[TopicPartition(name, p)])}.replicas: {name}-{p} has "
+                               f"{len(parts[p])} replicas but {name}-0 has {rf}: the planner needs one replication "
+                               f"factor per topic")
+    return Topic(name=name, partitions=tuple(Partition(name, p, parts[p]) for p in range(len(parts))))
+
+
+# -- brokers and their states ------------------------------------------------------------------------------------
+def _referenced(topics: dict[str, Topic]) -> list[tuple[int, TopicPartition]]:
+    return [(b, p.tp) for t in topics.values() for p in t.partitions for b in p.replicas]
+
+
+def _where(tp: TopicPartition, described: DescribedTopics | None, files: TwinFiles,
+           entries: list[ReassignmentEntry]) -> str:
+    if described is not None and tp in described.lines:
+        return f"{files.describe}:{described.lines[tp]}: Replicas"
+    i = next(i for i, e in enumerate(entries) if e.tp == tp)
+    return f"{_entry_field(str(files.assignment), i)}.replicas"
+
+
+def _brokers(topics: dict[str, Topic], declared: _Declared | None, described: DescribedTopics | None,
+             files: TwinFiles, entries: list[ReassignmentEntry]) -> tuple[Broker, ...]:
+    referenced = _referenced(topics)
+    if declared is None:
+        return tuple(Broker(id=b) for b in sorted({b for b, _ in referenced}))
+    known = {b.id for b in declared.brokers}
+    for b, tp in referenced:
+        if b not in known:
+            raise PlannerError(f"{_where(tp, described, files, entries)}: broker {b} of {tp} is not in "
+                               f"{declared.source} (brokers: {_ids(sorted(known))})")
+    return declared.brokers
+
+
+def _down(topics: dict[str, Topic]) -> set[int]:
+    """Brokers the describe text shows to be down (see the module's docstring)."""
+    down: set[int] = set()
+    for t in topics.values():
+        unclean = t.config_bool("unclean.leader.election.enable", False)
+        for p in t.partitions:
+            if p.observed is not None and p.observed.leader == NO_LEADER:
+                down.update(p.observed.isr)
+                if unclean:
+                    down.update(p.replicas)
+    return down
+
+
+# -- sizes from kafka-log-dirs ------------------------------------------------------------------------------------
+def _check_log_dirs(replicas: list[LogDirReplica], topics: dict[str, Topic], brokers: tuple[Broker, ...],
+                    path: str) -> None:
+    known = {b.id for b in brokers}
+    for r in replicas:
+        if r.broker not in known:
+            where = r.where.split(".")[0]
+            raise PlannerError(f"{path}: {where}.broker: unknown broker {r.broker} (brokers: {_ids(sorted(known))});"
+                               f" list every broker with --brokers or --racks")
+        topic = topics.get(r.tp.topic)
+        if topic is None:
+            continue  # a topic the other inputs leave out (kafka-topics --describe --topic …)
+        if r.tp.partition >= topic.partition_count:
+            raise PlannerError(f"{path}: {r.where}.partition: {r.tp} but topic {topic.name} has "
+                               f"{topic.partition_count} partitions")
+        if r.broker not in topic.partitions[r.tp.partition].replicas:
+            raise PlannerError(f"{path}: {r.where}.partition: broker {r.broker} holds {r.tp} but its replicas are "
+                               f"{_ids(topic.partitions[r.tp.partition].replicas)}")
+
+
+def _with_sizes(topics: dict[str, Topic], sizes: dict[TopicPartition, int]) -> None:
+    for name, t in topics.items():
+        parts = tuple(replace(p, size=sizes[p.tp]) if p.tp in sizes else p for p in t.partitions)
+        topics[name] = replace(t, partitions=parts)
+
+
+# -- assembly ---------------------------------------------------------------------------------------------------------
+def build_twin(files: TwinFiles) -> Cluster:
+    """The cluster the files describe; one error line (file and field) on the first conflict."""
+    if not files.describe and not files.assignment:
+        raise PlannerError("give --describe FILE (kafka-topics --describe output) and/or --assignment FILE "
+                           "(kafka-reassign-partitions --generate output)")
+    declared = _declared(files)
+    described = parse_describe(read_text(files.describe, "--describe"), files.describe) if files.describe else None
+    topics: dict[str, Topic] = {t.name: t for t in described.topics} if described else {}
+    entries: list[ReassignmentEntry] = []
+    if files.assignment:
+        entries = parse_current_assignment(read_text(files.assignment, "--assignment"), files.assignment)
+        _merge_assignment(topics, described, files.describe, entries, files.assignment)
+    brokers = _brokers(topics, declared, described, files, entries)
+    down = _down(topics)
+    brokers = tuple(replace(b, state=OFFLINE) if b.id in down and b.state == ONLINE else b for b in brokers)
+    if files.log_dirs:
+        replicas = parse_log_dirs_replicas(read_text(files.log_dirs, "--log-dirs"), files.log_dirs)
+        _check_log_dirs(replicas, topics, brokers, files.log_dirs)
+        _with_sizes(topics, log_dirs_sizes(replicas))
+    mode = (declared.mode if declared else None) or (described.mode if described else "kraft")
+    return Cluster(brokers=brokers, topics=tuple(topics[n] for n in sorted(topics)),
+                   name=declared.name if declared else None, mode=mode)
+
