@@ -21,7 +21,7 @@ import yaml
 
 from planner.formats.describe import DescribedTopics, parse_describe
 from planner.formats.kafka_json import (
-    LogDirReplica,
+    LogDirsReport,
     ReassignmentEntry,
     java_list,
     log_dirs_sizes,
@@ -204,14 +204,14 @@ def _down(topics: dict[str, Topic]) -> set[int]:
 
 
 # -- sizes from kafka-log-dirs ------------------------------------------------------------------------------------
-def _check_log_dirs(replicas: list[LogDirReplica], topics: dict[str, Topic], brokers: tuple[Broker, ...],
+def _check_log_dirs(report: LogDirsReport, topics: dict[str, Topic], brokers: tuple[Broker, ...],
                     path: str) -> None:
     known = {b.id for b in brokers}
-    for r in replicas:
-        if r.broker not in known:
-            where = r.where.split(".")[0]
-            raise PlannerError(f"{path}: {where}.broker: unknown broker {r.broker} (brokers: {_ids(sorted(known))});"
+    for i, broker in enumerate(report.brokers):
+        if broker not in known:
+            raise PlannerError(f"{path}: brokers[{i}].broker: unknown broker {broker} (brokers: {_ids(sorted(known))});"
                                f" list every broker with --brokers or --racks")
+    for r in report.replicas:
         topic = topics.get(r.tp.topic)
         if topic is None:
             continue  # a topic the other inputs leave out (kafka-topics --describe --topic …)
@@ -246,9 +246,9 @@ def build_twin(files: TwinFiles) -> Cluster:
     down = _down(topics)
     brokers = tuple(replace(b, state=OFFLINE) if b.id in down and b.state == ONLINE else b for b in brokers)
     if files.log_dirs:
-        replicas = parse_log_dirs_replicas(read_text(files.log_dirs, "--log-dirs"), files.log_dirs)
-        _check_log_dirs(replicas, topics, brokers, files.log_dirs)
-        _with_sizes(topics, log_dirs_sizes(replicas))
+        report = parse_log_dirs_replicas(read_text(files.log_dirs, "--log-dirs"), files.log_dirs)
+        _check_log_dirs(report, topics, brokers, files.log_dirs)
+        _with_sizes(topics, log_dirs_sizes(report.replicas))
     mode = (declared.mode if declared else None) or (described.mode if described else "kraft")
     return Cluster(brokers=brokers, topics=tuple(topics[n] for n in sorted(topics)),
                    name=declared.name if declared else None, mode=mode)

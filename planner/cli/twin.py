@@ -7,6 +7,7 @@ from typing import Optional
 import typer
 
 from planner.cli.app import app
+from planner.model import PlannerError
 
 
 @app.command("twin")
@@ -40,7 +41,10 @@ def twin(
         return
     from planner.formats.atomic import write_text_atomic
 
-    write_text_atomic(output, text)
+    try:
+        write_text_atomic(output, text)
+    except OSError as exc:
+        raise PlannerError(f"-o {output}: cannot write: {exc.strerror or exc}") from None
     if not quiet:
         parts = sum(t.partition_count for t in cluster.topics)
         print(f"wrote {output}: {len(cluster.brokers)} brokers, {len(cluster.topics)} topics, {parts} partitions",

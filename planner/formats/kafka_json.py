@@ -312,16 +312,25 @@ class LogDirReplica:
     where: str  # the JSON path, e.g. brokers[0].logDirs[1].partitions[2]
 
 
-def parse_log_dirs_replicas(text: str, source: str) -> list[LogDirReplica]:
-    """Every replica of `kafka-log-dirs.sh --describe` output (the banner lines before the JSON are skipped)."""
+@dataclass(frozen=True)
+class LogDirsReport:
+    brokers: tuple[int, ...]  # every broker listed, in file order (brokers[i].broker)
+    replicas: tuple[LogDirReplica, ...]
+
+
+def parse_log_dirs_replicas(text: str, source: str) -> LogDirsReport:
+    """Every broker and replica of `kafka-log-dirs.sh --describe` output (the banner lines before the JSON are
+    skipped)."""
     start = text.find("{")
     if start < 0:
         raise PlannerError(f"{source}: no JSON object found; expected the output of kafka-log-dirs.sh --describe")
     root = _object(_loads(text[start:], source), source)
     replicas: list[LogDirReplica] = []
+    brokers: list[int] = []
     for b, broker in enumerate(_array(root.get("brokers", []), source)):
         broker = _object(broker, source)
         broker_id = _int(_field(broker, "broker", source), source)
+        brokers.append(broker_id)
         for d, log_dir in enumerate(_array(broker.get("logDirs", []), source)):
             log_dir = _object(log_dir, source)
             path = str(log_dir.get("logDir", ""))
@@ -337,7 +346,7 @@ def parse_log_dirs_replicas(text: str, source: str) -> list[LogDirReplica]:
                 where = f"brokers[{b}].logDirs[{d}].partitions[{i}]"
                 replicas.append(LogDirReplica(broker_id, path, TopicPartition(topic, int(pid)), size,
                                               part.get("isFuture") is True, where))
-    return replicas
+    return LogDirsReport(tuple(brokers), tuple(replicas))
 
 
 def log_dirs_sizes(replicas: Iterable[LogDirReplica]) -> dict[TopicPartition, int]:
@@ -352,7 +361,7 @@ def log_dirs_sizes(replicas: Iterable[LogDirReplica]) -> dict[TopicPartition, in
 
 def parse_log_dirs_json(text: str, source: str) -> dict[TopicPartition, int]:
     """Partition sizes from `kafka-log-dirs.sh --describe` output (see `log_dirs_sizes`)."""
-    return log_dirs_sizes(parse_log_dirs_replicas(text, source))
+    return log_dirs_sizes(parse_log_dirs_replicas(text, source).replicas)
 
 
 # -- kafka-reassign-partitions.sh --generate output ------------------------------------------------------------------
