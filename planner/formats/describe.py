@@ -314,7 +314,7 @@ class _Fields:
             raise self.error(f"missing field '{label}:'")
         return self.values[label]
 
-    def int(self, label: str, minimum: int = 0) -> int:
+    def number(self, label: str, minimum: int = 0) -> int:
         value = self.get(label)
         if not re.fullmatch(r"-?\d+", value) or int(value) < minimum:
             raise self.error(f"{label}: {value!r} is not a number of at least {minimum}")
@@ -396,8 +396,8 @@ def _header(items: list[str], source: str, lineno: int, drafts: dict[str, _Topic
         raise f.error(f"MarkedForDeletion: expected true, got {marked!r}")
     flags["ids"] |= topic_id is not None
     flags["legacy"] |= marked is not None or not f.spaced
-    drafts[name] = _TopicDraft(name, lineno, f.int("PartitionCount"), f.int("ReplicationFactor"), configs, topic_id,
-                               marked is not None)
+    drafts[name] = _TopicDraft(name, lineno, f.number("PartitionCount"), f.number("ReplicationFactor"), configs,
+                               topic_id, marked is not None)
 
 
 def _partition(items: list[str], source: str, lineno: int, drafts: dict[str, _TopicDraft], flags: dict) -> None:
@@ -406,11 +406,11 @@ def _partition(items: list[str], source: str, lineno: int, drafts: dict[str, _To
     draft = drafts.get(name)
     if draft is None:
         raise f.error(f"partition line of topic {name!r} without its 'Topic: {name}' header line: {_FILTER_HINT}")
-    pid = f.int("Partition")
+    pid = f.number("Partition")
     if pid in draft.parts:
         raise f.error(f"partition {name}-{pid} described twice (also line {draft.parts[pid][1]})")
     leader_text = f.get("Leader")
-    leader = NO_LEADER if leader_text in ("none", "-1") else f.int("Leader")
+    leader = NO_LEADER if leader_text in ("none", "-1") else f.number("Leader")
     replicas, isr = f.ids("Replicas"), f.ids("Isr")
     adding, removing = f.ids("Adding Replicas", ()), f.ids("Removing Replicas", ())
     if not replicas:

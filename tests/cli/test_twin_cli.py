@@ -26,8 +26,9 @@ def run_inproc(capsys, *args):
 
 
 def test_example_files_give_the_shipped_twin():
-    code, out, err = run("twin", "--describe", "examples/twin/describe.txt", "--assignment", "examples/twin/generate.txt",
-                         "--log-dirs", "examples/twin/log-dirs.json", "--brokers", "examples/twin/brokers.yaml")
+    code, out, err = run("twin", "--describe", "examples/twin/describe.txt",
+                         "--assignment", "examples/twin/generate.txt", "--log-dirs", "examples/twin/log-dirs.json",
+                         "--brokers", "examples/twin/brokers.yaml")
     assert (code, err) == (0, "")
     assert out == (EX / "twin.yaml").read_text(encoding="utf-8")
 
@@ -45,7 +46,8 @@ def test_output_file_and_summary(tmp_path, capsys):
     cluster = load_topology(str(target))
     assert [(b.id, b.rack) for b in cluster.brokers] == [(1, "a"), (2, "b"), (3, "c"), (4, "a")]
     assert target.read_text(encoding="utf-8").startswith(
-        "mode: kraft\nbrokers:\n  - {id: 1, rack: a}\n  - {id: 2, rack: b}\n  - {id: 3, rack: c}\n  - {id: 4, rack: a}\n"
+        "mode: kraft\nbrokers:\n  - {id: 1, rack: a}\n  - {id: 2, rack: b}\n  - {id: 3, rack: c}\n"
+        "  - {id: 4, rack: a}\n"
         "topics:\n  - name: orders\n    topic_id: NPmZHyhbR9y00wMglMH2sg\n")
 
 
@@ -113,7 +115,8 @@ def test_broker_missing_from_the_brokers_file(capsys, inputs, monkeypatch):
     ((), "give --describe FILE (kafka-topics --describe output) and/or --assignment FILE "
          "(kafka-reassign-partitions --generate output)"),
     (("--describe", "nope.txt"), "--describe nope.txt: no such file"),
-    (("--describe", "describe.txt", "--racks", "1:a,2"), "--racks '1:a,2': '2' is not broker:rack (e.g. --racks 1:a,2:b,3:c)"),
+    (("--describe", "describe.txt", "--racks", "1:a,2"),
+     "--racks '1:a,2': '2' is not broker:rack (e.g. --racks 1:a,2:b,3:c)"),
     (("--describe", "describe.txt", "--racks", "1:a,1:b"), "--racks '1:a,1:b': broker 1 given twice"),
     (("--describe", "describe.txt", "--racks", "1:a", "--brokers", "brokers.yaml"),
      "--brokers and --racks both given: use one (a brokers file can hold racks too)"),

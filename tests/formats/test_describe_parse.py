@@ -9,7 +9,18 @@ from hypothesis import strategies as st
 from planner.adapters.twin import TwinFiles, build_twin
 from planner.formats import describe as d
 from planner.formats.topology import dump_topology, load_topology, parse_topology
-from planner.model import FENCED, NO_LEADER, OFFLINE, ONLINE, Broker, Cluster, ObservedState, Partition, PlannerError, Topic
+from planner.model import (
+    FENCED,
+    NO_LEADER,
+    OFFLINE,
+    ONLINE,
+    Broker,
+    Cluster,
+    ObservedState,
+    Partition,
+    PlannerError,
+    Topic,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 ERAS = ["0.11", "2.3", "2.4", "2.5", "2.6", "2.7", "2.8", "3.0", "3.7", "3.8", "4.1"]
@@ -169,7 +180,8 @@ def partitions_of(draw, name, pid, ids, rf, reassigning):
         rest = [r for r in replicas if r not in isr]
         observed = ObservedState(
             leader=draw(st.sampled_from(replicas + (NO_LEADER,))), isr=isr,
-            elr=tuple(r for r in rest if draw(st.booleans())), last_known_elr=tuple(r for r in rest if draw(st.booleans())))
+            elr=tuple(r for r in rest if draw(st.booleans())),
+            last_known_elr=tuple(r for r in rest if draw(st.booleans())))
     return Partition(name, pid, replicas, adding, removing, observed)
 
 
