@@ -396,7 +396,7 @@ def _header(items: list[str], source: str, lineno: int, drafts: dict[str, _Topic
         raise f.error(f"MarkedForDeletion: expected true, got {marked!r}")
     flags["ids"] |= topic_id is not None
     flags["legacy"] |= marked is not None or not f.spaced
-    drafts[name] = _TopicDraft(name, lineno, f.number("PartitionCount"), f.number("ReplicationFactor"), configs,
+    drafts[name] = _TopicDraft(name, lineno, f.number("PartitionCount", 1), f.number("ReplicationFactor", 1), configs,
                                topic_id, marked is not None)
 
 

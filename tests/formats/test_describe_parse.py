@@ -119,7 +119,7 @@ def test_configs_continue_list_values():
      "d.txt:2: unexpected field 'Offline: 2' (expected Topic, Partition, Leader, Replicas, Isr, Adding Replicas, "
      "Removing Replicas, Elr, LastKnownElr, MarkedForDeletion)"),
     ("Topic: foo\tPartitionCount: x\tReplicationFactor: 1\tConfigs: \n",
-     "d.txt:1: PartitionCount: 'x' is not a number of at least 0"),
+     "d.txt:1: PartitionCount: 'x' is not a number of at least 1"),
     ("Topic: foo\tPartitionCount: 1\tReplicationFactor: 3\tConfigs: \n"
      "\tTopic: foo\tPartition: 0\tLeader: 1\tReplicas: 1,2,3,4\tIsr: 1,2,3\n",
      "d.txt:1: ReplicationFactor: 3 but partition foo-0 (line 2) lists 4 replicas: a reassignment in progress? "
