@@ -252,7 +252,8 @@ _HEADER_LABELS = ("Topic", "TopicId", "PartitionCount", "ReplicationFactor", "Co
 _PARTITION_LABELS = ("Topic", "Partition", "Leader", "Replicas", "Isr", "Adding Replicas", "Removing Replicas",
                      "Elr", "LastKnownElr", "MarkedForDeletion")
 _FILTER_HINT = ("give the whole `kafka-topics --describe` output (without --under-replicated-partitions, "
-                "--unavailable-partitions, --under-min-isr-partitions, --at-min-isr-partitions)")
+                "--unavailable-partitions, --under-min-isr-partitions, --at-min-isr-partitions, "
+                "--topics-with-overrides)")
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
 """`kafka-planner twin`: a topology YAML from Kafka's tool output; conflicts and bad input are one line, exit 2."""
+import json
 import shutil
 import subprocess
 import sys
@@ -36,6 +37,15 @@ def test_example_files_give_the_shipped_twin():
 def test_the_twin_loads_and_describes_back_to_the_input():
     code, out, _ = run("describe", "examples/twin/twin.yaml")
     assert code == 0 and out == (EX / "describe.txt").read_text(encoding="utf-8")
+
+
+def test_the_twin_plans(capsys):
+    # broker 4 holds nothing yet: the rebalance moves replicas onto it, bytes known from kafka-log-dirs
+    code, out, _ = run_inproc(capsys, "reassign", "rebalance", str(EX / "twin.yaml"), "--format", "json")
+    assert code == 0
+    plan = json.loads(out)
+    assert (plan["replica_moves"], plan["bytes_to_move"]) == (4, 50465865728)
+    assert [(b["id"], b["replicas"]) for b in plan["brokers"]] == [(1, [4, 3]), (2, [4, 4]), (3, [5, 4]), (4, [0, 2])]
 
 
 def test_output_file_and_summary(tmp_path, capsys):

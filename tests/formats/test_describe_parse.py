@@ -99,12 +99,12 @@ def test_configs_continue_list_values():
     ("\tTopic: foo\tPartition: 0\tLeader: 1\tReplicas: 1\tIsr: 1\n",
      "d.txt:1: partition line of topic 'foo' without its 'Topic: foo' header line: give the whole "
      "`kafka-topics --describe` output (without --under-replicated-partitions, --unavailable-partitions, "
-     "--under-min-isr-partitions, --at-min-isr-partitions)"),
+     "--under-min-isr-partitions, --at-min-isr-partitions, --topics-with-overrides)"),
     ("Topic: foo\tPartitionCount: 2\tReplicationFactor: 1\tConfigs: \n"
      "\tTopic: foo\tPartition: 0\tLeader: 1\tReplicas: 1\tIsr: 1\n",
      "d.txt:1: PartitionCount: 2 but no line for partition(s) 1 of foo: give the whole `kafka-topics --describe` "
      "output (without --under-replicated-partitions, --unavailable-partitions, --under-min-isr-partitions, "
-     "--at-min-isr-partitions)"),
+     "--at-min-isr-partitions, --topics-with-overrides)"),
     ("Topic: foo\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n"
      "\tTopic: foo\tPartition: 0\tLeader: 1\tReplicas: 1,x\tIsr: 1\n",
      "d.txt:2: Replicas: '1,x' is not a comma-separated list of broker ids"),
