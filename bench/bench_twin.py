@@ -32,12 +32,14 @@ def _cluster():
 
 
 def run() -> None:
-    from planner.adapters.twin import TwinFiles, build_twin
+    from planner.adapters.files import write_text_atomic
+    from planner.adapters.topology_yaml import dump_topology, load_topology
+    from planner.adapters.twin import TwinFiles, TwinParsers, build_twin
     from planner.formats import describe as d
-    from planner.formats.atomic import write_text_atomic
-    from planner.formats.topology import dump_topology, load_topology
+    from planner.formats.kafka_json import parse_current_assignment, parse_log_dirs_replicas
 
     cluster = _cluster()
+    parsers = TwinParsers(d.parse_describe, parse_current_assignment, parse_log_dirs_replicas)
     version = d.NEWEST
     text = d.render_kafka(cluster, d.select(cluster, d.DescribeOptions(version=version)), version)
     with tempfile.TemporaryDirectory() as tmp:
@@ -45,7 +47,7 @@ def run() -> None:
         with open(source, "w", encoding="utf-8") as fh:
             fh.write(text)
         with timer() as twin:
-            write_text_atomic(out, dump_topology(build_twin(TwinFiles(describe=source))))
+            write_text_atomic(out, dump_topology(build_twin(TwinFiles(describe=source), parsers)))
         with timer() as load:
             loaded = load_topology(out)
     same = d.render_kafka(loaded, d.select(loaded, d.DescribeOptions(version=version)), version) == text

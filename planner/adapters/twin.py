@@ -15,21 +15,67 @@ empties the ISR), and with unclean election enabled none of its replicas can be 
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
+from typing import Callable, Mapping, Protocol, Sequence
 
 import yaml
 
-from planner.formats.describe import DescribedTopics, parse_describe
-from planner.formats.kafka_json import (
-    LogDirsReport,
-    ReassignmentEntry,
-    java_list,
-    log_dirs_sizes,
-    parse_current_assignment,
-    parse_log_dirs_replicas,
-)
-from planner.formats.topology import parse_topology
+from planner.adapters.topology_yaml import parse_topology
 from planner.model import NO_LEADER, OFFLINE, ONLINE, Broker, Cluster, Partition, PlannerError, Topic, TopicPartition
+
+
+# -- what the parsers of the formats layer give (the CLI passes them in: adapters do not import formats) -----------
+class DescribeInput(Protocol):
+    """`planner.formats.describe.DescribedTopics`."""
+
+    @property
+    def topics(self) -> tuple[Topic, ...]: ...
+    @property
+    def headers(self) -> Mapping[str, int]: ...
+    @property
+    def lines(self) -> Mapping[TopicPartition, int]: ...
+    @property
+    def mode(self) -> str: ...
+
+
+class AssignmentEntry(Protocol):
+    """`planner.formats.kafka_json.ReassignmentEntry`."""
+
+    @property
+    def tp(self) -> TopicPartition: ...
+    @property
+    def replicas(self) -> tuple[int, ...]: ...
+
+
+class LogDirReplicaInput(Protocol):
+    """`planner.formats.kafka_json.LogDirReplica`."""
+
+    @property
+    def broker(self) -> int: ...
+    @property
+    def tp(self) -> TopicPartition: ...
+    @property
+    def where(self) -> str: ...
+
+
+class LogDirsInput(Protocol):
+    """`planner.formats.kafka_json.LogDirsReport`."""
+
+    @property
+    def brokers(self) -> tuple[int, ...]: ...
+    @property
+    def replicas(self) -> Sequence[LogDirReplicaInput]: ...
+    def sizes(self) -> dict[TopicPartition, int]: ...
+
+
+@dataclass(frozen=True)
+class TwinParsers:
+    """The text parsers, each `(text, source) -> parsed`, one error line naming the source on bad input."""
+
+    describe: Callable[[str, str], DescribeInput]
+    assignment: Callable[[str, str], Sequence[AssignmentEntry]]
+    log_dirs: Callable[[str, str], LogDirsInput]
 
 
 @dataclass(frozen=True)
@@ -68,6 +114,10 @@ def read_text(path: str, option: str) -> str:
 
 def _ids(ids) -> str:
     return ",".join(str(i) for i in ids)
+
+
+def _json_list(ids) -> str:
+    return json.dumps(list(ids), separators=(",", ":"))
 
 
 # -- brokers: a brokers file or --racks ----------------------------------------------------------------------------
@@ -113,8 +163,8 @@ def _entry_field(path: str, i: int) -> str:
     return f"{path}: partitions[{i}]"
 
 
-def _merge_assignment(topics: dict[str, Topic], described: DescribedTopics | None, describe_path: str | None,
-                      entries: list[ReassignmentEntry], path: str) -> None:
+def _merge_assignment(topics: dict[str, Topic], described: DescribeInput | None, describe_path: str | None,
+                      entries: Sequence[AssignmentEntry], path: str) -> None:
     """Check the JSON against the describe text; add the topics only the JSON has."""
     seen: dict[TopicPartition, int] = {}
     new: dict[str, dict[int, tuple[int, ...]]] = {}
@@ -126,7 +176,7 @@ def _merge_assignment(topics: dict[str, Topic], described: DescribedTopics | Non
         if not e.replicas:
             raise PlannerError(f"{where}.replicas: {e.tp} has no replicas")
         if len(set(e.replicas)) != len(e.replicas):
-            raise PlannerError(f"{where}.replicas: {java_list(e.replicas)} lists a broker twice")
+            raise PlannerError(f"{where}.replicas: {_json_list(e.replicas)} lists a broker twice")
         if e.tp.partition < 0:
             raise PlannerError(f"{where}.partition: {e.tp.partition} is not a partition id")
         topic = topics.get(e.tp.topic)
@@ -138,13 +188,13 @@ def _merge_assignment(topics: dict[str, Topic], described: DescribedTopics | Non
                                f"PartitionCount: {topic.partition_count}")
         shown = topic.partitions[e.tp.partition].replicas
         if shown != e.replicas:
-            raise PlannerError(f"{where}.replicas: {java_list(e.replicas)} for {e.tp} but {describe_path}:"
+            raise PlannerError(f"{where}.replicas: {_json_list(e.replicas)} for {e.tp} but {describe_path}:"
                                f"{described.lines[e.tp]} says Replicas: {_ids(shown)}")
     for name, parts in new.items():
         topics[name] = _topic_from_json(name, parts, seen, path)
 
 
-def _header_line(described: DescribedTopics, topic: Topic) -> int:
+def _header_line(described: DescribeInput, topic: Topic) -> int:
     return described.headers[topic.name]
 
 
@@ -169,16 +219,16 @@ def _referenced(topics: dict[str, Topic]) -> list[tuple[int, TopicPartition]]:
     return [(b, p.tp) for t in topics.values() for p in t.partitions for b in p.replicas]
 
 
-def _where(tp: TopicPartition, described: DescribedTopics | None, files: TwinFiles,
-           entries: list[ReassignmentEntry]) -> str:
+def _where(tp: TopicPartition, described: DescribeInput | None, files: TwinFiles,
+           entries: Sequence[AssignmentEntry]) -> str:
     if described is not None and tp in described.lines:
         return f"{files.describe}:{described.lines[tp]}: Replicas"
     i = next(i for i, e in enumerate(entries) if e.tp == tp)
     return f"{_entry_field(str(files.assignment), i)}.replicas"
 
 
-def _brokers(topics: dict[str, Topic], declared: _Declared | None, described: DescribedTopics | None,
-             files: TwinFiles, entries: list[ReassignmentEntry]) -> tuple[Broker, ...]:
+def _brokers(topics: dict[str, Topic], declared: _Declared | None, described: DescribeInput | None,
+             files: TwinFiles, entries: Sequence[AssignmentEntry]) -> tuple[Broker, ...]:
     referenced = _referenced(topics)
     if declared is None:
         return tuple(Broker(id=b) for b in sorted({b for b, _ in referenced}))
@@ -204,7 +254,7 @@ def _down(topics: dict[str, Topic]) -> set[int]:
 
 
 # -- sizes from kafka-log-dirs ------------------------------------------------------------------------------------
-def _check_log_dirs(report: LogDirsReport, topics: dict[str, Topic], brokers: tuple[Broker, ...],
+def _check_log_dirs(report: LogDirsInput, topics: dict[str, Topic], brokers: tuple[Broker, ...],
                     path: str) -> None:
     known = {b.id for b in brokers}
     for i, broker in enumerate(report.brokers):
@@ -230,25 +280,25 @@ def _with_sizes(topics: dict[str, Topic], sizes: dict[TopicPartition, int]) -> N
 
 
 # -- assembly ---------------------------------------------------------------------------------------------------------
-def build_twin(files: TwinFiles) -> Cluster:
-    """The cluster the files describe; one error line (file and field) on the first conflict."""
+def build_twin(files: TwinFiles, parsers: TwinParsers) -> Cluster:
+    """The cluster the files describe, read with `parsers`; one error line (file and field) on the first conflict."""
     if not files.describe and not files.assignment:
         raise PlannerError("give --describe FILE (kafka-topics --describe output) and/or --assignment FILE "
                            "(kafka-reassign-partitions --generate output)")
     declared = _declared(files)
-    described = parse_describe(read_text(files.describe, "--describe"), files.describe) if files.describe else None
+    described = parsers.describe(read_text(files.describe, "--describe"), files.describe) if files.describe else None
     topics: dict[str, Topic] = {t.name: t for t in described.topics} if described else {}
-    entries: list[ReassignmentEntry] = []
+    entries: Sequence[AssignmentEntry] = ()
     if files.assignment:
-        entries = parse_current_assignment(read_text(files.assignment, "--assignment"), files.assignment)
+        entries = parsers.assignment(read_text(files.assignment, "--assignment"), files.assignment)
         _merge_assignment(topics, described, files.describe, entries, files.assignment)
     brokers = _brokers(topics, declared, described, files, entries)
     down = _down(topics)
     brokers = tuple(replace(b, state=OFFLINE) if b.id in down and b.state == ONLINE else b for b in brokers)
     if files.log_dirs:
-        report = parse_log_dirs_replicas(read_text(files.log_dirs, "--log-dirs"), files.log_dirs)
+        report = parsers.log_dirs(read_text(files.log_dirs, "--log-dirs"), files.log_dirs)
         _check_log_dirs(report, topics, brokers, files.log_dirs)
-        _with_sizes(topics, log_dirs_sizes(report.replicas))
+        _with_sizes(topics, report.sizes())
     mode = (declared.mode if declared else None) or (described.mode if described else "kraft")
     return Cluster(brokers=brokers, topics=tuple(topics[n] for n in sorted(topics)),
                    name=declared.name if declared else None, mode=mode)

@@ -31,15 +31,18 @@ def twin(
 ) -> None:
     """Build a topology YAML from files an operator can hand over: kafka-topics --describe text, the current
     assignment of kafka-reassign-partitions --generate, kafka-log-dirs --describe, and brokers/racks."""
-    from planner.adapters.twin import TwinFiles, build_twin
-    from planner.formats.topology import dump_topology
+    from planner.adapters.topology_yaml import dump_topology
+    from planner.adapters.twin import TwinFiles, TwinParsers, build_twin
+    from planner.formats.describe import parse_describe
+    from planner.formats.kafka_json import parse_current_assignment, parse_log_dirs_replicas
 
-    cluster = build_twin(TwinFiles(describe, assignment, log_dirs, brokers, racks))
+    parsers = TwinParsers(parse_describe, parse_current_assignment, parse_log_dirs_replicas)
+    cluster = build_twin(TwinFiles(describe, assignment, log_dirs, brokers, racks), parsers)
     text = dump_topology(cluster)
     if not output:
         sys.stdout.write(text)
         return
-    from planner.formats.atomic import write_text_atomic
+    from planner.adapters.files import write_text_atomic
 
     try:
         write_text_atomic(output, text)

@@ -317,6 +317,9 @@ class LogDirsReport:
     brokers: tuple[int, ...]  # every broker listed, in file order (brokers[i].broker)
     replicas: tuple[LogDirReplica, ...]
 
+    def sizes(self) -> dict[TopicPartition, int]:
+        return log_dirs_sizes(self.replicas)
+
 
 def parse_log_dirs_replicas(text: str, source: str) -> LogDirsReport:
     """Every broker and replica of `kafka-log-dirs.sh --describe` output (the banner lines before the JSON are

@@ -1,11 +1,13 @@
 """An offline twin assembled from Kafka's tool output (`planner.adapters.twin`): exact topology YAML per input."""
 import pytest
 
-from planner.adapters.twin import TwinFiles, build_twin, parse_racks
-from planner.formats.kafka_json import parse_current_assignment
-from planner.formats.topology import dump_topology, parse_topology
+from planner.adapters.topology_yaml import dump_topology, parse_topology
+from planner.adapters.twin import TwinFiles, TwinParsers, build_twin, parse_racks
+from planner.formats.describe import parse_describe
+from planner.formats.kafka_json import parse_current_assignment, parse_log_dirs_replicas
 from planner.model import Broker, PlannerError, TopicPartition
 
+PARSERS = TwinParsers(parse_describe, parse_current_assignment, parse_log_dirs_replicas)
 JSON = ('{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[7,8],"log_dirs":["any","any"]},'
         '{"topic":"bar","partition":1,"replicas":[8,7],"log_dirs":["any","any"]}]}')
 
@@ -20,7 +22,7 @@ def files(tmp_path, **texts):
 
 
 def twin_yaml(tmp_path, racks=None, **texts):
-    cluster = build_twin(TwinFiles(racks=racks, **files(tmp_path, **texts)))
+    cluster = build_twin(TwinFiles(racks=racks, **files(tmp_path, **texts)), PARSERS)
     text = dump_topology(cluster)
     assert parse_topology(text, "twin.yaml") == cluster  # loads back as every command loads it
     return text

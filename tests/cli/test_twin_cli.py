@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from planner.adapters.topology_yaml import load_topology
 from planner.cli import run as cli_run
-from planner.formats.topology import load_topology
 
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples" / "twin"
@@ -85,7 +85,7 @@ def test_replicas_differ_between_describe_and_assignment(capsys, inputs, monkeyp
     monkeypatch.chdir(inputs)
     edit(inputs / "generate.txt", '"partition":1,"replicas":[2,3,1]', '"partition":1,"replicas":[3,2,1]')
     assert errors(capsys, inputs, "--describe", "describe.txt", "--assignment", "generate.txt") == (
-        "generate.txt: partitions[1].replicas: [3, 2, 1] for orders-1 but describe.txt:3 says Replicas: 2,3,1")
+        "generate.txt: partitions[1].replicas: [3,2,1] for orders-1 but describe.txt:3 says Replicas: 2,3,1")
 
 
 def test_assignment_partition_the_describe_text_lacks(capsys, inputs, monkeypatch):

@@ -6,9 +6,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from planner.adapters.twin import TwinFiles, build_twin
+from planner.adapters.topology_yaml import dump_topology, load_topology, parse_topology
+from planner.adapters.twin import TwinFiles, TwinParsers, build_twin
 from planner.formats import describe as d
-from planner.formats.topology import dump_topology, load_topology, parse_topology
+from planner.formats.kafka_json import parse_current_assignment, parse_log_dirs_replicas
 from planner.model import (
     FENCED,
     NO_LEADER,
@@ -22,6 +23,7 @@ from planner.model import (
     Topic,
 )
 
+PARSERS = TwinParsers(d.parse_describe, parse_current_assignment, parse_log_dirs_replicas)
 ROOT = Path(__file__).resolve().parents[2]
 ERAS = ["0.11", "2.3", "2.4", "2.5", "2.6", "2.7", "2.8", "3.0", "3.7", "3.8", "4.1"]
 TOPOLOGIES = sorted(ROOT.glob("topologies/*.yaml"))
@@ -37,7 +39,7 @@ def twin_of(text):
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "describe.txt"
         path.write_text(text, encoding="utf-8")
-        return parse_topology(dump_topology(build_twin(TwinFiles(describe=str(path)))), "twin.yaml")
+        return parse_topology(dump_topology(build_twin(TwinFiles(describe=str(path)), PARSERS)), "twin.yaml")
 
 
 @pytest.mark.parametrize("version", ERAS)
