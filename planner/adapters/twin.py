@@ -128,7 +128,7 @@ def parse_racks(text: str) -> tuple[Broker, ...]:
         bid, sep, rack = item.partition(":")
         if not item:
             continue
-        if not sep or not bid.strip().isdigit() or not rack.strip():
+        if not sep or not (bid.strip().isascii() and bid.strip().isdigit()) or not rack.strip():
             raise PlannerError(f"--racks {text!r}: {item!r} is not broker:rack (e.g. --racks 1:a,2:b,3:c)")
         if int(bid) in brokers:
             raise PlannerError(f"--racks {text!r}: broker {int(bid)} given twice")
