@@ -7,6 +7,7 @@ Topics given as `partitions` + `replication_factor` are placed by the planner's 
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Callable
 
 import yaml
@@ -25,6 +26,7 @@ from planner.model import (
 
 Node = yaml.Node
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_CONSTRUCT = yaml.constructor.SafeConstructor()  # YAML 1.1 int/bool of one scalar node, without a parser per value
 
 CLUSTER_KEYS = ("cluster", "mode", "brokers", "topics")
 BROKER_KEYS = ("id", "rack", "host", "port", "state")
@@ -73,7 +75,7 @@ def _scalar(ctx: _Ctx, node: Node, path: str) -> Any:
 def _int(ctx: _Ctx, node: Node, path: str, minimum: int | None = None, what: str = "an integer") -> int:
     if not isinstance(node, yaml.ScalarNode) or node.tag != "tag:yaml.org,2002:int":
         raise ctx.error(node, path, f"expected {what}, got {_describe_node(node)}")
-    value = int(yaml.safe_load(node.value))
+    value = int(_CONSTRUCT.construct_yaml_int(node))
     if minimum is not None and value < minimum:
         raise ctx.error(node, path, f"must be at least {minimum}, got {value}")
     return value
@@ -88,7 +90,7 @@ def _str(ctx: _Ctx, node: Node, path: str) -> str:
 def _bool(ctx: _Ctx, node: Node, path: str) -> bool:
     if not isinstance(node, yaml.ScalarNode) or node.tag != "tag:yaml.org,2002:bool":
         raise ctx.error(node, path, f"expected true or false, got {_describe_node(node)}")
-    return bool(yaml.safe_load(node.value))
+    return bool(_CONSTRUCT.construct_yaml_bool(node))
 
 
 def _describe_node(node: Node) -> str:
@@ -127,6 +129,17 @@ def load_topology(path: str) -> Cluster:
 
 
 def parse_topology(text: str, source: str = "<topology>") -> Cluster:
+    """The cluster of a topology's text; errors name `source`, the line and the YAML path.
+
+    Large regular files take the fast path (`topology_fast`); anything it does not accept is read here.
+    """
+    from planner.adapters.topology_fast import parse_fast
+
+    fast = parse_fast(text, source, _parse_precise)
+    return fast if fast is not None else _parse_precise(text, source)
+
+
+def _parse_precise(text: str, source: str) -> Cluster:
     ctx = _Ctx(source)
     try:
         root = yaml.compose(text, Loader=_Loader)
@@ -149,6 +162,7 @@ def parse_topology(text: str, source: str = "<topology>") -> Cluster:
         raise ctx.error(root, "brokers", "missing: a topology needs a 'brokers' list")
     brokers = _brokers(ctx, fields["brokers"][1])
     cluster = Cluster(brokers=brokers, topics=(), name=name, mode=mode)
+    topics: list[Topic] = []
 
     topics_node = fields.get("topics", (None, None))[1]
     if topics_node is not None and not (isinstance(topics_node, yaml.ScalarNode) and topics_node.tag.endswith("null")):
@@ -156,12 +170,16 @@ def parse_topology(text: str, source: str = "<topology>") -> Cluster:
             raise ctx.error(topics_node, "topics", "expected a list of topics")
         seen: dict[str, int] = {}
         for i, tnode in enumerate(topics_node.value):
-            topic = _topic(ctx, tnode, f"topics[{i}]", cluster)
+            topic = _topic(ctx, tnode, f"topics[{i}]", cluster, topics)
             if topic.name in seen:
                 raise ctx.error(tnode, f"topics[{i}].name", f"duplicate topic {topic.name!r} (also topics[{seen[topic.name]}])")
             seen[topic.name] = i
-            cluster = cluster.with_topic(topic)
-    return cluster
+            topics.append(topic)
+    return replace(cluster, topics=tuple(sorted(topics, key=_name)))
+
+
+def _name(topic: Topic) -> str:
+    return topic.name
 
 
 def _brokers(ctx: _Ctx, node: Node) -> tuple[Broker, ...]:
@@ -188,7 +206,9 @@ def _brokers(ctx: _Ctx, node: Node) -> tuple[Broker, ...]:
     return tuple(brokers[b] for b in sorted(brokers))
 
 
-def _topic(ctx: _Ctx, node: Node, path: str, cluster: Cluster) -> Topic:
+def _topic(ctx: _Ctx, node: Node, path: str, cluster: Cluster, before: list[Topic]) -> Topic:
+    """One topic; `cluster` has the brokers, `before` the topics read so far (a topic placed by the planner is
+    placed against their load)."""
     f = {k.value: v for k, v in _mapping(ctx, node, path, TOPIC_KEYS)}
     if "name" not in f:
         raise ctx.error(node, f"{path}.name", "missing topic name")
@@ -244,7 +264,8 @@ def _topic(ctx: _Ctx, node: Node, path: str, cluster: Cluster) -> Topic:
         from planner.placement.policy import plan_new_topic
 
         try:
-            assignment = {p: tuple(r) for p, r in plan_new_topic(cluster, count, rf)[0].items()}
+            so_far = replace(cluster, topics=tuple(sorted(before, key=_name)))
+            assignment = {p: tuple(r) for p, r in plan_new_topic(so_far, count, rf)[0].items()}
         except PlannerError as exc:
             raise ctx.error(f["replication_factor"], f"{path}.replication_factor", str(exc)) from None
 

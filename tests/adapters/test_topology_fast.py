@@ -1,0 +1,133 @@
+"""The topology loader's fast path (planner.adapters.topology_fast) against the precise loader: same clusters, and
+every input the fast path does not accept reaches the precise loader's error with its line and YAML path."""
+import pytest
+
+from bench.gen_cluster import generate, write_yaml
+from planner.adapters import topology_fast, topology_yaml as topology
+from planner.adapters.topology_yaml import _parse_precise, dump_topology, parse_topology
+from planner.model import PlannerError
+
+SMALL = """cluster: c
+mode: zookeeper
+brokers:
+  - {id: 1, rack: a}
+  - {id: 2, rack: b}
+  - {id: 3, rack: c}
+  - {id: 10, rack: a}
+topics:
+  - name: orders
+    topic_id: NPmZHyhbR9y00wMglMH2sg
+    assignment:
+      0: [1, 2, 3]
+      1: [2, 3, 10]
+      2: [3, 10, 1]
+    sizes:
+      0: 21474836480
+      2: 0
+  - name: a.b_c-d
+    assignment:
+      0: [10]
+      1: [1]
+  - name: clicks
+    assignment:
+      0: [2, 1]
+"""
+
+
+def outcome(parse, text):
+    try:
+        return parse(text, "x.yaml")
+    except PlannerError as exc:
+        return str(exc)
+
+
+@pytest.fixture
+def fast_always(monkeypatch):
+    monkeypatch.setattr(topology_fast, "FAST_MIN_BYTES", 0)
+
+
+def test_fast_path_reads_small_regular_file(fast_always):
+    cluster = topology_fast.parse_fast(SMALL, "x.yaml", _parse_precise)
+    assert cluster is not None
+    assert cluster == _parse_precise(SMALL, "x.yaml")
+    assert [t.name for t in cluster.topics] == ["a.b_c-d", "clicks", "orders"]
+    assert [p.size for p in cluster.topic("orders").partitions] == [21474836480, None, 0]
+    assert cluster.topic("orders").topic_id == "NPmZHyhbR9y00wMglMH2sg"
+
+
+MUTATIONS = [
+    ("      1: [2, 3, 10]\n", "      1: [2, 3, 7]\n"),  # unknown broker
+    ("      1: [2, 3, 10]\n", "      1: [2, 3, 3]\n"),  # duplicate replica
+    ("      1: [2, 3, 10]\n", "      1: [2, 3]\n"),  # RF changes inside the topic
+    ("      2: [3, 10, 1]\n", "      3: [3, 10, 1]\n"),  # gap in partition ids
+    ("      2: [3, 10, 1]\n", "      1: [3, 10, 1]\n"),  # duplicate partition id
+    ("      2: 0\n", "      3: 0\n"),  # size of a partition that does not exist
+    ("      2: 0\n", "      0: 0\n"),  # duplicate size key
+    ("      2: 0\n", "      2: 010\n"),  # octal size (YAML 1.1)
+    ("      2: 0\n", "      2: -1\n"),  # negative size
+    ("      0: [10]\n", "      0: [010]\n"),  # octal broker id: 8, unknown
+    ("  - name: clicks\n", "  - name: orders\n"),  # duplicate topic
+    ("  - name: clicks\n", "  - name: null\n"),  # null name
+    ("  - name: clicks\n", "  - name: 'clicks'\n"),  # quoted: precise path, same cluster
+    ("  - name: clicks\n", "  - name: clicks  # comment\n"),
+    ("  - name: clicks\n", "  - name: '12'\n"),
+    ("    topic_id: NPmZHyhbR9y00wMglMH2sg\n", "    topic_id: null\n"),
+    ("    topic_id: NPmZHyhbR9y00wMglMH2sg\n", "    topic_id: 12\n"),
+    ("    topic_id: NPmZHyhbR9y00wMglMH2sg\n", "    configs: {retention.ms: 1000}\n"),
+    ("  - {id: 10, rack: a}\n", "  - {id: 10, rack: a}\n  - {id: 10, rack: b}\n"),  # header error
+    ("mode: zookeeper\n", "mode: zk\n"),
+    ("topics:\n", "topics: # the topics\n"),
+    ("topics:\n", "...\ntopics:\n"),
+    ("  - name: clicks\n    assignment:\n      0: [2, 1]\n", "  - name: clicks\n    partitions: 4\n    replication_factor: 2\n"),
+    ("      0: [2, 1]\n", "      0: [2, 1]\nextra: 1\n"),
+    ("      0: [2, 1]\n", "      0: [2, 1]\n    sizes: {0: 5}\n"),
+    ("      0: [2, 1]\n", "      0: [2,1]\n"),
+    ("      0: [2, 1]\n", "      0: [2, 1]"),  # no newline at the end
+    ("      0: [2, 1]\n", "      0: [2, 1000000000]\n"),
+    ("      0: [2, 1]\n", "      0: []\n"),
+]
+
+
+@pytest.mark.parametrize("old, new", MUTATIONS)
+def test_fast_path_same_outcome_as_precise(fast_always, old, new):
+    text = SMALL.replace(old, new)
+    assert text != SMALL
+    assert outcome(parse_topology, text) == outcome(_parse_precise, text)
+
+
+def test_fast_path_errors_keep_line_and_path(fast_always):
+    text = SMALL.replace("      1: [2, 3, 10]\n", "      1: [2, 3, 7]\n")
+    assert outcome(parse_topology, text) == "x.yaml:13: topics[0].assignment.1[2]: unknown broker 7 (brokers: 1,2,3,10)"
+    text = SMALL.replace("      1: [2, 3, 10]\n", "      1: [2, 3]\n")
+    assert outcome(parse_topology, text) == ("x.yaml:13: topics[0].assignment.1: replication factor 2 differs from "
+                                            "partition 0's 3 (RF must match inside a topic)")
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    path = tmp_path_factory.mktemp("gen") / "cluster-20000.yaml"
+    write_yaml(str(path), *generate(20_000))
+    return path.read_text()
+
+
+def test_generated_cluster_fast_equals_precise(generated):
+    assert len(generated) > topology_fast.FAST_MIN_BYTES
+    fast = topology_fast.parse_fast(generated, "g.yaml", _parse_precise)
+    assert fast is not None
+    assert fast == _parse_precise(generated, "g.yaml")
+    assert sum(t.partition_count for t in fast.topics) == 20_000
+    assert len(fast.brokers) == 40
+    assert parse_topology(dump_topology(fast)) == fast  # the writer's layout takes the fast path too
+    assert topology_fast.parse_fast(dump_topology(fast), "g.yaml", _parse_precise) == fast
+
+
+def test_generated_cluster_error_line(generated):
+    lines = generated.splitlines(keepends=True)
+    target = max(i for i, line in enumerate(lines) if line.startswith("      41: ["))  # deep in the file
+    topic_index = sum(1 for line in lines[:target] if line.startswith("  - name: ")) - 1
+    lines[target] = lines[target][:lines[target].rindex(",")] + ", 99]\n"
+    with pytest.raises(PlannerError) as e:
+        parse_topology("".join(lines), "g.yaml")
+    assert str(e.value) == (f"g.yaml:{target + 1}: topics[{topic_index}].assignment.41[2]: unknown broker 99 "
+                            f"(brokers: {','.join(map(str, range(1, 41)))})")
+    assert topology.parse_topology is parse_topology
