@@ -6,6 +6,7 @@ Everything the planner computes is a pure function over these frozen dataclasses
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Iterable, Iterator, Mapping, NamedTuple
 
 from planner.java import int32, string_hash_code, string_sort_key
@@ -140,31 +141,33 @@ class Cluster:
     mode: str = "kraft"  # "kraft" or "zookeeper": decides what describe prints for ELR (3.8+)
 
     # -- lookups -------------------------------------------------------------------------------
-    @property
+    @cached_property  # computed once per cluster: callers ask per topic (frozen: the fields cannot change)
     def broker_ids(self) -> tuple[int, ...]:
         return tuple(b.id for b in self.brokers)
 
-    @property
+    @cached_property
     def online_ids(self) -> frozenset[int]:
         return frozenset(b.id for b in self.brokers if b.online)
 
     def broker(self, broker_id: int) -> Broker:
-        for b in self.brokers:
-            if b.id == broker_id:
-                return b
-        raise KeyError(broker_id)
+        return self._broker_index[broker_id]
+
+    @cached_property
+    def _broker_index(self) -> dict[int, Broker]:
+        return {b.id: b for b in self.brokers}
+
+    @cached_property
+    def _topic_index(self) -> dict[str, Topic]:
+        return {t.name: t for t in self.topics}
 
     def rack_of(self) -> dict[int, str | None]:
         return {b.id: b.rack for b in self.brokers}
 
     def has_topic(self, name: str) -> bool:
-        return any(t.name == name for t in self.topics)
+        return name in self._topic_index
 
     def topic(self, name: str) -> Topic:
-        for t in self.topics:
-            if t.name == name:
-                return t
-        raise KeyError(name)
+        return self._topic_index[name]
 
     def partitions(self) -> Iterator[Partition]:
         for t in self.topics:

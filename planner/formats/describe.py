@@ -125,7 +125,7 @@ def _matches(p: Partition, st: LeaderState, t: Topic, live: frozenset[int], opts
 
 
 def _ids(ids) -> str:
-    return ",".join(str(i) for i in ids)
+    return ",".join(map(str, ids))
 
 
 def _configs(t: Topic) -> str:
