@@ -51,6 +51,9 @@ def rack_alternated_brokers(racks: Mapping[int, str]) -> list[int]:
     return result
 
 
+BULK_PARTITIONS = 2_000  # from this many partitions on, placement runs vectorised (NumPy)
+
+
 def _start_and_shift(n: int, fixed_start_index: int, rnd: JavaRandom | None) -> tuple[int, int]:
     if fixed_start_index >= 0:
         return fixed_start_index, fixed_start_index
@@ -125,6 +128,13 @@ def assign_replicas_to_brokers(
     if with_rack and len(with_rack) != len(brokers):
         raise PlannerError(NOT_ALL_RACKS)
     start, shift = _start_and_shift(len(brokers), fixed_start_index, rnd)
+    if n_partitions >= BULK_PARTITIONS:  # the same loops, vectorised (bulk.py; tests compare them element by element)
+        from planner.placement import bulk
+
+        matrix = bulk.unaware_matrix([b for b, _ in brokers], n_partitions, replication_factor, start, shift,
+                                     start_partition_id) if not with_rack else \
+            bulk.aware_matrix(dict(brokers), n_partitions, replication_factor, start, shift, start_partition_id)
+        return bulk.matrix_to_assignment(matrix, start_partition_id)
     if not with_rack:
         return place_unaware([b for b, _ in brokers], n_partitions, replication_factor, start, shift, start_partition_id)
     return place_aware(dict(brokers), n_partitions, replication_factor, start, shift, start_partition_id)

@@ -242,6 +242,32 @@ def test_bulk_equals_scalar(n, data):
         kafka.place_aware(racks, parts, rf, start, shift, start_pid)
 
 
+@pytest.mark.parametrize("n_brokers, racks, parts, rf, seed", [
+    (6, 3, 2_000, 3, 0), (7, 0, 2_001, 2, 1), (12, 4, 5_003, 3, 42), (30, 10, 10_000, 3, 7),
+    (5, 0, 3_000, 5, 99), (9, 2, 2_500, 4, 12345), (1, 0, 2_000, 1, 3), (11, 11, 4_000, 3, 2024),
+])
+def test_assign_replicas_at_scale_equals_scalar_loops(n_brokers, racks, parts, rf, seed):
+    """From BULK_PARTITIONS on, AdminUtils placement runs vectorised: same result as Kafka's loops, for random draws
+    (java.util.Random(seed)), fixed starts and a continued partition range."""
+    from planner.java import JavaRandom
+
+    ids = [3 * i + 1 for i in range(n_brokers)]
+    metas = [(b, f"r{i % racks}" if racks else None) for i, b in enumerate(ids)]
+    assert parts >= kafka.BULK_PARTITIONS
+    rnd = JavaRandom(seed)
+    start, shift = rnd.next_int(n_brokers), rnd.next_int(n_brokers)
+
+    def scalar(st, sh, pid0=-1):
+        if racks:
+            return kafka.place_aware(dict(metas), parts, rf, st, sh, pid0)
+        return kafka.place_unaware(ids, parts, rf, st, sh, pid0)
+
+    assert kafka.assign_replicas_to_brokers(metas, parts, rf, rnd=JavaRandom(seed)) == scalar(start, shift)
+    fixed = seed % n_brokers
+    assert kafka.assign_replicas_to_brokers(metas, parts, rf, fixed) == scalar(fixed, fixed)
+    assert kafka.assign_replicas_to_brokers(metas, parts, rf, fixed, 17) == scalar(fixed, fixed, 17)
+
+
 # -- properties over random clusters --------------------------------------------------------------------------
 
 @settings(max_examples=200, deadline=None)
