@@ -25,9 +25,10 @@ def _read_zookeeper(spec: str) -> Cluster:
 
 
 def _read_topology_file(spec: str) -> Cluster:
+    from planner.adapters.progress import progress_line
     from planner.adapters.topology_yaml import load_topology
 
-    return load_topology(spec)
+    return load_topology(spec, progress_line(f"reading {spec}"))
 
 
 def _read_kafka(spec: str) -> Cluster:

@@ -47,8 +47,11 @@ def _rows_pattern(rf: int) -> re.Pattern[str]:
     return _ROWS[rf]
 
 
-def parse_fast(text: str, source: str, header: Callable[[str, str], Cluster]) -> Cluster | None:
-    """The cluster of `text`, or None when the precise loader must read it (see the module's text)."""
+def parse_fast(text: str, source: str, header: Callable[[str, str], Cluster],
+               progress: Callable[[int, int], None] | None = None) -> Cluster | None:
+    """The cluster of `text`, or None when the precise loader must read it (see the module's text).
+
+    `progress(done, total)` hears the characters read so far (done == total at the end)."""
     m = _TOPICS.search(text)
     if m is None or "\r" in text or "\t" in text:
         return None
@@ -66,14 +69,14 @@ def parse_fast(text: str, source: str, header: Callable[[str, str], Cluster]) ->
         return None
     if base.topics:
         return None
-    topics = _topics(body, base.broker_ids)
+    topics = _topics(body, base.broker_ids, progress)
     if topics is None:
         return None
     return Cluster(brokers=base.brokers, topics=tuple(sorted(topics, key=lambda t: t.name)),
                    name=base.name, mode=base.mode)
 
 
-def _topics(body: str, brokers: tuple[int, ...]) -> list[Topic] | None:
+def _topics(body: str, brokers: tuple[int, ...], progress: Callable[[int, int], None] | None) -> list[Topic] | None:
     import numpy as np
 
     known = np.asarray(sorted(brokers), dtype=np.int64)
@@ -89,6 +92,10 @@ def _topics(body: str, brokers: tuple[int, ...]) -> list[Topic] | None:
             return None
         names.add(name)
         topics.append(_topic(name, topic_id, matrix, sizes))
+        if progress is not None and len(topics) % 256 == 0:
+            progress(at, len(body))
+    if progress is not None:
+        progress(len(body), len(body))
     return topics
 
 

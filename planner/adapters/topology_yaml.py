@@ -117,7 +117,8 @@ def _partition_map(ctx: _Ctx, node: Node, path: str, value: Callable[[Node, str]
     return result
 
 
-def load_topology(path: str) -> Cluster:
+def load_topology(path: str, progress: Callable[[int, int], None] | None = None) -> Cluster:
+    """The cluster of a topology file; `progress(done, total)` hears how far a large file's topics are read."""
     try:
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
@@ -125,17 +126,17 @@ def load_topology(path: str) -> Cluster:
         raise PlannerError(f"{path}: no such topology file (see topologies/ for examples)") from None
     except OSError as exc:
         raise PlannerError(f"{path}: cannot read: {exc.strerror}") from None
-    return parse_topology(text, path)
+    return parse_topology(text, path, progress)
 
 
-def parse_topology(text: str, source: str = "<topology>") -> Cluster:
+def parse_topology(text: str, source: str = "<topology>", progress: Callable[[int, int], None] | None = None) -> Cluster:
     """The cluster of a topology's text; errors name `source`, the line and the YAML path.
 
     Large regular files take the fast path (`topology_fast`); anything it does not accept is read here.
     """
     from planner.adapters.topology_fast import parse_fast
 
-    fast = parse_fast(text, source, _parse_precise)
+    fast = parse_fast(text, source, _parse_precise, progress)
     return fast if fast is not None else _parse_precise(text, source)
 
 

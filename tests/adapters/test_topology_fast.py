@@ -131,3 +131,32 @@ def test_generated_cluster_error_line(generated):
     assert str(e.value) == (f"g.yaml:{target + 1}: topics[{topic_index}].assignment.41[2]: unknown broker 99 "
                             f"(brokers: {','.join(map(str, range(1, 41)))})")
     assert topology.parse_topology is parse_topology
+
+
+class _Terminal:
+    def __init__(self):
+        self.text = ""
+
+    def isatty(self):
+        return True
+
+    def write(self, s):
+        self.text += s
+
+    def flush(self):
+        pass
+
+
+def test_progress_line_only_on_a_terminal(generated):
+    import io
+
+    from planner.adapters.progress import progress_line
+
+    assert progress_line("reading x", io.StringIO()) is None
+    term = _Terminal()
+    report = progress_line("reading g.yaml", term, interval=0)
+    seen = []
+    cluster = parse_topology(generated, "g.yaml", lambda done, total: (seen.append((done, total)), report(done, total)))
+    assert sum(t.partition_count for t in cluster.topics) == 20_000
+    assert seen[-1][0] == seen[-1][1] and len(seen) == 2  # 321 topics: one report at 256, one at the end
+    assert term.text == f"\rreading g.yaml: {100 * seen[0][0] // seen[0][1]}%\033[K\r\033[K"
