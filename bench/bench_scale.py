@@ -1,0 +1,144 @@
+"""Scale (issue 14): the CLI on generated clusters of 10k, 100k and 1M partitions (RF 3, one broker per 500
+partitions, 10 racks, about 50 partitions per topic, sizes), stored as topology YAML (`bench/gen_cluster.py`).
+
+Every figure runs `kafka-planner` as users do (a fresh process, output to /dev/null) and reports wall time and peak
+memory (the child's max RSS). Yardstick, measured in the same run: `json.load` of the same assignment as Kafka's
+reassignment JSON (the cost of merely reading the data). Each command at each size, then the growth per 10x step, so a
+super-linear step shows (a linear one grows about 10x). `BENCH_SCALE_SIZES=10000,100000` limits the sizes.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+from bench.gen_cluster import RACKS, ensure, shape
+
+SIZES = tuple(int(s) for s in os.environ.get("BENCH_SCALE_SIZES", "10000,100000,1000000").split(","))
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+TIMEOUT = 900
+# At 1M (2,000 brokers): add 100 brokers, decommission 10; the smaller clusters in proportion.
+ADDED_PER_BROKER = 1 / 20
+DECOMMISSIONED_PER_BROKER = 1 / 200
+
+
+def _run(args: list[str], stdout=subprocess.DEVNULL) -> tuple[float, float, str]:
+    """(seconds, peak MiB, stdout text or "") of `kafka-planner ARGS`; raises when it fails."""
+    script = os.path.join(os.path.dirname(sys.executable), "kafka-planner")
+    started = time.perf_counter()
+    proc = subprocess.Popen([script, *args], stdout=stdout, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = proc.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise
+    seconds = time.perf_counter() - started
+    if proc.returncode != 0:
+        raise RuntimeError(f"kafka-planner {' '.join(args)} failed: {err.strip()[-300:]}")
+    return seconds, _PEAKS.get(proc.pid, float("nan")), out or ""
+
+
+_PEAKS: dict[int, float] = {}  # child pid -> max RSS in MiB
+
+
+def _keep_rusage() -> None:
+    """subprocess.Popen reaps its child with waitpid; reap it with wait4 instead to keep its max RSS."""
+    def _try_wait(self, wait_flags):
+        pid, status, usage = os.wait4(self.pid, wait_flags)
+        if pid == self.pid:
+            _PEAKS[pid] = usage.ru_maxrss / 1024
+        return pid, status
+
+    subprocess.Popen._try_wait = _try_wait  # type: ignore[attr-defined]
+
+
+def _with_new_brokers(path: str, count: int) -> str:
+    """The topology at `path` with `count` empty brokers added (ids after the last, racks continuing)."""
+    out = path.replace(".yaml", f"-plus{count}.yaml")
+    if os.path.exists(out):
+        return out
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    head, _, topics = text.partition("\ntopics:\n")
+    last = max(int(row.split("id: ")[1].split(",")[0]) for row in head.splitlines() if row.startswith("  - {id: "))
+    added = "".join(f"\n  - {{id: {b}, rack: rack-{(b - 1) % RACKS}}}" for b in range(last + 1, last + count + 1))
+    with open(out + ".tmp", "w", encoding="utf-8") as fh:
+        fh.write(head + added + "\ntopics:\n" + topics)
+    os.replace(out + ".tmp", out)
+    return out
+
+
+def _json_load(path: str) -> float:
+    started = time.perf_counter()
+    with open(path, encoding="utf-8") as fh:
+        json.load(fh)
+    return time.perf_counter() - started
+
+
+def _figure(name: str, size: int, args: list[str], yardstick: float | None, target: str, curve: dict,
+            curve_name: str = "") -> str:
+    curve_name = curve_name or name
+    try:
+        seconds, peak, out = _run(args, stdout=subprocess.PIPE)
+    except subprocess.TimeoutExpired:
+        print(f"   {name} @ {size:,}: over {TIMEOUT} s (stopped)", flush=True)
+        curve.setdefault(curve_name, {})[size] = float("inf")
+        return ""
+    curve.setdefault(curve_name, {})[size] = seconds
+    text = f"   {name} @ {size:,} partitions: {seconds:,.2f} s, peak {peak:,.0f} MiB"
+    if yardstick:
+        text += f"  | yardstick json.load of the reassignment JSON: {yardstick:,.2f} s  | ratio {seconds / yardstick:.1f}x"
+    print(f"{text}  | target {target}", flush=True)
+    return out
+
+
+def _plan_summary(out: str) -> None:
+    keep = ("Replica moves:", "Rack-unsafe", "spread")
+    for row in out.splitlines():
+        if row.startswith(keep):
+            print(f"      {' '.join(row.split())}", flush=True)
+
+
+def _curve(curve: dict) -> None:
+    print("   cost curve (seconds; growth per 10x partitions, linear = ~10x):", flush=True)
+    for name, by_size in curve.items():
+        cells = []
+        previous = None
+        for size in sorted(by_size):
+            s = by_size[size]
+            growth = f" (x{s / previous:.1f})" if previous and s != float("inf") else ""
+            cells.append(f"{size:,}: {s:.2f}{growth}")
+            previous = s
+        print(f"     {name}: " + ", ".join(cells), flush=True)
+
+
+def run() -> None:
+    _keep_rusage()
+    curve: dict = {}
+    for size in SIZES:
+        started = time.perf_counter()
+        topology, reassignment = ensure(size, DATA)
+        print(f"   -- {size:,} partitions: {topology} (ready in {time.perf_counter() - started:.1f} s)", flush=True)
+        yardstick = _json_load(reassignment)
+        curve.setdefault("json.load (yardstick)", {})[size] = yardstick
+        _figure("load + describe", size, ["describe", topology], yardstick, "<= 10x json.load, < 30 s, < 2 GiB",
+                curve)
+        _figure("brokers", size, ["brokers", topology], None, "< 60 s", curve)
+        _figure("failures K=1", size, ["failures", topology, "--max-failed-brokers", "1"], None, "< 60 s", curve)
+        n_brokers = shape(size)[0]
+        added = round(n_brokers * ADDED_PER_BROKER)
+        grown = _with_new_brokers(topology, added)
+        _plan_summary(_figure(f"reassign rebalance +{added} brokers", size, ["reassign", "rebalance", grown],
+                              None, "< 60 s", curve, "reassign rebalance +5% brokers"))
+        gone = max(1, round(n_brokers * DECOMMISSIONED_PER_BROKER))
+        brokers = ",".join(str(b) for b in range(1, gone + 1))
+        _plan_summary(_figure(f"reassign decommission {gone} brokers", size,
+                              ["reassign", "decommission", topology, "--brokers", brokers], None, "< 60 s", curve,
+                              "reassign decommission 0.5% brokers"))
+        _figure("create-topic (balanced start)", size,
+                ["create-topic", "topologies/six-brokers.yaml", "--topic", "new", "--partitions", str(size),
+                 "--replication-factor", "3"], None, "< 2 s at 1M", curve)
+    _curve(curve)
