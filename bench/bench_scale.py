@@ -138,7 +138,8 @@ def run() -> None:
         _plan_summary(_figure(f"reassign decommission {gone} brokers", size,
                               ["reassign", "decommission", topology, "--brokers", brokers], None, "< 60 s", curve,
                               "reassign decommission 0.5% brokers"))
-        _figure("create-topic (balanced start)", size,
-                ["create-topic", "topologies/six-brokers.yaml", "--topic", "new", "--partitions", str(size),
-                 "--replication-factor", "3"], None, "< 2 s at 1M", curve)
+        create = ["create-topic", "topologies/six-brokers.yaml", "--topic", "new", "--partitions", str(size),
+                  "--replication-factor", "3"]
+        _figure("create-topic --seed 1 on six-brokers.yaml", size, create + ["--seed", "1"], None, "< 2 s at 1M", curve)
+        _figure("create-topic (balanced start) on six-brokers.yaml", size, create, None, "< 2 s at 1M", curve)
     _curve(curve)
