@@ -18,7 +18,7 @@ from bench.gen_cluster import RACKS, ensure, shape
 
 SIZES = tuple(int(s) for s in os.environ.get("BENCH_SCALE_SIZES", "10000,100000,1000000").split(","))
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
-TIMEOUT = 900
+TIMEOUT = 300
 # At 1M (2,000 brokers): add 100 brokers, decommission 10; the smaller clusters in proportion.
 ADDED_PER_BROKER = 1 / 20
 DECOMMISSIONED_PER_BROKER = 1 / 200
@@ -81,6 +81,9 @@ def _json_load(path: str) -> float:
 def _figure(name: str, size: int, args: list[str], yardstick: float | None, target: str, curve: dict,
             curve_name: str = "") -> str:
     curve_name = curve_name or name
+    if float("inf") in curve.get(curve_name, {}).values():
+        print(f"   {name} @ {size:,}: skipped (over {TIMEOUT} s at a smaller size)", flush=True)
+        return ""
     try:
         seconds, peak, out = _run(args, stdout=subprocess.PIPE)
     except subprocess.TimeoutExpired:
