@@ -5,6 +5,7 @@ Everything the planner computes is a pure function over these frozen dataclasses
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Iterable, Iterator, Mapping, NamedTuple
@@ -228,6 +229,9 @@ def make_topic(
     return Topic(name=name, partitions=parts, configs=dict(configs or {}), topic_id=topic_id)
 
 
+INT32_MAX = 2**31 - 1
+
+
 def parse_id_list(text: str, what: str = "broker list") -> tuple[int, ...]:
     """`"1,2,3"` → (1, 2, 3); one clear error for anything else."""
     ids = []
@@ -239,6 +243,10 @@ def parse_id_list(text: str, what: str = "broker list") -> tuple[int, ...]:
             ids.append(int(item))
         except ValueError:
             raise PlannerError(f"{what} {text!r}: {item!r} is not an integer broker id") from None
+        if not 0 <= ids[-1] <= INT32_MAX:
+            raise PlannerError(f"{what} {text!r}: broker id {item} is outside 0..{INT32_MAX} (a Java int)")
+    if not ids:
+        raise PlannerError(f"{what} {text!r} names no broker id")
     return tuple(ids)
 
 
@@ -249,3 +257,22 @@ def human_bytes(n: int | float) -> str:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return f"{n} B"
+
+
+_RATE = re.compile(r"\s*(\d+)\s*([KMGT]i?B|B)?\s*", re.IGNORECASE)
+_UNITS = {"b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+          "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+
+
+def parse_rate(text: str, what: str) -> int:
+    """A throttle in bytes per second: "50000000", "50MB" (10^6), "48MiB" (2^20). Kafka's --throttle is a Java long
+    of bytes per second; 0 would stop replication of the moving partitions, so it is refused."""
+    m = _RATE.fullmatch(text)
+    if not m:
+        raise PlannerError(f"{what} {text!r} is not a rate in bytes per second (e.g. 50000000, 50MB, 48MiB)")
+    value = int(m.group(1)) * _UNITS[(m.group(2) or "b").lower()]
+    if value <= 0:
+        raise PlannerError(f"{what} must be at least 1 byte per second (0 would stop the moving replicas)")
+    if value > 2**63 - 1:
+        raise PlannerError(f"{what} {text!r} is beyond a Java long of bytes per second")
+    return value

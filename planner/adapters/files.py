@@ -1,33 +1,164 @@
-"""Write files so that a failure never leaves a partial file behind: temp file in the same folder, then rename."""
+"""Writing output files so that a failure or an interrupt never leaves a partial file, a mixed folder or a destroyed
+target behind, with the permissions Kafka's tools give their files (java.io.FileWriter: 0666 less the umask)."""
 from __future__ import annotations
 
+import ctypes
+import errno
 import os
-import tempfile
+import secrets
+import shutil
+import stat
 from pathlib import Path
-from typing import Mapping
+from typing import Callable, Mapping, Optional
+
+from planner.model import PlannerError
+
+_RENAME_EXCHANGE = 2  # linux/fs.h
 
 
-def write_text_atomic(path: str | os.PathLike, text: str) -> None:
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+def output_error(option: str, path: object, exc: OSError) -> PlannerError:
+    """One line naming the option, the file and what went wrong ("No space left on device", "Read-only file system")."""
+    return PlannerError(f"{option} {path}: {exc.strerror or exc}")
+
+
+def _tmp_name(directory: str, name: str, kind: str) -> str:
+    return os.path.join(directory, f".{name[:200]}.{kind}-{secrets.token_hex(4)}")
+
+
+def _write_new(path: str, text: str, mode: Optional[int] = None) -> None:
+    """Create `path` (it must not exist) holding `text`, flushed to disk; 0666 less the umask unless `mode` is given."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
+        if mode is not None:
+            os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fd = -1
             fh.write(text)
-        os.replace(tmp, target)
+            fh.flush()
+            os.fsync(fh.fileno())
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _replace_regular(real: str, text: str, old: Optional[os.stat_result]) -> None:
+    directory, name = os.path.split(real)
+    tmp = _tmp_name(directory or ".", name, "tmp")
+    try:
+        _write_new(tmp, text, stat.S_IMODE(old.st_mode) if old else None)
+        if old is not None and os.geteuid() == 0:  # root replacing someone's file: the file stays theirs
+            os.chown(tmp, old.st_uid, old.st_gid)
+        os.replace(tmp, real)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        _unlink_quietly(tmp)
         raise
 
 
-def write_files_atomic(directory: str | os.PathLike, files: Mapping[str, str]) -> list[Path]:
-    """Write several files; each appears whole or not at all. Call only once the plan has succeeded."""
-    written = []
-    for name, text in files.items():
-        path = Path(directory) / name
-        write_text_atomic(path, text)
-        written.append(path)
-    return written
+def write_text_atomic(path: str | os.PathLike, text: str, option: str = "--write") -> None:
+    """Write `text` to `path`, all or nothing.
+
+    A character device or FIFO (/dev/null, /dev/stdout on a terminal or a pipe) is written through. A symlink is
+    followed and its target replaced; the link stays. A regular file is replaced by a new file written beside it and
+    renamed over it, keeping the old file's mode and owner. A file with other hard links is refused (replacing it
+    would split them), as is anything else that is not a regular file (a directory, a socket).
+    """
+    path = os.fspath(path)
+    try:
+        try:
+            st: Optional[os.stat_result] = os.stat(path)
+        except FileNotFoundError:
+            st = None
+        if st is not None and (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            return
+        if st is not None and stat.S_ISDIR(st.st_mode):
+            raise OSError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            raise PlannerError(f"{option} {path}: not a regular file, a character device or a FIFO; "
+                               "choose another file")
+        if st is not None and st.st_nlink > 1:
+            raise PlannerError(f"{option} {path}: the file has {st.st_nlink} hard links, which a new file would "
+                               "split; write to another file (or remove the other links)")
+        real = os.path.realpath(path)
+        parent = os.path.dirname(real)
+        if parent:
+            os.makedirs(parent, exist_ok=True)
+        _replace_regular(real, text, st)
+    except OSError as exc:
+        raise output_error(option, path, exc) from None
+
+
+# --- a folder of files swapped in as one set ---------------------------------------------------------------------
+
+
+def _exchange(a: str, b: str) -> bool:
+    """Swap two paths in one step (renameat2 RENAME_EXCHANGE); False where the kernel or file system cannot."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd = -100
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), b)
+
+
+def _swap_in(new: str, real: str) -> None:
+    """Put the folder `new` at `real`; the folder that was there ends up removed."""
+    if not os.path.lexists(real):
+        os.rename(new, real)
+        return
+    if _exchange(new, real):
+        shutil.rmtree(new, ignore_errors=True)  # `new` now holds the earlier folder
+        return
+    old = _tmp_name(os.path.dirname(real), os.path.basename(real), "old")
+    os.rename(real, old)  # an interrupt here leaves the earlier folder whole, beside
+    os.rename(new, real)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def replace_folder(directory: str, files: Mapping[str, str], keep: Callable[[str], bool],
+                   option: str = "--output-dir") -> list[Path]:
+    """Make `directory` hold exactly `files` plus the entries of the earlier folder that `keep(name)` accepts (hard-
+    linked across, so they stay the same files): the new set is written in a sibling folder and swapped in, so the
+    folder shows the whole earlier set or the whole new one, never a mix, whatever interrupts the write."""
+    real = os.path.realpath(directory)
+    parent, name = os.path.split(real)
+    new = None
+    try:
+        old_mode = None
+        if os.path.lexists(real):
+            st = os.stat(real)
+            if not stat.S_ISDIR(st.st_mode):
+                raise OSError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), directory)
+            old_mode = stat.S_IMODE(st.st_mode)
+        os.makedirs(parent, exist_ok=True)
+        new = _tmp_name(parent, name, "new")
+        os.mkdir(new, 0o777)  # 0777 less the umask, as a new folder; an existing one keeps its mode
+        if old_mode is not None:
+            os.chmod(new, old_mode)
+            for entry in sorted(os.listdir(real)):
+                if keep(entry):
+                    os.link(os.path.join(real, entry), os.path.join(new, entry), follow_symlinks=False)
+        for file_name, text in files.items():
+            _write_new(os.path.join(new, file_name), text)
+        _swap_in(new, real)
+        new = None
+    except OSError as exc:
+        raise output_error(option, directory, exc) from None
+    finally:
+        if new is not None:
+            shutil.rmtree(new, ignore_errors=True)
+    return [Path(directory) / n for n in files]

@@ -62,7 +62,7 @@ def load_cluster(spec: str, offline_brokers: str | None = None) -> Cluster:
     `offline_brokers` ("2,3") simulates those brokers failing.
     """
     cluster = source_for(spec)(spec)
-    if offline_brokers:
+    if offline_brokers is not None:
         ids = parse_id_list(offline_brokers, "--offline-brokers")
         cluster = cluster.with_broker_states({i: OFFLINE for i in ids})
     return cluster

@@ -38,4 +38,6 @@ def run(argv: list[str] | None = None) -> None:
             print("error: interrupted", file=sys.stderr)
             sys.exit(130)
         raise
+    if code == 130:  # typer turns KeyboardInterrupt into Exit(130), silently
+        print("error: interrupted", file=sys.stderr)
     sys.exit(code if isinstance(code, int) else 0)

@@ -10,7 +10,7 @@ import typer
 
 from planner.cli.app import app
 from planner.cli.common import TOPOLOGY_HELP, load_cluster
-from planner.model import Cluster, PlannerError, parse_id_list
+from planner.model import Cluster, PlannerError, parse_id_list, parse_rate
 
 reassign = typer.Typer(
     no_args_is_help=True,
@@ -26,7 +26,8 @@ OUTPUT_DIR = typer.Option(None, "--output-dir", metavar="DIR",
                                "leader-election.json and plan.txt here.")
 SIZES = typer.Option(None, "--sizes", metavar="FILE", help="Partition sizes: the output of kafka-log-dirs.sh --describe.")
 THROTTLE = typer.Option(None, "--throttle", metavar="BYTES_PER_S",
-                        help="Show the throttle configs Kafka sets for this rate and the time the moves take.")
+                        help="Show the throttle configs Kafka sets for this rate (bytes per second: 50000000, "
+                             "50MB, 48MiB) and the time the moves take.")
 NO_RACK_REPAIR = typer.Option(False, "--no-rack-repair",
                               help="Leave rack-unsafe partitions as they are unless they move anyway (default: "
                                    "repair each with the fewest moves, counted in the lower bound).")
@@ -93,38 +94,47 @@ def _election_partitions(plan) -> list:
     return out
 
 
+def _check_output_dir(output_dir: Optional[str]) -> None:
+    if output_dir is not None and not output_dir.strip():
+        raise PlannerError("--output-dir must name a folder (it is empty)")
+
+
+def _say_written(written: list, anything: bool) -> None:
+    print(f"wrote {', '.join(str(p) for p in written)}", file=sys.stderr)
+    if not anything:
+        print("nothing to reassign: no replica list changes, so no current.json or proposed.json "
+              "(Kafka refuses an empty list: Partition reassignment list cannot be empty)", file=sys.stderr)
+
+
 def _write_plan_files(output_dir: str, files: dict) -> list:
-    """Write the plan's files (each atomically), then remove the plan files an earlier plan left in the folder."""
-    from planner.adapters.files import write_files_atomic
-    from planner.formats.plan import stale_plan_files
+    """Swap the plan's files into the folder as one set (files of an earlier plan that this one does not write go)."""
+    from planner.adapters.files import replace_folder
+    from planner.formats.plan import plan_folder_keep
 
-    stale = stale_plan_files(output_dir, files)
-    written = write_files_atomic(output_dir, files)
-    for path in stale:
-        path.unlink(missing_ok=True)
-        print(f"removed {path} (left by an earlier plan)", file=sys.stderr)
-    return written
+    return replace_folder(output_dir, files, plan_folder_keep(output_dir, files))
 
 
-def _emit(plan, output_dir: Optional[str], throttle: Optional[int], fmt: PlanFormat, batch_size: Optional[int]) -> None:
+def _emit(plan, output_dir: Optional[str], throttle_text: Optional[str], fmt: PlanFormat, batch_size: Optional[int]) -> None:
     from planner.formats import plan as render
     from planner.formats.kafka_json import generate_output_text, render_election_json, render_reassignment_json
     from planner.rebalance.batches import batches
     from planner.rebalance.throttle import throttle_for
 
-    if throttle is not None and throttle < 0:
-        raise PlannerError("--throttle must be a non-negative number of bytes per second")
+    _check_output_dir(output_dir)
+    throttle = parse_rate(throttle_text, "--throttle") if throttle_text is not None else None
     if batch_size is not None and batch_size <= 0:
         raise PlannerError("--batch-size must be at least 1")
     th = throttle_for(plan.before, plan.proposed, throttle) if throttle is not None else None
     parts = batches(plan.before, plan.proposed, batch_size, frozenset(plan.brokers))
     elect = _election_partitions(plan)
     summary = render.render_plan_text(plan, th, len(parts))
-    if output_dir:
-        files = {"current.json": render_reassignment_json(plan.current) + "\n"}
-        if len(parts) <= 1:
+    if output_dir is not None:
+        files = {}
+        if plan.proposed:  # Kafka refuses an empty list ("Partition reassignment list cannot be empty")
+            files["current.json"] = render_reassignment_json(plan.current) + "\n"
+        if len(parts) == 1:
             files["proposed.json"] = render_reassignment_json(plan.proposed) + "\n"
-        else:
+        elif len(parts) > 1:
             for n, batch in enumerate(parts, 1):
                 files[f"proposed-{n:03d}.json"] = render_reassignment_json(batch) + "\n"
         if elect:
@@ -138,8 +148,8 @@ def _emit(plan, output_dir: Optional[str], throttle: Optional[int], fmt: PlanFor
     else:
         sys.stdout.write(render.render_plan_json(plan, th, elect))
     sys.stdout.flush()
-    if output_dir:
-        print(f"wrote {', '.join(str(p) for p in written)}", file=sys.stderr)
+    if output_dir is not None:
+        _say_written(written, bool(plan.proposed))
 
 
 @reassign.command("generate")
@@ -177,7 +187,7 @@ def rebalance_cmd(
     batch_size: Optional[int] = BATCH,
     output_dir: Optional[str] = OUTPUT_DIR,
     sizes: Optional[str] = SIZES,
-    throttle: Optional[int] = THROTTLE,
+    throttle: Optional[str] = THROTTLE,
     fmt: PlanFormat = FORMAT,
     offline_brokers: Optional[str] = OFFLINE,
 ) -> None:
@@ -187,7 +197,7 @@ def rebalance_cmd(
     cluster = _load(topology, offline_brokers, sizes)
     if max_moves is not None and max_moves < 0:
         raise PlannerError("--max-moves must be at least 0")
-    brokers = parse_id_list(broker_list, "--broker-list") if broker_list else None
+    brokers = parse_id_list(broker_list, "--broker-list") if broker_list is not None else None
     plan = balance(cluster, brokers=brokers, topics=topic, max_moves=max_moves, progress=_progress_for(cluster),
                    rack_repair=not no_rack_repair)
     _emit(plan, output_dir, throttle, fmt, batch_size)
@@ -201,7 +211,7 @@ def decommission_cmd(
     batch_size: Optional[int] = BATCH,
     output_dir: Optional[str] = OUTPUT_DIR,
     sizes: Optional[str] = SIZES,
-    throttle: Optional[int] = THROTTLE,
+    throttle: Optional[str] = THROTTLE,
     fmt: PlanFormat = FORMAT,
     offline_brokers: Optional[str] = OFFLINE,
 ) -> None:
@@ -222,7 +232,7 @@ def replace_broker_cmd(
     batch_size: Optional[int] = BATCH,
     output_dir: Optional[str] = OUTPUT_DIR,
     sizes: Optional[str] = SIZES,
-    throttle: Optional[int] = THROTTLE,
+    throttle: Optional[str] = THROTTLE,
     fmt: PlanFormat = FORMAT,
     offline_brokers: Optional[str] = OFFLINE,
 ) -> None:
@@ -241,7 +251,7 @@ def set_rf_cmd(
     batch_size: Optional[int] = BATCH,
     output_dir: Optional[str] = OUTPUT_DIR,
     sizes: Optional[str] = SIZES,
-    throttle: Optional[int] = THROTTLE,
+    throttle: Optional[str] = THROTTLE,
     fmt: PlanFormat = FORMAT,
     offline_brokers: Optional[str] = OFFLINE,
 ) -> None:
@@ -266,13 +276,14 @@ def elect_leaders_cmd(
     from planner.rebalance.leaders import elect_leaders
     from planner.rebalance.moves import Plan
 
+    _check_output_dir(output_dir)
     cluster = load_cluster(topology, offline_brokers)
     proposed, elect = elect_leaders(cluster, topic)
     plan = Plan(before=cluster, proposed=proposed, goal="elect-leaders (reorder replica lists, no data movement)",
                 lower_bound=0, brokers=tuple(sorted(cluster.online_ids)))
     summary = render.render_plan_text(plan) + f"Partitions to elect (current leader is not preferred): {len(elect)}\n"
     election = render_election_json(elect) + "\n"
-    if output_dir:
+    if output_dir is not None:
         files = {}
         if proposed:
             files["current.json"] = render_reassignment_json(plan.current) + "\n"
@@ -290,8 +301,8 @@ def elect_leaders_cmd(
     else:
         sys.stdout.write(render.render_plan_json(plan, elect=elect))
     sys.stdout.flush()
-    if output_dir:
-        print(f"wrote {', '.join(str(p) for p in written)}", file=sys.stderr)
+    if output_dir is not None:
+        _say_written(written, bool(plan.proposed))
 
 
 @reassign.command("verify")

@@ -68,7 +68,7 @@ def _read_text(path: str, option: str) -> str:
 
 def _simulate(cluster, offline_brokers: Optional[str]):
     """`--offline-brokers 2,3`: the live cluster as if those brokers failed."""
-    if not offline_brokers:
+    if offline_brokers is None:
         return cluster
     from planner.model import OFFLINE as OFF, parse_id_list
 
@@ -94,7 +94,7 @@ def export(
     if output:
         from planner.adapters.files import write_text_atomic
 
-        write_text_atomic(output, text)
+        write_text_atomic(output, text, "--output")
         if not quiet:
             parts = sum(t.partition_count for t in cluster.topics)
             print(f"wrote {output}: {len(cluster.brokers)} brokers, {len(cluster.topics)} topics, {parts} partitions",

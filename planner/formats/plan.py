@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from planner.formats.tables import bar, human_bytes
-from planner.model import Cluster
+from planner.model import Cluster, PlannerError
 from planner.rebalance.moves import Plan, rack_count, rack_safe
 
 
@@ -143,17 +143,28 @@ def render_plan_text(plan: Plan, throttle=None, batches: int | None = None) -> s
     return "\n".join(lines) + "\n"
 
 
-PLAN_FILE = re.compile(r"(current|proposed|proposed-\d{3}|leader-election)\.json")
+PLAN_FILE = re.compile(r"(current|proposed|proposed-\d{3}|leader-election)\.json|plan\.txt")
 
 
-def stale_plan_files(directory: str, written: Iterable[str]) -> list[Path]:
-    """Plan files (current.json, proposed*.json, leader-election.json) an earlier plan left in `directory` that this
-    plan does not write: left there, they could be executed by mistake as part of this plan."""
+def plan_folder_keep(directory: str, files: Mapping[str, str]) -> Callable[[str], bool]:
+    """Check that the plan `files` may replace what `directory` holds, and say which of its entries to carry over.
+
+    Refused: a folder whose current.json differs from this plan's (the rollback of an earlier plan, which may have
+    been executed), and a folder holding sub-folders. Carried over: files that are not a plan's (notes.txt); the
+    earlier plan's other files (proposed-004.json of a longer plan, say) go, so the folder never mixes two plans."""
     d = Path(directory)
     if not d.is_dir():
-        return []
-    keep = set(written)
-    return sorted(p for p in d.iterdir() if p.is_file() and PLAN_FILE.fullmatch(p.name) and p.name not in keep)
+        return lambda name: False
+    earlier = d / "current.json"
+    if earlier.is_file() and earlier.read_bytes() != files.get("current.json", "").encode("utf-8"):
+        raise PlannerError(f"--output-dir {directory} holds an earlier plan whose rollback (current.json) differs "
+                           "from this plan's; that plan may have been executed: move the folder away or choose "
+                           "another --output-dir")
+    sub = sorted(p.name for p in d.iterdir() if p.is_dir() and not p.is_symlink())
+    if sub:
+        raise PlannerError(f"--output-dir {directory} holds the folder {sub[0]}; give the plan a folder of its own "
+                           "(its files are swapped in as one set)")
+    return lambda name: not PLAN_FILE.fullmatch(name)
 
 
 def render_plan_json(plan: Plan, throttle=None, elect=None) -> str:

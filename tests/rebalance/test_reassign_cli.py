@@ -214,16 +214,25 @@ def test_output_dir_drops_files_of_an_earlier_plan(topo, tmp_path):
     assert code == 0, err
     assert sorted(p.name for p in out_dir.iterdir()) == ["current.json", "plan.txt", "proposed-001.json",
                                                          "proposed-002.json", "proposed-003.json"]
+    rollback = (out_dir / "current.json").read_text()
     (out_dir / "leader-election.json").write_text('{"partitions":[{"topic":"foo","partition":0}]}\n')
     (out_dir / "notes.txt").write_text("mine")
-    code, _, err = run("reassign", "set-replication-factor", topo, "--topic", "bar", "--replication-factor", "3",
+    # the same plan in bigger batches: same rollback, so it may replace the set; the user's notes stay
+    code, _, err = run("reassign", "decommission", topo, "--brokers", "1", "--batch-size", "3",
                        "--output-dir", str(out_dir))
     assert code == 0, err
-    # set-rf appends replicas: no leader changes, one batch
-    assert sorted(p.name for p in out_dir.iterdir()) == ["current.json", "notes.txt", "plan.txt", "proposed.json"]
-    removed = [line for line in err.splitlines() if line.startswith("removed ")]
-    assert removed == [f"removed {out_dir / n} (left by an earlier plan)"
-                       for n in ("leader-election.json", "proposed-001.json", "proposed-002.json", "proposed-003.json")]
+    assert sorted(p.name for p in out_dir.iterdir()) == ["current.json", "notes.txt", "plan.txt",
+                                                         "proposed-001.json", "proposed-002.json"]
+    assert (out_dir / "notes.txt").read_text() == "mine"
+    # another plan would replace the rollback of a plan that may have been executed: refused, nothing changes
+    code, out, err = run("reassign", "set-replication-factor", topo, "--topic", "bar", "--replication-factor", "3",
+                         "--output-dir", str(out_dir))
+    assert (code, out) == (2, "")
+    assert err == (f"error: --output-dir {out_dir} holds an earlier plan whose rollback (current.json) differs from "
+                   "this plan's; that plan may have been executed: move the folder away or choose another "
+                   "--output-dir\n")
+    assert (out_dir / "current.json").read_text() == rollback
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plan", "t.yaml"]
 
 
 def test_state_column_marks_only_brokers_the_plan_empties(topo):
@@ -247,13 +256,16 @@ def test_elect_leaders_output_dir(topo, tmp_path):
     assert json.loads((out_dir / "proposed.json").read_text()) == {"version": 1, "partitions": [
         {"topic": "foo", "partition": 0, "replicas": [3, 2, 1], "log_dirs": ["any", "any", "any"]}]}
     assert (out_dir / "leader-election.json").read_text() == '{"partitions":[{"topic":"foo","partition":0}]}\n'
-    # once applied, nothing is left to reorder or elect: only plan.txt, and the earlier plan's files go
+    # once applied, nothing is left to reorder or elect: only plan.txt, and no empty reassignment
     after = tmp_path / "after.yaml"
     assert run("reassign", "apply", topo, "--reassignment-json-file", str(out_dir / "proposed.json"),
                "--write", str(after))[0] == 0
-    code, out, err = run("reassign", "elect-leaders", str(after), "--output-dir", str(out_dir))
+    code, out, err = run("reassign", "elect-leaders", str(after), "--output-dir", str(tmp_path / "again"))
     assert code == 0, err
-    assert sorted(p.name for p in out_dir.iterdir()) == ["plan.txt"]
+    assert sorted(p.name for p in (tmp_path / "again").iterdir()) == ["plan.txt"]
+    assert err == (f"wrote {tmp_path / 'again' / 'plan.txt'}\nnothing to reassign: no replica list changes, so no "
+                   "current.json or proposed.json (Kafka refuses an empty list: Partition reassignment list cannot "
+                   "be empty)\n")
     assert out.endswith("Partitions to elect (current leader is not preferred): 0\n")
 
 
