@@ -29,6 +29,12 @@ class PlannerError(Exception):
     """
 
 
+def not_utf8(where: str, exc: UnicodeDecodeError) -> PlannerError:
+    """A file that is not UTF-8 text: which byte, where, and what to do."""
+    return PlannerError(f"{where}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
+                        "save it as UTF-8")
+
+
 class TopicPartition(NamedTuple):
     topic: str
     partition: int

@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 import yaml
 
+from planner.limits import check_yaml_depth
 from planner.model import (
     BROKER_STATES,
     NO_LEADER,
@@ -22,6 +23,7 @@ from planner.model import (
     Partition,
     PlannerError,
     Topic,
+    not_utf8,
 )
 
 Node = yaml.Node
@@ -53,6 +55,8 @@ def _mapping(ctx: _Ctx, node: Node, path: str, allowed: tuple[str, ...] | None) 
         raise ctx.error(node, path, "expected a mapping")
     seen: set[str] = set()
     for key, _ in node.value:
+        if not isinstance(key, yaml.ScalarNode):
+            raise ctx.error(key, path, f"a key must be a single value, got {_describe_node(key)}")
         k = key.value
         if k in seen:
             raise ctx.error(key, path, f"duplicate key {k!r}")
@@ -126,6 +130,8 @@ def load_topology(path: str, progress: Callable[[int, int], None] | None = None)
         raise PlannerError(f"{path}: no such topology file (see topologies/ for examples)") from None
     except OSError as exc:
         raise PlannerError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise not_utf8(path, exc) from None
     return parse_topology(text, path, progress)
 
 
@@ -142,6 +148,7 @@ def parse_topology(text: str, source: str = "<topology>", progress: Callable[[in
 
 def _parse_precise(text: str, source: str) -> Cluster:
     ctx = _Ctx(source)
+    check_yaml_depth(text, source, _Loader)
     try:
         root = yaml.compose(text, Loader=_Loader)
     except yaml.YAMLError as exc:

@@ -1,6 +1,8 @@
 """The typer application and the one error path every command shares."""
 from __future__ import annotations
 
+import errno
+import os
 import sys
 
 import typer
@@ -16,15 +18,32 @@ app = typer.Typer(
 )
 
 
+def _output_failed(exc: OSError) -> None:
+    """stdout (or a file) could not take the output: one line, and no second failure when Python flushes at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    if exc.errno == errno.EPIPE:  # the reader went away (| head): nothing to say, as `cat` says nothing
+        sys.exit(1)
+    where = exc.filename if exc.filename is not None else "cannot write the output"
+    print(f"error: {where}: {exc.strerror or exc}", file=sys.stderr)
+    sys.exit(2)
+
+
 def run(argv: list[str] | None = None) -> None:
     try:
         code = app(args=argv, prog_name="kafka-planner", standalone_mode=False)
+        sys.stdout.flush()
     except PlannerError as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         sys.exit(130)
+    except OSError as exc:
+        _output_failed(exc)
     except Exception as exc:
         kinds = {k.__name__ for k in type(exc).__mro__}
         if "NoArgsIsHelpError" in kinds:  # `kafka-planner` or a group alone: its help, as click prints it

@@ -7,7 +7,7 @@ from typing import List, Optional
 import typer
 
 from planner.cli.app import app
-from planner.cli.common import TOPOLOGY_HELP
+from planner.cli.common import MAX_RECORDS, TOPOLOGY_HELP
 
 
 class OutFormat(str, enum.Enum):
@@ -72,7 +72,7 @@ Keyless records, by producer version (see --null-key-simulation):
 @app.command(help=PARTITION_HELP)
 def partition(
     keys: Optional[List[str]] = typer.Argument(None, metavar="KEY", help="Keys, as text of --key-type (after -- if one starts with -)."),
-    partitions: Optional[int] = typer.Option(None, "--partitions", help="Number of partitions of the topic."),
+    partitions: Optional[int] = typer.Option(None, "--partitions", max=2**31 - 1, help="Number of partitions of the topic."),
     topology: Optional[str] = typer.Option(None, "--topology", metavar="TOPOLOGY", help=TOPOLOGY_HELP),
     topic: Optional[str] = typer.Option(None, "--topic", help="The topic in --topology."),
     key_type: KeyType = typer.Option(KeyType.string, "--key-type", help="Kafka serializer of the key."),
@@ -84,9 +84,9 @@ def partition(
                                             help="default (murmur2, 0.8.2+) or legacy-scala (pre-2.0 Scala producer)."),
     null_key_simulation: bool = typer.Option(False, "--null-key-simulation",
                                              help="Simulate keyless records under each producer era."),
-    records: int = typer.Option(100000, "--records", help="Records to simulate (--null-key-simulation)."),
-    batch_size: int = typer.Option(16384, "--batch-size", help="Records per batch, i.e. batch.size with 1-byte records."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the simulation's java.util.Random."),
+    records: int = typer.Option(100000, "--records", min=1, max=MAX_RECORDS, help="Records to simulate (--null-key-simulation)."),
+    batch_size: int = typer.Option(16384, "--batch-size", min=1, max=2**31 - 1, help="Records per batch, i.e. batch.size with 1-byte records."),
+    seed: int = typer.Option(0, "--seed", min=-2**63, max=2**63 - 1, help="Seed of the simulation's java.util.Random."),
     offline_brokers: Optional[str] = OFFLINE,
     fmt: OutFormat = typer.Option(OutFormat.table, "--format"),
 ) -> None:
@@ -120,7 +120,7 @@ def consumers(
 def coordinator(
     ids: List[str] = typer.Argument(..., metavar="GROUP_ID...", help="Consumer group ids (or transactional ids)."),
     transactional: bool = typer.Option(False, "--transactional", help="The ids are transactional.id values (__transaction_state)."),
-    partitions: Optional[int] = typer.Option(None, "--partitions",
+    partitions: Optional[int] = typer.Option(None, "--partitions", max=2**31 - 1,
                                              help="Partitions of the internal topic. Default: its count in --topology, else 50."),
     topology: Optional[str] = typer.Option(None, "--topology", metavar="TOPOLOGY", help="Also show the coordinator broker."),
     offline_brokers: Optional[str] = OFFLINE,

@@ -10,7 +10,7 @@ import typer
 
 from planner.cli.app import app
 from planner.cli.common import TOPOLOGY_HELP, load_cluster
-from planner.model import Cluster, PlannerError, parse_id_list, parse_rate
+from planner.model import Cluster, PlannerError, not_utf8, parse_id_list, parse_rate
 
 reassign = typer.Typer(
     no_args_is_help=True,
@@ -31,7 +31,7 @@ THROTTLE = typer.Option(None, "--throttle", metavar="BYTES_PER_S",
 NO_RACK_REPAIR = typer.Option(False, "--no-rack-repair",
                               help="Leave rack-unsafe partitions as they are unless they move anyway (default: "
                                    "repair each with the fewest moves, counted in the lower bound).")
-BATCH = typer.Option(None, "--batch-size", metavar="N", help="At most N partitions per proposed-NNN.json file.")
+BATCH = typer.Option(None, "--batch-size", metavar="N", max=2**31 - 1, help="At most N partitions per proposed-NNN.json file.")
 
 
 class PlanFormat(str, enum.Enum):
@@ -64,6 +64,8 @@ def _load(topology: str, offline_brokers: Optional[str], sizes: Optional[str]) -
             text = Path(sizes).read_text(encoding="utf-8")
         except OSError as exc:
             raise PlannerError(f"--sizes {sizes}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError as exc:
+            raise not_utf8(f"--sizes {sizes}", exc) from None
         cluster = with_sizes(cluster, parse_log_dirs_json(text, sizes))
     return cluster
 
@@ -73,6 +75,8 @@ def _read(path: str, option: str) -> str:
         return Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise PlannerError(f"{option} {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise not_utf8(f"{option} {path}", exc) from None
 
 
 def _election_partitions(plan) -> list:
@@ -159,8 +163,8 @@ def generate_cmd(
                                     help='{"topics": [{"topic": "foo"}], "version": 1}'),
     broker_list: str = typer.Option(..., "--broker-list", metavar="IDS", help='Brokers to place on, e.g. "0,1,2".'),
     disable_rack_aware: bool = typer.Option(False, "--disable-rack-aware", help="Ignore racks."),
-    start_index: Optional[int] = typer.Option(None, "--start-index", help="Fix AdminUtils' start index (reproducible)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the java.util.Random drawing start indexes (Kafka: unseeded)."),
+    start_index: Optional[int] = typer.Option(None, "--start-index", min=0, max=2**31 - 1, help="Fix AdminUtils' start index (reproducible)."),
+    seed: int = typer.Option(0, "--seed", min=-2**63, max=2**63 - 1, help="Seed of the java.util.Random drawing start indexes (Kafka: unseeded)."),
     offline_brokers: Optional[str] = OFFLINE,
 ) -> None:
     """Kafka's --generate: AdminUtils placement of every listed topic on the broker list (moves nearly everything)."""
@@ -180,7 +184,7 @@ def rebalance_cmd(
     broker_list: Optional[str] = typer.Option(None, "--broker-list", metavar="IDS",
                                               help="Brokers to balance over (default: the online brokers)."),
     topic: Optional[List[str]] = typer.Option(None, "--topic", help="Only balance and move this topic; repeatable."),
-    max_moves: Optional[int] = typer.Option(None, "--max-moves", metavar="N",
+    max_moves: Optional[int] = typer.Option(None, "--max-moves", metavar="N", max=2**31 - 1,
                                             help="Cap on optional replica moves (not the moves off brokers outside "
                                                  "the list, nor rack repairs)."),
     no_rack_repair: bool = NO_RACK_REPAIR,
@@ -227,8 +231,8 @@ def decommission_cmd(
 @reassign.command("replace-broker")
 def replace_broker_cmd(
     topology: str = TOPOLOGY,
-    source: int = typer.Option(..., "--source", metavar="ID", help="The broker to empty."),
-    target: int = typer.Option(..., "--target", metavar="ID", help="The broker that takes its replicas."),
+    source: int = typer.Option(..., "--source", metavar="ID", min=0, max=2**31 - 1, help="The broker to empty."),
+    target: int = typer.Option(..., "--target", metavar="ID", min=0, max=2**31 - 1, help="The broker that takes its replicas."),
     batch_size: Optional[int] = BATCH,
     output_dir: Optional[str] = OUTPUT_DIR,
     sizes: Optional[str] = SIZES,
@@ -247,7 +251,7 @@ def replace_broker_cmd(
 def set_rf_cmd(
     topology: str = TOPOLOGY,
     topic: str = typer.Option(..., "--topic", help="The topic."),
-    replication_factor: int = typer.Option(..., "--replication-factor", metavar="R", help="The new replication factor."),
+    replication_factor: int = typer.Option(..., "--replication-factor", metavar="R", max=32767, help="The new replication factor."),
     batch_size: Optional[int] = BATCH,
     output_dir: Optional[str] = OUTPUT_DIR,
     sizes: Optional[str] = SIZES,
@@ -402,9 +406,9 @@ class FailuresFormat(str, enum.Enum):
 @app.command("failures")
 def failures_cmd(
     topology: str = TOPOLOGY,
-    max_failed: int = typer.Option(1, "--max-failed-brokers", metavar="K", help="Every set of up to K brokers."),
+    max_failed: int = typer.Option(1, "--max-failed-brokers", metavar="K", min=1, max=64, help="Every set of up to K brokers."),
     by_rack: bool = typer.Option(False, "--by-rack", help="Each rack failing as a whole instead."),
-    top: Optional[int] = typer.Option(20, "--top", metavar="N", help="Show the N worst sets (0: all)."),
+    top: Optional[int] = typer.Option(20, "--top", metavar="N", min=0, help="Show the N worst sets (0: all)."),
     fmt: FailuresFormat = typer.Option(FailuresFormat.table, "--format"),
     offline_brokers: Optional[str] = OFFLINE,
 ) -> None:

@@ -55,7 +55,7 @@ def skew(
         help="Value size per record: an integer column (bytes), text of an integer (CSV), or a binary column "
              "(the value itself: its length)."),
     key_type: SkewKeyType = typer.Option(SkewKeyType.string, "--key-type", help="Kafka serializer of the key."),
-    partitions: Optional[int] = typer.Option(None, "--partitions", help="Partitions of the topic."),
+    partitions: Optional[int] = typer.Option(None, "--partitions", max=2**31 - 1, help="Partitions of the topic."),
     topology: Optional[str] = typer.Option(None, "--topology", metavar="TOPOLOGY",
                                            help=TOPOLOGY_HELP),
     topic: Optional[str] = typer.Option(None, "--topic", help="The topic in --topology."),
@@ -63,7 +63,7 @@ def skew(
                                                   help="Simulate these brokers failing, e.g. 2,3."),
     sweep: Optional[str] = typer.Option(None, "--sweep", metavar="N,N,...", help="Partition counts to compare, e.g. 6,12,24,48."),
     max_skew: float = typer.Option(1.2, "--max-skew", help="Largest acceptable records max/mean for --sweep."),
-    top: int = typer.Option(20, "--top", help="How many top keys to show (0: skip the per-key count)."),
+    top: int = typer.Option(20, "--top", min=0, max=1_000_000, help="How many top keys to show (0: skip the per-key count)."),
     master: str = typer.Option("local[*]", "--master", help="Spark master: local[*], spark://host:7077, yarn, ..."),
     output: Optional[str] = typer.Option(None, "--output", metavar="DIR",
                                          help="Write partitions.parquet, keys.parquet and summary.json here."),

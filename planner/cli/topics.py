@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 
 from planner.cli.app import app
-from planner.cli.common import TOPOLOGY_HELP, load_cluster
+from planner.cli.common import MAX_NEW_PARTITIONS, TOPOLOGY_HELP, load_cluster
 from planner.model import Cluster, PlannerError, TopicPartition, make_topic
 
 TOPOLOGY = typer.Argument(..., metavar="TOPOLOGY", help=TOPOLOGY_HELP)
@@ -141,13 +141,13 @@ def _emit(before: Cluster, after: Cluster, topic: str, new_ids: list[int], fmt: 
 def create_topic(
     topology: str = TOPOLOGY,
     topic: str = typer.Option(..., "--topic", help="Name of the new topic."),
-    partitions: int = typer.Option(..., "--partitions", help="Number of partitions."),
-    replication_factor: int = typer.Option(..., "--replication-factor", help="Replicas per partition."),
-    start_index: Optional[int] = typer.Option(None, "--start-index",
+    partitions: int = typer.Option(..., "--partitions", max=MAX_NEW_PARTITIONS, help="Number of partitions."),
+    replication_factor: int = typer.Option(..., "--replication-factor", max=32767, help="Replicas per partition."),
+    start_index: Optional[int] = typer.Option(None, "--start-index", max=2**31 - 1,
                                               help="Kafka's fixedStartIndex (start = shift = I), as the tools' tests use."),
     disable_rack_aware: bool = typer.Option(False, "--disable-rack-aware", help="Ignore racks (Kafka's RackAwareMode.Disabled)."),
     placer: Placer = typer.Option(Placer.kafka, "--placer", help="kafka: AdminUtils (ZK mode, tools). kraft: StripedReplicaPlacer."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Draw the random start/shift (kafka) or seed the controller's Random (kraft)."),
+    seed: Optional[int] = typer.Option(None, "--seed", min=-2**63, max=2**63 - 1, help="Draw the random start/shift (kafka) or seed the controller's Random (kraft)."),
     offline_brokers: Optional[str] = OFFLINE,
     kafka_version: Optional[str] = VERSION,
     fmt: PlacementFormat = typer.Option(PlacementFormat.kafka, "--format"),
@@ -172,10 +172,10 @@ def create_topic(
 def add_partitions(
     topology: str = TOPOLOGY,
     topic: str = typer.Option(..., "--topic", help="The existing topic."),
-    partitions: int = typer.Option(..., "--partitions", help="The new total number of partitions."),
+    partitions: int = typer.Option(..., "--partitions", max=MAX_NEW_PARTITIONS, help="The new total number of partitions."),
     disable_rack_aware: bool = typer.Option(False, "--disable-rack-aware", help="Ignore racks (Kafka's RackAwareMode.Disabled)."),
     placer: Placer = typer.Option(Placer.kafka, "--placer", help="kafka: ZK addPartitions rule. kraft: the striped placer."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the controller's Random (kraft)."),
+    seed: Optional[int] = typer.Option(None, "--seed", min=-2**63, max=2**63 - 1, help="Seed of the controller's Random (kraft)."),
     offline_brokers: Optional[str] = OFFLINE,
     kafka_version: Optional[str] = VERSION,
     fmt: PlacementFormat = typer.Option(PlacementFormat.kafka, "--format"),

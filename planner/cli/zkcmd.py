@@ -11,7 +11,7 @@ from typing import Optional
 import typer
 
 from planner.cli.app import app
-from planner.model import PlannerError
+from planner.model import PlannerError, not_utf8
 
 zk_app = typer.Typer(
     no_args_is_help=True,
@@ -64,6 +64,8 @@ def _read_text(path: str, option: str) -> str:
         raise PlannerError(f"{option} {path}: no such file") from None
     except OSError as exc:
         raise PlannerError(f"{option} {path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise not_utf8(f"{option} {path}", exc) from None
 
 
 def _simulate(cluster, offline_brokers: Optional[str]):

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import yaml
 
 from planner.assignors.group import Member
-from planner.model import PlannerError, TopicPartition
+from planner.limits import check_yaml_depth
+from planner.model import PlannerError, TopicPartition, not_utf8
 
 MEMBER_KEYS = ("id", "instance_id", "rack", "topics", "owned", "generation")
 GROUP_KEYS = ("group", "members")
@@ -36,6 +37,12 @@ class Group:
 def _err(source: str, node, path: str, message: str) -> PlannerError:
     line = f":{node.start_mark.line + 1}" if node is not None else ""
     return PlannerError(f"{source}{line}: {path}: {message}" if path else f"{source}{line}: {message}")
+
+
+def _key(source: str, node, path: str) -> None:
+    if not isinstance(node, yaml.ScalarNode):
+        kind = "a mapping" if isinstance(node, yaml.MappingNode) else "a list"
+        raise _err(source, node, path, f"a key must be a single value, got {kind}")
 
 
 def _value(node):
@@ -77,6 +84,7 @@ def _owned(source, node, path) -> tuple[TopicPartition, ...]:
 
 
 def parse_group(text: str, source: str = "GROUP.yaml") -> Group:
+    check_yaml_depth(text, source, _Loader)
     try:
         root = yaml.compose(text, Loader=_Loader)
     except yaml.YAMLError as exc:
@@ -87,6 +95,7 @@ def parse_group(text: str, source: str = "GROUP.yaml") -> Group:
         raise _err(source, root, "", "expected a mapping with a 'members' list")
     fields = {}
     for key, val in root.value:
+        _key(source, key, "")
         if key.value not in GROUP_KEYS:
             raise _err(source, key, key.value, f"unknown key {key.value!r} (expected one of: {', '.join(GROUP_KEYS)})")
         fields[key.value] = val
@@ -105,6 +114,7 @@ def parse_group(text: str, source: str = "GROUP.yaml") -> Group:
             raise _err(source, mnode, path, "expected a mapping with id and topics")
         mf = {}
         for key, val in mnode.value:
+            _key(source, key, path)
             if key.value not in MEMBER_KEYS:
                 raise _err(source, key, f"{path}.{key.value}",
                            f"unknown key {key.value!r} (expected one of: {', '.join(MEMBER_KEYS)})")
@@ -144,4 +154,6 @@ def load_group(path: str) -> Group:
             text = fh.read()
     except OSError as exc:
         raise PlannerError(f"cannot read group file {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise not_utf8(f"group file {path}", exc) from None
     return parse_group(text, path)

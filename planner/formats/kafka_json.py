@@ -13,6 +13,7 @@ a set, the Java iteration order is reproduced (`planner.java.hashmap_order`). Pu
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
@@ -41,10 +42,18 @@ def _node(value) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
+def too_deep_json(source: str) -> str:
+    """JSON nested deeper than Python's parser goes (Jackson, which Kafka's tools use, stops at 1000 levels:
+    StreamReadConstraints.getMaxNestingDepth())."""
+    return f"{source}: JSON nested too deep (over {sys.getrecursionlimit()} levels)"
+
+
 def _loads(text: str, source: str):
     """Parse JSON like Jackson; a syntax error becomes one line naming the file, line and column."""
     try:
         return json.loads(text)
+    except RecursionError:
+        raise PlannerError(too_deep_json(source)) from None
     except json.JSONDecodeError as exc:
         pos = exc.pos
         if pos >= len(text.rstrip()):
@@ -221,6 +230,8 @@ def parse_topics_to_move_json(text: str, source: str) -> list[str]:
         root = json.loads(text)
     except json.JSONDecodeError:
         raise PlannerError("The input string is not a valid JSON") from None  # Json.parseFull → Optional.empty
+    except RecursionError:
+        raise PlannerError(too_deep_json(source)) from None
     root = _object(root, source)
     version = _version(root, source)
     if version != 1:
@@ -274,6 +285,8 @@ def parse_election_json(text: str, source: str, java_set: bool = False) -> list[
         root = json.loads(text) if text.strip() else None
     except json.JSONDecodeError:
         root = None
+    except RecursionError:
+        raise PlannerError(too_deep_json(source)) from None
     if root is None:
         raise PlannerError("Replica election data is empty")
     root = _object(root, source)

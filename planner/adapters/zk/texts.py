@@ -94,6 +94,6 @@ def election_in_progress_message(url: str, current: bytes | None) -> str:
         obj = json.loads(current.decode("utf-8")) if current else {}
         tps = [TopicPartition(e["topic"], int(e["partition"])) for e in obj.get("partitions", [])]
         what = tp_list(tps)
-    except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
+    except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError, RecursionError):
         what = f"{ELECTION_PATH} (unreadable content)"
     return f"Preferred replica leader election currently in progress for {what}. Aborting operation"

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Mapping
 
-from planner.model import PlannerError
+from planner.model import PlannerError, not_utf8
 
 AUTH_ENV = "KAFKA_PLANNER_ZK_AUTH"
 
@@ -95,6 +95,8 @@ def auth_from(auth_file: str | None, environ: Mapping[str, str] | None = None) -
                 text = fh.read().strip()
         except OSError as exc:
             raise PlannerError(f"--zk-auth-file {auth_file}: cannot read: {exc.strerror}") from None
+        except UnicodeDecodeError as exc:
+            raise not_utf8(f"--zk-auth-file {auth_file}", exc) from None
         source = f"--zk-auth-file {auth_file}"
     else:
         text = (environ if environ is not None else os.environ).get(AUTH_ENV, "").strip()

@@ -39,6 +39,8 @@ def _json(url: str, path: str, data: bytes | None) -> Any:
         raise PlannerError(f"{url}: {path}: empty znode, expected JSON")
     try:
         return json.loads(data.decode("utf-8"))
+    except RecursionError:
+        raise PlannerError(f"{url}: {path}: malformed JSON: nested too deep") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise PlannerError(f"{url}: {path}: malformed JSON: {_explain(exc)}") from None
 
@@ -222,7 +224,7 @@ def cluster_name(cluster_id: bytes | None) -> str | None:
         return None
     try:
         cid = json.loads(cluster_id.decode("utf-8")).get("id")
-    except (ValueError, UnicodeDecodeError, AttributeError):
+    except (ValueError, UnicodeDecodeError, AttributeError, RecursionError):
         return None
     return cid if isinstance(cid, str) else None
 

@@ -1,0 +1,62 @@
+"""Bounds on input that every reader enforces: how deep YAML may nest before libyaml composes it.
+
+PyYAML's C loader composes nodes recursively on the C stack: a document nested about 30,000 levels deep (a line of
+`[` or of `- `) kills the process with a segfault, no message. Topology and group files nest about 6 levels, so
+anything deeper than MAX_DEPTH (Jackson's default limit for JSON) is refused with one line before composing. The check is cheap for ordinary files:
+block nesting cannot be deeper than the longest line, and flow nesting is measured on the brackets alone; only when
+those bounds are inconclusive (quoted brackets, very long lines) are the parser's events counted, which uses no
+recursion.
+"""
+from __future__ import annotations
+
+import re
+
+import yaml
+
+from planner.model import PlannerError
+
+MAX_DEPTH = 1000
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_LONG_LINE = re.compile(rf"[^\n]{{{MAX_DEPTH // 2},}}")
+_FLOW = str.maketrans("{}", "[]")
+
+
+def _flow_depth_at_most(text: str, limit: int) -> bool:
+    """True when the brackets of `text`, matched as pairs, nest at most `limit` deep (False: deeper or unmatched)."""
+    brackets = _NOT_BRACKET.sub("", text).translate(_FLOW)
+    for _ in range(limit):
+        if not brackets:
+            return True
+        shorter = brackets.replace("[]", "")
+        if len(shorter) == len(brackets):
+            return False  # unmatched (quoted) brackets: the events decide
+        brackets = shorter
+    return not brackets
+
+
+def _deepest(text: str, loader: type) -> tuple[int, int]:
+    """(deepest nesting, line where it first exceeds MAX_DEPTH) by the parser's events."""
+    depth = 0
+    starts = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+    ends = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+    for event in yaml.parse(text, Loader=loader):
+        if isinstance(event, starts):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return depth, event.start_mark.line + 1
+        elif isinstance(event, ends):
+            depth -= 1
+    return depth, 0
+
+
+def check_yaml_depth(text: str, source: str, loader: type) -> None:
+    """Refuse YAML nested deeper than MAX_DEPTH, before composing it. YAML errors are left to the composer."""
+    if _LONG_LINE.search(text) is None and _flow_depth_at_most(text, MAX_DEPTH // 2):
+        return
+    try:
+        depth, line = _deepest(text, loader)
+    except yaml.YAMLError:
+        return  # malformed: the composer reports it (it fails before any deep recursion at that point)
+    if depth > MAX_DEPTH:
+        raise PlannerError(f"{source}:{line}: YAML nested more than {MAX_DEPTH} levels deep; a topology or group "
+                           "file needs about 6")
