@@ -76,7 +76,9 @@ class Session:
             **kwargs,
         )
         self.lost = threading.Event()
+        self.deadline = time.monotonic() + opts.timeout
         self.client.add_listener(self._on_state)
+        self._guard_requests()
         try:
             with warnings.catch_warnings():  # kazoo warns on stderr when the chroot does not exist
                 warnings.simplefilter("ignore")
@@ -103,12 +105,49 @@ class Session:
     def remaining(self) -> float:
         return max(self.deadline - time.monotonic(), 0.0)
 
+    def _guard_requests(self) -> None:
+        """Every request returns within the deadline, whatever the server does.
+
+        kazoo queues a request and wakes its connection thread by sending a byte on a socket pair. While that thread
+        reconnects without end (the server died) or is stuck, nobody reads the pair: after a few hundred requests the
+        send blocks the caller forever. Here a request fails at once once the connection is lost, and the wake-up
+        send waits at most until the deadline (kazoo then fails the request with ConnectionClosedError).
+        """
+        from kazoo.exceptions import ConnectionLoss
+
+        issue = self.client._call
+
+        def guarded(request, async_object):
+            if self.lost.is_set():
+                async_object.set_exception(ConnectionLoss())
+                return False
+            wake = self.client._connection._write_sock
+            if wake is not None:
+                wake.settimeout(max(self.remaining(), 0.001))
+            return issue(request, async_object)
+
+        self.client._call = guarded
+
     def close(self) -> None:
-        try:
-            self.client.stop()
-            self.client.close()
-        except Exception:
-            pass
+        """Stop the client; never wait on it longer than a moment (kazoo's stop joins its connection thread without a
+        limit, and that thread may be retrying a dead server): its threads are daemons and end with the process."""
+        wake = getattr(self.client._connection, "_write_sock", None)
+        if wake is not None:
+            try:
+                wake.settimeout(0.5)
+            except OSError:
+                pass
+
+        def stop() -> None:
+            try:
+                self.client.stop()
+                self.client.close()
+            except Exception:
+                pass
+
+        stopper = threading.Thread(target=stop, name="zk-close", daemon=True)
+        stopper.start()
+        stopper.join(2.0 if self.lost.is_set() else 10.0)
 
     def get(self, path: str) -> bytes | None:
         """One znode's content, None when it does not exist."""
