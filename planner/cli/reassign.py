@@ -309,14 +309,15 @@ def elect_leaders_cmd(
         _say_written(written, bool(plan.proposed))
 
 
-@reassign.command("verify")
-def verify_cmd(
+@reassign.command("check-execute")
+def check_execute_cmd(
     topology: str = TOPOLOGY,
     reassignment_file: str = typer.Option(..., "--reassignment-json-file", metavar="F"),
     additional: bool = typer.Option(False, "--additional", help="As Kafka's --additional: allow while a reassignment is in progress."),
     offline_brokers: Optional[str] = OFFLINE,
 ) -> None:
-    """Kafka's validation of a reassignment JSON against the topology (its order, its messages), then a summary."""
+    """The checks kafka-reassign-partitions.sh --execute makes on a reassignment JSON against the topology (its
+    order, its messages), then a summary. (Kafka's --verify is `reassign verify`.)"""
     from planner.formats import plan as render
     from planner.formats.kafka_json import parse_log_dir_moves, parse_reassignment_json
     from planner.rebalance.reassignment import validate_reassignment
@@ -341,7 +342,7 @@ def verify_cmd(
     if moves:
         print(f"note: {len(moves)} replica log-dir move(s); Kafka applies them with --bootstrap-server only",
               file=sys.stderr)
-    plan = Plan(before=cluster, proposed=changed_only(current, proposed), goal=f"verify {reassignment_file}: valid",
+    plan = Plan(before=cluster, proposed=changed_only(current, proposed), goal=f"check-execute {reassignment_file}: valid",
                 brokers=tuple(sorted(cluster.online_ids)))
     unchanged = len(proposed) - len(plan.proposed)
     text_out = render.render_plan_text(plan)
@@ -350,14 +351,14 @@ def verify_cmd(
     sys.stdout.write(text_out)
 
 
-@reassign.command("status")
-def status_cmd(
+@reassign.command("verify")
+def verify_cmd(
     topology: str = TOPOLOGY,
     reassignment_file: str = typer.Option(..., "--reassignment-json-file", metavar="F"),
     offline_brokers: Optional[str] = OFFLINE,
 ) -> None:
-    """What `kafka-reassign-partitions.sh --verify` prints for this JSON against the topology (in-progress = the
-    partition has adding/removing replicas in the topology)."""
+    """Kafka's --verify: what `kafka-reassign-partitions.sh --verify` prints for this JSON against the topology
+    (in progress = the partition has adding/removing replicas in the topology). The --execute checks: check-execute."""
     from planner.formats.kafka_json import parse_reassignment_entries, partition_reassignment_states_text
     from planner.rebalance.reassignment import reassignment_states
 

@@ -21,6 +21,8 @@ from planner.leadership import LeaderState, topic_states
 from planner.model import NO_LEADER, Cluster, ObservedState, Partition, PlannerError, Topic, TopicPartition
 
 NEWEST = (4, 1)
+KNOWN_VERSIONS = ((0, 8), (0, 9), (0, 10), (0, 11), (1, 0), (1, 1), *((2, n) for n in range(9)),
+                  *((3, n) for n in range(10)), (4, 0), (4, 1))  # Apache Kafka's releases, major.minor
 
 
 def parse_version(text: str | None) -> tuple[int, int]:
@@ -32,6 +34,9 @@ def parse_version(text: str | None) -> tuple[int, int]:
     version = (int(m.group(1)), int(m.group(2)))
     if version < (0, 8):
         raise PlannerError(f"--kafka-version {text!r}: kafka-topics --describe is modelled from 0.8 on")
+    if version not in KNOWN_VERSIONS:
+        raise PlannerError(f"--kafka-version {text!r}: not a Kafka release; known: "
+                           f"{', '.join(f'{a}.{b}' for a, b in KNOWN_VERSIONS)}")
     return version
 
 

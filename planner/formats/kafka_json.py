@@ -59,11 +59,21 @@ def _loads(text: str, source: str):
         if pos >= len(text.rstrip()):
             head = "Unexpected end-of-input"
         else:
-            ch = text[pos]
-            head = f"Unexpected character ('{ch}' (code {ord(ch)}))"
+            head = f"Unexpected character ({_char_desc(text[pos])})"
+        msg = exc.msg[:-3] if exc.msg.endswith(" at") else exc.msg
         raise PlannerError(
-            f"{head}: {exc.msg} at [Source: {source}; line: {exc.lineno}, column: {exc.colno}]"
+            f"{head}: {msg} at [Source: {source}; line: {exc.lineno}, column: {exc.colno}]"
         ) from None
+
+
+def _char_desc(ch: str) -> str:
+    """Jackson's ParserMinimalBase._getCharDesc: control characters by code, so the message stays one line."""
+    code = ord(ch)
+    if code < 32 or 127 <= code <= 159:
+        return f"(CTRL-CHAR, code {code})"
+    if code > 255:
+        return f"'{ch}' (code {code} / 0x{code:x})"
+    return f"'{ch}' (code {code})"
 
 
 def _object(value, source: str) -> dict:

@@ -1,7 +1,7 @@
 """Placing a new topic or new partitions on a cluster: which brokers, which placer, which start.
 
 Policy (the algorithms themselves live in adminutils.py, striped.py and balanced.py):
-* Kafka's placer (AdminUtils) gets the registered brokers (state not `offline`) sorted by id, as the ZooKeeper tools
+* Kafka's placer (AdminUtils) gets the registered, unfenced brokers (state `online`) sorted by id, as the ZooKeeper tools
   pass them. `rack_aware` follows the tools' Enforced mode (mixed racks are Kafka's error) unless disabled.
 * `start_index` given → Kafka's fixed start (start = shift = index). `seed` given → start and shift drawn from a
   java.util.Random(seed) exactly as a broker draws them. Neither → the balanced choice (balanced.py): the (start, shift)
@@ -16,7 +16,10 @@ from planner.placement import adminutils
 
 
 def registered_brokers(cluster: Cluster) -> list[tuple[int, str | None]]:
-    return [(b.id, b.rack) for b in cluster.brokers if b.state != OFFLINE]
+    """The brokers AdminUtils places on: registered (not `offline`) and not `fenced` (a fenced KRaft broker is
+    registered but cannot take new replicas until it is unfenced; the controller's placer puts none there while
+    unfenced brokers suffice)."""
+    return [(b.id, b.rack) for b in cluster.brokers if b.state not in (OFFLINE, FENCED)]
 
 
 def plan_new_topic(

@@ -116,12 +116,12 @@ def test_failed_plan_writes_nothing(topo, tmp_path):
 def test_verify_valid_with_warnings(topo, tmp_path):
     f = tmp_path / "r.json"
     f.write_text('{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,4]}]}')
-    code, out, err = run("reassign", "verify", topo, "--reassignment-json-file", str(f))
+    code, out, err = run("reassign", "check-execute", topo, "--reassignment-json-file", str(f))
     assert code == 0
     assert "warning: bar-0 becomes rack-unsafe: replicas 1,4 in racks a,a" in err
-    assert out.startswith("Plan: verify")
+    assert out.startswith("Plan: check-execute")
     f.write_text('{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,2,3]}]}')
-    code, out, err = run("reassign", "verify", topo, "--reassignment-json-file", str(f))
+    code, out, err = run("reassign", "check-execute", topo, "--reassignment-json-file", str(f))
     assert code == 0 and "warning: bar-0 changes replication factor 2 -> 3" in err
 
 
@@ -136,12 +136,12 @@ def test_verify_valid_with_warnings(topo, tmp_path):
 def test_verify_errors(topo, tmp_path, text, message):
     f = tmp_path / "r.json"
     f.write_text(text)
-    code, out, err = run("reassign", "verify", topo, "--reassignment-json-file", str(f))
+    code, out, err = run("reassign", "check-execute", topo, "--reassignment-json-file", str(f))
     assert (code, out, err) == (2, "", f"error: {message}\n")
 
 
 def test_missing_file_error(topo):
-    code, _, err = run("reassign", "verify", topo, "--reassignment-json-file", "/nonexistent/r.json")
+    code, _, err = run("reassign", "check-execute", topo, "--reassignment-json-file", "/nonexistent/r.json")
     assert code == 2 and err == "error: --reassignment-json-file /nonexistent/r.json: No such file or directory\n"
 
 
@@ -180,7 +180,7 @@ def test_status_and_list(topo, tmp_path):
     f = tmp_path / "r.json"
     f.write_text('{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,2]},'
                  '{"topic":"bar","partition":1,"replicas":[3,2]}]}')
-    code, out, err = run("reassign", "status", topo, "--reassignment-json-file", str(f))
+    code, out, err = run("reassign", "verify", topo, "--reassignment-json-file", str(f))
     assert (code, err) == (0, "")
     assert out == ("Status of partition reassignment:\n"
                    "Reassignment of partition bar-0 is completed.\n"

@@ -21,7 +21,7 @@ def test_non_utf8_topology(cli, tmp_path):
 
 def test_non_utf8_reassignment_json_and_sizes(cli, topo, tmp_path):
     p = _bad(tmp_path, "r.json")
-    assert cli("reassign", "verify", topo, "--reassignment-json-file", str(p)) == (
+    assert cli("reassign", "check-execute", topo, "--reassignment-json-file", str(p)) == (
         2, "", f"error: --reassignment-json-file {p}: not UTF-8 text (byte 0xe9 at offset 12); save it as UTF-8\n")
     assert cli("reassign", "rebalance", topo, "--sizes", str(p)) == (
         2, "", f"error: --sizes {p}: not UTF-8 text (byte 0xe9 at offset 12); save it as UTF-8\n")
@@ -38,7 +38,7 @@ def test_non_utf8_group_and_zk_auth_file(cli, topo, tmp_path):
 def test_json_nested_too_deep(cli, topo, tmp_path):
     p = tmp_path / "deep.json"
     p.write_text("[" * 100_000)
-    assert cli("reassign", "verify", topo, "--reassignment-json-file", str(p)) == (
+    assert cli("reassign", "check-execute", topo, "--reassignment-json-file", str(p)) == (
         2, "", f"error: {p}: JSON nested too deep (over {sys.getrecursionlimit()} levels)\n")
 
 

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-import planner.formats.atomic as atomic
+import planner.adapters.files as atomic
 
 
 
@@ -120,7 +120,7 @@ def test_read_only_output_dir(cli, topo, tmp_path):
             raise OSError(errno.EROFS, os.strerror(errno.EROFS), path)
         return real_mkdir(path, mode, *a, **k)
 
-    import planner.formats.atomic as mod
+    import planner.adapters.files as mod
     mod_os = mod.os
     orig = mod_os.mkdir
     mod_os.mkdir = mkdir

@@ -3,7 +3,7 @@ links and non-files refused, every OSError one line."""
 import os
 import threading
 
-from planner.formats.atomic import write_text_atomic
+from planner.adapters.files import write_text_atomic
 
 APPLY = ("reassign", "apply")
 
