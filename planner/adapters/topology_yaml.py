@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 import yaml
 
+from planner.adapters.validate import broker_id_problem, config_problem, port_problem, topic_name_problem
 from planner.limits import check_yaml_depth
 from planner.model import (
     BROKER_STATES,
@@ -64,6 +65,12 @@ def _mapping(ctx: _Ctx, node: Node, path: str, allowed: tuple[str, ...] | None) 
         if allowed is not None and k not in allowed:
             raise ctx.error(key, _join(path, k), f"unknown key {k!r} (expected one of: {', '.join(allowed)})")
     return node.value
+
+
+def _rule(ctx: _Ctx, node: Node, path: str, problem: str | None) -> None:
+    """A rule of planner.adapters.validate (shared with the other sources) applied to one field."""
+    if problem:
+        raise ctx.error(node, path, problem)
 
 
 def _join(path: str, key: Any) -> str:
@@ -200,11 +207,14 @@ def _brokers(ctx: _Ctx, node: Node) -> tuple[Broker, ...]:
         if "id" not in f:
             raise ctx.error(bnode, f"{path}.id", "missing broker id")
         bid = _int(ctx, f["id"], f"{path}.id", minimum=0, what="a broker id")
+        _rule(ctx, f["id"], f"{path}.id", broker_id_problem(bid))
         if bid in brokers:
             raise ctx.error(f["id"], f"{path}.id", f"duplicate broker id {bid}")
         rack = _str(ctx, f["rack"], f"{path}.rack") if "rack" in f and not f["rack"].tag.endswith("null") else None
         host = _str(ctx, f["host"], f"{path}.host") if "host" in f else None
         port = _int(ctx, f["port"], f"{path}.port", minimum=1) if "port" in f else None
+        if port is not None:
+            _rule(ctx, f["port"], f"{path}.port", port_problem(port))
         state = ONLINE
         if "state" in f:
             state = _str(ctx, f["state"], f"{path}.state")
@@ -221,8 +231,9 @@ def _topic(ctx: _Ctx, node: Node, path: str, cluster: Cluster, before: list[Topi
     if "name" not in f:
         raise ctx.error(node, f"{path}.name", "missing topic name")
     name = _str(ctx, f["name"], f"{path}.name")
-    if not name:
-        raise ctx.error(f["name"], f"{path}.name", "topic name is empty")
+    problem = topic_name_problem(name)
+    if problem:
+        raise ctx.error(f["name"], f"{path}.name", problem)
     known = set(cluster.broker_ids)
     known_text = ",".join(map(str, cluster.broker_ids))
 
@@ -246,6 +257,7 @@ def _topic(ctx: _Ctx, node: Node, path: str, cluster: Cluster, before: list[Topi
                 raise ctx.error(v, f"{path}.configs.{k.value}", "expected a value")
             configs[str(k.value)] = str(_scalar(ctx, v, f"{path}.configs.{k.value}")).lower() \
                 if v.tag.endswith("bool") else str(v.value)
+            _rule(ctx, v, f"{path}.configs.{k.value}", config_problem(str(k.value), configs[str(k.value)]))
     topic_id = _str(ctx, f["topic_id"], f"{path}.topic_id") if "topic_id" in f else None
     marked = _bool(ctx, f["marked_for_deletion"], f"{path}.marked_for_deletion") if "marked_for_deletion" in f else False
 

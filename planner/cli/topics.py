@@ -92,21 +92,13 @@ def brokers(
     sys.stdout.write(render(cluster, loads))
 
 
-_LEGAL_TOPIC = re.compile(r"[a-zA-Z0-9._-]+")
-
-
 def validate_topic_name(name: str) -> None:
-    """Kafka's `Topic.validate` texts."""
-    if not name:
-        raise PlannerError("Topic name is illegal, it can't be empty")
-    if name in (".", ".."):
-        raise PlannerError('Topic name cannot be "." or ".."')
-    if len(name) > 249:
-        raise PlannerError(f"Topic name is illegal, it can't be longer than 249 characters, topic name: {name}")
-    if not _LEGAL_TOPIC.fullmatch(name):
-        raise PlannerError(
-            f'Topic name "{name}" is illegal, it contains a character other than ASCII alphanumerics, \'.\', \'_\' and \'-\''
-        )
+    """Kafka's `Topic.validate` texts (planner.adapters.validate, shared with every cluster source)."""
+    from planner.adapters.validate import topic_name_problem
+
+    problem = topic_name_problem(name)
+    if problem:
+        raise PlannerError(problem)
 
 
 def _emit(before: Cluster, after: Cluster, topic: str, new_ids: list[int], fmt: PlacementFormat,

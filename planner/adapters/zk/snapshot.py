@@ -23,6 +23,7 @@ import threading
 from dataclasses import replace
 from typing import Callable
 
+from planner.adapters.validate import check_cluster
 from planner.adapters.zk.session import Session, connect
 from planner.adapters.zk.url import ZkOptions, auth_from, parse_url
 from planner.adapters.zk.znodes import (
@@ -199,4 +200,7 @@ def _read_once(session: Session, progress: Progress) -> ZkSnapshot:
                     reassigning=reassigning, electing=election_stat is not None,
                     cluster_id=cluster_id_raw[0] if cluster_id_raw is not None else None)
     read = 3 + len(broker_ids) + 2 * len(topic_names) + len(state_reqs) + (1 if reassign_req else 0)
-    return snapshot_of(znodes, read)
+    snap = snapshot_of(znodes, read)
+    # the same rules as a topology file's: what zk export writes must load back
+    check_cluster(snap.cluster, url, "/brokers/topics/{}".format, "/config/topics/{}".format)
+    return snap
