@@ -278,13 +278,15 @@ def elect_leaders_cmd(
     from planner.formats import plan as render
     from planner.formats.kafka_json import generate_output_text, render_election_json, render_reassignment_json
     from planner.rebalance.leaders import elect_leaders
-    from planner.rebalance.moves import Plan
+    from planner.rebalance.moves import Plan, in_progress_note, select_partitions
 
     _check_output_dir(output_dir)
     cluster = load_cluster(topology, offline_brokers)
     proposed, elect = elect_leaders(cluster, topic)
+    skipped = [p.tp for p in select_partitions(cluster, topic) if p.adding or p.removing]
     plan = Plan(before=cluster, proposed=proposed, goal="elect-leaders (reorder replica lists, no data movement)",
-                lower_bound=0, brokers=tuple(sorted(cluster.online_ids)))
+                lower_bound=0, brokers=tuple(sorted(cluster.online_ids)),
+                notes=(in_progress_note(skipped),) if skipped else ())
     summary = render.render_plan_text(plan) + f"Partitions to elect (current leader is not preferred): {len(elect)}\n"
     election = render_election_json(elect) + "\n"
     if output_dir is not None:

@@ -5,7 +5,7 @@ from typing import Callable, Sequence
 
 from planner.model import Cluster, PlannerError
 from planner.rebalance.goals import balance, check_brokers
-from planner.rebalance.moves import Plan, rack_count, rack_safe
+from planner.rebalance.moves import Plan, in_progress_note, rack_count, rack_safe
 
 
 def decommission(cluster: Cluster, brokers: Sequence[int], max_moves: int | None = None,
@@ -48,8 +48,9 @@ def replace_broker(cluster: Cluster, source: int, target: int) -> Plan:
     n_racks = rack_count(cluster, brokers_after)
     proposed = {}
     notes = []
+    skipped = [p.tp for p in cluster.partitions() if source in p.replicas and (p.adding or p.removing)]
     for p in cluster.partitions():
-        if source not in p.replicas:
+        if source not in p.replicas or p.adding or p.removing:
             continue
         dest = target
         if target in p.replicas:
@@ -65,7 +66,8 @@ def replace_broker(cluster: Cluster, source: int, target: int) -> Plan:
         if rack_safe(p.replicas, rack_of, n_racks) and not rack_safe(new, rack_of, n_racks):
             notes.append(f"{p.tp} becomes rack-unsafe (broker {target} is in rack {rack_of.get(target)})")
         proposed[p.tp] = new
-    lower = len(proposed) and sum(1 for p in cluster.partitions() if source in p.replicas)
+    lower = len(proposed)  # one move per partition holding `source`, those mid-reassignment left out
     return Plan(before=cluster, proposed=proposed, goal="replace-broker", lower_bound=lower,
                 brokers=tuple(brokers_after), notes=tuple(notes[:20]) + (
-                    (f"... and {len(notes) - 20} more rack-unsafe partitions",) if len(notes) > 20 else ()))
+                    (f"... and {len(notes) - 20} more rack-unsafe partitions",) if len(notes) > 20 else ())
+                + ((in_progress_note(skipped),) if skipped else ()))

@@ -24,7 +24,8 @@ from typing import Callable, Iterable, Sequence
 
 from planner.model import Cluster, Partition, PlannerError, human_bytes  # notes quote sizes as summaries do
 from planner.rebalance.leaders import balance_preferred, isr_eligibility
-from planner.rebalance.moves import Plan, count_targets, excess, lower_bound, rack_count, select_partitions
+from planner.rebalance.moves import (Plan, count_targets, excess, in_progress_note, lower_bound, movable_counts,
+                                     rack_count, select_partitions)
 
 
 def check_brokers(cluster: Cluster, ids: Iterable[int], what: str) -> tuple[int, ...]:
@@ -247,11 +248,13 @@ def balance(
     total = sum(len(r) for r in st.reps)
     target, by_rack = _targets(st, targets, total, repaired=rack_repair)
     unsafe = _unsafe(st) if rack_repair else []
+    # replicas of partitions mid-reassignment stay where they are: a bound counting them would exceed the plan
+    movable = movable_counts(st.count, (st.reps[i] for i in st.fixed), st.target_set)
     if unsafe:
         count_groups = [(m, len(st.reps)) for m in by_rack.values()] if by_rack else [(targets, total)]
-        lower = lower_bound(st.count, count_groups, [(lacks, dup) for _, lacks, dup in unsafe])
+        lower = lower_bound(movable, count_groups, [(lacks, dup) for _, lacks, dup in unsafe])
     else:
-        lower = excess({b: c for b, c in st.count.items() if c}, target)
+        lower = excess({b: c for b, c in movable.items() if c}, target)
     heap = _Heap(st, target)
     budget = max_moves if max_moves is not None else None
     notes: list[str] = []
@@ -390,10 +393,7 @@ def balance(
                      "its rack with another replica of the partition goes to a rack the partition does not use); "
                      "the lower bound includes them; --no-rack-repair leaves unsafe partitions as they are")
     if st.fixed:
-        names = sorted(str(parts[i].tp) for i in st.fixed)
-        shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
-        notes.append(f"{len(names)} partition(s) have a reassignment in progress and were left as they are ({shown}); "
-                     "Kafka needs --additional to execute this plan while they run")
+        notes.append(in_progress_note(parts[i].tp for i in st.fixed))
     if len(cluster.online_ids) < len(cluster.brokers) and proposed:
         from planner.leadership import cluster_states
 

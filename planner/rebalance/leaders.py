@@ -182,12 +182,16 @@ def elect_leaders(cluster: Cluster, topics: Sequence[str] | None = None) -> tupl
     reps = [list(p.replicas) for p in parts]
     brokers = sorted(cluster.online_ids)
     eligible = isr_eligibility(cluster, parts, [p.replicas for p in parts])
-    balance_preferred(reps, range(len(parts)), brokers, eligible)
+    # a partition mid-reassignment keeps its list and its leader: the controller is moving it
+    settled = [i for i, p in enumerate(parts) if not (p.adding or p.removing)]
+    balance_preferred(reps, settled, brokers, eligible)
     proposed = {p.tp: tuple(r) for p, r in zip(parts, reps) if tuple(r) != p.replicas}
     states = cluster_states(cluster)
     online = cluster.online_ids
     elect = []
     for p, r in zip(parts, reps):
+        if p.adding or p.removing:
+            continue
         st = states[p.topic][p.id]
         head = r[0]
         if st.leader != head and head in online and head in st.isr:

@@ -90,6 +90,26 @@ def count_targets(counts: Mapping[int, int], brokers: Sequence[int], total: int)
     return {b: q + (1 if i < r else 0) for i, b in enumerate(order)}
 
 
+def in_progress_note(tps: Iterable[object]) -> str:
+    """The note of a plan that left partitions mid-reassignment (adding/removing replicas) as they are."""
+    names = sorted(str(tp) for tp in tps)
+    shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+    return (f"{len(names)} partition(s) have a reassignment in progress and were left as they are ({shown}); "
+            "Kafka needs --additional to execute this plan while they run")
+
+
+def movable_counts(counts: Mapping[int, int], pinned: Iterable[Sequence[int]], keep: Iterable[int]) -> dict[int, int]:
+    """Replicas per broker, less the pinned replicas (partitions mid-reassignment, which no plan moves) on brokers
+    outside `keep`: a broker being emptied cannot shed those, so a lower bound must not count them."""
+    out = dict(counts)
+    keep = set(keep)
+    for replicas in pinned:
+        for b in replicas:
+            if b not in keep:
+                out[b] -= 1
+    return out
+
+
 def excess(counts: Mapping[int, int], targets: Mapping[int, int]) -> int:
     """Replicas above target (brokers outside `targets` have target 0): each move removes at most one."""
     return sum(max(0, c - targets.get(b, 0)) for b, c in counts.items())

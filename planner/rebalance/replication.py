@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from planner.model import Cluster, PlannerError
-from planner.rebalance.moves import Plan, rack_count
+from planner.rebalance.moves import Plan, in_progress_note, rack_count
 from planner.leadership import topic_states
 
 
@@ -29,7 +29,12 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int) -> Plan:
     states = topic_states(cluster, t)
     proposed = {}
     need = 0
+    skipped = []
+    less_safe = []
     for p, stt in zip(t.partitions, states):
+        if p.adding or p.removing:  # the controller is moving it: its list is not the topic's to change now
+            skipped.append(p.tp)
+            continue
         reps = list(p.replicas)
         if len(reps) < rf:
             while len(reps) < rf:
@@ -50,5 +55,18 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int) -> Plan:
                 counts[victim] -= 1
         if tuple(reps) != p.replicas:
             proposed[p.tp] = tuple(reps)
+            before, after = _racks(p.replicas, rack_of), _racks(reps, rack_of)
+            if n_racks and after < before:
+                less_safe.append(f"{p.tp} {before} -> {after}")
+    notes = []
+    if less_safe:
+        notes.append(f"{len(less_safe)} partition(s) span fewer racks, so a rack failure can take more of their "
+                     f"replicas: {', '.join(less_safe[:10])}{' ...' if len(less_safe) > 10 else ''}")
+    if skipped:
+        notes.append(in_progress_note(skipped))
     return Plan(before=cluster, proposed=proposed, goal=f"set-replication-factor {topic} {rf}", lower_bound=need,
-                brokers=tuple(online))
+                brokers=tuple(online), notes=tuple(notes))
+
+
+def _racks(replicas, rack_of) -> int:
+    return len({rack_of.get(b) for b in replicas})
