@@ -16,6 +16,9 @@ import yaml
 from planner.model import PlannerError
 
 MAX_DEPTH = 1000
+# Memory guards: Kafka's counts are Java ints, but 2^31 partitions would need hundreds of GB here.
+MAX_NEW_PARTITIONS = 10_000_000  # partitions of one topic to place (about 2 GB of replica lists)
+MAX_RECORDS = 100_000_000  # keyless records to simulate (about a minute each era)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _LONG_LINE = re.compile(rf"[^\n]{{{MAX_DEPTH // 2},}}")
 _FLOW = str.maketrans("{}", "[]")

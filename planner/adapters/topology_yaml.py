@@ -13,7 +13,7 @@ from typing import Any, Callable
 import yaml
 
 from planner.adapters.validate import broker_id_problem, config_problem, port_problem, topic_name_problem
-from planner.limits import check_yaml_depth
+from planner.limits import MAX_NEW_PARTITIONS, check_yaml_depth
 from planner.model import (
     BROKER_STATES,
     NO_LEADER,
@@ -248,6 +248,9 @@ def _topic(ctx: _Ctx, node: Node, path: str, cluster: Cluster, before: list[Topi
         return ids
 
     count = _int(ctx, f["partitions"], f"{path}.partitions", minimum=1) if "partitions" in f else None
+    if count is not None and count > MAX_NEW_PARTITIONS:
+        raise ctx.error(f["partitions"], f"{path}.partitions",
+                        f"{count} partitions: more than this tool places in memory ({MAX_NEW_PARTITIONS})")
     rf = _int(ctx, f["replication_factor"], f"{path}.replication_factor", minimum=1) if "replication_factor" in f else None
 
     configs: dict[str, str] = {}

@@ -74,10 +74,14 @@ def _topic_filter(patterns: tuple[str, ...]):
         return lambda name: True
     compiled = []
     for p in patterns:
+        # TopicFilter.IncludeList (core/src/main/scala/kafka/utils/TopicFilter.scala, later server-common's
+        # TopicFilter.java):
+        # trim, comma = alternative, spaces dropped, surrounding quotes stripped ("property files may bring quotes")
+        regex = re.sub(r"[\"']+$", "", re.sub(r"^[\"']+", "", p.strip().replace(",", "|").replace(" ", "")))
         try:
-            compiled.append(re.compile(p.strip().replace(",", "|")))
-        except re.error as exc:
-            raise PlannerError(f"--topic {p!r} is not a valid regular expression: {exc}") from None
+            compiled.append(re.compile(regex))
+        except re.error:
+            raise PlannerError(f"{regex} is an invalid regex.") from None  # TopicFilter's text
     return lambda name: any(c.fullmatch(name) for c in compiled)
 
 

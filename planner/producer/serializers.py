@@ -59,6 +59,8 @@ def _encode(value: str, encoding: str) -> bytes:
     """String.getBytes(charset): Java's "UTF-16" is big-endian with a FE FF byte-order mark, "UTF-32" big-endian
     without one (Python's codecs use the machine's byte order); unmappable characters become the replacement byte."""
     enc = check_encoding(encoding)
+    if not value:  # String.getBytes of "" is an empty array in every charset: no byte-order mark (JDK StringCoding)
+        return b""
     if enc == "utf-16":
         return b"\xfe\xff" + value.encode("utf-16-be", errors="replace")
     if enc == "utf-32":

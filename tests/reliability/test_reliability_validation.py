@@ -54,3 +54,25 @@ def test_kafka_version_and_id_lists(cli, topo):
     assert cli("failures", topo, "--offline-brokers", ",") == (2, "", "error: --offline-brokers ',' names no broker id\n")
     assert cli("reassign", "decommission", topo, "--brokers", "2147483648") == (
         2, "", "error: --brokers '2147483648': broker id 2147483648 is outside 0..2147483647 (a Java int)\n")
+
+
+def test_topic_filter_strips_quotes_as_kafka(cli, topo):
+    # TopicFilter: trim, ',' -> '|', spaces dropped, leading/trailing quotes stripped
+    code, out, _ = cli("describe", topo, "--topic", "'foo'")
+    assert code == 0 and out.startswith("Topic: foo\t")
+    assert cli("describe", topo, "--topic", "'fo(o'") == (2, "", "error: fo(o is an invalid regex.\n")
+
+
+def test_utf16_empty_string_has_no_byte_order_mark():
+    from planner.producer.serializers import serialize
+
+    assert serialize("", "string", "UTF-16") == b""  # "".getBytes("UTF-16"): no FE FF
+    assert serialize("a", "string", "UTF-16") == b"\xfe\xff\x00a"
+
+
+def test_planned_topic_beyond_the_memory_guard(cli, tmp_path):
+    p = tmp_path / "t.yaml"
+    p.write_text("brokers: [{id: 1}]\ntopics:\n  - {name: big, partitions: 2147483647, replication_factor: 1}\n")
+    assert cli("describe", str(p)) == (
+        2, "", f"error: {p}:3: topics[0].partitions: 2147483647 partitions: more than this tool places in memory "
+               "(10000000)\n")
