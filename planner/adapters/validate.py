@@ -89,12 +89,12 @@ def _configs_problem(t: Topic) -> str | None:
     return None
 
 
-def _partitions_problem(t: Topic) -> str | None:
+def _partitions_problem(t: Topic, observed: bool) -> str | None:
     rf = None
     for p in t.partitions:
         problem = (replicas_problem(p.replicas) or subset_problem("adding", p.adding, p.replicas)
                    or subset_problem("removing", p.removing, p.replicas))
-        if problem is None and p.observed is not None:
+        if problem is None and observed and p.observed is not None:
             problem = subset_problem("ISR members", p.observed.isr, p.replicas)
             if problem is None and p.observed.leader != NO_LEADER and p.observed.leader not in p.replicas:
                 problem = f"leader {p.observed.leader} is not a replica"
@@ -108,15 +108,16 @@ def _partitions_problem(t: Topic) -> str | None:
 
 
 def check_cluster(cluster: Cluster, source: str, topic_place: Callable[[str], str] = "topic {}".format,
-                  config_place: Callable[[str], str] = "topic {} configs".format) -> None:
+                  config_place: Callable[[str], str] = "topic {} configs".format, observed: bool = True) -> None:
     """Every rule over a built cluster; the first problem as one error naming `source` and the place the topic (or
-    its configs) came from, e.g. the znode path."""
+    its configs) came from, e.g. the znode path. `observed=False` leaves leader and ISR unchecked: a live cluster's
+    state znodes trail its topic znode while a reassignment completes (the old replicas are still in the ISR)."""
     for b in cluster.brokers:
         problem = broker_id_problem(b.id) or port_problem(b.port)
         if problem:
             raise PlannerError(f"{source}: broker {b.id}: {problem}")
     for t in cluster.topics:
-        problem = topic_name_problem(t.name) or _partitions_problem(t)
+        problem = topic_name_problem(t.name) or _partitions_problem(t, observed)
         if problem:
             raise PlannerError(f"{source}: {topic_place(t.name)}: {problem}")
         problem = _configs_problem(t)

@@ -202,5 +202,5 @@ def _read_once(session: Session, progress: Progress) -> ZkSnapshot:
     read = 3 + len(broker_ids) + 2 * len(topic_names) + len(state_reqs) + (1 if reassign_req else 0)
     snap = snapshot_of(znodes, read)
     # the same rules as a topology file's: what zk export writes must load back
-    check_cluster(snap.cluster, url, "/brokers/topics/{}".format, "/config/topics/{}".format)
+    check_cluster(snap.cluster, url, "/brokers/topics/{}".format, "/config/topics/{}".format, observed=False)
     return snap

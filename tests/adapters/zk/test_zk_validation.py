@@ -21,9 +21,6 @@ def _topic(partitions: str, adding: str = "{}") -> bytes:
      "/brokers/topics/foo: partition 1: replication factor 3 differs from partition 0's 2"),
     ("/brokers/topics/foo", _topic('{"0":[1,3],"1":[3,2],"2":[2,4]}', '{"0":[4]}'),
      "/brokers/topics/foo: partition 0: adding 4 not among the replicas [1, 3]"),
-    ("/brokers/topics/foo/partitions/0/state",
-     b'{"controller_epoch":1,"leader":1,"version":1,"leader_epoch":0,"isr":[1,4]}',
-     "/brokers/topics/foo: partition 0: ISR members 4 not among the replicas [1, 3]"),
     ("/config/topics/foo", b'{"version":1,"config":{"min.insync.replicas":"two"}}',
      "/config/topics/foo: Invalid value two for configuration min.insync.replicas: Not a number of type INT"),
 ])
