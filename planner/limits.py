@@ -2,7 +2,8 @@
 
 PyYAML's C loader composes nodes recursively on the C stack: a document nested about 30,000 levels deep (a line of
 `[` or of `- `) kills the process with a segfault, no message. Topology and group files nest about 6 levels, so
-anything deeper than MAX_DEPTH (Jackson's default limit for JSON) is refused with one line before composing. The check is cheap for ordinary files:
+anything deeper than MAX_DEPTH (Jackson's default limit for JSON) is refused with one line before composing.
+The check is cheap for ordinary files:
 block nesting cannot be deeper than the longest line, and flow nesting is measured on the brackets alone; only when
 those bounds are inconclusive (quoted brackets, very long lines) are the parser's events counted, which uses no
 recursion.

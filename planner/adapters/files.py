@@ -61,13 +61,14 @@ def _replace_regular(real: str, text: str, old: Optional[os.stat_result]) -> Non
         raise
 
 
-def write_text_atomic(path: str | os.PathLike, text: str, option: str = "--write") -> None:
+def write_text_atomic(path: str | os.PathLike, text: str, option: str | None = None) -> None:
     """Write `text` to `path`, all or nothing.
 
     A character device or FIFO (/dev/null, /dev/stdout on a terminal or a pipe) is written through. A symlink is
     followed and its target replaced; the link stays. A regular file is replaced by a new file written beside it and
     renamed over it, keeping the old file's mode and owner. A file with other hard links is refused (replacing it
-    would split them), as is anything else that is not a regular file (a directory, a socket).
+    would split them), as is anything else that is not a regular file (a directory, a socket). An OSError becomes
+    one line naming `option` and the file, or is left to the caller when `option` is None.
     """
     path = os.fspath(path)
     try:
@@ -82,17 +83,19 @@ def write_text_atomic(path: str | os.PathLike, text: str, option: str = "--write
         if st is not None and stat.S_ISDIR(st.st_mode):
             raise OSError(errno.EISDIR, os.strerror(errno.EISDIR), path)
         if st is not None and not stat.S_ISREG(st.st_mode):
-            raise PlannerError(f"{option} {path}: not a regular file, a character device or a FIFO; "
+            raise PlannerError(f"{option or 'output'} {path}: not a regular file, a character device or a FIFO; "
                                "choose another file")
         if st is not None and st.st_nlink > 1:
-            raise PlannerError(f"{option} {path}: the file has {st.st_nlink} hard links, which a new file would "
-                               "split; write to another file (or remove the other links)")
+            raise PlannerError(f"{option or 'output'} {path}: the file has {st.st_nlink} hard links, which a new "
+                               "file would split; write to another file (or remove the other links)")
         real = os.path.realpath(path)
         parent = os.path.dirname(real)
         if parent:
             os.makedirs(parent, exist_ok=True)
         _replace_regular(real, text, st)
     except OSError as exc:
+        if option is None:  # the caller words it
+            raise
         raise output_error(option, path, exc) from None
 
 

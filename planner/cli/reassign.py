@@ -397,7 +397,7 @@ def apply_cmd(
     from planner.rebalance.moves import after_reassignment
 
     after = after_reassignment(cluster, proposed)
-    write_text_atomic(write, dump_topology(after))
+    write_text_atomic(write, dump_topology(after), "--write")
     print(f"wrote {write} ({len(proposed)} partition(s) reassigned)", file=sys.stderr)
 
 

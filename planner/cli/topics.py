@@ -121,7 +121,7 @@ def _emit(before: Cluster, after: Cluster, topic: str, new_ids: list[int], fmt: 
         from planner.adapters.files import write_text_atomic
         from planner.adapters.topology_yaml import dump_topology
 
-        write_text_atomic(write, dump_topology(after))
+        write_text_atomic(write, dump_topology(after), "--write")
     sys.stdout.write(text)
     sys.stdout.flush()  # the plan statistics follow the result, on stderr
     sys.stderr.write(f"{how}\n{render_load_change(before, after)}")

@@ -94,11 +94,12 @@ def in_progress_note(tps: Iterable[object]) -> str:
     """The note of a plan that left partitions mid-reassignment (adding/removing replicas) as they are."""
     names = sorted(str(tp) for tp in tps)
     shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
-    return (f"{len(names)} partition(s) have a reassignment in progress and were left as they are ({shown}); "
-            "Kafka needs --additional to execute this plan while they run")
+    return (f"{len(names)} partition(s) have a reassignment in progress and were left as they are "
+            f"({shown}); Kafka needs --additional to execute this plan while they run")
 
 
-def movable_counts(counts: Mapping[int, int], pinned: Iterable[Sequence[int]], keep: Iterable[int]) -> dict[int, int]:
+def movable_counts(counts: Mapping[int, int], pinned: Iterable[Sequence[int]],
+                   keep: Iterable[int]) -> dict[int, int]:
     """Replicas per broker, less the pinned replicas (partitions mid-reassignment, which no plan moves) on brokers
     outside `keep`: a broker being emptied cannot shed those, so a lower bound must not count them."""
     out = dict(counts)
