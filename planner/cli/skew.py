@@ -48,7 +48,9 @@ one pass and recommends the smallest whose max/mean stays at most --max-skew.
 @app.command(help=SKEW_HELP)
 def skew(
     keys: str = typer.Option(..., "--keys", metavar="PATH", help="Any path Spark reads: file, directory, hdfs://, s3a://."),
-    input_format: InputFormat = typer.Option(InputFormat.parquet, "--input-format"),
+    input_format: Optional[InputFormat] = typer.Option(
+        None, "--input-format",
+        help="Default: detected for a local path (Parquet by its PAR1 magic, else .csv/.json/.txt), else parquet."),
     key_column: Optional[str] = typer.Option(None, "--key-column", help="Key column [default: key; value for text]."),
     value_bytes_column: Optional[str] = typer.Option(
         None, "--value-bytes-column", metavar="COL",
@@ -64,6 +66,10 @@ def skew(
     sweep: Optional[str] = typer.Option(None, "--sweep", metavar="N,N,...", help="Partition counts to compare, e.g. 6,12,24,48."),
     max_skew: float = typer.Option(1.2, "--max-skew", help="Largest acceptable records max/mean for --sweep."),
     top: int = typer.Option(20, "--top", min=0, max=1_000_000, help="How many top keys to show (0: skip the per-key count)."),
+    exact_top: bool = typer.Option(False, "--exact-top",
+                                   help="Rank the top keys by a group-by over every key (default: a hot-key "
+                                        "summary in the same pass, exact counts of the candidates, a proven bound "
+                                        "for the rest)."),
     master: str = typer.Option("local[*]", "--master", help="Spark master: local[*], spark://host:7077, yarn, ..."),
     output: Optional[str] = typer.Option(None, "--output", metavar="DIR",
                                          help="Write partitions.parquet, keys.parquet and summary.json here."),
@@ -78,7 +84,7 @@ def skew(
 ) -> None:
     from planner.skew import command
 
-    command.run(keys=keys, input_format=input_format.value, key_column=key_column,
+    command.run(keys=keys, input_format=input_format.value if input_format else None, key_column=key_column,
                 value_bytes_column=value_bytes_column, key_type=key_type.value, partitions=partitions,
                 topology=topology, topic=topic, offline_brokers=offline_brokers, sweep=sweep, max_skew=max_skew,
-                top=top, master=master, spark_conf=list(spark_conf or []), reader=reader.value, output=output, fmt=fmt.value, verbose=verbose)
+                top=top, exact_top=exact_top, master=master, spark_conf=list(spark_conf or []), reader=reader.value, output=output, fmt=fmt.value, verbose=verbose)

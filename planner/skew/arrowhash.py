@@ -19,6 +19,8 @@ from planner.producer.murmur2 import murmur2_batch
 
 NULL_KEYS = -1  # partition id of the summary row for null keys
 UNREADABLE = -2  # partition id of the summary row for unreadable rows
+HEAVY = -3  # `n` of the Misra-Gries counter rows: p = the murmur2 (as int32), records = its count
+HEAVY_ERR = -4  # `n` of the Misra-Gries error row: records = err, bytes = records summarised
 RESULT_SCHEMA = "n int, p int, records long, bytes long"
 
 
@@ -68,9 +70,12 @@ def hash_keys(arr):
 class PartitionCounter:
     """Records and bytes per partition for each partition count in `counts`, plus null-key and unreadable rows."""
 
-    def __init__(self, counts):
+    def __init__(self, counts, heavy_k: int = 0):
         import numpy as np
 
+        from planner.skew.heavy import MisraGries
+
+        self.heavy = MisraGries(heavy_k) if heavy_k > 0 else None  # hot-key summary of the same hashes
         self.counts = tuple(int(c) for c in counts)
         self.records = {c: np.zeros(c, dtype=np.int64) for c in self.counts}
         self.bytes = {c: np.zeros(c, dtype=np.int64) for c in self.counts}
@@ -100,6 +105,8 @@ class PartitionCounter:
             values = values[valid]
         if h.size == 0:
             return
+        if self.heavy is not None:
+            self.heavy.add(h)
         positive = h & np.uint32(0x7FFFFFFF)
         weights = (lens + values).astype(np.float64)  # exact: a batch's byte total stays far below 2**53
         for c in self.counts:
@@ -131,6 +138,13 @@ class PartitionCounter:
         ps.append(np.array([NULL_KEYS, UNREADABLE], dtype=np.int32))
         rs.append(np.array([self.null_records, self.unreadable], dtype=np.int64))
         bs.append(np.array([self.null_bytes, self.unreadable_bytes], dtype=np.int64))
+        if self.heavy is not None:
+            m = len(self.heavy.keys)
+            ns.append(np.full(m + 1, HEAVY, dtype=np.int32))
+            ns[-1][-1] = HEAVY_ERR
+            ps.append(np.concatenate([self.heavy.keys.view(np.int32), np.zeros(1, dtype=np.int32)]))
+            rs.append(np.concatenate([self.heavy.counts, np.array([self.heavy.err], dtype=np.int64)]))
+            bs.append(np.concatenate([np.zeros(m, dtype=np.int64), np.array([self.heavy.total], dtype=np.int64)]))
         return pa.RecordBatch.from_arrays(
             [pa.array(np.concatenate(ns)), pa.array(np.concatenate(ps)), pa.array(np.concatenate(rs)),
              pa.array(np.concatenate(bs))],
@@ -138,9 +152,9 @@ class PartitionCounter:
         )
 
 
-def count_batches(batches, counts):
+def count_batches(batches, counts, heavy_k: int = 0):
     """mapInArrow body: aggregate all the task's batches, emit one small batch."""
-    counter = PartitionCounter(counts)
+    counter = PartitionCounter(counts, heavy_k)
     for batch in batches:
         counter.add(batch)
     yield counter.to_batch()

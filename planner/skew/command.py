@@ -54,9 +54,10 @@ def _publish(staging: Path, out: Path) -> None:
 
 
 def run(*, keys, input_format, key_column, value_bytes_column, key_type, partitions, topology, topic, offline_brokers,
-        sweep, max_skew, top, master, output, fmt, verbose, spark_conf=(), reader="auto") -> None:
+        sweep, max_skew, top, master, exact_top=False, output, fmt, verbose, spark_conf=(), reader="auto") -> None:
     from planner.skew.report import build_report
     from planner.skew.render import render_json, render_table, summary
+    from planner.skew.detect import check_key_column, detect_format, require_pyspark
     from planner.skew.job import JobSpec, check_local_path, key_column_of
     from planner.skew.sweep import evaluate_sweep
 
@@ -69,16 +70,26 @@ def run(*, keys, input_format, key_column, value_bytes_column, key_type, partiti
         raise PlannerError(f"--top must be 0 or more, got {top}")
     evaluate_sweep({}, {}, max_skew)  # validates --max-skew before Spark starts
     check_local_path(keys)
+    input_format = detect_format(keys, input_format)
     conf = parse_spark_conf(spark_conf)
     spec = JobSpec(keys=keys, input_format=input_format, key_column=key_column, value_bytes_column=value_bytes_column,
-                   key_type=key_type, counts=tuple(sorted(set((n,) + sweep_counts))), primary=n, top=top, reader=reader)
+                   key_type=key_type, counts=tuple(sorted(set((n,) + sweep_counts))), primary=n, top=top, reader=reader,
+                   exact_top=exact_top)
+    check_key_column(keys, input_format, key_column_of(spec))
+    require_pyspark()
     out_dir = staging = None
+    created: list[Path] = []  # directories of --output this run made (removed again if it fails)
     if output:
         out_dir = Path(output)
         if out_dir.exists() and not out_dir.is_dir():
             raise PlannerError(f"--output {output}: exists and is not a directory")
-        out_dir.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=".skew-", dir=out_dir))
+        created = [d for d in (out_dir, *out_dir.parents) if not d.exists()]
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            staging = Path(tempfile.mkdtemp(prefix=".skew-", dir=out_dir))
+        except OSError as exc:
+            raise PlannerError(f"--output {output}: cannot write there ({exc.strerror or exc})") from None
+    published = False
     try:
         from planner.skew import job
         from planner.skew.spark import session
@@ -94,9 +105,16 @@ def run(*, keys, input_format, key_column, value_bytes_column, key_type, partiti
             _write_partitions_parquet(report, staging / "partitions.parquet")
             (staging / "summary.json").write_text(json.dumps(summary(report), indent=2) + "\n", encoding="utf-8")
             _publish(staging, out_dir)
+            published = True
             progress(f"wrote {out_dir / 'partitions.parquet'}, {out_dir / 'keys.parquet'}, {out_dir / 'summary.json'}")
     finally:
         if staging and staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
+        if not published:
+            for directory in created:  # innermost first; only if still empty
+                try:
+                    directory.rmdir()
+                except OSError:
+                    break
     sys.stdout.write(render_json(report) if fmt == "json" else render_table(report))
     sys.stdout.flush()

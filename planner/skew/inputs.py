@@ -54,15 +54,12 @@ def plan_units(df, key_column: str, key_type: str, value_column: str | None) -> 
     return units
 
 
-def count_units(units, key_column: str, value_column: str | None, counts):
-    """Spark task body: read the row groups with pyarrow, count; yields one plain-Python summary."""
+def unit_batches(units, key_column: str, value_column: str | None):
+    """The row groups' batches as (`_k`, optional `_v` int64) Arrow batches."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    from planner.skew.arrowhash import PartitionCounter
-
-    counter = PartitionCounter(counts)
     columns = [key_column] + ([value_column] if value_column else [])
     for path, rg in units:
         for batch in pq.ParquetFile(path).iter_batches(batch_size=BATCH, row_groups=[rg], columns=columns):
@@ -70,28 +67,65 @@ def count_units(units, key_column: str, value_column: str | None, counts):
             if value_column:
                 arrays.append(pc.fill_null(batch.column(1).cast(pa.int64()), 0))
                 names.append("_v")
-            counter.add(pa.RecordBatch.from_arrays(arrays, names=names))
+            yield pa.RecordBatch.from_arrays(arrays, names=names)
+
+
+def count_units(units, key_column: str, value_column: str | None, counts, heavy_k: int = 0):
+    """Spark task body: read the row groups with pyarrow, count; yields one plain-Python summary."""
+    from planner.skew.arrowhash import PartitionCounter
+
+    counter = PartitionCounter(counts, heavy_k)
+    for batch in unit_batches(units, key_column, value_column):
+        counter.add(batch)
+    heavy = counter.heavy
     yield ({c: counter.records[c].tolist() for c in counter.counts}, {c: counter.bytes[c].tolist() for c in counter.counts},
-           counter.null_records, counter.null_bytes, counter.unreadable)
+           counter.null_records, counter.null_bytes, counter.unreadable,
+           (heavy.keys.tolist(), heavy.counts.tolist(), heavy.err) if heavy is not None else None)
 
 
-def run_units(spark, units, key_column: str, value_column: str | None, counts):
-    """Summed (records, bytes, null_records, null_bytes, unreadable) over all units."""
+def _slices(spark, units) -> int:
+    return max(1, min(len(units), spark.sparkContext.defaultParallelism * 3))
+
+
+def run_units(spark, units, key_column: str, value_column: str | None, counts, heavy_k: int = 0):
+    """Summed (records, bytes, null_records, null_bytes, unreadable, (hot-key estimates, err)) over all units."""
     from functools import partial
 
-    sc = spark.sparkContext
-    slices = max(1, min(len(units), sc.defaultParallelism * 3))
-    parts = (sc.parallelize(units, slices)
-             .mapPartitions(partial(count_units, key_column=key_column, value_column=value_column, counts=counts))
+    parts = (spark.sparkContext.parallelize(units, _slices(spark, units))
+             .mapPartitions(partial(count_units, key_column=key_column, value_column=value_column, counts=counts,
+                                    heavy_k=heavy_k))
              .collect())
     records = {c: [0] * c for c in counts}
     nbytes = {c: [0] * c for c in counts}
-    nulls = null_bytes = unreadable = 0
-    for rec, byt, nr, nb, un in parts:
+    nulls = null_bytes = unreadable = err = 0
+    estimates: dict[int, int] = {}
+    for rec, byt, nr, nb, un, heavy in parts:
         for c in counts:
             records[c] = [a + b for a, b in zip(records[c], rec[c])]
             nbytes[c] = [a + b for a, b in zip(nbytes[c], byt[c])]
         nulls += nr
         null_bytes += nb
         unreadable += un
-    return records, nbytes, nulls, null_bytes, unreadable
+        if heavy is not None:
+            for h, n in zip(heavy[0], heavy[1]):
+                estimates[h] = estimates.get(h, 0) + n
+            err += heavy[2]
+    return records, nbytes, nulls, null_bytes, unreadable, (estimates, err)
+
+
+def _candidates_in_units(units, key_column: str, value_column: str | None, candidates, key_type: str):
+    from planner.skew.heavy import count_candidates
+
+    for batch in count_candidates(unit_batches(units, key_column, value_column), candidates, key_type):
+        yield batch.to_pylist()
+
+
+def count_candidates_in_units(spark, units, key_column: str, value_column: str | None, candidates, key_type: str):
+    """The second pass over the row groups: [{key, records, value_bytes}] per task, for the candidate hashes."""
+    from functools import partial
+
+    rows = (spark.sparkContext.parallelize(units, _slices(spark, units))
+            .mapPartitions(partial(_candidates_in_units, key_column=key_column, value_column=value_column,
+                                   candidates=candidates, key_type=key_type))
+            .collect())
+    return [row for part in rows for row in part]

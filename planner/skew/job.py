@@ -10,7 +10,10 @@ Plan (one pass over the data for every partition count of the sweep):
    for each count; one small batch per task, summed by Spark;
    (fast path, `planner.skew.inputs`: Parquet whose key column Arrow reads as the key type is read by pyarrow
    inside Spark tasks, one task per group of row groups, skipping Spark's row → Arrow conversion);
-4. top keys: Spark's own aggregation by `_k` (JVM), the top N hashed on the driver.
+4. top keys (`planner.skew.heavy`): in the same pass each task keeps a Misra-Gries summary of its keys' murmur2
+   values; the union holds every hash above 1/(k+1) of the records, a second narrow pass counts exactly the keys with a
+   candidate hash, the top N come from those, with a proven bound for every other key. `exact_top` (and --output's
+   keys.parquet) use Spark's own aggregation by `_k` over every key instead.
 """
 from __future__ import annotations
 
@@ -23,8 +26,11 @@ from typing import Callable
 from urllib.parse import urlparse
 
 from planner.model import PlannerError
-from planner.skew.arrowhash import NULL_KEYS, RESULT_SCHEMA, UNREADABLE, count_batches, partition_batches
-from planner.skew.inputs import plan_units, run_units
+from planner.skew.arrowhash import (
+    HEAVY, HEAVY_ERR, NULL_KEYS, RESULT_SCHEMA, UNREADABLE, count_batches, partition_batches,
+)
+from planner.skew.heavy import DEFAULT_COUNTERS, key_text, order_key
+from planner.skew.inputs import count_candidates_in_units, plan_units, run_units
 
 INPUT_FORMATS = ("parquet", "csv", "json", "text")
 KEY_TYPES = ("string", "int", "long", "bytes-hex")
@@ -43,6 +49,8 @@ class JobSpec:
     primary: int = 0  # the partition count the top keys are placed for
     top: int = 20
     reader: str = "auto"  # auto | pyarrow (files read by pyarrow in Spark tasks) | spark (Spark reads, mapInArrow)
+    exact_top: bool = False  # top N from a group-by over every key instead of the hot-key summary
+    heavy_k: int = DEFAULT_COUNTERS  # Misra-Gries counters per task
 
 
 @dataclass(frozen=True)
@@ -65,6 +73,8 @@ class Counts:
     top: tuple[TopKey, ...] = ()
     distinct_keys: int | None = None
     extra: dict = field(default_factory=dict)
+    top_bound: int | None = None  # every key not in `top` has at most this many records (proven; None: not computed)
+    heavy_counters: int = 0  # the Misra-Gries counters per task behind `top_bound` (0: exact group-by)
 
     @property
     def keyed_records(self) -> int:
@@ -225,25 +235,60 @@ def _serialized(value, key_type: str) -> bytes:
     return str(value).encode("utf-8")
 
 
-def _count_with_spark(keys, counts):
+def _count_with_spark(keys, counts, heavy_k: int = 0):
     """The general path: Spark reads and normalises, mapInArrow hashes and counts per task, Spark sums."""
     from pyspark.sql import functions as F
 
-    rows = (keys.mapInArrow(partial(count_batches, counts=counts), RESULT_SCHEMA)
+    rows = (keys.mapInArrow(partial(count_batches, counts=counts, heavy_k=heavy_k), RESULT_SCHEMA)
             .groupBy("n", "p").agg(F.sum("records").alias("records"), F.sum("bytes").alias("bytes"))
             .collect())
     records = {n: [0] * n for n in counts}
     nbytes = {n: [0] * n for n in counts}
-    null_records = null_bytes = unreadable = 0
+    null_records = null_bytes = unreadable = err = 0
+    estimates: dict[int, int] = {}
     for r in rows:
-        if r["p"] == NULL_KEYS:
+        if r["n"] == HEAVY:
+            estimates[r["p"] & 0xFFFFFFFF] = int(r["records"])
+        elif r["n"] == HEAVY_ERR:
+            err = int(r["records"])
+        elif r["p"] == NULL_KEYS:
             null_records, null_bytes = int(r["records"]), int(r["bytes"])
         elif r["p"] == UNREADABLE:
             unreadable = int(r["records"])
         else:
             records[r["n"]][r["p"]] = int(r["records"])
             nbytes[r["n"]][r["p"]] = int(r["bytes"])
-    return records, nbytes, null_records, null_bytes, unreadable
+    return records, nbytes, null_records, null_bytes, unreadable, (estimates, err)
+
+
+def _hot_keys(keys, units, spec: JobSpec, heavy, progress) -> tuple[list[TopKey], int]:
+    """The exact top N among the candidate keys of the merged summaries, and the proven bound for every other key."""
+    from planner.producer.murmur2 import murmur2
+
+    estimates, err = heavy
+    candidates = sorted(h for h, c in estimates.items() if c > 0)
+    progress(f"counting the {len(candidates)} candidate hot keys exactly")
+    if not candidates:
+        return [], err
+    if units is not None:
+        rows = count_candidates_in_units(keys, units, key_column_of(spec), spec.value_bytes_column, candidates,
+                                         spec.key_type)
+    else:
+        from planner.skew.heavy import count_candidates
+
+        rows = [r.asDict() for r in keys.mapInArrow(
+            partial(count_candidates, candidates=candidates, key_type=spec.key_type),
+            "key binary, records long, value_bytes long").collect()]
+    totals: dict[bytes, list[int]] = {}
+    for r in rows:
+        slot = totals.setdefault(bytes(r["key"]), [0, 0])
+        slot[0] += int(r["records"])
+        slot[1] += int(r["value_bytes"])
+    ranked = sorted(totals.items(), key=lambda kv: (-kv[1][0], order_key(kv[0], spec.key_type)))
+    top = [TopKey(key=key_text(raw, spec.key_type), records=rec, bytes=vb + rec * len(raw),
+                  partition=(murmur2(raw) & 0x7FFFFFFF) % spec.primary) for raw, (rec, vb) in ranked[:spec.top]]
+    rest = ranked[spec.top][1][0] if len(ranked) > spec.top else 0
+    return top, max(err, rest)
 
 
 def _per_key(spark, keys, spec: JobSpec, progress, output_keys: str | None):
@@ -297,11 +342,12 @@ def run(spark, spec: JobSpec, progress: Callable[[str], None] = lambda s: None, 
     progress(f"hashing keys of {spec.keys} for {len(spec.counts)} partition count(s) in one pass"
              f" ({'pyarrow reads the row groups' if units is not None else 'Spark reads, mapInArrow'})")
     try:
+        heavy_k = spec.heavy_k if spec.top > 0 and not spec.exact_top else 0
         if units is not None:
-            records, nbytes, null_records, null_bytes, unreadable = run_units(
-                spark, units, key_column_of(spec), spec.value_bytes_column, spec.counts)
+            records, nbytes, null_records, null_bytes, unreadable, heavy = run_units(
+                spark, units, key_column_of(spec), spec.value_bytes_column, spec.counts, heavy_k)
         else:
-            records, nbytes, null_records, null_bytes, unreadable = _count_with_spark(keys, spec.counts)
+            records, nbytes, null_records, null_bytes, unreadable, heavy = _count_with_spark(keys, spec.counts, heavy_k)
     except PlannerError:
         raise
     except Exception as exc:
@@ -312,10 +358,16 @@ def run(spark, spec: JobSpec, progress: Callable[[str], None] = lambda s: None, 
             f"none of the {unreadable} keys in column {key_column_of(spec)!r} of {spec.keys} can be read as "
             f"--key-type {spec.key_type}; check --key-type and --key-column")
     top: list[TopKey] = []
-    distinct = None
-    if spec.top > 0 or output_keys:
+    distinct = bound = None
+    if heavy_k:
         try:
-            top, distinct = _per_key(spark, keys, spec, progress, output_keys)
+            top, bound = _hot_keys(spark if units is not None else keys, units, spec, heavy, progress)
+        except Exception as exc:
+            raise PlannerError(f"counting the hot keys of --keys {spec.keys} failed: {_first_line(exc)}") from None
+    if (spec.top > 0 and not heavy_k) or output_keys:
+        try:
+            exact_top, distinct = _per_key(spark, keys, spec, progress, output_keys)
+            top = top or exact_top
         except PlannerError:
             raise
         except Exception as exc:
@@ -324,5 +376,5 @@ def run(spark, spec: JobSpec, progress: Callable[[str], None] = lambda s: None, 
         records={n: tuple(v) for n, v in records.items()},
         bytes={n: tuple(v) for n, v in nbytes.items()},
         null_records=null_records, null_bytes=null_bytes, unreadable=unreadable,
-        top=tuple(top), distinct_keys=distinct,
+        top=tuple(top), distinct_keys=distinct, top_bound=bound, heavy_counters=heavy_k,
     )

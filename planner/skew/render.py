@@ -67,6 +67,8 @@ def render_table(r: SkewReport) -> str:
               f"{k.share_of_keyed:.2%}"] for i, k in enumerate(r.top)],
             headers=["#", "top key", "records", "bytes", "partition", "of partition", "of keyed"],
             tablefmt="simple", disable_numparse=True, colalign=("right", "left") + ("right",) * 5))
+    if r.top_bound is not None and r.keyed_records:
+        out.append(hot_key_bound(r))
     if r.sweep:
         out.append("")
         out.append(tabulate(
@@ -105,6 +107,16 @@ def _broker_table(title: str, table: tuple[BrokerRow, ...]) -> str:
         colalign=("left", "left", "left", "right", "right", "left", "right"))
 
 
+def hot_key_bound(r: SkewReport) -> str:
+    """The proven bound on every key not listed (Misra-Gries summary + exact second pass)."""
+    bound = r.top_bound or 0
+    text = (f"No other key holds more than {bound:,} records ({bound / r.keyed_records:.2%} of keyed records)\n"
+            f"(proven by {r.heavy_counters:,}-counter Misra-Gries summaries; the listed counts are exact).")
+    if r.top and r.top[-1].records <= bound:
+        text += "\nKeys at or below that bound are not ranked: --exact-top ranks every key."
+    return text
+
+
 def _skew(s: Skew | None):
     return None if s is None else s.as_dict()
 
@@ -120,6 +132,7 @@ def summary(r: SkewReport) -> dict:
             for p in r.per_partition
         ],
         "skew": {"records": _skew(r.records_skew), "bytes": _skew(r.bytes_skew)},
+        "other_keys_max_records": r.top_bound,
         "top_keys": [
             {"key": k.key, "records": k.records, "bytes": k.bytes, "partition": k.partition,
              "share_of_partition": k.share_of_partition, "share_of_keyed": k.share_of_keyed}

@@ -64,6 +64,8 @@ class SkewReport:
     top: tuple[TopKeyRow, ...]
     sweep: SweepResult | None
     distinct_keys: int | None = None
+    top_bound: int | None = None  # proven: no key outside `top` has more records (None: exact group-by, not needed)
+    heavy_counters: int = 0
 
 
 def _broker_tables(cluster: Cluster, topic: Topic, rows: list[PartitionRow]):
@@ -136,5 +138,5 @@ def build_report(counts: Counts, *, source: str, key_column: str, key_type: str,
         rows=counts.rows, keyed_records=keyed, null_records=counts.null_records, null_bytes=counts.null_bytes,
         unreadable=counts.unreadable, per_partition=tuple(rows), records_skew=skew(records), bytes_skew=skew(nbytes),
         leaders=leaders, replicas=replicas, leader_skew=leader_skew, replica_skew=replica_skew, top=top, sweep=sweep,
-        distinct_keys=counts.distinct_keys,
+        distinct_keys=counts.distinct_keys, top_bound=counts.top_bound, heavy_counters=counts.heavy_counters,
     )

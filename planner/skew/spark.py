@@ -5,14 +5,22 @@
 * Spark's own logging is quiet (ERROR) unless `verbose`; the console progress bar is on when stderr is a terminal;
 * on a non-local master the `planner` package is shipped to the executors as a zip (`addPyFile`), so workers need
   only Python with NumPy and PyArrow, not kafka-planner itself;
-* a session that is already active in this process (tests, notebooks) is reused and left running.
+* a session that is already active in this process (tests, notebooks) is reused and left running;
+* Ctrl-C at any moment stops the JVM too: PySpark starts `spark-submit` with SIGINT ignored, and an interrupt while
+  PySpark waits for the gateway (the first seconds) leaves the JVM running with parent 1, holding the terminal's
+  pipes. On KeyboardInterrupt every process this one started (the JVM, its Python workers) is terminated and
+  waited for before the interrupt goes on.
 """
 from __future__ import annotations
 
 import os
 import re
+import signal
+import subprocess
 import sys
 import tempfile
+import threading
+import time
 import warnings
 import zipfile
 from contextlib import contextmanager
@@ -101,6 +109,81 @@ def local_driver_memory(physical_bytes: int | None = None) -> str:
     return f"{max(1, min(8, physical_bytes // 2 // (1 << 30)))}g"
 
 
+def _descendants(pid: int) -> list[int]:
+    """Every live process below `pid` (children first, then theirs), from `ps` (Linux and macOS)."""
+    try:
+        listing = subprocess.run(["ps", "-A", "-o", "pid=,ppid="], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    children: dict[int, list[int]] = {}
+    for line in listing.splitlines():
+        fields = line.split()
+        if len(fields) == 2 and fields[0].isdigit() and fields[1].isdigit():
+            children.setdefault(int(fields[1]), []).append(int(fields[0]))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(0), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie child of ours counts as gone once reaped
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        return done == 0
+    except ChildProcessError:
+        return True
+
+
+def stop_children(grace: float = 10.0) -> None:
+    """Terminate (SIGTERM, then SIGKILL after `grace` seconds) every process this one started, and wait for them.
+    SIGINT is ignored meanwhile: a second Ctrl-C cannot cut the clean-up short."""
+    import logging
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Py4J objects still alive in Python log "Exception while sending command" when they are collected after the
+    # JVM is gone: the interrupt is reported in one line by the command, nothing else
+    logging.disable(logging.CRITICAL)
+    try:
+        pids = _descendants(os.getpid())
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            for pid in pids:
+                try:
+                    os.kill(pid, sig)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            deadline = time.monotonic() + grace
+            while pids and time.monotonic() < deadline:
+                pids = [pid for pid in pids if _alive(pid)]
+                time.sleep(0.05)
+            if not pids:
+                return
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _on_interrupt(signum, frame) -> None:
+    """SIGINT while Spark runs: no `cancelAllJobs` over Py4J from inside the signal handler (PySpark's own handler
+    does that, re-entering the connection the main thread is using, and Py4J logs both failures as tracebacks);
+    Py4J's logging is silenced and the interrupt raised: `stop_children` then ends the JVM."""
+    import logging
+
+    logging.disable(logging.CRITICAL)
+    raise KeyboardInterrupt
+
+
+def _own_sigint() -> None:
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, _on_interrupt)
+
+
 @contextmanager
 def session(master: str = "local[*]", verbose: bool = False, conf: dict[str, str] | None = None):
     """A SparkSession for `master`; stopped on exit unless it was already running in this process."""
@@ -133,20 +216,38 @@ def session(master: str = "local[*]", verbose: bool = False, conf: dict[str, str
         builder = builder.config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{_quiet_log4j()}")
     for key, value in (conf or {}).items():
         builder = builder.config(key, value)
+    previous = signal.getsignal(signal.SIGINT)
+    _own_sigint()
     try:
         spark = builder.getOrCreate()
+        _own_sigint()  # SparkContext installed its handler
+    except KeyboardInterrupt:  # while spark-submit starts: its JVM ignores SIGINT and would outlive us
+        stop_children()
+        raise
     except Exception as exc:  # JVM missing, master unreachable, ...
         raise PlannerError(f"cannot start Spark with --master {master}: {_first_line(exc)}") from None
-    # quiet: a failing task is reported by the command itself, in one line (Spark would log its stack trace first)
-    spark.sparkContext.setLogLevel("INFO" if verbose else "OFF")
     shipped = None
+    interrupted = False
     try:
+        # quiet: a failing task is reported by the command itself, in one line (Spark would log its stack trace)
+        spark.sparkContext.setLogLevel("INFO" if verbose else "OFF")
         if not is_local(master):
             shipped = _package_zip()
             spark.sparkContext.addPyFile(shipped)
         yield spark
+    except KeyboardInterrupt:
+        interrupted = True
+        stop_children()  # no spark.stop(): it would wait on the JVM for the running tasks
+        raise
     finally:
-        spark.stop()
+        if not interrupted:
+            try:
+                spark.stop()
+            except KeyboardInterrupt:
+                stop_children()
+                raise
+        if threading.current_thread() is threading.main_thread() and previous is not None:
+            signal.signal(signal.SIGINT, previous)
         if shipped:
             try:
                 os.unlink(shipped)

@@ -223,8 +223,9 @@ def test_bad_input_is_one_line_exit_2(spark, tmp_path, capsys):
     assert bad(capsys, "--keys", str(missing), "--partitions", "3") == f"error: --keys {missing}: no such file or directory"
     assert bad(capsys, "--keys", str(tmp_path / "k.parquet"), "--partitions", "3", "--key-column", "id") == (
         f"error: --key-column 'id' not found in {tmp_path / 'k.parquet'}; its columns are: key, f")
-    err = bad(capsys, "--keys", str(tmp_path / "junk.parquet"), "--partitions", "3")
-    assert err.startswith(f"error: cannot read --keys {tmp_path / 'junk.parquet'} as parquet: ")
+    assert bad(capsys, "--keys", str(tmp_path / "junk.parquet"), "--partitions", "3") == (
+        f"error: --keys {tmp_path / 'junk.parquet'}: not a Parquet file (no PAR1 magic); "
+        "give --input-format csv, json or text if it is one of those")
     assert bad(capsys, "--keys", str(tmp_path / "k.parquet"), "--partitions", "3", "--key-column", "f",
                "--key-type", "int") == (
         "error: key column 'f' is double, which cannot be a int key: use an integer column or text of integers")
@@ -235,10 +236,16 @@ def test_bad_input_is_one_line_exit_2(spark, tmp_path, capsys):
     assert bad(capsys, "--keys", str(tmp_path / "k.parquet")) == "error: give --partitions N, or --topology TOPOLOGY --topic T"
     assert bad(capsys, "--keys", str(tmp_path / "k.parquet"), "--partitions", "3", "--sweep", "4,x") == (
         "error: --sweep '4,x': 'x' is not a partition count (use e.g. --sweep 6,12,24,48)")
-    # a failing run leaves no partial output behind
-    out_dir = tmp_path / "out"
-    bad(capsys, "--keys", str(tmp_path / "junk.parquet"), "--partitions", "3", "--output", str(out_dir))
-    assert list(out_dir.iterdir()) == []
+    # a run failing inside Spark leaves no partial output behind: a directory it made is gone again, an existing
+    # one keeps exactly what it held
+    out_dir = tmp_path / "out" / "run1"
+    failing = ("--keys", str(tmp_path / "k.parquet"), "--partitions", "3", "--key-column", "f", "--key-type", "int")
+    assert bad(capsys, *failing, "--output", str(out_dir)).startswith("error: key column 'f' is double")
+    assert not (tmp_path / "out").exists()
+    out_dir.mkdir(parents=True)
+    (out_dir / "summary.json").write_text("{}\n")
+    assert bad(capsys, *failing, "--output", str(out_dir)).startswith("error: key column 'f' is double")
+    assert [p.name for p in out_dir.iterdir()] == ["summary.json"] and (out_dir / "summary.json").read_text() == "{}\n"
 
 
 def test_murmur2_as_spark_sql_expressions_equals_kafka(spark):
