@@ -32,6 +32,37 @@ NO_RACK_REPAIR = typer.Option(False, "--no-rack-repair",
                               help="Leave rack-unsafe partitions as they are unless they move anyway (default: "
                                    "repair each with the fewest moves, counted in the lower bound).")
 BATCH = typer.Option(None, "--batch-size", metavar="N", max=2**31 - 1, help="At most N partitions per proposed-NNN.json file.")
+EXCLUDE_TOPIC = typer.Option(None, "--exclude-topic", metavar="REGEX",
+                             help="Never move topics whose whole name matches (still counted as load); repeatable.")
+EXCLUDE_INTERNAL = typer.Option(False, "--exclude-internal",
+                                help="Never move __consumer_offsets and __transaction_state (still counted as load).")
+BYTE_TOLERANCE = typer.Option(10.0, "--byte-tolerance", metavar="PCT",
+                              help="With sizes: the largest broker may hold at most this many percent above the "
+                                   "mean bytes (default 10).")
+MAX_MOVES = typer.Option(None, "--max-moves", metavar="N", max=2**31 - 1,
+                         help="Cap on optional replica moves (not the moves off brokers outside the list, nor rack "
+                              "repairs); the summary names the goals the cap left unmet.")
+NO_LEADER_BALANCE = typer.Option(False, "--no-leader-balance",
+                                 help="Keep preferred leaders as placement leaves them (no reordering goal).")
+
+
+def _goal_options(max_moves: Optional[int], exclude_topic: Optional[List[str]], exclude_internal: bool,
+                  byte_tolerance: float, no_leader_balance: bool) -> dict:
+    """The goal options every plan command takes, checked, as `balance` keyword arguments."""
+    import re
+
+    if max_moves is not None and max_moves < 0:
+        raise PlannerError("--max-moves must be at least 0")
+    if not 0 <= byte_tolerance <= 1000:
+        raise PlannerError(f"--byte-tolerance {byte_tolerance:g}: give a percentage between 0 and 1000")
+    for pattern in exclude_topic or ():
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise PlannerError(f"--exclude-topic {pattern!r}: not a regular expression ({exc})") from None
+    return {"max_moves": max_moves, "exclude_topics": tuple(exclude_topic or ()),
+            "exclude_internal": exclude_internal, "byte_tolerance": byte_tolerance / 100,
+            "leaders": not no_leader_balance}
 
 
 class PlanFormat(str, enum.Enum):
@@ -184,9 +215,11 @@ def rebalance_cmd(
     broker_list: Optional[str] = typer.Option(None, "--broker-list", metavar="IDS",
                                               help="Brokers to balance over (default: the online brokers)."),
     topic: Optional[List[str]] = typer.Option(None, "--topic", help="Only balance and move this topic; repeatable."),
-    max_moves: Optional[int] = typer.Option(None, "--max-moves", metavar="N", max=2**31 - 1,
-                                            help="Cap on optional replica moves (not the moves off brokers outside "
-                                                 "the list, nor rack repairs)."),
+    max_moves: Optional[int] = MAX_MOVES,
+    exclude_topic: Optional[List[str]] = EXCLUDE_TOPIC,
+    exclude_internal: bool = EXCLUDE_INTERNAL,
+    byte_tolerance: float = BYTE_TOLERANCE,
+    no_leader_balance: bool = NO_LEADER_BALANCE,
     no_rack_repair: bool = NO_RACK_REPAIR,
     batch_size: Optional[int] = BATCH,
     output_dir: Optional[str] = OUTPUT_DIR,
@@ -198,12 +231,11 @@ def rebalance_cmd(
     """Balance replicas and preferred leaders from the current assignment with as few moves as possible."""
     from planner.rebalance.goals import balance
 
+    options = _goal_options(max_moves, exclude_topic, exclude_internal, byte_tolerance, no_leader_balance)
     cluster = _load(topology, offline_brokers, sizes)
-    if max_moves is not None and max_moves < 0:
-        raise PlannerError("--max-moves must be at least 0")
     brokers = parse_id_list(broker_list, "--broker-list") if broker_list is not None else None
-    plan = balance(cluster, brokers=brokers, topics=topic, max_moves=max_moves, progress=_progress_for(cluster),
-                   rack_repair=not no_rack_repair)
+    plan = balance(cluster, brokers=brokers, topics=topic, progress=_progress_for(cluster),
+                   rack_repair=not no_rack_repair, **options)
     _emit(plan, output_dir, throttle, fmt, batch_size)
 
 
@@ -211,6 +243,11 @@ def rebalance_cmd(
 def decommission_cmd(
     topology: str = TOPOLOGY,
     brokers: str = typer.Option(..., "--brokers", metavar="IDS", help="Brokers to empty, e.g. 4,5."),
+    max_moves: Optional[int] = MAX_MOVES,
+    exclude_topic: Optional[List[str]] = EXCLUDE_TOPIC,
+    exclude_internal: bool = EXCLUDE_INTERNAL,
+    byte_tolerance: float = BYTE_TOLERANCE,
+    no_leader_balance: bool = NO_LEADER_BALANCE,
     no_rack_repair: bool = NO_RACK_REPAIR,
     batch_size: Optional[int] = BATCH,
     output_dir: Optional[str] = OUTPUT_DIR,
@@ -222,9 +259,10 @@ def decommission_cmd(
     """Move every replica off the given brokers, keeping the rest balanced and rack-safe (repairing unsafe ones)."""
     from planner.rebalance.decommission import decommission
 
+    options = _goal_options(max_moves, exclude_topic, exclude_internal, byte_tolerance, no_leader_balance)
     cluster = _load(topology, offline_brokers, sizes)
     plan = decommission(cluster, parse_id_list(brokers, "--brokers"), progress=_progress_for(cluster),
-                        rack_repair=not no_rack_repair)
+                        rack_repair=not no_rack_repair, **options)
     _emit(plan, output_dir, throttle, fmt, batch_size)
 
 

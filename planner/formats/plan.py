@@ -39,15 +39,108 @@ def _duration(seconds: float) -> str:
     return f"{h}h {m:02d}m {s:02d}s" if h else f"{m}m {s:02d}s" if m else f"{s}s"
 
 
+def _names(items, limit: int = 10) -> str:
+    items = [str(x) for x in items]
+    return ", ".join(items[:limit]) + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+_GOAL_WORDS = {"hard": "hard constraints", "replica-count": "replica counts", "topic-spread": "topic spread",
+               "preferred-leaders": "preferred leaders", "bytes": "bytes"}
+
+
+def _why(n, placement: str) -> str:
+    return "--max-moves was reached" if n.kind == "unmet-capped" else placement
+
+
+def _word_counts(n) -> str | None:
+    if n.kind.startswith("unmet"):
+        where = f" in rack {n.topics[0]}" if n.topics else ""
+        return (f"replica counts{where} could not be brought within 1 ({n.values[0]}..{n.values[1]}): "
+                + _why(n, "racks or replica placement constrain the moves"))
+    sizes = ", ".join(f"{r}: {k}" for r, k in zip(n.topics, n.values[2:]))
+    return (f"every partition keeps one replica per rack and racks differ in size ({sizes} brokers), so counts are "
+            f"balanced within each rack ({n.values[0]}..{n.values[1]} overall)")
+
+
+def _word_topics(n) -> str | None:
+    if n.kind.startswith("unmet"):
+        return (f"{n.count} topic(s) keep a replica spread above 1 per broker ({_names(n.topics)}): "
+                + _why(n, "racks or replica placement constrain the moves"))
+    return (f"{n.count} topic(s) spread more than 1 over all brokers because every partition keeps one replica per "
+            f"rack and racks differ in size; each is within 1 inside every rack ({_names(n.topics)})")
+
+
+def _word_leaders(n) -> str | None:
+    if n.kind == "unmet":
+        return (f"preferred-leader counts could not be brought within 1 ({n.values[0]}..{n.values[1]}): replica "
+                "placement or ISR membership limits which broker can lead")
+    if n.kind == "topics-unmet":
+        return (f"{n.count} topic(s) keep a preferred-leader spread above 1 (up to {n.values[0]}): "
+                f"{_names(n.topics)}; replica placement or ISR membership limits which broker can lead")
+    return (f"internal topic(s) {_names(n.topics)} keep a preferred-leader spread of {n.values[0]}: they decide "
+            "which broker coordinates which consumer group or transaction")
+
+
+def _word_bytes(n) -> str | None:
+    if n.kind == "unknown-sizes":
+        return (f"{n.count} topic(s) have no known size ({_names(n.topics)}): counted as unknown, not 0 B, and never "
+                "moved to balance bytes")
+    return (f"bytes per broker could not be brought within the tolerance: the largest broker holds "
+            f"{n.values[0]:.3f} × the mean, against {n.values[1]:.2f}"
+            + (" (--max-moves was reached)" if n.kind == "unmet-capped" else ""))
+
+
+def _word_hard(n) -> str | None:
+    if n.kind == "rack-repaired":
+        return (f"{n.count} rack-unsafe partition(s) repaired with {int(n.values[0])} move(s) (a replica sharing its "
+                "rack with another replica of the partition goes to a rack the partition does not use); the lower "
+                "bound includes them; --no-rack-repair leaves unsafe partitions as they are")
+    if n.kind == "in-progress":
+        return (f"{n.count} partition(s) have a reassignment in progress and were left as they are "
+                f"({_names(n.partitions)}); Kafka needs --additional to execute this plan while they run")
+    if n.kind == "excluded":
+        return f"{n.count} topic(s) excluded: never moved, still counted as load ({_names(n.topics)})"
+    if n.kind == "stranded":
+        return (f"{n.count} excluded or in-progress partition(s) keep replicas on brokers outside the target set "
+                f"({_names(n.partitions)})")
+    return (f"{n.count} moved partition(s) have no leader now ({_names(n.partitions)}): their new replicas cannot "
+            "copy data, so those reassignments will not complete until a replica comes back")
+
+
+def word_note(n) -> str:
+    """A note in words (plans from elsewhere may carry plain text)."""
+    if isinstance(n, str):
+        return n
+    if n.goal == "max-moves":
+        return "--max-moves left these goals unmet: " + ", ".join(_GOAL_WORDS.get(g, g) for g in n.topics)
+    words = {"replica-count": _word_counts, "topic-spread": _word_topics, "preferred-leaders": _word_leaders,
+             "bytes": _word_bytes, "hard": _word_hard}[n.goal]
+    return words(n)
+
+
+def _note_json(n) -> dict:
+    if isinstance(n, str):
+        return {"text": n}
+    return {"goal": n.goal, "kind": n.kind, "count": n.count, "partitions": [str(tp) for tp in n.partitions],
+            "topics": list(n.topics), "values": list(n.values), "text": word_note(n)}
+
+
 def plan_stats(plan: Plan) -> dict:
+    from planner.rebalance.metrics import plan_metrics
+
     before, after = plan.before, plan.after
     n_racks = rack_count(before, plan.brokers or None)
     b0, b1 = _per_broker(before), _per_broker(after)
     members = list(plan.brokers) or list(before.broker_ids)
+    m = plan_metrics(before, after, brokers=members)
     return {
         "goal": plan.goal,
         "replica_moves": plan.replica_moves,
         "lower_bound": plan.lower_bound,
+        "bytes_lower_bound": plan.bytes_lower_bound,
+        "unknown_size_moves": m.unknown_size_moves,
+        "unmet_by_max_moves": list(plan.unmet),
+        "metrics": {"before": m.before.__dict__, "after": m.after.__dict__},
         "partitions_touched": len(plan.proposed),
         "bytes_to_move": plan.moved_bytes(),
         "leader_changes": plan.leader_changes,
@@ -63,8 +156,64 @@ def plan_stats(plan: Plan) -> dict:
             "preferred_leaders": [_spread([b0[b][1] for b in members]), _spread([b1[b][1] for b in members])],
             "bytes": [_spread([b0[b][2] for b in members]), _spread([b1[b][2] for b in members])],
         },
-        "notes": list(plan.notes) + _tiered_notes(plan),
+        "notes": [_note_json(n) for n in list(plan.notes) + _tiered_notes(plan)],
     }
+
+
+_METRIC_ROWS = (
+    ("replica spread", "replica_spread", None),
+    ("preferred-leader spread", "leader_spread", None),
+    ("largest topic replica spread", "topic_replica_spread", "topics_replica_spread_over_1"),
+    ("largest topic leader spread", "topic_leader_spread", "topics_leader_spread_over_1"),
+    ("internal-topic leader spread", "internal_leader_spread", None),
+    ("bytes max/mean", "bytes_max_over_mean", None),
+    ("rack-unsafe partitions", "rack_unsafe", None),
+)
+
+
+def _fig(v) -> str:
+    return f"{v:.3f}" if isinstance(v, float) else str(v)
+
+
+def _metric_lines(s: dict) -> list[str]:
+    m0, m1 = s["metrics"]["before"], s["metrics"]["after"]
+    out = ["Goals (before -> after, over the target brokers):"]
+    for label, key, over in _METRIC_ROWS:
+        if m0[key] is None:
+            continue
+        line = f"  {label + ':':31} {_fig(m0[key])} -> {_fig(m1[key])}"
+        if over:
+            line += f" ({m0[over]} -> {m1[over]} topics above 1)"
+        out.append(line)
+    return out
+
+
+def _moves_line(plan: Plan, s: dict) -> str:
+    lb = s["lower_bound"]
+    moves = s["replica_moves"]
+    if lb is None:
+        return f"Replica moves:          {moves}"
+    if plan.unmet:
+        gap = "--max-moves left unmet: " + ", ".join(_GOAL_WORDS.get(g, g) for g in plan.unmet)
+    elif moves == lb:
+        gap = "optimal"
+    elif moves < lb:
+        gap = "the goals are out of reach here, see the notes"
+    else:
+        gap = f"{moves - lb} above the bound"
+    if moves != lb and any(getattr(n, "goal", None) == "replica-count" and n.kind == "unmet" for n in plan.notes):
+        gap += "; the count goal is out of reach here, see the note"
+    return f"Replica moves:          {moves} (lower bound {lb}: {gap})"
+
+
+def _bytes_line(s: dict) -> str:
+    moved = s["bytes_to_move"]
+    line = f"Bytes to move:          {human_bytes(moved)} ({moved} B"
+    if s["bytes_lower_bound"] is not None:
+        line += f"; lower bound {human_bytes(s['bytes_lower_bound'])}"
+    if s["unknown_size_moves"]:
+        line += f"; plus {s['unknown_size_moves']} replica(s) of unknown size"
+    return line + ")"
 
 
 def _tiered_notes(plan: Plan) -> list[str]:
@@ -83,25 +232,15 @@ def render_plan_text(plan: Plan, throttle=None, batches: int | None = None) -> s
 
     s = plan_stats(plan)
     has_bytes = s["bytes_to_move"] is not None
-    lines = [f"Plan: {plan.goal}"]
-    lb = s["lower_bound"]
-    moves = s["replica_moves"]
-    if lb is not None:
-        gap = "optimal" if moves == lb else f"{moves - lb} above the bound"
-        if any(n.startswith("replica counts") for n in plan.notes):
-            gap += "; the count goal is out of reach here, see the note"
-        elif any("byte-balancing swaps" in n for n in plan.notes) and moves > lb:
-            gap += ", byte swaps"
-        lines.append(f"Replica moves:          {moves} (lower bound {lb}: {gap})")
-    else:
-        lines.append(f"Replica moves:          {moves}")
+    lines = [f"Plan: {plan.goal}", _moves_line(plan, s)]
     lines.append(f"Partitions touched:     {s['partitions_touched']}")
     if has_bytes:
-        lines.append(f"Bytes to move:          {human_bytes(s['bytes_to_move'])} ({s['bytes_to_move']} B)")
+        lines.append(_bytes_line(s))
     lines.append(f"Preferred-leader changes: {s['leader_changes']}")
     lines.append(f"Rack-unsafe partitions: {s['rack_unsafe_before']} -> {s['rack_unsafe_after']}")
     if batches is not None and batches > 1:
         lines.append(f"Batches:                {batches}")
+    lines += _metric_lines(s)
     lines.append("")
     rows = []
     peak = max((max(x["replicas"]) for x in s["brokers"]), default=0)
@@ -139,7 +278,7 @@ def render_plan_text(plan: Plan, throttle=None, batches: int | None = None) -> s
             lines.append(f"  {topic}: leader.replication.throttled.replicas={throttle.leader[topic]}")
             lines.append(f"  {topic}: follower.replication.throttled.replicas={throttle.follower[topic]}")
     for note in s["notes"]:
-        lines.append(f"note: {note}")
+        lines.append(f"note: {note['text']}")
     return "\n".join(lines) + "\n"
 
 

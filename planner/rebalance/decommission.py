@@ -8,9 +8,10 @@ from planner.rebalance.goals import balance, check_brokers
 from planner.rebalance.moves import Plan, in_progress_note, rack_count, rack_safe
 
 
-def decommission(cluster: Cluster, brokers: Sequence[int], max_moves: int | None = None,
-                 progress: Callable[[str], None] | None = None, rack_repair: bool = True) -> Plan:
-    """Move every replica off `brokers` onto the remaining online brokers, then balance those (minimal moves);
+def decommission(cluster: Cluster, brokers: Sequence[int], progress: Callable[[str], None] | None = None,
+                 rack_repair: bool = True, **options) -> Plan:
+    """Move every replica off `brokers` onto the remaining online brokers, then the goals over those (`balance`,
+    whose keyword `options` it takes: max_moves, exclude_topics, exclude_internal, byte_tolerance, leaders);
     rack-unsafe partitions are repaired unless `rack_repair` is False."""
     gone = set(check_brokers(cluster, brokers, "--brokers"))
     if not gone:
@@ -23,8 +24,8 @@ def decommission(cluster: Cluster, brokers: Sequence[int], max_moves: int | None
             f"cannot decommission broker(s) {','.join(map(str, sorted(gone)))}: {worst.tp} has replication factor "
             f"{max_rf} but only {len(remaining)} online broker(s) would remain"
         )
-    return balance(cluster, brokers=remaining, max_moves=max_moves, goal="decommission", progress=progress,
-                   rack_repair=rack_repair)
+    return balance(cluster, brokers=remaining, goal="decommission", progress=progress, rack_repair=rack_repair,
+                   **options)
 
 
 def replace_broker(cluster: Cluster, source: int, target: int) -> Plan:

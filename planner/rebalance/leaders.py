@@ -20,10 +20,12 @@ def balance_preferred(
     brokers: Sequence[int],
     eligible: Callable[[int, int], bool],
     where: Mapping[int, set[int]] | None = None,
+    on_swap: Callable[[int, int, int], None] | None = None,
 ) -> int:
     """Reorder `reps[i]` (i in idxs) in place so preferred-leader counts over `brokers` are within 1 where possible.
 
-    `eligible(i, b)`: may broker b lead partition i. Returns the number of partitions whose head changed.
+    `eligible(i, b)`: may broker b lead partition i (asked again as heads change); `on_swap(i, old, new)` is told
+    of every change of head. Returns the number of partitions whose head changed.
     """
     if not idxs or not brokers:
         return 0
@@ -56,6 +58,8 @@ def balance_preferred(
             led[old].discard(i)
         lead[new] += 1
         led[new].add(i)
+        if on_swap is not None:
+            on_swap(i, old, new)
 
     for _ in range(8):
         changed = False

@@ -19,7 +19,9 @@ class Plan:
     goal: str  # "rebalance", "decommission", ...
     lower_bound: int | None = None  # fewest replica moves any plan reaching the goal needs
     brokers: tuple[int, ...] = ()  # the brokers the goal balances over
-    notes: tuple[str, ...] = field(default=())  # warnings worth showing (goal not fully reachable, ...)
+    notes: tuple = field(default=())  # goals.base.Note data the renderer words (goal not fully reachable, ...)
+    bytes_lower_bound: int | None = None  # fewest bytes any plan reaching the goals copies (sizes known)
+    unmet: tuple[str, ...] = ()  # goals the move cap left unmet
 
     @property
     def after(self) -> Cluster:

@@ -5,6 +5,7 @@ from itertools import combinations
 import pytest
 
 from planner.rebalance.reassignment import leader_throttles
+from planner.formats.plan import word_note
 from planner.model import Broker, Cluster, ObservedState, Partition, PlannerError, Topic, TopicPartition as TP, make_topic
 from planner.placement.adminutils import assign_replicas_to_brokers
 from planner.rebalance import failures
@@ -34,6 +35,10 @@ def counts(c, brokers=None):
 def leaders(c, brokers=None):
     cnt = Counter(p.replicas[0] for p in c.partitions())
     return {b: cnt[b] for b in (brokers or c.broker_ids)}
+
+
+def words(plan):
+    return tuple(word_note(n) for n in plan.notes)
 
 
 def spread(d):
@@ -94,7 +99,7 @@ def test_max_moves_caps_optional_moves():
     c = cluster(12, 3, {"t": placed(9, 3, 300, 3)})
     plan = balance(c, max_moves=10)
     assert plan.replica_moves == 10
-    assert any("--max-moves" in n for n in plan.notes)
+    assert words(plan)[-1] == "--max-moves left these goals unmet: replica counts, topic spread"
 
 
 def test_smallest_partitions_move_first():
@@ -158,7 +163,7 @@ def test_rack_repair_makes_one_move_for_a_partition_with_two_replicas_in_one_rac
     assert plan.proposed == {TP("u", 0): (0, 1)}
     assert (plan.replica_moves, plan.lower_bound, unsafe_partitions(plan.after)) == (1, 1, 0)
     assert counts(plan.after) == {0: 3, 1: 3, 2: 2, 3: 2}
-    assert plan.notes == (
+    assert words(plan) == (
         "1 rack-unsafe partition(s) repaired with 1 move(s) (a replica sharing its rack with another replica of the "
         "partition goes to a rack the partition does not use); the lower bound includes them; --no-rack-repair "
         "leaves unsafe partitions as they are",)
@@ -172,14 +177,16 @@ def test_rack_repair_makes_one_move_for_a_partition_with_two_replicas_in_one_rac
 def test_rack_repair_moves_the_preferred_leader_only_when_that_saves_a_move():
     # racks r0 (0, 3), r1 (1, 4), r2 (2); t-0 has both replicas in r1, its leader on broker 1, which holds 3 replicas
     # of 8 over 5 brokers (floor 1, three may hold 2): moving the leader's replica repairs t-0 and levels broker 1 in
-    # one move; moving the follower (broker 4) would leave broker 1 one replica to shed
+    # one move; moving the follower (broker 4) would leave broker 1 one replica to shed. The topic goal then moves
+    # u-0 off broker 1 (u's two replicas on one of five brokers) in exchange for t-2's replica on broker 0 (counts
+    # stay within 1, t stays within 1): 3 moves, against a bound of 2 (the larger of the count and topic bounds)
     c = cluster(5, 3, {"t": {0: (1, 4), 1: (0, 2), 2: (2, 0)}, "u": {0: (1,), 1: (1,)}})
     plan = balance(c)
-    assert plan.proposed == {TP("t", 0): (3, 4)}
-    assert (plan.replica_moves, plan.lower_bound, unsafe_partitions(plan.after)) == (1, 1, 0)
+    assert plan.proposed == {TP("t", 0): (3, 4), TP("t", 2): (2, 1), TP("u", 0): (0,)}
+    assert (plan.replica_moves, plan.lower_bound, unsafe_partitions(plan.after)) == (3, 2, 0)
     # without repair, t-0 stays in one rack and the count goal moves u-0 instead (t-0 only reordered for leaders)
     old = balance(c, rack_repair=False)
-    assert old.proposed == {TP("t", 0): (4, 1), TP("u", 0): (3,)}
+    assert old.proposed == {TP("t", 0): (4, 1), TP("t", 2): (2, 3), TP("u", 0): (3,)}
     assert unsafe_partitions(old.after) == 1
 
 
@@ -415,7 +422,7 @@ def test_leaderless_partition_moves_are_flagged():
     c = cluster(3, 0, {"t": {0: (2,), 1: (0, 1)}}, states={2: "offline"})
     plan = balance(c)
     assert 2 not in plan.proposed[TP("t", 0)]
-    assert any(n.startswith("1 moved partition(s) have no leader now (t-0)") for n in plan.notes)
+    assert any(n.startswith("1 moved partition(s) have no leader now (t-0)") for n in words(plan))
 
 
 def test_failures_refuses_huge_direct_counts():
@@ -424,71 +431,62 @@ def test_failures_refuses_huge_direct_counts():
         "--max-failed-brokers 3 over 300 brokers means 4,455,100 sets of 3 or more brokers")
 
 
-def test_bytes_swaps_keep_counts_and_narrow_the_byte_spread():
-    # counts are balanced (2 each) but broker 0 holds the big partitions
+def _load(cl):
+    out = Counter()
+    for p in cl.partitions():
+        for b in p.replicas:
+            out[b] += p.size
+    return dict(sorted(out.items()))
+
+
+def test_bytes_brought_within_the_tolerance_by_one_exchange():
+    # counts are balanced (2 each) but broker 0 holds the big partitions: 1900 B against a mean of 965 (limit 1061.5)
     sizes = {0: 1000, 1: 900, 2: 10, 3: 20}
     reps = {0: (0, 1), 1: (0, 2), 2: (1, 3), 3: (2, 3)}
     t = Topic("t", tuple(Partition("t", i, reps[i], size=sizes[i]) for i in range(4)))
     c = Cluster(brokers=tuple(Broker(i) for i in range(4)), topics=(t,))
     plan = balance(c, leaders=False)
-    assert plan.lower_bound == 0
-    after = plan.after
-
-    def load(cl):
-        out = Counter()
-        for p in cl.partitions():
-            for b in p.replicas:
-                out[b] += p.size
-        return out
-
-    assert counts(after) == counts(c)
-    assert max(load(after).values()) - min(load(after).values()) < max(load(c).values()) - min(load(c).values())
-    assert plan.replica_moves % 2 == 0 and plan.replica_moves > 0
-    assert any("byte-balancing swaps" in n for n in plan.notes)
+    assert plan.proposed == {TP("t", 1): (3, 2), TP("t", 2): (1, 0)}  # t-1 (900 B) for t-2 (10 B)
+    assert _load(plan.after) == {0: 1010, 1: 1010, 2: 920, 3: 920}
+    assert counts(plan.after) == counts(c)
+    # broker 0 must shed at least 1900 - 1061.5 B; the exchange copies 910 B
+    assert (plan.replica_moves, plan.lower_bound, plan.moved_bytes(), plan.bytes_lower_bound) == (2, 0, 910, 838)
+    assert plan.notes == ()
     assert balance(c, leaders=False, balance_bytes=False).proposed == {}
+    # inside a tolerance of 100 %, nothing moves
+    assert balance(c, leaders=False, byte_tolerance=1.0).proposed == {}
 
 
 def test_bytes_balanced_within_racks_on_scale_out():
     # 3 loaded brokers (one per rack) + 3 empty ones in the same racks; every partition has one replica per rack,
-    # so bytes can only be exchanged between brokers of one rack: the heaviest/lightest pair alone (0 and 5, racks
-    # r0 and r2) has no valid swap
+    # so bytes are balanced within each rack; the count moves take the sizes that level them: no extra move
     g = 1 << 30
     reps = {0: (0, 1, 2), 1: (1, 2, 0), 2: (2, 0, 1), 3: (0, 2, 1), 4: (1, 0, 2), 5: (2, 1, 0)}
     sizes = {0: 8 * g, 1: 4 * g, 2: 6 * g, 3: 2 * g, 4: 5 * g, 5: 3 * g}
     t = Topic("t", tuple(Partition("t", i, reps[i], size=sizes[i]) for i in range(6)))
     c = Cluster(brokers=tuple(Broker(i, rack=f"r{i % 3}") for i in range(6)), topics=(t,))
-
-    def load(cl):
-        return {b: sum(p.size for p in cl.partitions() if b in p.replicas) // g for b in cl.broker_ids}
-
-    without = balance(c, balance_bytes=False)
-    assert load(without.after) == {0: 19, 1: 19, 2: 19, 3: 9, 4: 9, 5: 9}
     plan = balance(c)
-    assert load(plan.after) == {b: 14 for b in range(6)}
+    assert {b: v // g for b, v in _load(plan.after).items()} == {0: 13, 1: 13, 2: 13, 3: 15, 4: 15, 5: 15}
     assert counts(plan.after) == {b: 3 for b in range(6)}
-    assert plan.replica_moves == plan.lower_bound == 9  # the swaps only changed which replicas move
-    assert plan.notes == ("byte-balancing swaps (sizes known) changed which replicas move, at no extra moves",)
+    assert plan.replica_moves == plan.lower_bound == 9
+    assert (plan.moved_bytes() // g, plan.notes) == (45, ())
     assert unsafe_partitions(plan.after, 3) == 0
 
 
-def test_bytes_keep_balancing_while_each_swap_is_small_against_the_gap():
-    # 240 partitions of 1..100 B on 3 brokers, a 4th broker added: the count moves bring it the 60 smallest
-    # partitions; no single swap narrows the 2,000 B gap by 1%, yet the swaps together level the brokers
+def test_count_moves_take_the_sizes_that_level_bytes():
+    # 240 partitions of 1..100 B on 3 brokers, a 4th broker added: the 60 count moves take partitions of about the
+    # size that brings each broker to the mean, so no byte move is needed on top (the bound: 60 moves)
     t = Topic("t", tuple(Partition("t", i, (i % 3,), size=(i * 37 % 100) + 1) for i in range(240)))
     c = Cluster(brokers=tuple(Broker(i) for i in range(4)), topics=(t,))
     plan = balance(c, leaders=False)
-    after = plan.after
-    assert counts(after) == {b: 60 for b in range(4)}
-    assert {b: sum(p.size for p in after.partitions() if b in p.replicas) for b in range(4)} == \
-           {b: 3025 for b in range(4)}
-    assert (plan.replica_moves, plan.lower_bound) == (85, 60)
-    assert plan.notes == ("25 of the moves come from byte-balancing swaps (sizes known); the lower bound covers the "
-                          "replica-count goal only",)
+    assert counts(plan.after) == {b: 60 for b in range(4)}
+    assert _load(plan.after) == {0: 3036, 1: 3040, 2: 3032, 3: 2992}
+    assert (plan.replica_moves, plan.lower_bound, plan.moved_bytes(), plan.bytes_lower_bound) == (60, 60, 2992, 2116)
+    assert plan.notes == ()
 
 
 def _one_broker_racks(sizes):
-    # broker 0, alone in rack a, holds a replica of every partition; brokers 1 and 2 share rack b, so the byte spread
-    # over the targets is bytes[0] - min(bytes[1], bytes[2]) and only a swap between 1 and 2 can change it
+    # broker 0, alone in rack a, holds a replica of every partition; brokers 1 and 2 share rack b
     reps = {0: (1, 0), 1: (1, 0), 2: (2, 0), 3: (2, 0)}
     t = Topic("t", tuple(Partition("t", i, reps[i], size=sizes[i]) for i in range(4)))
     return Cluster(brokers=(Broker(0, rack="a"), Broker(1, rack="b"), Broker(2, rack="b")), topics=(t,))
@@ -498,55 +496,39 @@ def _bytes(c):
     return {b: sum(p.size or 0 for p in c.partitions() if b in p.replicas) for b in c.broker_ids}
 
 
-def test_bytes_swap_refused_when_the_spread_falls_by_less_than_a_tenth():
-    # 1: 100+60, 2: 70+50, 0: 280. The best swap (t-0 for t-2) levels 1 and 2 at 130/150, which only lowers the
-    # spread from 280-120 = 160 to 280-130 = 150 (a sixteenth) for 2 more moves and 170 B to copy: not made
+def test_bytes_tolerance_applies_within_each_rack_when_partitions_keep_one_replica_per_rack():
+    # rack b: 1 holds 100+60, 2 holds 70+50 (mean 140, limit 154): the cheapest exchange that brings broker 1 under
+    # the limit is t-1 (60) for t-3 (50), 110 B copied; broker 0, alone in rack a, holds everything and stays
     c = _one_broker_racks({0: 100, 1: 60, 2: 70, 3: 50})
     plan = balance(c, leaders=False)
-    assert plan.proposed == {}
-    assert _bytes(plan.after) == {0: 280, 1: 160, 2: 120}
-    assert plan.notes[1:] == (
-        "byte balancing stops at a spread of 160 B: further swaps would add 2 moves and 170 B to move to bring it to "
-        "150 B, less than a tenth lower",)
+    assert plan.proposed == {TP("t", 1): (2, 0), TP("t", 3): (1, 0)}
+    assert (_bytes(plan.after), plan.moved_bytes(), plan.bytes_lower_bound) == ({0: 280, 1: 150, 2: 130}, 110, 6)
+    assert words(plan) == (
+        "every partition keeps one replica per rack and racks differ in size (a: 1, b: 2 brokers), so counts are "
+        "balanced within each rack (2..4 overall)",
+        "1 topic(s) spread more than 1 over all brokers because every partition keeps one replica per rack and racks "
+        "differ in size; each is within 1 inside every rack (t)")
 
 
-def test_bytes_swap_made_when_the_spread_falls_by_a_tenth_or_more():
-    # 1: 100+60, 2: 40+20, 0: 220. Swapping t-0 (100) for t-2 (40) gives 100/120: the spread falls from 160 to 120
-    c = _one_broker_racks({0: 100, 1: 60, 2: 40, 3: 20})
-    plan = balance(c, leaders=False)
-    assert plan.proposed == {TP("t", 0): (2, 0), TP("t", 2): (1, 0)}
-    assert (plan.replica_moves, plan.moved_bytes()) == (2, 140)
-    assert _bytes(plan.after) == {0: 220, 1: 100, 2: 120}
-    assert plan.notes[1:] == ("2 of the moves come from byte-balancing swaps (sizes known); the lower bound covers "
-                              "the replica-count goal only",)
-
-
-def test_bytes_swaps_count_together_when_brokers_tie_at_the_top():
-    # 0 and 1 hold 20 B each, 2 and 3 10 B: swapping 0 with 2 leaves the spread at 10 (1 still holds 20), the next
-    # swap (1 with 3) brings it to 0; the pair is kept
+def test_bytes_goal_capped_by_max_moves_says_so():
+    # 0 and 1 hold 20 B each, 2 and 3 10 B: two exchanges level all four at 15 B; an exchange is two moves
     t = Topic("t", tuple(Partition("t", i, (i // 2,), size=s) for i, s in enumerate([10, 10, 10, 10, 5, 5, 5, 5])))
     c = Cluster(brokers=tuple(Broker(i) for i in range(4)), topics=(t,))
     plan = balance(c, leaders=False)
     assert plan.proposed == {TP("t", 0): (2,), TP("t", 4): (0,), TP("t", 2): (3,), TP("t", 6): (1,)}
     assert _bytes(plan.after) == {b: 15 for b in range(4)}
-    assert plan.notes == ("4 of the moves come from byte-balancing swaps (sizes known); the lower bound covers the "
-                          "replica-count goal only",)
-
-
-def test_bytes_swaps_cut_short_by_max_moves_are_undone():
-    # the same cluster: with room for one swap only (a swap is two moves, so 3 is room for one), the first swap
-    # alone does not lower the spread, so it is not made either
-    t = Topic("t", tuple(Partition("t", i, (i // 2,), size=s) for i, s in enumerate([10, 10, 10, 10, 5, 5, 5, 5])))
-    c = Cluster(brokers=tuple(Broker(i) for i in range(4)), topics=(t,))
-    for budget in (1, 2, 3):
+    for budget, moves in ((1, 0), (3, 2)):
         plan = balance(c, leaders=False, max_moves=budget)
-        assert (plan.proposed, plan.notes) == ({}, ())
+        assert (plan.replica_moves, plan.unmet) == (moves, ("bytes",))
+        assert words(plan) == (
+            "bytes per broker could not be brought within the tolerance: the largest broker holds "
+            f"{20 / 15:.3f} × the mean, against 1.10 (--max-moves was reached)",
+            "--max-moves left these goals unmet: bytes")
     assert balance(c, leaders=False, max_moves=4).replica_moves == 4
 
 
-def test_decommission_makes_no_byte_swaps_that_leave_the_spread_to_one_broker():
-    # six-brokers.yaml without broker 6: broker 3, alone in rack eu-west-1c, takes all of 6's replicas (117 GiB); a
-    # swap inside eu-west-1b (55/62 GiB) would lower the spread only from 62 to 59 GiB for 40 GiB more to copy
+def test_decommission_and_rebalance_of_six_brokers_with_unknown_sizes():
+    # six-brokers.yaml: broker 3, alone in rack eu-west-1c, takes all of 6's replicas on a decommission of 6
     from pathlib import Path
 
     from planner.adapters.topology_yaml import load_topology
@@ -554,16 +536,22 @@ def test_decommission_makes_no_byte_swaps_that_leave_the_spread_to_one_broker():
     g = 1 << 30
     c = load_topology(str(Path(__file__).resolve().parents[2] / "topologies" / "six-brokers.yaml"))
     plan = decommission(c, [6])
-    assert (plan.replica_moves, plan.lower_bound, plan.moved_bytes()) == (37, 33, 57 * g)
+    assert (plan.replica_moves, plan.lower_bound, plan.moved_bytes(), plan.bytes_lower_bound) == (37, 33, 57 * g,
+                                                                                                  57 * g)
     assert {b: n / g for b, n in _bytes(plan.after).items()} == {1: 58, 2: 55, 3: 117, 4: 59, 5: 62, 6: 0}
-    assert plan.notes == (
-        "replica counts could not be brought within 1 (35..59): racks or replica placement constrain the moves",
-        "byte balancing stops at a spread of 62.0 GiB: further swaps would add 2 moves and 40.0 GiB to move to bring "
-        "it to 59.0 GiB, less than a tenth lower")
-    # a plain rebalance of the same cluster still levels bytes: 7 -> 3 -> 1 GiB, two swaps worth a tenth each
+    unknown = ("3 topic(s) have no known size (__consumer_offsets, audit-log, clicks): counted as unknown, not 0 B, "
+               "and never moved to balance bytes")
+    assert unknown in words(plan)
+    # a rebalance: bytes 55..62 GiB are within 10 % of the mean (58.5 GiB): only preferred leaders are reordered
     plan = balance(c)
-    assert (plan.replica_moves, plan.moved_bytes()) == (4, 79 * g)
-    assert {b: n / g for b, n in _bytes(plan.after).items()} == {1: 58, 2: 59, 3: 59, 4: 59, 5: 58, 6: 58}
+    assert (plan.replica_moves, len(plan.proposed), words(plan)) == (0, 3, (unknown,))
+    # within 2 %: four moves of known sizes; the partitions of unknown size only have their leaders reordered
+    plan = balance(c, byte_tolerance=0.02)
+    assert (plan.replica_moves, plan.moved_bytes() // g) == (4, 78)
+    assert {b: n / g for b, n in _bytes(plan.after).items()} == {1: 58, 2: 58, 3: 59, 4: 59, 5: 59, 6: 58}
+    cur = c.assignment()
+    assert all(set(r) == set(cur[tp]) for tp, r in plan.proposed.items() if c.topic(tp.topic).partitions[0].size
+               is None)
 
 
 # ReassignPartitionsUnitTest generate cases, with its addTopics: foo [0,1,2],[1,2,3]; bar [2,3,0]
@@ -614,7 +602,7 @@ def test_partitions_under_reassignment_stay_put():
     c = Cluster(brokers=tuple(Broker(i) for i in range(4)), topics=(t,))
     plan = balance(c)
     assert TP("t", 0) not in plan.proposed
-    assert any(n.startswith("1 partition(s) have a reassignment in progress") for n in plan.notes)
+    assert any(n.startswith("1 partition(s) have a reassignment in progress") for n in words(plan))
     # decommissioning a broker that such a partition uses leaves it (Kafka finishes or cancels it first)
     plan = decommission(c, [2])
     assert TP("t", 0) not in plan.proposed

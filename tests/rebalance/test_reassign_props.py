@@ -25,6 +25,10 @@ def clusters(draw, uniform_rf=None, racks=None):
     return Cluster(brokers=brokers, topics=tuple(topics))
 
 
+def unmet(plan, goal, kind="unmet"):
+    return any(getattr(n, "goal", None) == goal and n.kind == kind for n in plan.notes)
+
+
 def all_rack_safe(before, plan, targets):
     n_racks = rack_count(before, targets)
     rack_of = before.rack_of()
@@ -54,7 +58,7 @@ def check_invariants(before, plan, targets, rf_change=None):
     assert after.with_assignment(plan.current).assignment() == cur
     # the plan lists only partitions that change, and never fewer moves than its lower bound
     assert all(plan.proposed[tp] != cur[tp] for tp in plan.proposed)
-    reached = not any(n.startswith("replica counts could not") for n in plan.notes)
+    reached = not unmet(plan, "replica-count")
     if plan.lower_bound is not None and not rf_change and reached:
         assert plan.replica_moves >= plan.lower_bound  # a bound on plans that reach the goal
     # deterministic
@@ -86,7 +90,12 @@ def test_rebalance_invariants(c):
 def test_rebalance_without_racks_meets_lower_bound_and_leader_balance(c):
     plan = balance(c)
     after = plan.after
-    assert plan.replica_moves == plan.lower_bound
+    # one topic: the count and topic goals are one goal, reached at the bound; several: the bound is the larger of
+    # the two goals' bounds, and reaching both may take more
+    if len(c.topics) == 1:
+        assert plan.replica_moves == plan.lower_bound
+    else:
+        assert plan.replica_moves >= plan.lower_bound
     lead = Counter(p.replicas[0] for p in after.partitions())
     values = [lead[b] for b in c.broker_ids]
     assert max(values) - min(values) <= 1
@@ -117,7 +126,7 @@ def test_rebalance_with_equal_racks_and_rf_racks_reaches_within_1_and_rack_safet
     cnt = Counter(b for p in plan.after.partitions() for b in p.replicas)
     values = [cnt[b] for b in c.broker_ids]
     assert max(values) - min(values) <= 1
-    assert not any(n.startswith("replica counts") for n in plan.notes)
+    assert not unmet(plan, "replica-count")
     assert plan.replica_moves >= plan.lower_bound
 
 
@@ -159,7 +168,7 @@ def test_lower_bound_with_rack_repair_is_a_lower_bound(c):
             best = moves
     assume(best is not None)  # racks make the count goal unreachable
     assert plan.lower_bound <= best
-    if not any(n.startswith("replica counts") for n in plan.notes):
+    if not unmet(plan, "replica-count"):
         assert plan.replica_moves == best
 
 
@@ -222,7 +231,7 @@ def test_elect_leaders_moves_no_data(c):
 
 @SETTINGS
 @given(clusters(), st.data())
-def test_byte_swaps_add_moves_only_for_a_tenth_off_the_byte_spread(c, data):
+def test_byte_goal_reaches_its_tolerance_or_says_so_and_keeps_the_count_spread(c, data):
     from planner.rebalance.moves import with_sizes
 
     sizes = {p.tp: data.draw(st.integers(0, 1000)) for p in c.partitions()}
@@ -234,18 +243,19 @@ def test_byte_swaps_add_moves_only_for_a_tenth_off_the_byte_spread(c, data):
     after = check_invariants(c, plan, targets)
     assert all_rack_safe(c, plan, targets)
 
-    def spread(cl):
-        load = Counter()
+    def load(cl, what):
+        out = Counter()
         for p in cl.partitions():
             for b in p.replicas:
-                load[b] += p.size
-        return max(load[b] for b in targets) - min(load[b] for b in targets)
+                out[b] += what(p)
+        return [out[b] for b in targets]
 
-    assert Counter(b for p in after.partitions() for b in p.replicas) == \
-        Counter(b for p in without.after.partitions() for b in p.replicas)  # swaps keep the counts
-    assert spread(after) <= spread(without.after)
-    if plan.replica_moves > without.replica_moves:
-        assert 10 * spread(after) <= 9 * spread(without.after)
+    counts, counts_without = load(after, lambda p: 1), load(without.after, lambda p: 1)
+    assert max(counts) - min(counts) <= max(1, max(counts_without) - min(counts_without))  # never undone
+    data_after = load(after, lambda p: p.size)
+    mean = sum(data_after) / len(targets)
+    if not unmet(plan, "bytes") and plan.brokers and len({c.rack_of()[b] for b in targets}) < 2:
+        assert max(data_after) <= 1.1 * mean + 1e-9
 
 
 @settings(max_examples=300, deadline=None)

@@ -1,0 +1,179 @@
+"""Minimal-movement balancing from the current assignment (rebalance, scale-out, decommission), driven by an ordered
+list of goals. Pure, deterministic.
+
+`balance` reads as the list: each goal (one module behind `base.Goal`) improves the working state with the fewest
+replica moves, then the fewest bytes moved, under the constraints the goals before it hand on, so a later goal never
+undoes an earlier one:
+
+1. hard (`hard.py`): replicas only on target brokers, replication factor kept, rack safety never lowered and
+   rack-unsafe partitions repaired, partitions mid-reassignment and excluded topics left alone;
+2. replica count per target broker within 1 (`replica_count.py`);
+3. each topic's replicas per broker within 1 of its even share (`topic_spread.py`);
+4. preferred leaders per broker and per topic within 1 (`preferred_leaders.py`): reordering only, no data moves;
+5. bytes per broker within a tolerance of the mean (`byte_balance.py`), when sizes are known.
+
+What a goal could not reach, and why, comes back as `base.Note` data for the renderer to word.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Callable, Iterable, Sequence
+
+from planner.model import INTERNAL_TOPICS, Cluster, Partition, PlannerError
+from planner.rebalance.goals.base import Frozen, Goal, Note
+from planner.rebalance.goals.byte_balance import ByteGoal, byte_notes, bytes_lower_bound
+from planner.rebalance.goals.hard import HardGoal, count_lower_bound, targets_of
+from planner.rebalance.goals.preferred_leaders import PreferredLeaderGoal, leader_notes
+from planner.rebalance.goals.replica_count import ReplicaCountGoal, count_notes
+from planner.rebalance.goals.state import State
+from planner.rebalance.goals.topic_spread import TopicSpreadGoal, topic_notes
+from planner.rebalance.moves import Plan, count_targets, excess, select_partitions
+
+__all__ = ["balance", "check_brokers", "select_partitions", "Goal", "Note", "DEFAULT_BYTE_TOLERANCE"]
+
+DEFAULT_BYTE_TOLERANCE = 0.10
+
+
+def check_brokers(cluster: Cluster, ids: Iterable[int], what: str) -> tuple[int, ...]:
+    ids = tuple(ids)
+    known = set(cluster.broker_ids)
+    unknown = [b for b in ids if b not in known]
+    if unknown:
+        raise PlannerError(
+            f"{what}: unknown broker id(s) {','.join(map(str, unknown))}; the cluster has brokers "
+            f"{','.join(map(str, cluster.broker_ids))}"
+        )
+    dups = sorted({b for b in ids if ids.count(b) > 1})
+    if dups:
+        raise PlannerError(f"{what} contains duplicate entries: {','.join(map(str, dups))}")
+    return ids
+
+
+def _target_brokers(cluster: Cluster, brokers: Sequence[int] | None) -> list[int]:
+    targets = sorted(check_brokers(cluster, brokers, "--broker-list") if brokers else cluster.online_ids)
+    down = [b for b in targets if b not in cluster.online_ids]
+    if down:
+        raise PlannerError(
+            f"--broker-list: broker(s) {','.join(map(str, down))} are not online and cannot receive replicas; "
+            "leave them out"
+        )
+    if not targets:
+        raise PlannerError("no online brokers to place replicas on; pass --broker-list")
+    return targets
+
+
+def excluded(parts: Sequence[Partition], exclude_topics: Sequence[str] = (), exclude_internal: bool = False
+             ) -> tuple[frozenset[int], frozenset[int]]:
+    """(partitions mid-reassignment, partitions of excluded topics: a pattern matching the whole name, or internal)."""
+    patterns = [re.compile(p) for p in exclude_topics]
+    moving = frozenset(i for i, p in enumerate(parts) if p.adding or p.removing)
+    out = frozenset(i for i, p in enumerate(parts)
+                    if (exclude_internal and p.topic in INTERNAL_TOPICS) or any(x.fullmatch(p.topic) for x in patterns))
+    return moving, out
+
+
+def topic_lower_bound(st: State, rack_repair: bool) -> int:
+    """Replicas of each topic above its even share's ceiling (the +1s to the brokers holding most), summed: every
+    move takes one replica of one topic off a broker. Per rack when every partition keeps one replica per rack."""
+    _, by_rack = targets_of(st, repaired=rack_repair)
+    total = 0
+    for t in range(len(st.topic_names)):
+        counts = {b: st.tcount[b].get(t, 0) for b in st.cluster.broker_ids if st.tcount[b].get(t, 0)}
+        if by_rack is None:
+            total += excess(counts, count_targets(counts, st.targets, sum(counts.values())))
+            continue
+        share = sum(1 for i in range(len(st.reps)) if st.topic_of[i] == t)  # one replica per partition per rack
+        for members in by_rack.values():
+            inside = {b: counts.get(b, 0) for b in members}
+            total += excess(inside, count_targets(inside, members, share))
+    return total
+
+
+def balance(
+    cluster: Cluster,
+    brokers: Sequence[int] | None = None,
+    topics: Sequence[str] | None = None,
+    max_moves: int | None = None,
+    leaders: bool = True,
+    balance_bytes: bool = True,
+    goal: str = "rebalance",
+    progress: Callable[[str], None] | None = None,
+    rack_repair: bool = True,
+    exclude_topics: Sequence[str] = (),
+    exclude_internal: bool = False,
+    byte_tolerance: float = DEFAULT_BYTE_TOLERANCE,
+) -> Plan:
+    """Plan the goals in order over `brokers` (default: the online brokers; replicas elsewhere must move).
+
+    `topics`: only these topics are balanced and moved (default: all). `exclude_topics` (regular expressions matching
+    whole names) and `exclude_internal`: never moved, still counted as load. `max_moves` caps the optional moves
+    (required ones always happen). `rack_repair`: rack-unsafe partitions get the fewest moves that make them
+    rack-safe; without it they stay unsafe unless they move anyway. `byte_tolerance`: the byte goal's 0.10 = 10 %.
+    """
+    targets = _target_brokers(cluster, brokers)
+    parts = select_partitions(cluster, topics)
+    for p in parts:
+        if len(p.replicas) > len(targets):
+            raise PlannerError(
+                f"partition {p.tp} has {len(p.replicas)} replicas but only {len(targets)} target broker(s) "
+                f"({','.join(map(str, targets))}); add brokers or lower its replication factor first"
+            )
+    moving, skipped = excluded(parts, exclude_topics, exclude_internal)
+    st = State(cluster, parts, targets, moving | skipped, max_moves)
+    say = progress or (lambda msg: None)
+    lower = count_lower_bound(st, rack_repair)
+    topic_lower = topic_lower_bound(st, rack_repair)
+    bytes_lower = bytes_lower_bound(st, byte_tolerance, targets_of(st, rack_repair)[1]) if st.has_sizes else None
+    hard = HardGoal(rack_repair, say)
+    byte_goal = ByteGoal(byte_tolerance, say) if balance_bytes and st.has_sizes else None
+    goals: list[Goal] = [hard, ReplicaCountGoal(say, level_bytes=byte_goal is not None), TopicSpreadGoal(say)]
+    leader_goal = PreferredLeaderGoal(say)
+    goals += [leader_goal] if leaders else []
+    goals += [byte_goal] if byte_goal is not None else []
+    frozen = Frozen()
+    for g in goals:
+        frozen.add(g.optimize(st, frozen))
+    if leaders and byte_goal is not None:
+        # reordering moves no data, so it undoes no placement goal: settle the leaders on the final placement
+        leader_goal.optimize(st, frozen)
+    notes = _notes(st, hard, leaders, byte_goal, byte_tolerance, moving, skipped)
+    if not any(n.goal == "topic-spread" and n.kind == "unmet" for n in notes):
+        lower = max(lower, topic_lower)
+    proposed = {p.tp: tuple(r) for p, r in zip(parts, st.reps) if tuple(r) != p.replicas}
+    notes += _leaderless(cluster, proposed)
+    return Plan(before=cluster, proposed=proposed, goal=goal, lower_bound=lower, brokers=tuple(targets),
+                notes=tuple(notes), bytes_lower_bound=bytes_lower, unmet=tuple(dict.fromkeys(st.capped)))
+
+
+def _notes(st: State, hard: HardGoal, leaders: bool, byte_goal: ByteGoal | None, tolerance: float,
+           moving: frozenset[int], skipped: frozenset[int]) -> list[Note]:
+    notes = count_notes(st, "replica-count") + topic_notes(st, "topic-spread")
+    notes += leader_notes(st, "preferred-leaders") if leaders else []
+    notes += byte_notes(st, byte_goal, tolerance)
+    if hard.repaired:
+        notes.append(Note("hard", "rack-repaired", hard.repaired, values=(hard.repair_moves,)))
+    if moving:
+        notes.append(Note("hard", "in-progress", len(moving), partitions=tuple(sorted(st.parts[i].tp for i in moving))))
+    if skipped:
+        names = tuple(sorted({st.parts[i].topic for i in skipped}))
+        notes.append(Note("hard", "excluded", len(names), topics=names))
+    stranded = sorted(st.parts[i].tp for i in st.fixed for b in st.reps[i] if b not in st.target_set)
+    if stranded:
+        notes.append(Note("hard", "stranded", len(set(stranded)), partitions=tuple(dict.fromkeys(stranded))))
+    notes = [replace(n, kind="unmet-capped") if n.kind == "unmet" and n.goal in st.capped else n for n in notes]
+    if st.capped:
+        notes.append(Note("max-moves", "capped", len(set(st.capped)), topics=tuple(dict.fromkeys(st.capped))))
+    return notes
+
+
+def _leaderless(cluster: Cluster, proposed: dict) -> list[Note]:
+    """Moved partitions without a leader: their new replicas cannot copy data until a replica comes back."""
+    if len(cluster.online_ids) == len(cluster.brokers) or not proposed:
+        return []
+    from planner.leadership import cluster_states
+
+    states = cluster_states(cluster)
+    stuck = tuple(sorted(tp for tp in proposed if not states[tp.topic][tp.partition].has_leader
+                         and set(proposed[tp]) - set(cluster.topic(tp.topic).partition(tp.partition).replicas)))
+    return [Note("hard", "leaderless", len(stuck), partitions=stuck)] if stuck else []

@@ -1,0 +1,74 @@
+"""The goal interface, the constraints earlier goals hand on, and notes (data the renderer words).
+
+A goal improves the working state (`State`) with the fewest replica moves, then the fewest bytes moved, under the
+constraints of the goals before it (`Frozen`), and returns the constraint that keeps what it reached: a later goal may
+only make changes every earlier constraint accepts, so it never undoes an earlier goal (Cruise Control's goal
+priorities, in spirit).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterable, Protocol, Sequence
+
+from planner.model import TopicPartition
+
+if TYPE_CHECKING:
+    from planner.rebalance.goals.state import State
+
+Change = tuple[int, int, int]  # (partition index, broker losing the replica, broker taking it), in place
+
+
+@dataclass(frozen=True)
+class Note:
+    """Something the summary must tell: `goal` (its name), `kind` (what happened), `count` (how many), the partitions
+    or topics concerned, and figures (`values`) the renderer words (never formatted here)."""
+
+    goal: str
+    kind: str
+    count: int = 0
+    partitions: tuple[TopicPartition, ...] = ()
+    topics: tuple[str, ...] = ()
+    values: tuple[float, ...] = ()
+
+
+class Constraint(Protocol):
+    def allows(self, st: "State", changes: Sequence[Change]) -> bool:
+        """May these replica changes be made (together) without undoing the goal that set this constraint?"""
+
+
+class Goal(Protocol):
+    name: str
+
+    def optimize(self, st: "State", frozen: "Frozen") -> Constraint | None:
+        """Improve `st` in place within `frozen`; return the constraint that keeps what this goal reached."""
+
+
+@dataclass
+class Frozen:
+    """The constraints handed on by the goals already optimized."""
+
+    constraints: list[Constraint] = field(default_factory=list)
+
+    def allows(self, st: "State", changes: Sequence[Change]) -> bool:
+        return all(c.allows(st, changes) for c in self.constraints)
+
+    def add(self, constraint: Constraint | None) -> None:
+        if constraint is not None:
+            self.constraints.append(constraint)
+
+
+def net_deltas(keys: Iterable[tuple[object, int]]) -> dict:
+    out: dict = {}
+    for k, d in keys:
+        out[k] = out.get(k, 0) + d
+    return out
+
+
+def keeps(value: int, delta: int, lo: int, hi: int) -> bool:
+    """A value changing by `delta` stays within [lo, hi], or (already outside) only moves towards it."""
+    new = value + delta
+    if delta > 0:
+        return new <= max(hi, value)
+    if delta < 0:
+        return new >= min(lo, value)
+    return True

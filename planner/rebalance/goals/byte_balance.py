@@ -1,0 +1,135 @@
+"""Goal 5: bytes per target broker (known sizes only) within a tolerance: the largest broker at most (1 + tolerance) ×
+the mean of its group, reached with the fewest replica moves and then the fewest bytes moved; once inside, nothing
+more moves. Partitions of unknown size never move for this goal.
+
+Each step takes the heaviest broker above the limit and one of the lightest: a single move where the earlier goals
+allow it (replica counts may differ by one), else an exchange of a big replica on the heavy broker for a smaller one
+on the light broker (two moves, counts unchanged). Preferred: a change that brings the heavy broker within the limit
+without lifting the light one above it, with the fewest copies and then the fewest bytes; otherwise the largest step.
+"""
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from planner.rebalance.goals.base import Change, Frozen, Note
+from planner.rebalance.goals.state import State
+
+
+def limits(st: State, tolerance: float) -> dict[str | None, float]:
+    """Per group: the most bytes a broker may hold, (1 + tolerance) × the group's mean (known sizes)."""
+    out = {}
+    for g, members in st.groups.items():
+        total = sum(st.bytes[b] for b in members)
+        out[g] = (1 + tolerance) * total / len(members)
+    return out
+
+
+def bytes_lower_bound(st: State, tolerance: float, by_rack: dict | None) -> int:
+    """Fewest bytes any plan reaching the replica-count and byte goals copies: every replica leaves a broker, and
+    broker b must lose at least its bytes above the limit and at least its replicas above the ceiling of the mean
+    (the smallest of them at the least), all of them when b is not a target. Unknown sizes count 0. Per rack when
+    every partition keeps one replica per rack (`by_rack`: each rack then ends with one replica of each partition)."""
+    groups = list(by_rack.values()) if by_rack else [st.targets]
+    bound = 0
+    for b in st.cluster.broker_ids:
+        if b not in st.target_set:
+            bound += sum(st.sz(i) for i in st.where[b] if i not in st.fixed)
+    for members in groups:
+        if by_rack:
+            total_bytes, total = sum(st.sz(i) for i in range(len(st.reps))), len(st.reps)
+        else:
+            total_bytes = sum(st.bytes[b] for b in st.cluster.broker_ids)
+            total = sum(len(r) for r in st.reps)
+        limit = (1 + tolerance) * total_bytes / len(members)
+        ceil = -(-total // len(members))
+        for b in members:
+            sizes = sorted(st.sz(i) for i in st.where[b] if i not in st.fixed)
+            by_count = sum(sizes[:max(0, st.count[b] - ceil)])
+            bound += max(by_count, int(max(0.0, st.bytes[b] - limit)))
+    return bound
+
+
+@dataclass
+class ByteGoal:
+    tolerance: float = 0.10
+    say: Callable[[str], None] = lambda msg: None
+    name: str = "bytes"
+    unmet: list = field(default_factory=list)
+
+    def optimize(self, st: State, frozen: Frozen) -> None:
+        self.say("balancing bytes")
+        limit = limits(st, self.tolerance)
+        for g, members in st.groups.items():
+            self._balance(st, frozen, members, limit[g])
+        return None
+
+    def _balance(self, st: State, frozen: Frozen, members: Sequence[int], limit: float) -> None:
+        for _ in range(64 * len(st.reps) + 64):
+            heavy = max(members, key=lambda b: (st.bytes[b], -b))
+            if st.bytes[heavy] <= limit:
+                return
+            if not st.allowed():
+                st.capped.append(self.name)
+                break
+            step = self._step(st, frozen, heavy, members, limit)
+            if step is None:
+                if not st.allowed(2):
+                    st.capped.append(self.name)
+                break
+            for i, s, d in step:
+                st.move(i, s, d)
+        self.unmet.append(members)
+
+    def _step(self, st: State, frozen: Frozen, heavy: int, members: Sequence[int], limit: float) -> list[Change] | None:
+        best = None
+        for light in sorted((b for b in members if b != heavy), key=lambda b: (st.bytes[b], b))[:4]:
+            for key, changes in self._candidates(st, frozen, heavy, light, limit):
+                if best is None or key < best[0]:
+                    best = (key, changes)
+        return best[1] if best else None
+
+    def _candidates(self, st: State, frozen: Frozen, heavy: int, light: int, limit: float):
+        gap = st.bytes[heavy] - st.bytes[light]
+        want = st.bytes[heavy] - limit
+        room = limit - st.bytes[light]
+        mine = sorted((st.sz(i), i) for i in st.where[heavy] if st.known(i) and st.can_move(i, heavy, light))
+        theirs = sorted((st.sz(j), j) for j in st.where[light] if st.known(j) and st.can_move(j, light, heavy))
+        sizes = [s for s, _ in theirs]
+        for si, i in mine:
+            single = [(i, heavy, light)]
+            if 0 < si < gap and st.allowed(max(0, st.cost(i, heavy, light))) and frozen.allows(st, single):
+                yield self._key(st, single, si, want, room), single
+            # exchanges: j as small as possible with si - sj between want and min(room, gap - 1)
+            top = min(room, gap - 1)
+            k = bisect.bisect_left(sizes, si - top)
+            for sj, j in theirs[k:k + 6]:
+                if sj >= si:
+                    break
+                pair = [(i, heavy, light), (j, light, heavy)]
+                if st.allowed(max(0, st.cost(i, heavy, light) + st.cost(j, light, heavy))) and frozen.allows(st, pair):
+                    yield self._key(st, pair, si - sj, want, room), pair
+                    break
+
+    @staticmethod
+    def _key(st: State, changes: Sequence[Change], delta: int, want: float, room: float) -> tuple:
+        cost = sum(st.cost(i, s, d) for i, s, d in changes)
+        copied = sum(st.sz(i) for i, s, d in changes if d not in st.home[i])
+        if want <= delta <= room:
+            return (False, cost, copied, tuple(changes))
+        return (True, -delta / max(1, cost), cost, copied, tuple(changes))
+
+
+def byte_notes(st: State, goal: ByteGoal | None, tolerance: float) -> list[Note]:
+    notes = []
+    unknown = sorted({st.parts[i].topic for i in range(len(st.reps)) if not st.known(i)})
+    if st.has_sizes and unknown:
+        notes.append(Note("bytes", "unknown-sizes", len(unknown), topics=tuple(unknown)))
+    if goal is not None and goal.unmet:
+        worst = 0.0
+        for members in goal.unmet:
+            mean = sum(st.bytes[b] for b in members) / len(members)
+            worst = max(worst, max(st.bytes[b] for b in members) / mean if mean else 1.0)
+        notes.append(Note("bytes", "unmet", len(goal.unmet), values=(worst, 1 + tolerance)))
+    return notes

@@ -1,0 +1,213 @@
+"""Goal 1, hard: replicas only on target brokers (moves off the others are required), rack safety never lowered and
+rack-unsafe partitions repaired with the fewest moves, partitions mid-reassignment (and excluded topics) left alone.
+
+The rest of the hard goal (replication factor kept, no two replicas on one broker, rack safety never lowered) is
+`State.can_move`, which every later goal's moves pass.
+"""
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from planner.model import PlannerError
+from planner.rebalance.goals.base import Constraint, Frozen
+from planner.rebalance.goals.pick import BrokerHeap
+from planner.rebalance.goals.state import State
+from planner.rebalance.moves import count_targets, excess, lower_bound, movable_counts
+
+
+def targets_of(st: State, repaired: bool = False) -> tuple[dict[int, int], dict[str, list[int]] | None]:
+    """Per-broker replica-count targets. When every partition has one replica in each rack (RF == racks, all
+    rack-safe, or about to be repaired when `repaired`), each rack holds exactly one replica of every partition, so
+    the targets are balanced within each rack."""
+    n = st.n_racks
+    if n and st.reps and all(len(r) == n and (st.distinct_racks(r) == n or (repaired and i not in st.fixed))
+                             for i, r in enumerate(st.reps)):
+        by_rack: dict[str, list[int]] = {}
+        for b in st.targets:
+            by_rack.setdefault(st.rack_of[b], []).append(b)  # type: ignore[index]
+        target: dict[int, int] = {}
+        for members in by_rack.values():
+            target.update(count_targets(st.count, members, len(st.reps)))
+        return target, by_rack
+    return count_targets(st.count, st.targets, sum(len(r) for r in st.reps)), None
+
+
+def unsafe_of(st: State) -> list[tuple[int, int, list[int]]]:
+    """Rack-unsafe partitions that may move: (index, racks it lacks, brokers whose replica shares a rack with another
+    replica of it)."""
+    n = st.n_racks
+    if not n:
+        return []
+    out = []
+    for i, r in enumerate(st.reps):
+        if i in st.fixed:
+            continue
+        racks = [st.rack_of.get(b) for b in r]
+        lacks = min(len(r), n) - len(set(racks))
+        if lacks > 0:
+            out.append((i, lacks, [b for b, k in zip(r, racks) if racks.count(k) > 1]))
+    return out
+
+
+def count_lower_bound(st: State, rack_repair: bool) -> int:
+    """Fewest replica moves any plan reaching the hard and replica-count goals needs (`moves.lower_bound`)."""
+    target, by_rack = targets_of(st, repaired=rack_repair)
+    unsafe = unsafe_of(st) if rack_repair else []
+    # replicas of partitions that never move (mid-reassignment, excluded) stay: a bound counting them would exceed
+    # the plan
+    movable = movable_counts(st.count, (st.reps[i] for i in st.fixed), st.target_set)
+    if not unsafe:
+        return excess({b: c for b, c in movable.items() if c}, target)
+    total = sum(len(r) for r in st.reps)
+    groups = [(m, len(st.reps)) for m in by_rack.values()] if by_rack else [(st.targets, total)]
+    return lower_bound(movable, groups, [(lacks, dup) for _, lacks, dup in unsafe])
+
+
+@dataclass
+class HardGoal:
+    rack_repair: bool = True
+    say: Callable[[str], None] = lambda msg: None
+    name: str = "hard"
+    repaired: int = 0
+    repair_moves: int = 0
+
+    def optimize(self, st: State, frozen: Frozen) -> Constraint | None:
+        target, by_rack = targets_of(st, repaired=self.rack_repair)
+        self._forced(st, target)
+        unsafe = unsafe_of(st) if self.rack_repair else []
+        if unsafe:
+            self.say(f"repairing {len(unsafe)} rack-unsafe partitions")
+            total = sum(len(r) for r in st.reps)
+            groups = [(m, len(st.reps)) for m in by_rack.values()] if by_rack else [(st.targets, total)]
+            before = st.copies
+            self.repaired = repair(st, groups, [i for i, _, _ in unsafe])
+            self.repair_moves = st.copies - before
+        st.optional_from = st.copies
+        _, by_rack = targets_of(st)
+        if by_rack:
+            st.groups = dict(sorted(by_rack.items()))
+        return None
+
+    def _forced(self, st: State, target: dict[int, int]) -> None:
+        """Every replica on a broker outside the target set moves (decommission, offline brokers)."""
+        heap = BrokerHeap(st, target)
+        for s in [b for b in st.cluster.broker_ids if b not in st.target_set and st.where[b]]:
+            self.say(f"moving {len(st.where[s])} replicas off broker {s}")
+            for i in sorted(st.where[s], key=lambda i: (-st.sz(i), i)):
+                if i in st.fixed:
+                    continue
+                d = heap.pick(i, s, lambda b: True, limit=len(st.targets))
+                if d is None:
+                    raise PlannerError(
+                        f"cannot move {st.parts[i].tp} off broker {s}: every target broker already holds a replica "
+                        "or would make it rack-unsafe; add brokers to --broker-list"
+                    )
+                st.move(i, s, d)
+                heap.touch(s, d)
+
+
+class _Shed:
+    """The replicas brokers must still shed to reach the count goal, as `lower_bound` counts them: above the floor
+    of their group's mean, less the ceilings."""
+
+    def __init__(self, st: State, groups: Sequence[tuple[Sequence[int], int]]):
+        self.count = st.count
+        self.group_of: dict[int, int] = {}
+        self.floor: list[int] = []
+        self.ceilings: list[int] = []
+        for g, (members, total) in enumerate(groups):
+            q, r = divmod(total, len(members))
+            self.floor.append(q)
+            self.ceilings.append(r)
+            for b in members:
+                self.group_of[b] = g
+        self.over = [sum(1 for b in members if self.count[b] > self.floor[g]) for g, (members, _) in enumerate(groups)]
+
+    def delta(self, changes: dict[int, int]) -> int:
+        total = 0
+        for g in {self.group_of[b] for b in changes}:
+            q = self.floor[g]
+            d_sum = d_over = 0
+            for b, d in changes.items():
+                if self.group_of[b] == g:
+                    old, new = self.count[b], self.count[b] + d
+                    d_sum += max(0, new - q) - max(0, old - q)
+                    d_over += (new > q) - (old > q)
+            c, o = self.ceilings[g], self.over[g]
+            total += d_sum - (min(c, o + d_over) - min(c, o))
+        return total
+
+    def moved(self, b: int, d: int) -> None:
+        """Call before the count of b changes by d."""
+        g = self.group_of[b]
+        self.over[g] += (self.count[b] + d > self.floor[g]) - (self.count[b] > self.floor[g])
+
+
+class _RackHeaps:
+    """Per rack, its brokers by (count, bytes, id), lazily updated."""
+
+    def __init__(self, st: State):
+        self.st = st
+        self.heaps: dict = {}
+        for b in st.targets:
+            self.heaps.setdefault(st.rack_of.get(b), []).append(self.key(b))
+        for h in self.heaps.values():
+            heapq.heapify(h)
+
+    def key(self, b: int) -> tuple[int, int, int]:
+        return (self.st.count[b], self.st.bytes[b], b)
+
+    def top(self, rack) -> tuple[int, int, int]:
+        h = self.heaps[rack]
+        while h[0] != self.key(h[0][2]):
+            heapq.heappop(h)
+        return h[0]
+
+    def touch(self, b: int) -> None:
+        heapq.heappush(self.heaps[self.st.rack_of.get(b)], self.key(b))
+
+
+def _best_repair(st: State, i: int, shed: _Shed, heaps: _RackHeaps) -> tuple[int, int]:
+    r = st.reps[i]
+    racks = [st.rack_of.get(b) for b in r]
+    dsts = [heaps.top(k) for k in heaps.heaps if k not in racks]
+    best = None
+    for pos, src in enumerate(r):
+        if racks.count(racks[pos]) < 2:
+            continue
+        for k in dsts:
+            dst = k[2]
+            key = (shed.delta({src: -1, dst: 1}), pos == 0, -st.count[src], st.count[dst], -st.bytes[src],
+                   st.bytes[dst], src, dst)
+            if best is None or key < best:
+                best = key
+    assert best is not None
+    return best[-2], best[-1]
+
+
+def repair(st: State, groups: Sequence[tuple[Sequence[int], int]], unsafe: Sequence[int]) -> int:
+    """Make each partition in `unsafe` rack-safe with the fewest moves, one added rack per move: a replica that shares
+    its rack with another replica of the partition moves to a target broker of a rack the partition does not use.
+
+    Among those moves, the one that brings the counts closest to the count goal, then one that keeps the preferred
+    leader (a rack holding two replicas always holds a follower, so the leader's replica moves only when that saves
+    a later move), then from the fullest broker to the emptiest, the heaviest to the lightest.
+    Returns the partitions repaired."""
+    shed = _Shed(st, groups)
+    heaps = _RackHeaps(st)
+    done = 0
+    for i in unsafe:
+        cap = min(len(st.reps[i]), st.n_racks)
+        moved = False
+        while st.distinct_racks(st.reps[i]) < cap:
+            src, dst = _best_repair(st, i, shed, heaps)
+            shed.moved(src, -1)
+            shed.moved(dst, 1)
+            st.move(i, src, dst)
+            heaps.touch(src)
+            heaps.touch(dst)
+            moved = True
+        done += moved
+    return done

@@ -1,0 +1,74 @@
+"""Choosing destination brokers: a lazily updated heap of brokers by (count − target, bytes, id)."""
+from __future__ import annotations
+
+import heapq
+from typing import Callable
+
+from planner.rebalance.goals.state import State
+
+
+class BrokerHeap:
+    """Brokers by (count − target, bytes, id), lazily updated."""
+
+    def __init__(self, st: State, target: dict[int, int]):
+        self.st, self.target = st, target
+        self.h = [self.key(b) for b in st.targets]
+        heapq.heapify(self.h)
+
+    def key(self, b: int) -> tuple[int, int, int]:
+        return (self.st.count[b] - self.target[b], self.st.bytes[b], b)
+
+    def _rack_floor(self, i: int, src: int) -> tuple[set, int, int, bool]:
+        st = self.st
+        r = st.reps[i]
+        racks = [st.rack_of.get(b) for b in r]
+        before = len(set(racks))
+        src_rack = st.rack_of.get(src)
+        others = set(racks) - {src_rack} if racks.count(src_rack) == 1 else set(racks)
+        cap = min(len(r), st.n_racks)
+        return others, min(before, cap), before, before < cap
+
+    def _scan(self, i: int, src: int, ok: Callable[[int], bool], limit: int) -> tuple[list, list]:
+        st = self.st
+        r = st.reps[i]
+        others, floor, before, can_gain = self._rack_floor(i, src) if st.n_racks else (set(), 0, 0, False)
+        popped: list = []
+        valid: list = []
+        while self.h and len(valid) < 8 and len(popped) < limit + len(valid):
+            k = heapq.heappop(self.h)
+            b = k[2]
+            if k != self.key(b):
+                continue  # stale: `touch` pushed the current key
+            popped.append(k)
+            if not ok(b):
+                break  # keys only grow from here: no later broker passes the count test this one failed
+            if valid and not can_gain and k[0] > valid[0][1][0] + 1:
+                break  # past the neediest brokers (within 1): choose among those found
+            if b in r:
+                continue
+            gain = 0
+            if st.n_racks:
+                after = len(others) + (0 if st.rack_of.get(b) in others else 1)
+                if after < floor:
+                    continue
+                gain = after - before
+            valid.append((gain, k))
+        return popped, valid
+
+    def pick(self, i: int, src: int, ok: Callable[[int], bool], limit: int = 64) -> int | None:
+        """Lowest-keyed valid destination; among the first few valid ones, one that gains a rack if any does, then
+        the one holding fewest replicas of the partition's topic."""
+        st = self.st
+        popped, valid = self._scan(i, src, ok, limit)
+        for k in popped:
+            heapq.heappush(self.h, k)
+        if not valid:
+            return None
+        topic = st.topic_of[i]
+        best = min(valid, key=lambda gk: (-gk[0], st.tcount[gk[1][2]].get(topic, 0), gk[1][0], gk[1][1], gk[1][2]))
+        return best[1][2]
+
+    def touch(self, *brokers: int) -> None:
+        for b in brokers:
+            if b in self.target:
+                heapq.heappush(self.h, self.key(b))

@@ -1,0 +1,164 @@
+"""Goal 4: preferred leaders, by reordering replica lists (no data moves): each topic's leaders per broker within 1
+first (so the internal topics' leaders, which decide which broker coordinates which consumer group or transaction,
+are spread evenly), then every broker's within 1 by handing leadership only from a broker leading more of the
+partition's topic to one leading less (never widening a topic's spread)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from planner.model import INTERNAL_TOPICS
+from planner.rebalance.goals.base import Change, Frozen, Note, keeps, net_deltas
+from planner.rebalance.goals.state import State
+from planner.rebalance.leaders import balance_preferred, isr_eligibility
+
+
+@dataclass(frozen=True)
+class LeaderConstraint:
+    """Preferred-leader counts per broker and per (broker, topic) stay within the ranges the goal reached."""
+
+    lo: int
+    hi: int
+    tlo: dict
+    thi: dict
+
+    def allows(self, st: State, changes: Sequence[Change]) -> bool:
+        heads = [(i, s, d) for i, s, d in changes if st.reps[i][0] == s]
+        if not heads:
+            return True
+        per = net_deltas([(s, -1) for _, s, _ in heads] + [(d, 1) for _, _, d in heads])
+        if not all(keeps(st.lead[b], d, self.lo, self.hi) for b, d in per.items() if b in st.lead):
+            return False
+        per_t = net_deltas([((s, st.topic_of[i]), -1) for i, s, _ in heads]
+                           + [((d, st.topic_of[i]), 1) for i, _, d in heads])
+        return all(keeps(st.tlead.get(k, 0), d, self.tlo[k[1]], self.thi[k[1]]) for k, d in per_t.items()
+                   if k[0] in st.lead)
+
+
+@dataclass
+class PreferredLeaderGoal:
+    say: Callable[[str], None] = lambda msg: None
+    name: str = "preferred-leaders"
+
+    def optimize(self, st: State, frozen: Frozen) -> LeaderConstraint:
+        self.say("balancing preferred leaders")
+        eligible = isr_eligibility(st.cluster, st.parts, [p.replicas for p in st.parts])
+        movable = [i for i in range(len(st.reps)) if i not in st.fixed]
+        by_topic: dict[int, list[int]] = {}
+        for i in movable:
+            by_topic.setdefault(st.topic_of[i], []).append(i)
+        for t in sorted(by_topic):
+            balance_preferred(st.reps, by_topic[t], st.targets, eligible)
+        st.recount_leads()
+
+        def topic_safe(i: int, b: int) -> bool:  # hand leadership only to a broker leading less of the topic
+            t = st.topic_of[i]
+            return eligible(i, b) and st.tlead.get((b, t), 0) < st.tlead.get((st.reps[i][0], t), 0)
+
+        balance_preferred(st.reps, movable, st.targets, topic_safe, on_swap=st.lead_swap)
+        if not _within_one(st):
+            heads = flow_leaders(st, movable, eligible)
+            if heads is not None:
+                for i, b in heads.items():
+                    r = st.reps[i]
+                    j = r.index(b)
+                    r[0], r[j] = r[j], r[0]
+                st.recount_leads()
+        ranges = {t: st.topic_lead_range(t) for t in range(len(st.topic_names))}
+        return LeaderConstraint(min(st.lead.values()), max(st.lead.values()),
+                                {t: r[0] for t, r in ranges.items()}, {t: r[1] for t, r in ranges.items()})
+
+
+def _within_one(st: State) -> bool:
+    if max(st.lead.values()) - min(st.lead.values()) > 1:
+        return False
+    return all(hi - lo <= 1 for lo, hi in (st.topic_lead_range(t) for t in range(len(st.topic_names))))
+
+
+def leader_notes(st: State, name: str) -> list[Note]:
+    notes = []
+    lo, hi = min(st.lead.values()), max(st.lead.values())
+    if hi - lo > 1:
+        notes.append(Note(name, "unmet", hi - lo, values=(lo, hi)))
+    wide = [(st.topic_names[t], st.topic_lead_range(t)) for t in range(len(st.topic_names))]
+    wide = [(n, r) for n, r in wide if r[1] - r[0] > 1]
+    if wide:
+        notes.append(Note(name, "topics-unmet", len(wide), topics=tuple(n for n, _ in wide),
+                          values=(max(r[1] - r[0] for _, r in wide),)))
+    internal = [(n, r) for n, r in wide if n in INTERNAL_TOPICS]
+    if internal:
+        notes.append(Note(name, "internal-unmet", len(internal), topics=tuple(n for n, _ in internal),
+                          values=(max(r[1] - r[0] for _, r in internal),)))
+    return notes
+
+
+def _bounds(total: int, n: int) -> tuple[int, int]:
+    q, r = divmod(total, n)
+    return q, q + (1 if r else 0)
+
+
+def flow_leaders(st: State, movable: Sequence[int], eligible: Callable[[int, int], bool]) -> dict[int, int] | None:
+    """A head for every movable partition such that each topic's leaders per target broker are within 1 and every
+    broker's too (partitions not movable keep theirs), or None when no such choice exists: a feasible flow with
+    lower bounds, source → partition (1) → (topic, broker) [topic floor, ceiling] → broker [floor, ceiling] → sink."""
+    from planner.rebalance.moves import _MaxFlow
+
+    targets = st.targets
+    fixed_lead: dict[int, int] = {b: 0 for b in targets}
+    fixed_tlead: dict[tuple[int, int], int] = {}
+    per_topic: dict[int, int] = {}
+    in_scope = set(movable)
+    for i, r in enumerate(st.reps):
+        t = st.topic_of[i]
+        if i in in_scope or r[0] in fixed_lead:
+            per_topic[t] = per_topic.get(t, 0) + 1
+        if i not in in_scope and r[0] in fixed_lead:
+            fixed_lead[r[0]] += 1
+            fixed_tlead[(r[0], t)] = fixed_tlead.get((r[0], t), 0) + 1
+    flow = _MaxFlow()
+    src, sink = flow.node(), flow.node()
+    excess: dict[int, int] = {}
+
+    def bounded(u: int, v: int, lo: int, hi: int) -> bool:
+        lo = max(0, lo)
+        if hi < lo:
+            return False
+        flow.edge(u, v, hi - lo)
+        excess[v] = excess.get(v, 0) + lo
+        excess[u] = excess.get(u, 0) - lo
+        return True
+
+    broker_node = {b: flow.node() for b in targets}
+    lo, hi = _bounds(sum(per_topic.values()), len(targets))
+    for b in targets:
+        if not bounded(broker_node[b], sink, lo - fixed_lead[b], hi - fixed_lead[b]):
+            return None
+    pair_node: dict[tuple[int, int], int] = {}
+    for t, total in per_topic.items():
+        tlo, thi = _bounds(total, len(targets))
+        for b in targets:
+            f = fixed_tlead.get((b, t), 0)
+            pair_node[(t, b)] = flow.node()
+            if not bounded(pair_node[(t, b)], broker_node[b], tlo - f, thi - f):
+                return None
+    choice_edges: list[tuple[int, int, int]] = []
+    for i in movable:
+        p = flow.node()
+        flow.edge(src, p, 1)
+        for b in st.reps[i]:
+            if b in broker_node and eligible(i, b):
+                choice_edges.append((i, b, len(flow.to)))
+                flow.edge(p, pair_node[(st.topic_of[i], b)], 1)
+    flow.edge(sink, src, len(movable))  # circulation: what reaches the sink goes round again
+    s2, t2 = flow.node(), flow.node()
+    need = 0
+    for v, e in excess.items():
+        if e > 0:
+            flow.edge(s2, v, e)
+            need += e
+        elif e < 0:
+            flow.edge(v, t2, -e)
+    if flow.run(s2, t2) != need:
+        return None
+    heads = {i: b for i, b, e in choice_edges if flow.cap[e] == 0}
+    return heads if len(heads) == len(movable) else None

@@ -1,0 +1,179 @@
+"""Goal 2: replica counts per target broker within 1 (per rack when every partition keeps one replica per rack),
+with the fewest moves: targets are floor/ceil of the mean, the +1 going to the brokers holding most, and replicas
+only leave brokers above their target for brokers below theirs (so the plan meets `moves.excess`) unless racks
+forbid it. The replicas that leave are chosen for the goals after this one: first those of topics the broker holds
+more of than the topic's even share, then the smallest (known sizes; unknown last), followers before preferred
+leaders."""
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from typing import Callable, Iterator, Sequence
+
+from planner.rebalance.goals.base import Change, Frozen, Note, keeps, net_deltas
+from planner.rebalance.goals.hard import targets_of
+from planner.rebalance.goals.pick import BrokerHeap
+from planner.rebalance.goals.state import State
+
+
+@dataclass(frozen=True)
+class CountConstraint:
+    """Every target broker's replica count stays within the range the goal reached in its group."""
+
+    lo: dict
+    hi: dict
+
+    def allows(self, st: State, changes: Sequence[Change]) -> bool:
+        deltas = net_deltas([(s, -1) for _, s, _ in changes] + [(d, 1) for _, _, d in changes])
+        return all(keeps(st.count[b], d, self.lo[st.group_of(b)], self.hi[st.group_of(b)])
+                   for b, d in deltas.items() if b in st.target_set)
+
+
+def topic_ceilings(st: State) -> dict[tuple[str | None, int], int]:
+    """(group, topic) → the ceiling of the topic's even share per broker of the group."""
+    totals: dict[tuple[str | None, int], int] = {}
+    for g, members in st.groups.items():
+        for b in members:
+            for t, c in st.tcount[b].items():
+                totals[(g, t)] = totals.get((g, t), 0) + c
+    for b in st.cluster.broker_ids:  # replicas still outside the targets end inside
+        if b not in st.target_set:
+            g = st.group_of(b)
+            for t, c in st.tcount[b].items():
+                totals[(g, t)] = totals.get((g, t), 0) + c
+    return {k: -(-v // len(st.groups[k[0]])) for k, v in totals.items() if k[0] in st.groups}
+
+
+def _sources(st: State, b: int, ceil: dict, want: float) -> Iterator[int]:
+    """Replicas to take off broker b, best first, with the topic terms kept current as replicas leave (lazy heap):
+    replicas of topics b holds more of than their even share first, then (sizes known) the size closest to `want`,
+    the bytes each replica leaving b should take for b to end at the mean (the smallest when b is not above it),
+    unknown sizes last, followers before preferred leaders."""
+    g = st.group_of(b)
+
+    def key(i: int) -> tuple:
+        t = st.topic_of[i]
+        tc = st.tcount[b].get(t, 0)
+        return (tc <= ceil.get((g, t), 0), not st.known(i), abs(st.sz(i) - want), st.reps[i][0] == b, -tc, i)
+
+    heap = [key(i) for i in st.where[b] if i not in st.fixed]
+    heapq.heapify(heap)
+    while heap:
+        item = heapq.heappop(heap)
+        i = item[-1]
+        if b not in st.reps[i]:
+            continue
+        now = key(i)
+        if now != item:
+            heapq.heappush(heap, now)
+            continue
+        yield i
+
+
+@dataclass
+class ReplicaCountGoal:
+    say: Callable[[str], None] = lambda msg: None
+    level_bytes: bool = False  # the byte goal follows: take the sizes that level bytes (else the smallest)
+    name: str = "replica-count"
+
+    def optimize(self, st: State, frozen: Frozen) -> CountConstraint:
+        target, _ = targets_of(st)
+        total = sum(len(r) for r in st.reps)
+        self.say(f"balancing {total} replicas over {len(st.targets)} brokers")
+        heap = BrokerHeap(st, target)
+        ceil = topic_ceilings(st)
+        for _ in range(4):
+            if not self._direct(st, target, heap, ceil):
+                break
+        if None in st.groups:
+            self._narrow(st, heap)
+        lo = {g: min(st.count[b] for b in m) for g, m in st.groups.items()}
+        hi = {g: max(st.count[b] for b in m) for g, m in st.groups.items()}
+        if any(hi[g] - lo[g] > 1 for g in st.groups) and not st.allowed():
+            st.capped.append(self.name)
+        return CountConstraint(lo, hi)
+
+    def _direct(self, st: State, target: dict[int, int], heap: BrokerHeap, ceil: dict) -> bool:
+        """From brokers above target to brokers below target."""
+        progressed = False
+        for s in sorted(st.targets, key=lambda b: (target[b] - st.count[b], b)):
+            if st.count[s] <= target[s]:
+                continue
+            for i in _sources(st, s, ceil, self._want(st, s, target)):
+                if st.count[s] <= target[s] or not st.allowed():
+                    break
+                d = heap.pick(i, s, lambda b: st.count[b] < target[b])
+                if d is not None:
+                    st.move(i, s, d)
+                    heap.touch(s, d)
+                    progressed = True
+        return progressed
+
+    def _want(self, st: State, s: int, target: dict[int, int]) -> float:
+        if not self.level_bytes:
+            return 0.0
+        members = st.groups[st.group_of(s)]
+        mean = sum(st.bytes[b] for b in members) / len(members)
+        return max(0.0, (st.bytes[s] - mean) / max(1, st.count[s] - target[s]))
+
+    def _narrow(self, st: State, heap: BrokerHeap) -> None:
+        """Racks blocked some direct moves: settle for any move that narrows the spread (may cost extra moves)."""
+        for _ in range(4 * len(st.targets)):
+            if not st.allowed():
+                return
+            lo = min(st.count[b] for b in st.targets)
+            if max(st.count[b] for b in st.targets) - lo <= 1 or not self._one_narrowing(st, heap, lo):
+                return
+
+    def _one_narrowing(self, st: State, heap: BrokerHeap, lo: int) -> bool:
+        """One move from a fullest broker to one at least 2 below it, or else a chain of two through a broker in
+        between (racks may forbid the direct move)."""
+        order = sorted(st.targets, key=lambda b: (-st.count[b], b))
+        for s in order:
+            if st.count[s] - lo <= 1:
+                break
+            for i in sorted((i for i in st.where[s] if i not in st.fixed), key=lambda i: (st.sz(i), i)):
+                dsts = [b for b in st.targets if st.count[b] + 1 < st.count[s] and st.can_move(i, s, b)]
+                if dsts:
+                    d = min(dsts, key=lambda b: (-(st.rack_delta(i, s, b) or 0), st.count[b], st.bytes[b], b))
+                    st.move(i, s, d)
+                    heap.touch(s, d)
+                    return True
+        return self._chain(st, heap, order, lo)
+
+    @staticmethod
+    def _chain(st: State, heap: BrokerHeap, order: list[int], lo: int) -> bool:
+        top = st.count[order[0]]
+        lows = [b for b in st.targets if st.count[b] == lo]
+        for s in (b for b in order if st.count[b] == top):
+            for m in st.targets:
+                if m == s or st.count[m] + 1 >= top + 1:
+                    continue
+                first = next((i for i in sorted(st.where[s]) if st.can_move(i, s, m)), None)
+                if first is None:
+                    continue
+                st.move(first, s, m)
+                second = next(((j, d) for d in lows for j in sorted(st.where[m]) if st.can_move(j, m, d)), None)
+                if second is not None:
+                    st.move(second[0], m, second[1])
+                    heap.touch(s, m, second[1])
+                    return True
+                st.move(first, m, s)
+                st.moves -= 2
+        return False
+
+
+def count_notes(st: State, name: str) -> list[Note]:
+    notes = []
+    for g, members in st.groups.items():
+        counts = [st.count[b] for b in members]
+        if max(counts) - min(counts) > 1:
+            notes.append(Note(name, "unmet", max(counts) - min(counts), values=(min(counts), max(counts)),
+                              topics=(g,) if g is not None else ()))
+    sizes = tuple(len(m) for m in st.groups.values())
+    if None not in st.groups and len(set(sizes)) > 1:
+        counts = [st.count[b] for b in st.targets]
+        if max(counts) - min(counts) > 1:
+            notes.append(Note(name, "per-rack", len(st.groups), topics=tuple(str(g) for g in st.groups),
+                              values=(min(counts), max(counts)) + sizes))
+    return notes
