@@ -131,9 +131,15 @@ def balance(
     leader_goal = PreferredLeaderGoal(say)
     goals += [leader_goal] if leaders else []
     goals += [byte_goal] if byte_goal is not None else []
-    frozen = Frozen()
-    for g in goals:
-        frozen.add(g.optimize(st, frozen))
+    hard.optimize(st, Frozen())
+    for _ in range(3):  # a later goal's moves may open the way for an earlier one: again until nothing moves
+        before = st.moves
+        st.capped = []
+        frozen = Frozen()
+        for g in goals[1:]:
+            frozen.add(g.optimize(st, frozen))
+        if st.moves == before:
+            break
     if leaders and byte_goal is not None:
         # reordering moves no data, so it undoes no placement goal: settle the leaders on the final placement
         leader_goal.optimize(st, frozen)

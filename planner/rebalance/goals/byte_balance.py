@@ -60,6 +60,7 @@ class ByteGoal:
 
     def optimize(self, st: State, frozen: Frozen) -> None:
         self.say("balancing bytes")
+        self.unmet = []
         limit = limits(st, self.tolerance)
         for g, members in st.groups.items():
             self._balance(st, frozen, members, limit[g])
