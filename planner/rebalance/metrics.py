@@ -74,15 +74,12 @@ def _size_of(sizes: Sizes | None, p: Partition) -> int | None:
     return sizes.get(p.tp)
 
 
-def placement_metrics(cluster: Cluster, brokers: Sequence[int], sizes: Sizes | None = None) -> PlacementMetrics:
-    """The figures of `cluster`'s placement over `brokers`; `sizes` default to the partitions' own sizes."""
+def _per_broker(cluster: Cluster, brokers: Sequence[int], sizes: Sizes | None) -> tuple[dict, dict, dict, bool]:
+    """(replicas, preferred leaders, known bytes) per broker of `brokers`, and whether any size is known."""
     replicas = {b: 0 for b in brokers}
     lead = {b: 0 for b in brokers}
     data = {b: 0 for b in brokers}
     known = False
-    rack_of = cluster.rack_of()
-    n_racks = rack_count(cluster, brokers)
-    unsafe = 0
     for p in cluster.partitions():
         size = _size_of(sizes, p)
         known = known or size is not None
@@ -92,7 +89,15 @@ def placement_metrics(cluster: Cluster, brokers: Sequence[int], sizes: Sizes | N
             if b in replicas:
                 replicas[b] += 1
                 data[b] += size or 0
-        unsafe += not rack_safe(p.replicas, rack_of, n_racks)
+    return replicas, lead, data, known
+
+
+def placement_metrics(cluster: Cluster, brokers: Sequence[int], sizes: Sizes | None = None) -> PlacementMetrics:
+    """The figures of `cluster`'s placement over `brokers`; `sizes` default to the partitions' own sizes."""
+    replicas, lead, data, known = _per_broker(cluster, brokers, sizes)
+    rack_of = cluster.rack_of()
+    n_racks = rack_count(cluster, brokers)
+    unsafe = sum(1 for p in cluster.partitions() if not rack_safe(p.replicas, rack_of, n_racks))
     topic_rep = _topic_spreads(cluster, brokers, leaders=False)
     topic_lead = _topic_spreads(cluster, brokers, leaders=True)
     internal = [s for name, s in topic_lead.items() if name in INTERNAL_TOPICS]

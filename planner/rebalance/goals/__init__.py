@@ -113,12 +113,7 @@ def balance(
     """
     targets = _target_brokers(cluster, brokers)
     parts = select_partitions(cluster, topics)
-    for p in parts:
-        if len(p.replicas) > len(targets):
-            raise PlannerError(
-                f"partition {p.tp} has {len(p.replicas)} replicas but only {len(targets)} target broker(s) "
-                f"({','.join(map(str, targets))}); add brokers or lower its replication factor first"
-            )
+    _check_fits(parts, targets)
     moving, skipped = excluded(parts, exclude_topics, exclude_internal)
     st = State(cluster, parts, targets, moving | skipped, max_moves)
     say = progress or (lambda msg: None)
@@ -127,22 +122,11 @@ def balance(
     bytes_lower = bytes_lower_bound(st, byte_tolerance, targets_of(st, rack_repair)[1]) if st.has_sizes else None
     hard = HardGoal(rack_repair, say)
     byte_goal = ByteGoal(byte_tolerance, say) if balance_bytes and st.has_sizes else None
-    goals: list[Goal] = [hard, ReplicaCountGoal(say, level_bytes=byte_goal is not None), TopicSpreadGoal(say)]
-    leader_goal = PreferredLeaderGoal(say)
-    goals += [leader_goal] if leaders else []
+    goals: list[Goal] = [ReplicaCountGoal(say, level_bytes=byte_goal is not None), TopicSpreadGoal(say)]
+    goals += [PreferredLeaderGoal(say)] if leaders else []
     goals += [byte_goal] if byte_goal is not None else []
     hard.optimize(st, Frozen())
-    for _ in range(3):  # a later goal's moves may open the way for an earlier one: again until nothing moves
-        before = st.moves
-        st.capped = []
-        frozen = Frozen()
-        for g in goals[1:]:
-            frozen.add(g.optimize(st, frozen))
-        if st.moves == before:
-            break
-    if leaders and byte_goal is not None:
-        # reordering moves no data, so it undoes no placement goal: settle the leaders on the final placement
-        leader_goal.optimize(st, frozen)
+    _run(st, goals, settle_leaders=leaders and byte_goal is not None)
     notes = _notes(st, hard, leaders, byte_goal, byte_tolerance, moving, skipped)
     if not any(n.goal == "topic-spread" and n.kind == "unmet" for n in notes):
         lower = max(lower, topic_lower)
@@ -150,6 +134,32 @@ def balance(
     notes += _leaderless(cluster, proposed)
     return Plan(before=cluster, proposed=proposed, goal=goal, lower_bound=lower, brokers=tuple(targets),
                 notes=tuple(notes), bytes_lower_bound=bytes_lower, unmet=tuple(dict.fromkeys(st.capped)))
+
+
+def _check_fits(parts: Sequence[Partition], targets: Sequence[int]) -> None:
+    for p in parts:
+        if len(p.replicas) > len(targets):
+            raise PlannerError(
+                f"partition {p.tp} has {len(p.replicas)} replicas but only {len(targets)} target broker(s) "
+                f"({','.join(map(str, targets))}); add brokers or lower its replication factor first"
+            )
+
+
+def _run(st: State, goals: Sequence[Goal], settle_leaders: bool) -> None:
+    """The goals in order, each under the constraints of those before it; the list runs again (at most 3 times)
+    while a later goal's moves open the way for an earlier one."""
+    frozen = Frozen()
+    for _ in range(3):
+        before = st.moves
+        st.capped = []
+        frozen = Frozen()
+        for g in goals:
+            frozen.add(g.optimize(st, frozen))
+        if st.moves == before:
+            break
+    if settle_leaders:
+        # reordering moves no data, so it undoes no placement goal: settle the leaders on the final placement
+        next(g for g in goals if g.name == "preferred-leaders").optimize(st, frozen)
 
 
 def _notes(st: State, hard: HardGoal, leaders: bool, byte_goal: ByteGoal | None, tolerance: float,

@@ -97,49 +97,73 @@ def _bounds(total: int, n: int) -> tuple[int, int]:
     return q, q + (1 if r else 0)
 
 
-def flow_leaders(st: State, movable: Sequence[int], eligible: Callable[[int, int], bool]) -> dict[int, int] | None:
-    """A head for every movable partition such that each topic's leaders per target broker are within 1 and every
-    broker's too (partitions not movable keep theirs), or None when no such choice exists: a feasible flow with
-    lower bounds, source → partition (1) → (topic, broker) [topic floor, ceiling] → broker [floor, ceiling] → sink."""
-    from planner.rebalance.moves import _MaxFlow
+class _BoundedFlow:
+    """Max flow with lower bounds on edges (feasibility by the usual reduction to a max flow from a new source)."""
 
-    targets = st.targets
-    fixed_lead: dict[int, int] = {b: 0 for b in targets}
-    fixed_tlead: dict[tuple[int, int], int] = {}
-    per_topic: dict[int, int] = {}
-    in_scope = set(movable)
-    for i, r in enumerate(st.reps):
-        t = st.topic_of[i]
-        if i in in_scope or r[0] in fixed_lead:
-            per_topic[t] = per_topic.get(t, 0) + 1
-        if i not in in_scope and r[0] in fixed_lead:
-            fixed_lead[r[0]] += 1
-            fixed_tlead[(r[0], t)] = fixed_tlead.get((r[0], t), 0) + 1
-    flow = _MaxFlow()
-    src, sink = flow.node(), flow.node()
-    excess: dict[int, int] = {}
+    def __init__(self) -> None:
+        from planner.rebalance.moves import _MaxFlow
 
-    def bounded(u: int, v: int, lo: int, hi: int) -> bool:
+        self.flow = _MaxFlow()
+        self.excess: dict[int, int] = {}
+
+    def bounded(self, u: int, v: int, lo: int, hi: int) -> bool:
         lo = max(0, lo)
         if hi < lo:
             return False
-        flow.edge(u, v, hi - lo)
-        excess[v] = excess.get(v, 0) + lo
-        excess[u] = excess.get(u, 0) - lo
+        self.flow.edge(u, v, hi - lo)
+        self.excess[v] = self.excess.get(v, 0) + lo
+        self.excess[u] = self.excess.get(u, 0) - lo
         return True
 
-    broker_node = {b: flow.node() for b in targets}
-    lo, hi = _bounds(sum(per_topic.values()), len(targets))
-    for b in targets:
-        if not bounded(broker_node[b], sink, lo - fixed_lead[b], hi - fixed_lead[b]):
-            return None
+    def feasible(self) -> bool:
+        f = self.flow
+        s2, t2 = f.node(), f.node()
+        need = 0
+        for v, e in self.excess.items():
+            if e > 0:
+                f.edge(s2, v, e)
+                need += e
+            elif e < 0:
+                f.edge(v, t2, -e)
+        return f.run(s2, t2) == need
+
+
+def _fixed_leads(st: State, in_scope: set[int]) -> tuple[dict[int, int], dict[tuple[int, int], int], dict[int, int]]:
+    """Leaders the partitions out of scope keep, per broker and per (broker, topic); partitions per topic led by a
+    target broker at the end."""
+    lead: dict[int, int] = {b: 0 for b in st.targets}
+    tlead: dict[tuple[int, int], int] = {}
+    per_topic: dict[int, int] = {}
+    for i, r in enumerate(st.reps):
+        t = st.topic_of[i]
+        if i in in_scope or r[0] in lead:
+            per_topic[t] = per_topic.get(t, 0) + 1
+        if i not in in_scope and r[0] in lead:
+            lead[r[0]] += 1
+            tlead[(r[0], t)] = tlead.get((r[0], t), 0) + 1
+    return lead, tlead, per_topic
+
+
+def flow_leaders(st: State, movable: Sequence[int], eligible: Callable[[int, int], bool]) -> dict[int, int] | None:
+    """A head for every movable partition such that each topic's leaders per target broker are within 1 and every
+    broker's too (partitions not movable keep theirs), or None when no such choice exists: a feasible flow with
+    lower bounds, source → partition (1) → (topic, broker) [topic floor, ceiling] → broker [floor, ceiling] → sink.
+    Each partition's current head is offered first, so it tends to stay."""
+    fixed_lead, fixed_tlead, per_topic = _fixed_leads(st, set(movable))
+    bf = _BoundedFlow()
+    flow = bf.flow
+    src, sink = flow.node(), flow.node()
+    broker_node = {b: flow.node() for b in st.targets}
+    lo, hi = _bounds(sum(per_topic.values()), len(st.targets))
+    if not all(bf.bounded(broker_node[b], sink, lo - fixed_lead[b], hi - fixed_lead[b]) for b in st.targets):
+        return None
     pair_node: dict[tuple[int, int], int] = {}
     for t, total in per_topic.items():
-        tlo, thi = _bounds(total, len(targets))
-        for b in targets:
+        tlo, thi = _bounds(total, len(st.targets))
+        for b in st.targets:
             f = fixed_tlead.get((b, t), 0)
             pair_node[(t, b)] = flow.node()
-            if not bounded(pair_node[(t, b)], broker_node[b], tlo - f, thi - f):
+            if not bf.bounded(pair_node[(t, b)], broker_node[b], tlo - f, thi - f):
                 return None
     choice_edges: list[tuple[int, int, int]] = []
     for i in movable:
@@ -150,15 +174,7 @@ def flow_leaders(st: State, movable: Sequence[int], eligible: Callable[[int, int
                 choice_edges.append((i, b, len(flow.to)))
                 flow.edge(p, pair_node[(st.topic_of[i], b)], 1)
     flow.edge(sink, src, len(movable))  # circulation: what reaches the sink goes round again
-    s2, t2 = flow.node(), flow.node()
-    need = 0
-    for v, e in excess.items():
-        if e > 0:
-            flow.edge(s2, v, e)
-            need += e
-        elif e < 0:
-            flow.edge(v, t2, -e)
-    if flow.run(s2, t2) != need:
+    if not bf.feasible():
         return None
     heads = {i: b for i, b, e in choice_edges if flow.cap[e] == 0}
     return heads if len(heads) == len(movable) else None
