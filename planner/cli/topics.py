@@ -38,6 +38,7 @@ class PlacementFormat(str, enum.Enum):
 class Placer(str, enum.Enum):
     kafka = "kafka"
     kraft = "kraft"
+    load_aware = "load-aware"
 
 
 @app.command()
@@ -138,7 +139,9 @@ def create_topic(
     start_index: Optional[int] = typer.Option(None, "--start-index", max=2**31 - 1,
                                               help="Kafka's fixedStartIndex (start = shift = I), as the tools' tests use."),
     disable_rack_aware: bool = typer.Option(False, "--disable-rack-aware", help="Ignore racks (Kafka's RackAwareMode.Disabled)."),
-    placer: Placer = typer.Option(Placer.kafka, "--placer", help="kafka: AdminUtils (ZK mode, tools). kraft: StripedReplicaPlacer."),
+    placer: Placer = typer.Option(Placer.kafka, "--placer", help="kafka: AdminUtils (ZK mode, tools). kraft: StripedReplicaPlacer. "
+                                  "load-aware: not Kafka's; fills the lightest brokers (new ones first), rack-safe; "
+                                  "print it with --format replica-assignment for kafka-topics --create."),
     seed: Optional[int] = typer.Option(None, "--seed", min=-2**63, max=2**63 - 1, help="Draw the random start/shift (kafka) or seed the controller's Random (kraft)."),
     offline_brokers: Optional[str] = OFFLINE,
     kafka_version: Optional[str] = VERSION,
@@ -152,6 +155,15 @@ def create_topic(
     cluster = load_cluster(topology, offline_brokers)
     if cluster.has_topic(topic):
         raise PlannerError(f"Topic '{topic}' already exists.")
+    if placer is Placer.load_aware:
+        from planner.placement.load_aware import place_load_aware
+
+        assignment = place_load_aware(cluster, partitions, replication_factor, topic=topic,
+                                      rack_aware=not disable_rack_aware)
+        after = cluster.with_topic(make_topic(topic, assignment))
+        how = "load-aware placement (not Kafka's): lightest brokers first, rack-safe"
+        _emit(cluster, after, topic, sorted(assignment), fmt, kafka_version, write, how)
+        return
     assignment, how = plan_new_topic(
         cluster, partitions, replication_factor, placer=placer.value, start_index=start_index, seed=seed,
         rack_aware=not disable_rack_aware,
@@ -166,7 +178,8 @@ def add_partitions(
     topic: str = typer.Option(..., "--topic", help="The existing topic."),
     partitions: int = typer.Option(..., "--partitions", max=MAX_NEW_PARTITIONS, help="The new total number of partitions."),
     disable_rack_aware: bool = typer.Option(False, "--disable-rack-aware", help="Ignore racks (Kafka's RackAwareMode.Disabled)."),
-    placer: Placer = typer.Option(Placer.kafka, "--placer", help="kafka: ZK addPartitions rule. kraft: the striped placer."),
+    placer: Placer = typer.Option(Placer.kafka, "--placer", help="kafka: ZK addPartitions rule. kraft: the striped placer. "
+                                  "load-aware: not Kafka's; fills the lightest brokers (new ones first), rack-safe."),
     seed: Optional[int] = typer.Option(None, "--seed", min=-2**63, max=2**63 - 1, help="Seed of the controller's Random (kraft)."),
     offline_brokers: Optional[str] = OFFLINE,
     kafka_version: Optional[str] = VERSION,
@@ -182,12 +195,21 @@ def add_partitions(
     cluster = load_cluster(topology, offline_brokers)
     if not cluster.has_topic(topic):
         raise PlannerError(f"Topic '{topic}' does not exist as expected")
-    assignment = place_new_partitions(
-        cluster, topic, partitions, rack_aware=not disable_rack_aware, placer=placer.value, seed=seed
-    )
     t = cluster.topic(topic)
+    if placer is Placer.load_aware:
+        from planner.placement.adminutils import validate_increase
+        from planner.placement.load_aware import place_load_aware
+
+        validate_increase(topic, t.partition_count, partitions)
+        assignment = place_load_aware(cluster, partitions - t.partition_count, t.replication_factor, topic=topic,
+                                      start_partition_id=t.partition_count, rack_aware=not disable_rack_aware)
+    else:
+        assignment = place_new_partitions(
+            cluster, topic, partitions, rack_aware=not disable_rack_aware, placer=placer.value, seed=seed
+        )
     added = tuple(Partition(topic=topic, id=p, replicas=tuple(r)) for p, r in sorted(assignment.items()))
     after = cluster.with_topic(replace(t, partitions=t.partitions + added))
-    how = ("KRaft striped placer continuing after the last partition" if placer is Placer.kraft
-           else "Kafka addPartitions: fixed start at partition 0's leader")
+    how = {Placer.kraft: "KRaft striped placer continuing after the last partition",
+           Placer.load_aware: "load-aware placement (not Kafka's): lightest brokers first, rack-safe"}.get(
+        placer, "Kafka addPartitions: fixed start at partition 0's leader")
     _emit(cluster, after, topic, sorted(assignment), fmt, kafka_version, write, how)

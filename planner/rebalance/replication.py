@@ -7,8 +7,9 @@ from planner.leadership import topic_states
 
 
 def set_replication_factor(cluster: Cluster, topic: str, rf: int) -> Plan:
-    """Add replicas on the least-loaded online brokers of racks the partition does not use yet (appended, so the
-    preferred leader stays), or remove replicas: out-of-ISR and offline ones first, then those sharing a rack with
+    """Add replicas on online brokers of racks the partition does not use yet, holding fewest replicas of this topic
+    (so the topic spreads within 1 per broker), then fewest overall (appended, so the preferred leader stays), or
+    remove replicas: out-of-ISR and offline ones first, then those sharing a rack with
     another replica, then the most loaded; the preferred leader goes last.
     """
     if not cluster.has_topic(topic):
@@ -23,9 +24,11 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int) -> Plan:
     rack_of = cluster.rack_of()
     n_racks = rack_count(cluster, online)
     counts = {b: 0 for b in cluster.broker_ids}
+    tcounts = {b: 0 for b in cluster.broker_ids}
     for p in cluster.partitions():
         for b in p.replicas:
             counts[b] += 1
+            tcounts[b] += p.topic == topic
     states = topic_states(cluster, t)
     proposed = {}
     need = 0
@@ -40,19 +43,21 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int) -> Plan:
             while len(reps) < rf:
                 used = {rack_of.get(b) for b in reps}
                 pool = [b for b in online if b not in reps]
-                best = min(pool, key=lambda b: (n_racks > 0 and rack_of.get(b) in used, counts[b], b))
+                best = min(pool, key=lambda b: (n_racks > 0 and rack_of.get(b) in used, tcounts[b], counts[b], b))
                 reps.append(best)
                 counts[best] += 1
+                tcounts[best] += 1
                 need += 1
         elif len(reps) > rf:
             isr = set(stt.isr)
             while len(reps) > rf:
                 def drop_key(b: int):
                     shared = n_racks > 0 and sum(1 for x in reps if rack_of.get(x) == rack_of.get(b)) > 1
-                    return (b in isr and b in cluster.online_ids, not shared, b == reps[0], -counts[b], -b)
+                    return (b in isr and b in cluster.online_ids, not shared, b == reps[0], -tcounts[b], -counts[b], -b)
                 victim = min(reps, key=drop_key)
                 reps.remove(victim)
                 counts[victim] -= 1
+                tcounts[victim] -= 1
         if tuple(reps) != p.replicas:
             proposed[p.tp] = tuple(reps)
             before, after = _racks(p.replicas, rack_of), _racks(reps, rack_of)

@@ -191,3 +191,16 @@ def test_no_command_prints_help_exit_2():
     assert code == 2 and out == ""
     assert err.startswith("Usage: kafka-planner [OPTIONS] COMMAND [ARGS]...\n")
     assert "create-topic" in err
+
+
+def test_create_topic_load_aware_placement_prints_a_replica_assignment(tmp_path):
+    # brokers 4-6 are new and empty: the load-aware placer (not Kafka's) fills them first, one replica per rack
+    path = tmp_path / "c.yaml"
+    path.write_text("brokers:\n" + "".join(f"  - {{id: {i}, rack: r{i % 3}}}\n" for i in range(1, 7)) +
+                    "topics:\n  - name: old\n    assignment: {0: [1, 2, 3], 1: [2, 3, 1], 2: [3, 1, 2]}\n")
+    proc = subprocess.run([sys.executable, "-m", "planner", "create-topic", str(path), "--topic", "new",
+                           "--partitions", "3", "--replication-factor", "3", "--placer", "load-aware",
+                           "--format", "replica-assignment"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "4:5:6,5:4:6,6:4:5\n"
+    assert proc.stderr.startswith("load-aware placement (not Kafka's): lightest brokers first, rack-safe\n")

@@ -264,7 +264,8 @@ def test_increase_rf_uses_unused_racks_and_least_loaded():
         assert len(r) == 3 and r[:2] == c.assignment()[tp]  # appended, leader kept
         assert len({rack_of[b] for b in r}) == 3
     assert plan.replica_moves == plan.lower_bound == 3
-    assert all(5 not in r for r in plan.proposed.values())  # broker 5 is the most loaded of its rack
+    # each new replica goes to the broker of the missing rack holding fewest replicas of t (3, 4, 5 hold none)
+    assert {tp.partition: r[2] for tp, r in plan.proposed.items()} == {0: 5, 1: 3, 2: 4}
 
 
 def test_decrease_rf_removes_out_of_isr_first():
@@ -606,3 +607,17 @@ def test_partitions_under_reassignment_stay_put():
     # decommissioning a broker that such a partition uses leaves it (Kafka finishes or cancels it first)
     plan = decommission(c, [2])
     assert TP("t", 0) not in plan.proposed
+
+
+def test_increase_rf_spreads_the_new_replicas_over_the_topic_even_share():
+    # 12 brokers in 3 racks; t (48 x 2) spread over all 12, u (90 x 3) on the first 9 only: the least-loaded brokers
+    # are 9, 10, 11, yet the topic's new replicas go where the topic has fewest (4 each), not 16 on each of 9-11
+    metas = [(b, f"r{b % 3}") for b in range(12)]
+    t = make_topic("t", assign_replicas_to_brokers(metas, 48, 2, fixed_start_index=0))
+    u = make_topic("u", assign_replicas_to_brokers(metas[:9], 90, 3, fixed_start_index=1))
+    c = Cluster(brokers=tuple(Broker(b, rack=f"r{b % 3}") for b in range(12)), topics=(t, u))
+    plan = set_replication_factor(c, "t", 3)
+    added = Counter(b for tp, r in plan.proposed.items() for b in set(r) - set(c.assignment()[tp]))
+    assert (plan.replica_moves, plan.lower_bound) == (48, 48)
+    assert {b: added[b] for b in range(12)} == {b: 4 for b in range(12)}
+    assert unsafe_partitions(plan.after) == 0

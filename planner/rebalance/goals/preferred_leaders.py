@@ -58,6 +58,8 @@ class PreferredLeaderGoal:
         balance_preferred(st.reps, movable, st.targets, topic_safe, on_swap=st.lead_swap)
         if not _within_one(st):
             heads = flow_leaders(st, movable, eligible)
+            if heads is None and max(st.lead.values()) - min(st.lead.values()) > 1:
+                heads = flow_leaders(st, movable, eligible, per_topic_too=False)
             if heads is not None:
                 for i, b in heads.items():
                     r = st.reps[i]
@@ -144,11 +146,13 @@ def _fixed_leads(st: State, in_scope: set[int]) -> tuple[dict[int, int], dict[tu
     return lead, tlead, per_topic
 
 
-def flow_leaders(st: State, movable: Sequence[int], eligible: Callable[[int, int], bool]) -> dict[int, int] | None:
+def flow_leaders(st: State, movable: Sequence[int], eligible: Callable[[int, int], bool],
+                 per_topic_too: bool = True) -> dict[int, int] | None:
     """A head for every movable partition such that each topic's leaders per target broker are within 1 and every
     broker's too (partitions not movable keep theirs), or None when no such choice exists: a feasible flow with
     lower bounds, source → partition (1) → (topic, broker) [topic floor, ceiling] → broker [floor, ceiling] → sink.
-    Each partition's current head is offered first, so it tends to stay."""
+    Each partition's current head is offered first, so it tends to stay. Without `per_topic_too`, only the brokers'
+    bounds (when both cannot hold, every broker within 1 comes first)."""
     fixed_lead, fixed_tlead, per_topic = _fixed_leads(st, set(movable))
     bf = _BoundedFlow()
     flow = bf.flow
@@ -159,7 +163,7 @@ def flow_leaders(st: State, movable: Sequence[int], eligible: Callable[[int, int
         return None
     pair_node: dict[tuple[int, int], int] = {}
     for t, total in per_topic.items():
-        tlo, thi = _bounds(total, len(st.targets))
+        tlo, thi = _bounds(total, len(st.targets)) if per_topic_too else (0, total)
         for b in st.targets:
             f = fixed_tlead.get((b, t), 0)
             pair_node[(t, b)] = flow.node()
@@ -168,7 +172,7 @@ def flow_leaders(st: State, movable: Sequence[int], eligible: Callable[[int, int
     choice_edges: list[tuple[int, int, int]] = []
     for i in movable:
         p = flow.node()
-        flow.edge(src, p, 1)
+        bf.bounded(src, p, 1, 1)  # every partition gets exactly one head
         for b in st.reps[i]:
             if b in broker_node and eligible(i, b):
                 choice_edges.append((i, b, len(flow.to)))
