@@ -44,7 +44,8 @@ def test_the_twin_plans(capsys):
     code, out, _ = run_inproc(capsys, "reassign", "rebalance", str(EX / "twin.yaml"), "--format", "json")
     assert code == 0
     plan = json.loads(out)
-    assert (plan["replica_moves"], plan["bytes_to_move"]) == (4, 50465865728)
+    # the goal-driven balancer reaches the bound (3 moves; the older balancer made 4, 47 GiB)
+    assert (plan["replica_moves"], plan["lower_bound"], plan["bytes_to_move"]) == (3, 3, 28991029248)
     assert [(b["id"], b["replicas"]) for b in plan["brokers"]] == [(1, [4, 3]), (2, [4, 4]), (3, [5, 4]), (4, [0, 2])]
 
 
