@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SUDO   := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 ZK_JAR := /usr/share/java/zookeeper.jar
 
-.PHONY: demo test bench install install-all zookeeper kcat peers clean
+.PHONY: demo test lint bench install install-all zookeeper kcat peers clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -61,6 +61,14 @@ demo: $(VENV)/.core
 	$(BIN)/kafka-planner brokers topologies/six-brokers.yaml
 	$(BIN)/kafka-planner create-topic topologies/six-brokers.yaml --topic payments --partitions 12 --replication-factor 3
 	$(BIN)/kafka-planner reassign rebalance topologies/six-brokers.yaml
+
+# ruff (pyflakes, bugbear, isort, complexity 15, line length 120, formatting), mypy on planner/, the layer contract
+# (.importlinter: layers point down). The same three run from .pre-commit-config.yaml.
+lint: $(VENV)/.all
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 test: $(VENV)/.all zookeeper kcat peers
 	PYSPARK_PYTHON=$(CURDIR)/$(BIN)/python $(BIN)/python -m pytest -q -p no:cacheprovider

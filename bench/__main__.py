@@ -1,4 +1,5 @@
 """Run every benchmark module (bench/bench_*.py), or only those named: `python -m bench placement zk`."""
+
 from __future__ import annotations
 
 import importlib
@@ -14,7 +15,7 @@ def main(argv: list[str]) -> int:
     wanted = [f"bench_{a}" for a in argv] or names
     for name in wanted:
         module = importlib.import_module(f"bench.{name}")
-        print(f"== {name[len('bench_'):]}", flush=True)
+        print(f"== {name[len('bench_') :]}", flush=True)
         started = time.perf_counter()
         module.run()
         print(f"   ({time.perf_counter() - started:.1f} s)", flush=True)

@@ -2,6 +2,7 @@
 beside kafka-python's own pure-Python `murmur2` measured in the same run. Target: vectorised ≥ 15 M keys/s and ≥ 20×
 kafka-python. The pure-Python implementations (ours and kafka-python's) run on the first 1,000,000 of the same keys: their rate
 is per key and does not depend on the count, and 10 million would take minutes."""
+
 from __future__ import annotations
 
 from bench.report import line, timer
@@ -20,7 +21,7 @@ def run() -> None:
     rng = np.random.default_rng(42)
     data = rng.integers(0, 256, N_KEYS * KEY_LEN, dtype=np.uint8)
     offsets = np.arange(N_KEYS + 1, dtype=np.int64) * KEY_LEN
-    sample = [data[i * KEY_LEN:(i + 1) * KEY_LEN].tobytes() for i in range(SAMPLE)]
+    sample = [data[i * KEY_LEN : (i + 1) * KEY_LEN].tobytes() for i in range(SAMPLE)]
 
     with timer() as t_kp:
         kp = [kafka_python_murmur2(k) for k in sample]
@@ -50,11 +51,28 @@ def run() -> None:
     assert [(h & 0xFFFFFFFF) for h in ours] == kp
     assert hashes[:SAMPLE].tolist() == ours
     probe = range(0, lens.size, 9973)
-    assert [int(mixed[i]) for i in probe] == [murmur2(mdata[moff[i]:moff[i + 1]].tobytes()) for i in probe]
+    assert [int(mixed[i]) for i in probe] == [murmur2(mdata[moff[i] : moff[i + 1]].tobytes()) for i in probe]
 
     line(f"kafka-python murmur2 (pure Python), {SAMPLE:,} keys", kp_rate / 1e6, "M keys/s")
-    line(f"scalar murmur2 (planner, pure Python), {SAMPLE:,} keys", scalar_rate / 1e6, "M keys/s", kp_rate / 1e6, "kafka-python")
-    line(f"vectorised murmur2_batch, {N_KEYS:,} x {KEY_LEN}-byte keys", vec_rate / 1e6, "M keys/s", kp_rate / 1e6,
-         "kafka-python", target=">= 15 M keys/s and >= 20x")
-    line("vectorised murmur2_batch, 2,000,000 mixed 5-25-byte keys", mixed_rate / 1e6, "M keys/s", kp_rate / 1e6,
-         "kafka-python")
+    line(
+        f"scalar murmur2 (planner, pure Python), {SAMPLE:,} keys",
+        scalar_rate / 1e6,
+        "M keys/s",
+        kp_rate / 1e6,
+        "kafka-python",
+    )
+    line(
+        f"vectorised murmur2_batch, {N_KEYS:,} x {KEY_LEN}-byte keys",
+        vec_rate / 1e6,
+        "M keys/s",
+        kp_rate / 1e6,
+        "kafka-python",
+        target=">= 15 M keys/s and >= 20x",
+    )
+    line(
+        "vectorised murmur2_batch, 2,000,000 mixed 5-25-byte keys",
+        mixed_rate / 1e6,
+        "M keys/s",
+        kp_rate / 1e6,
+        "kafka-python",
+    )

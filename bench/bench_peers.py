@@ -4,6 +4,7 @@ clusters loaded into a real ZooKeeper, scored by the same code (bench/peers/). `
 Target: on every scenario no peer plan is at least as good on every figure and better on one, and no topic with at
 least as many partitions as brokers spreads by more than 1 in ours.
 """
+
 from __future__ import annotations
 
 from bench.peers.harness import run as run_peers
@@ -15,6 +16,9 @@ def run() -> None:
     missing = [str(p) for p in (YELP_BIN, LINKEDIN_PYTHON) if not p.exists()]
     if missing:
         raise SystemExit(f"peers not installed ({', '.join(missing)} missing): run `make peers`")
-    print("   figures: lower is better; spreads are max - min over the target brokers; bytes moved = replicas copied "
-          "x their size", flush=True)
+    print(
+        "   figures: lower is better; spreads are max - min over the target brokers; bytes moved = replicas copied "
+        "x their size",
+        flush=True,
+    )
     run_peers(build() for build in SCENARIOS.values())

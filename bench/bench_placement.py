@@ -3,6 +3,7 @@
 Yardsticks, measured in the same run: the scalar AdminUtils loops (kafka.place_unaware / place_aware, a line-by-line
 port of Kafka's) on the same input, and a bare `python -c pass` for the cold start.
 """
+
 from __future__ import annotations
 
 import os
@@ -24,26 +25,41 @@ def _placement() -> None:
     ids = list(range(N_BROKERS))
     racks = {b: f"rack-{b % 10}" for b in ids}
     for name, vec, scalar in (
-        ("rack-unaware", lambda: bulk.unaware_matrix(ids, N_PARTITIONS, RF, 17, 29),
-         lambda: kafka.place_unaware(ids, N_PARTITIONS, RF, 17, 29)),
-        ("rack-aware (10 racks)", lambda: bulk.aware_matrix(racks, N_PARTITIONS, RF, 17, 29),
-         lambda: kafka.place_aware(racks, N_PARTITIONS, RF, 17, 29)),
+        (
+            "rack-unaware",
+            lambda: bulk.unaware_matrix(ids, N_PARTITIONS, RF, 17, 29),
+            lambda: kafka.place_unaware(ids, N_PARTITIONS, RF, 17, 29),
+        ),
+        (
+            "rack-aware (10 racks)",
+            lambda: bulk.aware_matrix(racks, N_PARTITIONS, RF, 17, 29),
+            lambda: kafka.place_aware(racks, N_PARTITIONS, RF, 17, 29),
+        ),
     ):
         with timer() as t_vec:
             matrix = vec()
         with timer() as t_scalar:
             result = scalar()
         assert result[N_PARTITIONS - 1] == matrix[-1].tolist() and result[0] == matrix[0].tolist()
-        line(f"place 1M partitions RF 3 on 1,000 brokers, {name}", t_vec["s"], "s", t_scalar["s"],
-             "scalar Kafka loop", "< 2 s", higher_is_better=False)
+        line(
+            f"place 1M partitions RF 3 on 1,000 brokers, {name}",
+            t_vec["s"],
+            "s",
+            t_scalar["s"],
+            "scalar Kafka loop",
+            "< 2 s",
+            higher_is_better=False,
+        )
 
 
 def _cold_start() -> None:
     env = dict(os.environ)
-    probe = ("import sys, runpy; sys.argv=['kafka-planner','describe','topologies/producer-0.yaml'];"
-             "import planner.cli as c\ntry:\n    c.main()\nexcept SystemExit:\n    pass\n"
-             "heavy=[m for m in ('numpy','kazoo','pyspark') if m in sys.modules]\n"
-             "sys.stderr.write('heavy imports: %s\\n' % (heavy or 'none'))")
+    probe = (
+        "import sys, runpy; sys.argv=['kafka-planner','describe','topologies/producer-0.yaml'];"
+        "import planner.cli as c\ntry:\n    c.main()\nexcept SystemExit:\n    pass\n"
+        "heavy=[m for m in ('numpy','kazoo','pyspark') if m in sys.modules]\n"
+        "sys.stderr.write('heavy imports: %s\\n' % (heavy or 'none'))"
+    )
 
     def timed(cmd) -> float:
         runs = []
@@ -57,8 +73,15 @@ def _cold_start() -> None:
     describe = timed([script, "describe", "topologies/producer-0.yaml"])
     bare = timed([sys.executable, "-c", "pass"])
     heavy = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stderr.strip()
-    line("cold start `kafka-planner describe topologies/producer-0.yaml` (median of 7)", describe, "s", bare,
-         "bare `python -c pass`", "< 0.3 s", higher_is_better=False)
+    line(
+        "cold start `kafka-planner describe topologies/producer-0.yaml` (median of 7)",
+        describe,
+        "s",
+        bare,
+        "bare `python -c pass`",
+        "< 0.3 s",
+        higher_is_better=False,
+    )
     print(f"   {heavy}")
 
 

@@ -3,6 +3,7 @@
 For each plan: replica moves beside the lower bound (target: equal) and beside what Kafka's own `--generate` would
 move for the same goal (AdminUtils over the new broker list, measured in the same run), balance before→after, time.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -25,8 +26,11 @@ def _placed(broker_ids, racks, partitions, rf, start):
 
 
 def _spread(cluster, brokers, leaders=False):
-    cnt = Counter(p.replicas[0] for p in cluster.partitions()) if leaders else \
-        Counter(b for p in cluster.partitions() for b in p.replicas)
+    cnt = (
+        Counter(p.replicas[0] for p in cluster.partitions())
+        if leaders
+        else Counter(b for p in cluster.partitions() for b in p.replicas)
+    )
     values = [cnt[b] for b in brokers]
     return max(values) - min(values)
 
@@ -47,15 +51,30 @@ def _kafka_generate_moves(cluster, brokers, start=0):
 def _report(name, cluster, plan, seconds, targets):
     after = plan.after
     kafka = _kafka_generate_moves(cluster, targets)
-    line(f"{name}: replica moves", plan.replica_moves, "moves", plan.lower_bound, "lower bound",
-         "= lower bound", higher_is_better=False)
-    line(f"{name}: replica moves", plan.replica_moves, "moves", kafka, "Kafka --generate (AdminUtils)",
-         higher_is_better=False)
-    print(f"   {name}: replica spread {_spread(cluster, targets)} -> {_spread(after, targets)}, "
-          f"preferred-leader spread {_spread(cluster, targets, True)} -> {_spread(after, targets, True)}, "
-          f"worst per-topic spread {_topic_spread(cluster, targets)} -> {_topic_spread(after, targets)}, "
-          f"rack-unsafe {_unsafe(cluster, targets)} -> {_unsafe(after, targets)}, planned in {seconds:.2f} s",
-          flush=True)
+    line(
+        f"{name}: replica moves",
+        plan.replica_moves,
+        "moves",
+        plan.lower_bound,
+        "lower bound",
+        "= lower bound",
+        higher_is_better=False,
+    )
+    line(
+        f"{name}: replica moves",
+        plan.replica_moves,
+        "moves",
+        kafka,
+        "Kafka --generate (AdminUtils)",
+        higher_is_better=False,
+    )
+    print(
+        f"   {name}: replica spread {_spread(cluster, targets)} -> {_spread(after, targets)}, "
+        f"preferred-leader spread {_spread(cluster, targets, True)} -> {_spread(after, targets, True)}, "
+        f"worst per-topic spread {_topic_spread(cluster, targets)} -> {_topic_spread(after, targets)}, "
+        f"rack-unsafe {_unsafe(cluster, targets)} -> {_unsafe(after, targets)}, planned in {seconds:.2f} s",
+        flush=True,
+    )
 
 
 def _topic_spread(cluster, brokers):
@@ -97,9 +116,15 @@ def run() -> None:
         c = _cluster(1000, 10, topics)
     with timer() as t:
         plan = balance(c)
-    line("rebalance 1,000 brokers / 100,000 partitions RF 3 (900 loaded + 100 new)", t["s"], "s",
-         t_build["s"], "building the cluster (AdminUtils placement of the same partitions)", "< 10 s",
-         higher_is_better=False)
+    line(
+        "rebalance 1,000 brokers / 100,000 partitions RF 3 (900 loaded + 100 new)",
+        t["s"],
+        "s",
+        t_build["s"],
+        "building the cluster (AdminUtils placement of the same partitions)",
+        "< 10 s",
+        higher_is_better=False,
+    )
     _report("1,000 brokers / 100,000 partitions", c, plan, t["s"], list(range(1000)))
 
     _failures()
@@ -123,6 +148,12 @@ def _failures() -> None:
             s = {a, b}
             sum(1 for m in sets if len(m & s) >= len(m))
     all_pairs = 200 * 199 // 2 + 200
-    line(f"failures: 200 brokers, K=2 ({len(res):,} sets, 20,000 partitions)", t["s"], "s",
-         t_scan["s"] * all_pairs / sample, f"direct scan per set (measured on {sample}, extrapolated)",
-         "seconds", higher_is_better=False)
+    line(
+        f"failures: 200 brokers, K=2 ({len(res):,} sets, 20,000 partitions)",
+        t["s"],
+        "s",
+        t_scan["s"] * all_pairs / sample,
+        f"direct scan per set (measured on {sample}, extrapolated)",
+        "seconds",
+        higher_is_better=False,
+    )

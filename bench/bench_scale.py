@@ -6,6 +6,7 @@ memory (the child's max RSS). Yardstick, measured in the same run: `json.load` o
 reassignment JSON (the cost of merely reading the data). Each command at each size, then the growth per 10x step, so a
 super-linear step shows (a linear one grows about 10x). `BENCH_SCALE_SIZES=10000,100000` limits the sizes.
 """
+
 from __future__ import annotations
 
 import json
@@ -46,6 +47,7 @@ _PEAKS: dict[int, float] = {}  # child pid -> max RSS in MiB
 
 def _keep_rusage() -> None:
     """subprocess.Popen reaps its child with waitpid; reap it with wait4 instead to keep its max RSS."""
+
     def _try_wait(self, wait_flags):
         pid, status, usage = os.wait4(self.pid, wait_flags)
         if pid == self.pid:
@@ -78,8 +80,9 @@ def _json_load(path: str) -> float:
     return time.perf_counter() - started
 
 
-def _figure(name: str, size: int, args: list[str], yardstick: float | None, target: str, curve: dict,
-            curve_name: str = "") -> str:
+def _figure(
+    name: str, size: int, args: list[str], yardstick: float | None, target: str, curve: dict, curve_name: str = ""
+) -> str:
     curve_name = curve_name or name
     if float("inf") in curve.get(curve_name, {}).values():
         print(f"   {name} @ {size:,}: skipped (over {TIMEOUT} s at a smaller size)", flush=True)
@@ -93,7 +96,9 @@ def _figure(name: str, size: int, args: list[str], yardstick: float | None, targ
     curve.setdefault(curve_name, {})[size] = seconds
     text = f"   {name} @ {size:,} partitions: {seconds:,.2f} s, peak {peak:,.0f} MiB"
     if yardstick:
-        text += f"  | yardstick json.load of the reassignment JSON: {yardstick:,.2f} s  | ratio {seconds / yardstick:.1f}x"
+        text += (
+            f"  | yardstick json.load of the reassignment JSON: {yardstick:,.2f} s  | ratio {seconds / yardstick:.1f}x"
+        )
     print(f"{text}  | target {target}", flush=True)
     return out
 
@@ -127,22 +132,46 @@ def run() -> None:
         print(f"   -- {size:,} partitions: {topology} (ready in {time.perf_counter() - started:.1f} s)", flush=True)
         yardstick = _json_load(reassignment)
         curve.setdefault("json.load (yardstick)", {})[size] = yardstick
-        _figure("load + describe", size, ["describe", topology], yardstick, "<= 10x json.load, < 30 s, < 2 GiB",
-                curve)
+        _figure("load + describe", size, ["describe", topology], yardstick, "<= 10x json.load, < 30 s, < 2 GiB", curve)
         _figure("brokers", size, ["brokers", topology], None, "< 60 s", curve)
         _figure("failures K=1", size, ["failures", topology, "--max-failed-brokers", "1"], None, "< 60 s", curve)
         n_brokers = shape(size)[0]
         added = round(n_brokers * ADDED_PER_BROKER)
         grown = _with_new_brokers(topology, added)
-        _plan_summary(_figure(f"reassign rebalance +{added} brokers", size, ["reassign", "rebalance", grown],
-                              None, "< 60 s", curve, "reassign rebalance +5% brokers"))
+        _plan_summary(
+            _figure(
+                f"reassign rebalance +{added} brokers",
+                size,
+                ["reassign", "rebalance", grown],
+                None,
+                "< 60 s",
+                curve,
+                "reassign rebalance +5% brokers",
+            )
+        )
         gone = max(1, round(n_brokers * DECOMMISSIONED_PER_BROKER))
         brokers = ",".join(str(b) for b in range(1, gone + 1))
-        _plan_summary(_figure(f"reassign decommission {gone} brokers", size,
-                              ["reassign", "decommission", topology, "--brokers", brokers], None, "< 60 s", curve,
-                              "reassign decommission 0.5% brokers"))
-        create = ["create-topic", "topologies/six-brokers.yaml", "--topic", "new", "--partitions", str(size),
-                  "--replication-factor", "3"]
+        _plan_summary(
+            _figure(
+                f"reassign decommission {gone} brokers",
+                size,
+                ["reassign", "decommission", topology, "--brokers", brokers],
+                None,
+                "< 60 s",
+                curve,
+                "reassign decommission 0.5% brokers",
+            )
+        )
+        create = [
+            "create-topic",
+            "topologies/six-brokers.yaml",
+            "--topic",
+            "new",
+            "--partitions",
+            str(size),
+            "--replication-factor",
+            "3",
+        ]
         _figure("create-topic --seed 1 on six-brokers.yaml", size, create + ["--seed", "1"], None, "< 2 s at 1M", curve)
         _figure("create-topic (balanced start) on six-brokers.yaml", size, create, None, "< 2 s at 1M", curve)
     _curve(curve)

@@ -9,6 +9,7 @@
 * the single-process NumPy path (pyarrow reads the files, the same PartitionCounter, one core), on 2.5M → 20M keys
   against the Spark job on the same subsets, to show where Spark overtakes it.
 """
+
 from __future__ import annotations
 
 import os
@@ -90,8 +91,7 @@ def _builtin(spark, paths) -> float:
     from pyspark.sql import functions as F
 
     with timer() as t:
-        rows = (spark.read.parquet(*paths).groupBy(F.pmod(F.hash("key"), F.lit(PARTITIONS)).alias("p"))
-                .count().collect())
+        rows = spark.read.parquet(*paths).groupBy(F.pmod(F.hash("key"), F.lit(PARTITIONS)).alias("p")).count().collect()
     assert sum(r["count"] for r in rows) > 0
     return t["s"]
 
@@ -125,23 +125,52 @@ def run() -> None:
         t_general, general = _ours(spark, files, reader="spark")
         t_builtin = min(t_builtin, _builtin(spark, files))  # the machine is shared: the yardstick's best of two
         assert general.records == ours.records
-        line("skew partition pass (--top 0, Parquet: pyarrow reads in Spark tasks), 20M keys", rate(N_KEYS, t_ours),
-             "M keys/s", rate(N_KEYS, t_builtin), "Spark built-in hash() + aggregate", ">= 0.8x")
-        line("skew partition pass (--reader spark: Spark reads, mapInArrow), 20M keys", rate(N_KEYS, t_general),
-             "M keys/s", rate(N_KEYS, t_builtin), "Spark built-in hash() + aggregate", ">= 0.5x")
+        line(
+            "skew partition pass (--top 0, Parquet: pyarrow reads in Spark tasks), 20M keys",
+            rate(N_KEYS, t_ours),
+            "M keys/s",
+            rate(N_KEYS, t_builtin),
+            "Spark built-in hash() + aggregate",
+            ">= 0.8x",
+        )
+        line(
+            "skew partition pass (--reader spark: Spark reads, mapInArrow), 20M keys",
+            rate(N_KEYS, t_general),
+            "M keys/s",
+            rate(N_KEYS, t_builtin),
+            "Spark built-in hash() + aggregate",
+            ">= 0.5x",
+        )
         t_sweep, swept = _ours(spark, files, counts=(6, 12, 24, 48))
-        line("skew --sweep 6,12,24,48 (one pass), 20M keys", rate(N_KEYS, t_sweep), "M keys/s", rate(N_KEYS, t_builtin),
-             "Spark built-in hash() + aggregate", ">= 0.8x")
+        line(
+            "skew --sweep 6,12,24,48 (one pass), 20M keys",
+            rate(N_KEYS, t_sweep),
+            "M keys/s",
+            rate(N_KEYS, t_builtin),
+            "Spark built-in hash() + aggregate",
+            ">= 0.8x",
+        )
         assert swept.records[PARTITIONS] == ours.records[PARTITIONS]
         t_full, full = _ours(spark, files, top=20)
-        line("skew default (--top 20: exact hot keys with a proven bound), 20M keys", rate(N_KEYS, t_full), "M keys/s",
-             rate(N_KEYS, t_builtin), "Spark built-in hash() + aggregate", ">= 0.5x")
+        line(
+            "skew default (--top 20: exact hot keys with a proven bound), 20M keys",
+            rate(N_KEYS, t_full),
+            "M keys/s",
+            rate(N_KEYS, t_builtin),
+            "Spark built-in hash() + aggregate",
+            ">= 0.5x",
+        )
         assert full.top[0].key == "user-4242424" and full.top_bound is not None
         t_sql, sql_counts = _sql_murmur2(spark, files[:2])
         n_sql = N_KEYS * 2 // N_FILES
         assert tuple(sql_counts) == _ours(spark, files[:2])[1].records[PARTITIONS]
-        line(f"murmur2 as Spark SQL expressions (kept out), {n_sql // 1_000_000}M keys", rate(n_sql, t_sql), "M keys/s",
-             rate(N_KEYS, t_general), "Arrow/NumPy mapInArrow (ours, --reader spark)")
+        line(
+            f"murmur2 as Spark SQL expressions (kept out), {n_sql // 1_000_000}M keys",
+            rate(n_sql, t_sql),
+            "M keys/s",
+            rate(N_KEYS, t_general),
+            "Arrow/NumPy mapInArrow (ours, --reader spark)",
+        )
         print(f"   top key: {full.top[0].key} {full.top[0].records:,} records", flush=True)
         # where Spark overtakes the single-process path
         from planner.skew import job
@@ -152,15 +181,25 @@ def run() -> None:
             with timer() as t:
                 small = job.run(spark, job.JobSpec(keys=path, counts=(PARTITIONS,), primary=PARTITIONS, top=0))
             assert tuple(int(x) for x in single.records[PARTITIONS]) == small.records[PARTITIONS]
-            line(f"skew on Spark local[*] ({os.cpu_count()} cores), {n / 1e6:.1f}M keys", rate(n, t["s"]), "M keys/s",
-                 rate(n, t_single), "single-process NumPy (1 core)")
+            line(
+                f"skew on Spark local[*] ({os.cpu_count()} cores), {n / 1e6:.1f}M keys",
+                rate(n, t["s"]),
+                "M keys/s",
+                rate(n, t_single),
+                "single-process NumPy (1 core)",
+            )
         for k in (1, 2, 4, 8):
             n = N_KEYS * k // N_FILES
             t_single, single = _single_process(files[:k])
             t_spark, spark_counts = _ours(spark, files[:k])
             assert tuple(int(x) for x in single.records[PARTITIONS]) == spark_counts.records[PARTITIONS]
-            line(f"skew on Spark local[*] ({os.cpu_count()} cores), {n / 1e6:.1f}M keys", rate(n, t_spark), "M keys/s",
-                 rate(n, t_single), "single-process NumPy (1 core)")
+            line(
+                f"skew on Spark local[*] ({os.cpu_count()} cores), {n / 1e6:.1f}M keys",
+                rate(n, t_spark),
+                "M keys/s",
+                rate(n, t_single),
+                "single-process NumPy (1 core)",
+            )
 
 
 if __name__ == "__main__":

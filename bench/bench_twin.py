@@ -5,6 +5,7 @@ topology YAML). Yardstick, measured in the same run on the same cluster: loading
 command that reads the twin then pays. Target: the twin costs no more than twice one load of its result
 (ratio = load time / twin time >= 0.5x).
 """
+
 from __future__ import annotations
 
 import os
@@ -52,5 +53,12 @@ def run() -> None:
             loaded = load_topology(out)
     same = d.render_kafka(loaded, d.select(loaded, d.DescribeOptions(version=version)), version) == text
     n = N_TOPICS * PARTITIONS
-    line(f"twin of {n:,} partitions from describe text (round trip {'same' if same else 'DIFFERS'})", twin["s"], "s",
-         load["s"], "loading the written topology", target="ratio >= 0.5x", higher_is_better=False)
+    line(
+        f"twin of {n:,} partitions from describe text (round trip {'same' if same else 'DIFFERS'})",
+        twin["s"],
+        "s",
+        load["s"],
+        "loading the written topology",
+        target="ratio >= 0.5x",
+        higher_is_better=False,
+    )

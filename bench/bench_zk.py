@@ -4,6 +4,7 @@ Figure: `planner.adapters.zk.read_snapshot` (pipelined async reads, one round tr
 Yardstick, measured in the same run on the same znodes: the naive read, one synchronous kazoo call (one round trip)
 per znode, through the same kazoo handler. Target: under 5 s. The server is Debian's zookeeper.jar on a free loopback port, started and stopped here.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,12 @@ N_BROKERS = 100
 N_TOPICS = 200
 PARTITIONS_PER_TOPIC = 100  # 20,000 partitions
 RF = 3
-JARS = ["/usr/share/java/zookeeper.jar", "/usr/share/java/zookeeper-jute.jar",
-        "/usr/share/java/slf4j-api.jar", "/usr/share/java/slf4j-simple.jar"]
+JARS = [
+    "/usr/share/java/zookeeper.jar",
+    "/usr/share/java/zookeeper-jute.jar",
+    "/usr/share/java/slf4j-api.jar",
+    "/usr/share/java/slf4j-simple.jar",
+]
 
 
 def _start_server(workdir: str) -> tuple[subprocess.Popen, int]:
@@ -30,12 +35,17 @@ def _start_server(workdir: str) -> tuple[subprocess.Popen, int]:
         port = s.getsockname()[1]
     cfg = os.path.join(workdir, "zoo.cfg")
     with open(cfg, "w") as fh:
-        fh.write(f"tickTime=500\ndataDir={workdir}/data\nclientPort={port}\nclientPortAddress=127.0.0.1\n"
-                 "admin.enableServer=false\n4lw.commands.whitelist=srvr\nmaxClientCnxns=0\n"
-                 "forceSync=no\n")
+        fh.write(
+            f"tickTime=500\ndataDir={workdir}/data\nclientPort={port}\nclientPortAddress=127.0.0.1\n"
+            "admin.enableServer=false\n4lw.commands.whitelist=srvr\nmaxClientCnxns=0\n"
+            "forceSync=no\n"
+        )
     log = open(os.path.join(workdir, "server.log"), "wb")
-    proc = subprocess.Popen(["java", "-Xmx512m", "-cp", ":".join(JARS),
-                             "org.apache.zookeeper.server.ZooKeeperServerMain", cfg], stdout=log, stderr=log)
+    proc = subprocess.Popen(
+        ["java", "-Xmx512m", "-cp", ":".join(JARS), "org.apache.zookeeper.server.ZooKeeperServerMain", cfg],
+        stdout=log,
+        stderr=log,
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -52,24 +62,62 @@ def _start_server(workdir: str) -> tuple[subprocess.Popen, int]:
 def _znodes() -> list[tuple[str, bytes]]:
     nodes = []
     for b in range(N_BROKERS):
-        nodes.append((f"/brokers/ids/{b}", json.dumps({
-            "features": {}, "listener_security_protocol_map": {"PLAINTEXT": "PLAINTEXT"},
-            "endpoints": [f"PLAINTEXT://kafka{b}:9092"], "rack": f"r{b % 5}", "jmx_port": -1,
-            "host": f"kafka{b}", "timestamp": "1700000000000", "port": 9092, "version": 5,
-        }, separators=(",", ":")).encode()))
+        nodes.append(
+            (
+                f"/brokers/ids/{b}",
+                json.dumps(
+                    {
+                        "features": {},
+                        "listener_security_protocol_map": {"PLAINTEXT": "PLAINTEXT"},
+                        "endpoints": [f"PLAINTEXT://kafka{b}:9092"],
+                        "rack": f"r{b % 5}",
+                        "jmx_port": -1,
+                        "host": f"kafka{b}",
+                        "timestamp": "1700000000000",
+                        "port": 9092,
+                        "version": 5,
+                    },
+                    separators=(",", ":"),
+                ).encode(),
+            )
+        )
     for t in range(N_TOPICS):
         name = f"topic-{t:03d}"
         assignment = {str(p): [(t + p + i * 7) % N_BROKERS for i in range(RF)] for p in range(PARTITIONS_PER_TOPIC)}
-        nodes.append((f"/brokers/topics/{name}", json.dumps({
-            "removing_replicas": {}, "partitions": assignment, "topic_id": f"{t:022d}", "adding_replicas": {},
-            "version": 3}, separators=(",", ":")).encode()))
+        nodes.append(
+            (
+                f"/brokers/topics/{name}",
+                json.dumps(
+                    {
+                        "removing_replicas": {},
+                        "partitions": assignment,
+                        "topic_id": f"{t:022d}",
+                        "adding_replicas": {},
+                        "version": 3,
+                    },
+                    separators=(",", ":"),
+                ).encode(),
+            )
+        )
         nodes.append((f"/config/topics/{name}", b'{"version":1,"config":{"retention.ms":"86400000"}}'))
         nodes.append((f"/brokers/topics/{name}/partitions", b""))
         for p, replicas in assignment.items():
             nodes.append((f"/brokers/topics/{name}/partitions/{p}", b""))
-            nodes.append((f"/brokers/topics/{name}/partitions/{p}/state", json.dumps({
-                "controller_epoch": 1, "leader": replicas[0], "version": 1, "leader_epoch": 0, "isr": replicas,
-            }, separators=(",", ":")).encode()))
+            nodes.append(
+                (
+                    f"/brokers/topics/{name}/partitions/{p}/state",
+                    json.dumps(
+                        {
+                            "controller_epoch": 1,
+                            "leader": replicas[0],
+                            "version": 1,
+                            "leader_epoch": 0,
+                            "isr": replicas,
+                        },
+                        separators=(",", ":"),
+                    ).encode(),
+                )
+            )
     return nodes
 
 
@@ -135,8 +183,15 @@ def run() -> None:
         assert count == N_BROKERS + parts
         client.stop()
         client.close()
-        line(f"read {N_BROKERS} brokers / {parts:,} partitions (best of 3)", min(times), "s", t_naive["s"],
-             "one sync round trip per znode", "< 5 s", higher_is_better=False)
+        line(
+            f"read {N_BROKERS} brokers / {parts:,} partitions (best of 3)",
+            min(times),
+            "s",
+            t_naive["s"],
+            "one sync round trip per znode",
+            "< 5 s",
+            higher_is_better=False,
+        )
     finally:
         proc.terminate()
         try:

@@ -7,6 +7,7 @@ a size for every partition. Replicas come from Kafka's rack-aware placement (Adm
 partition range, cut into topics, so every partition is rack-safe and the brokers are balanced. Deterministic: the
 same arguments write the same bytes.
 """
+
 from __future__ import annotations
 
 import json
@@ -47,7 +48,7 @@ def generate(n_partitions: int):
     topics = []
     at = 0
     for i, c in enumerate(counts):
-        topics.append((f"topic-{i:05d}", matrix[at:at + c], sizes[at:at + c]))
+        topics.append((f"topic-{i:05d}", matrix[at : at + c], sizes[at : at + c]))
         at += c
     return ids, racks, topics
 
@@ -69,7 +70,8 @@ def write_json(path: str, topics) -> None:
     """Kafka's reassignment JSON (`kafka-reassign-partitions --generate`'s format) of the same assignment."""
     parts = [
         {"topic": name, "partition": p, "replicas": row, "log_dirs": ["any"] * len(row)}
-        for name, rows, _ in topics for p, row in enumerate(rows.tolist())
+        for name, rows, _ in topics
+        for p, row in enumerate(rows.tolist())
     ]
     with open(path, "w", encoding="utf-8") as out:
         json.dump({"version": 1, "partitions": parts}, out, separators=(",", ":"))

@@ -1,12 +1,20 @@
 """One line per figure: the figure, its yardstick measured in the same run, the ratio and the target."""
+
 from __future__ import annotations
 
 import time
 from contextlib import contextmanager
 
 
-def line(name: str, value: float, unit: str, yardstick: float | None = None, yardstick_name: str = "",
-         target: str = "", higher_is_better: bool = True) -> None:
+def line(
+    name: str,
+    value: float,
+    unit: str,
+    yardstick: float | None = None,
+    yardstick_name: str = "",
+    target: str = "",
+    higher_is_better: bool = True,
+) -> None:
     text = f"   {name}: {value:,.3f} {unit}"
     if yardstick is not None and yardstick > 0:
         ratio = value / yardstick if higher_is_better else yardstick / value if value else float("inf")

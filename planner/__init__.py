@@ -1,2 +1,3 @@
 """kafka-planner: place partitions, compute leaders and reassignments exactly as Apache Kafka does."""
+
 __version__ = "0.1.0"

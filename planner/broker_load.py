@@ -3,13 +3,14 @@
 Preferred leaders (and so the imbalance ratio) leave out topics marked for deletion, as the controller's
 `checkAndTriggerAutoLeaderRebalance` does; replicas and current leaders count every topic.
 """
+
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
 
-from planner.model import Cluster
 from planner.leadership import cluster_states
+from planner.model import Cluster
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """Which `__consumer_offsets` / `__transaction_state` partition — and so which broker — coordinates a group or a
 transactional id (kafka-facts §8): `Utils.abs(id.hashCode()) % partitions`, same formula for the classic and the
 KIP-848 group coordinator. The coordinator is the leader of that partition."""
+
 from __future__ import annotations
 
 from planner.java import java_abs, string_hash_code

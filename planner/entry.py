@@ -1,4 +1,5 @@
 """The `kafka-planner` console script: Ctrl-C while the command line interface is still loading is one line too."""
+
 from __future__ import annotations
 
 import sys

@@ -8,6 +8,7 @@ Then the brokers that are not online (offline, or fenced in KRaft) are applied t
   and in the ISR; else, with `unclean.leader.election.enable=true`, the first alive replica (ISR becomes [leader]);
   else no leader (-1), and the ISR keeps its last member (Kafka never writes an empty ISR).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

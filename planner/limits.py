@@ -8,6 +8,7 @@ block nesting cannot be deeper than the longest line, and flow nesting is measur
 those bounds are inconclusive (quoted brackets, very long lines) are the parser's events counted, which uses no
 recursion.
 """
+
 from __future__ import annotations
 
 import re
@@ -47,7 +48,7 @@ def _deepest(text: str, loader: type) -> tuple[int, int]:
         if isinstance(event, starts):
             depth += 1
             if depth > MAX_DEPTH:
-                return depth, event.start_mark.line + 1
+                return depth, (event.start_mark.line + 1) if event.start_mark is not None else 0
         elif isinstance(event, ends):
             depth -= 1
     return depth, 0
@@ -62,5 +63,6 @@ def check_yaml_depth(text: str, source: str, loader: type) -> None:
     except yaml.YAMLError:
         return  # malformed: the composer reports it (it fails before any deep recursion at that point)
     if depth > MAX_DEPTH:
-        raise PlannerError(f"{source}:{line}: YAML nested more than {MAX_DEPTH} levels deep; a topology or group "
-                           "file needs about 6")
+        raise PlannerError(
+            f"{source}:{line}: YAML nested more than {MAX_DEPTH} levels deep; a topology or group file needs about 6"
+        )

@@ -3,6 +3,7 @@
 Everything the planner computes is a pure function over these frozen dataclasses. Adapters
 (`planner.adapters.topology_yaml`, `planner.adapters.zk`) build them; renderers read them.
 """
+
 from __future__ import annotations
 
 import re
@@ -31,8 +32,9 @@ class PlannerError(Exception):
 
 def not_utf8(where: str, exc: UnicodeDecodeError) -> PlannerError:
     """A file that is not UTF-8 text: which byte, where, and what to do."""
-    return PlannerError(f"{where}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
-                        "save it as UTF-8")
+    return PlannerError(
+        f"{where}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); save it as UTF-8"
+    )
 
 
 class TopicPartition(NamedTuple):
@@ -197,9 +199,7 @@ class Cluster:
                 f"unknown broker id(s) {','.join(map(str, unknown))}: the cluster has brokers "
                 f"{','.join(map(str, self.broker_ids))}"
             )
-        return replace(
-            self, brokers=tuple(replace(b, state=states.get(b.id, b.state)) for b in self.brokers)
-        )
+        return replace(self, brokers=tuple(replace(b, state=states.get(b.id, b.state)) for b in self.brokers))
 
     def with_assignment(self, assignment: Mapping[TopicPartition, Iterable[int]]) -> "Cluster":
         """This cluster after a reassignment: replica lists replaced, observed state dropped for moved partitions."""
@@ -229,9 +229,7 @@ def make_topic(
     topic_id: str | None = None,
 ) -> Topic:
     """A topic from a partition → replicas map (partitions ordered by id)."""
-    parts = tuple(
-        Partition(topic=name, id=pid, replicas=tuple(assignment[pid])) for pid in sorted(assignment)
-    )
+    parts = tuple(Partition(topic=name, id=pid, replicas=tuple(assignment[pid])) for pid in sorted(assignment))
     return Topic(name=name, partitions=parts, configs=dict(configs or {}), topic_id=topic_id)
 
 
@@ -266,8 +264,17 @@ def human_bytes(n: int | float) -> str:
 
 
 _RATE = re.compile(r"\s*(\d+)\s*([KMGT]i?B|B)?\s*", re.IGNORECASE)
-_UNITS = {"b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
-          "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+_UNITS = {
+    "b": 1,
+    "kb": 10**3,
+    "mb": 10**6,
+    "gb": 10**9,
+    "tb": 10**12,
+    "kib": 2**10,
+    "mib": 2**20,
+    "gib": 2**30,
+    "tib": 2**40,
+}
 
 
 def parse_rate(text: str, what: str) -> int:

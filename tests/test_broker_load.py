@@ -1,7 +1,8 @@
 """Per-broker load and the ZooKeeper controller's leader imbalance ratio (kafka-facts §9)."""
-from planner.formats.tables import render_brokers_table
+
 from planner.adapters.topology_yaml import parse_topology
 from planner.broker_load import broker_loads
+from planner.formats.tables import render_brokers_table
 
 TOPO = """
 brokers: [{id: 1}, {id: 2}, {id: 3, state: offline}]

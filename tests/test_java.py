@@ -1,6 +1,15 @@
 """Java semantics (kafka-facts §0)."""
+
 from planner.java import (
-    JavaRandom, MockRandom, hashmap_order, int32, java_abs, java_shuffle, sorted_java, string_hash_code, to_positive,
+    JavaRandom,
+    MockRandom,
+    hashmap_order,
+    int32,
+    java_abs,
+    java_shuffle,
+    sorted_java,
+    string_hash_code,
+    to_positive,
 )
 
 
@@ -21,7 +30,7 @@ def test_string_hash_code():
     assert string_hash_code("") == 0
     assert string_hash_code("foo") == 101574
     assert string_hash_code("polygenelubricants") == -(2**31)  # the classic MIN_VALUE hash
-    assert string_hash_code("\U0001F600") == 31 * 0xD83D + 0xDE00  # surrogate pair, two code units
+    assert string_hash_code("\U0001f600") == 31 * 0xD83D + 0xDE00  # surrogate pair, two code units
 
 
 def test_coordinator_style_abs_of_min_value_hash():
@@ -64,4 +73,4 @@ def test_hashmap_order_vectors():
 
 
 def test_sorted_java_uses_utf16_code_units():
-    assert sorted_java(["\uffff", "\U0001F600"]) == ["\U0001F600", "\uffff"]
+    assert sorted_java(["\uffff", "\U0001f600"]) == ["\U0001f600", "\uffff"]

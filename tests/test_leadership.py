@@ -1,22 +1,34 @@
 """Leaders and ISR (kafka-facts §2), including Kafka's PartitionLeaderElectionAlgorithmsTest vectors."""
+
 import pytest
 
-from planner.model import NO_LEADER, Broker, Cluster, ObservedState, Partition, make_topic
 from planner.leadership import (
-    LeaderState, elect_controlled_shutdown, elect_offline, elect_preferred, elect_reassign, partition_state, topic_states,
+    LeaderState,
+    elect_controlled_shutdown,
+    elect_offline,
+    elect_preferred,
+    elect_reassign,
+    partition_state,
+    topic_states,
 )
+from planner.model import NO_LEADER, Broker, Cluster, ObservedState, Partition, make_topic
 
 
 @pytest.mark.parametrize(
     "assignment, isr, live, unclean, expected",
-    [([2, 4], [2, 4], {4}, False, (4, False)), ([2, 4], [2], {4}, False, (NO_LEADER, False)), ([2, 4], [2], {4}, True, (4, True))],
+    [
+        ([2, 4], [2, 4], {4}, False, (4, False)),
+        ([2, 4], [2], {4}, False, (NO_LEADER, False)),
+        ([2, 4], [2], {4}, True, (4, True)),
+    ],
 )
 def test_offline_election(assignment, isr, live, unclean, expected):
     assert elect_offline(assignment, isr, live, unclean) == expected
 
 
 @pytest.mark.parametrize(
-    "target, isr, live, expected", [([2, 4], [2, 4], {4}, 4), ([2, 4], [2], set(), NO_LEADER), ([2, 4], [], {2}, NO_LEADER)]
+    "target, isr, live, expected",
+    [([2, 4], [2, 4], {4}, 4), ([2, 4], [2], set(), NO_LEADER), ([2, 4], [], {2}, NO_LEADER)],
 )
 def test_reassign_election(target, isr, live, expected):
     assert elect_reassign(target, isr, live) == expected
@@ -24,7 +36,12 @@ def test_reassign_election(target, isr, live, expected):
 
 @pytest.mark.parametrize(
     "assignment, isr, live, expected",
-    [([2, 4], [2, 4], {2, 4}, 2), ([2, 4], [2], set(), NO_LEADER), ([2, 4], [4], {2, 4}, NO_LEADER), ([2, 4], [], set(), NO_LEADER)],
+    [
+        ([2, 4], [2, 4], {2, 4}, 2),
+        ([2, 4], [2], set(), NO_LEADER),
+        ([2, 4], [4], {2, 4}, NO_LEADER),
+        ([2, 4], [], set(), NO_LEADER),
+    ],
 )
 def test_preferred_election(assignment, isr, live, expected):
     assert elect_preferred(assignment, isr, live) == expected

@@ -1,5 +1,6 @@
 """The documentation runs: every ```console block of README.md and docs/*.md is re-run (each `$ kafka-planner …`
 line's stdout must be the lines under it), and every `kafka-planner …` line of a ```sh block must succeed."""
+
 import os
 import re
 import shlex
@@ -18,7 +19,9 @@ def blocks(language):
     out = []
     for page in PAGES:
         text = page.read_text(encoding="utf-8")
-        out += [(page.relative_to(ROOT).as_posix(), b) for b in re.findall(rf"```{language}\n(.*?)```", text, flags=re.S)]
+        out += [
+            (page.relative_to(ROOT).as_posix(), b) for b in re.findall(rf"```{language}\n(.*?)```", text, flags=re.S)
+        ]
     return out
 
 
@@ -54,8 +57,13 @@ SH_RUNS = sh_runs()
 def run_planner(command, cwd):
     args = shlex.split(command)
     assert args[0] == "kafka-planner"
-    return subprocess.run([sys.executable, "-m", "planner", *args[1:]], capture_output=True, text=True, cwd=cwd,
-                          env={**os.environ, "COLUMNS": "120"})
+    return subprocess.run(
+        [sys.executable, "-m", "planner", *args[1:]],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, "COLUMNS": "120"},
+    )
 
 
 def test_docs_have_examples():

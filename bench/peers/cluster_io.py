@@ -1,5 +1,6 @@
 """A scenario as the peers and our planner read it: Kafka's znodes under a chroot of a real ZooKeeper, partition
 sizes as `kafka-log-dirs.sh --describe` prints them, and as a Prometheus exporter on loopback serves them."""
+
 from __future__ import annotations
 
 import json
@@ -15,9 +16,17 @@ def znodes(cluster: Cluster) -> Iterator[tuple[str, bytes]]:
     partition states (leader = preferred replica, ISR = all replicas) and empty topic configs."""
     yield "/cluster/id", b'{"version":"1","id":"kafka-planner-bench0000"}'
     for b in cluster.brokers:
-        reg = {"features": {}, "listener_security_protocol_map": {"PLAINTEXT": "PLAINTEXT"},
-               "endpoints": [f"PLAINTEXT://{b.host}:{b.port}"], "rack": b.rack, "jmx_port": -1, "host": b.host,
-               "timestamp": "1700000000000", "port": b.port, "version": 5}
+        reg = {
+            "features": {},
+            "listener_security_protocol_map": {"PLAINTEXT": "PLAINTEXT"},
+            "endpoints": [f"PLAINTEXT://{b.host}:{b.port}"],
+            "rack": b.rack,
+            "jmx_port": -1,
+            "host": b.host,
+            "timestamp": "1700000000000",
+            "port": b.port,
+            "version": 5,
+        }
         yield f"/brokers/ids/{b.id}", json.dumps(reg, separators=(",", ":")).encode()
     for t in cluster.topics:
         parts = {str(p.id): list(p.replicas) for p in t.partitions}
@@ -25,8 +34,13 @@ def znodes(cluster: Cluster) -> Iterator[tuple[str, bytes]]:
         yield f"/brokers/topics/{t.name}", json.dumps(body, separators=(",", ":")).encode()
         yield f"/config/topics/{t.name}", b'{"version":1,"config":{}}'
         for p in t.partitions:
-            state = {"controller_epoch": 1, "leader": p.replicas[0], "version": 1, "leader_epoch": 0,
-                     "isr": list(p.replicas)}
+            state = {
+                "controller_epoch": 1,
+                "leader": p.replicas[0],
+                "version": 1,
+                "leader_epoch": 0,
+                "isr": list(p.replicas),
+            }
             yield f"/brokers/topics/{t.name}/partitions/{p.id}/state", json.dumps(state).encode()
 
 
@@ -54,7 +68,7 @@ def load(hosts: str, chroot: str, cluster: Cluster) -> None:
 
 def _create_all(client, items: list[tuple[str, bytes]], batch: int = 500) -> None:
     for i in range(0, len(items), batch):
-        for result in [client.create_async(path, value) for path, value in items[i:i + batch]]:
+        for result in [client.create_async(path, value) for path, value in items[i : i + batch]]:
             result.get(timeout=30)
 
 
@@ -62,14 +76,21 @@ def log_dirs_json(cluster: Cluster, sizes: Mapping[TopicPartition, int]) -> str:
     """What `kafka-log-dirs.sh --describe --bootstrap-server ...` prints for the cluster: every replica's size."""
     brokers = []
     for b in cluster.broker_ids:
-        parts = [{"partition": f"{p.topic}-{p.id}", "size": sizes[p.tp], "offsetLag": 0, "isFuture": False}
-                 for p in cluster.partitions() if b in p.replicas]
-        brokers.append({"broker": b, "logDirs": [{"logDir": "/var/lib/kafka/data", "error": None,
-                                                    "partitions": parts}]})
+        parts = [
+            {"partition": f"{p.topic}-{p.id}", "size": sizes[p.tp], "offsetLag": 0, "isFuture": False}
+            for p in cluster.partitions()
+            if b in p.replicas
+        ]
+        brokers.append(
+            {"broker": b, "logDirs": [{"logDir": "/var/lib/kafka/data", "error": None, "partitions": parts}]}
+        )
     ids = ",".join(map(str, cluster.broker_ids))
-    return ("Querying brokers for log directories information\n"
-            f"Received log directory information from brokers {ids}\n"
-            + json.dumps({"version": 1, "brokers": brokers}, separators=(",", ":")) + "\n")
+    return (
+        "Querying brokers for log directories information\n"
+        f"Received log directory information from brokers {ids}\n"
+        + json.dumps({"version": 1, "brokers": brokers}, separators=(",", ":"))
+        + "\n"
+    )
 
 
 SIZE_METRIC = "kafka_log_log_size"
@@ -80,8 +101,10 @@ class SizeExporter:
     name for kafka.log:type=Log,name=Size), the way LinkedIn's prometheus sizer reads partition sizes."""
 
     def __init__(self, sizes: Mapping[TopicPartition, int]) -> None:
-        body = "".join(f'{SIZE_METRIC}{{partition="{tp.partition}",topic="{tp.topic}",}} {size}\n'
-                       for tp, size in sorted(sizes.items())).encode()
+        body = "".join(
+            f'{SIZE_METRIC}{{partition="{tp.partition}",topic="{tp.topic}",}} {size}\n'
+            for tp, size in sorted(sizes.items())
+        ).encode()
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802 (http.server's name)

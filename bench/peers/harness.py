@@ -1,5 +1,6 @@
 """Load each scenario into a real ZooKeeper (a chroot per scenario), run every planner dry-run on it, score each
 plan with the same code, print a table per scenario and the verdict."""
+
 from __future__ import annotations
 
 import sys
@@ -15,8 +16,21 @@ from bench.peers.score import Score, dominates, score, validate
 from planner.model import TopicPartition
 
 ROOT = Path(__file__).resolve().parents[2]
-HEADERS = ["tool", "moves", "moved", "replica spread", "leader spread", "topic spread", "topics > 1",
-           "topic leader spread", "internal leader spread", "bytes max/mean", "rack-unsafe", "s", "sizes"]
+HEADERS = [
+    "tool",
+    "moves",
+    "moved",
+    "replica spread",
+    "leader spread",
+    "topic spread",
+    "topics > 1",
+    "topic leader spread",
+    "internal leader spread",
+    "bytes max/mean",
+    "rack-unsafe",
+    "s",
+    "sizes",
+]
 
 
 def zk_server():
@@ -55,11 +69,16 @@ def run_scenario(scenario: Scenario, hosts: str, workdir: Path, names: Iterable[
             continue
         problems = validate(scenario.cluster, proposal.changes, scenario.targets, scenario.expected_rf)
         after = scenario.cluster.with_assignment(proposal.changes)
-        rows.append(Row(proposal.tool, None if problems else score(scenario.cluster, after, scenario.sizes,
-                                                                   scenario.targets),
-                        proposal.seconds, proposal.takes_sizes,
-                        f"invalid plan: {len(problems)} problems, e.g. {problems[0]}" if problems else "",
-                        proposal.changes))
+        rows.append(
+            Row(
+                proposal.tool,
+                None if problems else score(scenario.cluster, after, scenario.sizes, scenario.targets),
+                proposal.seconds,
+                proposal.takes_sizes,
+                f"invalid plan: {len(problems)} problems, e.g. {problems[0]}" if problems else "",
+                proposal.changes,
+            )
+        )
     return rows
 
 
@@ -76,8 +95,18 @@ def table(rows: list[Row]) -> str:
             body.append([r.tool, r.problem] + [""] * (len(HEADERS) - 2))
             continue
         f = r.score.figures()
-        body.append([r.tool, f[0], _gib(f[1]), *f[2:8], f"{f[8]:.3f}", f[9],
-                     f"{r.seconds:.1f}" if r.tool != "(before)" else "", r.sizes])
+        body.append(
+            [
+                r.tool,
+                f[0],
+                _gib(f[1]),
+                *f[2:8],
+                f"{f[8]:.3f}",
+                f[9],
+                f"{r.seconds:.1f}" if r.tool != "(before)" else "",
+                r.sizes,
+            ]
+        )
     return tabulate(body, HEADERS, tablefmt="github", disable_numparse=True)
 
 
@@ -86,12 +115,18 @@ def verdict(rows: list[Row]) -> tuple[bool, bool, str]:
     ours = next((r for r in rows if r.tool == "kafka-planner"), None)
     if ours is None or ours.score is None:
         return False, False, "verdict: no kafka-planner plan to compare"
-    better = [r.tool for r in rows if r.tool not in ("(before)", "kafka-planner") and r.score is not None
-              and dominates(r.score, ours.score)]
+    better = [
+        r.tool
+        for r in rows
+        if r.tool not in ("(before)", "kafka-planner") and r.score is not None and dominates(r.score, ours.score)
+    ]
     wide = ours.score.wide_topic_spread
-    text = ("verdict: " + (f"DOMINATED by {', '.join(better)}" if better else "no peer plan dominates kafka-planner's")
-            + f"; largest per-topic spread of topics with >= as many partitions as brokers: {wide}"
-            + (" (target <= 1: MISSED)" if wide > 1 else " (target <= 1: met)"))
+    text = (
+        "verdict: "
+        + (f"DOMINATED by {', '.join(better)}" if better else "no peer plan dominates kafka-planner's")
+        + f"; largest per-topic spread of topics with >= as many partitions as brokers: {wide}"
+        + (" (target <= 1: MISSED)" if wide > 1 else " (target <= 1: met)")
+    )
     return bool(better), wide > 1, text
 
 
@@ -103,8 +138,11 @@ def run(scenarios: Iterable[Scenario], names: Iterable[str] = tuple(tools.RUNNER
             server.start()
             for scenario in scenarios:
                 n_parts = sum(t.partition_count for t in scenario.cluster.topics)
-                print(f"   -- {scenario.name}: {scenario.title} ({len(scenario.cluster.brokers)} brokers, "
-                      f"{n_parts:,} partitions, {_gib(sum(scenario.sizes.values()))} before replication)", flush=True)
+                print(
+                    f"   -- {scenario.name}: {scenario.title} ({len(scenario.cluster.brokers)} brokers, "
+                    f"{n_parts:,} partitions, {_gib(sum(scenario.sizes.values()))} before replication)",
+                    flush=True,
+                )
                 rows = run_scenario(scenario, server.hosts, Path(tmp), names)
                 print("\n".join("   " + line for line in table(rows).splitlines()))
                 print("   " + verdict(rows)[2], flush=True)

@@ -4,6 +4,7 @@ Topics are placed as a ZooKeeper-mode Kafka places them at creation (AdminUtils'
 random start drawn from java.util.Random), on the brokers that existed then; scale-outs then register new, empty
 brokers. Sizes are heavy-tailed: a Pareto-distributed size per topic, spread unevenly over its partitions.
 """
+
 from __future__ import annotations
 
 import random
@@ -68,8 +69,9 @@ def scale_out() -> Scenario:
     racks = _racks(range(1, 13), ["a", "b", "c"])
     topics = _topics(rng, 31, [6, 8, 12, 12, 16, 18, 24, 24, 30, 36, 48]) + [(OFFSETS, 50, 3)]
     cluster, sizes = _build(11, racks, list(range(1, 10)), topics)
-    return Scenario("scale-out", "scale-out 9 -> 12 brokers, 3 racks, 31 Kafka-placed topics + __consumer_offsets",
-                    cluster, sizes)
+    return Scenario(
+        "scale-out", "scale-out 9 -> 12 brokers, 3 racks, 31 Kafka-placed topics + __consumer_offsets", cluster, sizes
+    )
 
 
 def decommission_uneven_racks() -> Scenario:
@@ -77,8 +79,9 @@ def decommission_uneven_racks() -> Scenario:
     racks = {**{b: "a" for b in range(1, 6)}, **{b: "b" for b in range(6, 9)}, **{b: "c" for b in range(9, 12)}}
     topics = _topics(rng, 40, [4, 6, 8, 11, 12, 16, 22, 24, 33]) + [(OFFSETS, 50, 3)]
     cluster, sizes = _build(22, racks, list(range(1, 12)), topics)
-    return Scenario("decommission", "decommission broker 3 of 11, racks of 5/3/3 brokers", cluster, sizes,
-                    decommission=(3,))
+    return Scenario(
+        "decommission", "decommission broker 3 of 11, racks of 5/3/3 brokers", cluster, sizes, decommission=(3,)
+    )
 
 
 def large_scale_out() -> Scenario:
@@ -107,9 +110,19 @@ def raise_rf() -> Scenario:
     racks = _racks(range(1, 10), ["a", "b", "c"])
     topics = _topics(rng, 20, [6, 12, 18, 24, 36], rf3_share=0.7) + [("orders", 72, 2), (OFFSETS, 50, 3)]
     cluster, sizes = _build(55, racks, list(range(1, 10)), topics)
-    return Scenario("raise-rf", "raise topic orders (72 partitions) from RF 2 to 3 on 9 brokers, 3 racks", cluster,
-                    sizes, replication=("orders", 3))
+    return Scenario(
+        "raise-rf",
+        "raise topic orders (72 partitions) from RF 2 to 3 on 9 brokers, 3 racks",
+        cluster,
+        sizes,
+        replication=("orders", 3),
+    )
 
 
-SCENARIOS = {"scale-out": scale_out, "decommission": decommission_uneven_racks, "small-topics": small_topics,
-             "raise-rf": raise_rf, "large": large_scale_out}
+SCENARIOS = {
+    "scale-out": scale_out,
+    "decommission": decommission_uneven_racks,
+    "small-topics": small_topics,
+    "raise-rf": raise_rf,
+    "large": large_scale_out,
+}

@@ -5,6 +5,7 @@ Yelp's kafka-cluster-manager (kafka-utils) and LinkedIn's kafka-assigner (kafka-
 None is ever told to apply: Yelp without --apply, kafka-assigner without -e (its --tools-path points at a stub that
 refuses to run), ours without submit.
 """
+
 from __future__ import annotations
 
 import json
@@ -84,10 +85,26 @@ def yelp_command(scenario: Scenario, ctx: Context, plan: Path, balancer: str = "
     cfg_dir.mkdir(exist_ok=True)
     (cfg_dir / "bench.yaml").write_text(
         "clusters:\n  bench:\n    broker_list: ['127.0.0.1:9092']\n"
-        f"    zookeeper: '{ctx.hosts}{ctx.chroot}'\nlocal_config:\n  cluster: bench\n")
-    cmd = [str(YELP_BIN), "--cluster-type", "bench", "--cluster-name", "bench", "--discovery-base-path", str(cfg_dir),
-           "--group-parser", f"{PLUGINS}:yelp_racks", "--partition-measurer", f"{PLUGINS}:yelp_sizes",
-           "--measurer-args", f"--log-dirs {ctx.log_dirs}", balancer, "--write-to-file", str(plan)]
+        f"    zookeeper: '{ctx.hosts}{ctx.chroot}'\nlocal_config:\n  cluster: bench\n"
+    )
+    cmd = [
+        str(YELP_BIN),
+        "--cluster-type",
+        "bench",
+        "--cluster-name",
+        "bench",
+        "--discovery-base-path",
+        str(cfg_dir),
+        "--group-parser",
+        f"{PLUGINS}:yelp_racks",
+        "--partition-measurer",
+        f"{PLUGINS}:yelp_sizes",
+        "--measurer-args",
+        f"--log-dirs {ctx.log_dirs}",
+        balancer,
+        "--write-to-file",
+        str(plan),
+    ]
     caps = ["--max-partition-movements", UNCAPPED, "--max-leader-changes", UNCAPPED]
     if scenario.decommission:
         return cmd + ["decommission", *map(str, scenario.decommission), *caps]
@@ -102,8 +119,7 @@ def yelp(scenario: Scenario, ctx: Context) -> Proposal:
     started = time.perf_counter()
     _run(yelp_command(scenario, ctx, plan))
     changes = _kafka_json(plan.read_text()) if plan.exists() else {}  # no file: "already balanced"
-    return Proposal("yelp (PartitionCountBalancer)", changes, time.perf_counter() - started,
-                    "measurer plug-in, unused")
+    return Proposal("yelp (PartitionCountBalancer)", changes, time.perf_counter() - started, "measurer plug-in, unused")
 
 
 # -- LinkedIn's kafka-assigner ------------------------------------------------------------------------------------
@@ -142,8 +158,17 @@ def _stub_tools(ctx: Context) -> Path:
 
 
 def _linkedin_base(ctx: Context) -> list:
-    return [str(LINKEDIN_PYTHON), "-c", _ASSIGNER, "-z", f"{ctx.hosts}{ctx.chroot}", "--tools-path",
-            str(_stub_tools(ctx)), "--output-json", "--skip-ple"]
+    return [
+        str(LINKEDIN_PYTHON),
+        "-c",
+        _ASSIGNER,
+        "-z",
+        f"{ctx.hosts}{ctx.chroot}",
+        "--tools-path",
+        str(_stub_tools(ctx)),
+        "--output-json",
+        "--skip-ple",
+    ]
 
 
 def linkedin_command(scenario: Scenario, ctx: Context, metrics_port: int) -> list:
@@ -152,22 +177,38 @@ def linkedin_command(scenario: Scenario, ctx: Context, metrics_port: int) -> lis
         return cmd + ["remove", "-b", *map(str, scenario.decommission)]
     if scenario.replication:
         return cmd + ["set-replication-factor", "-t", scenario.replication[0], "-r", str(scenario.replication[1])]
-    return cmd + ["--sizer", "prometheus", "-p", f"size_metric_name={SIZE_METRIC}", "-p",
-                  f"metrics_port={metrics_port}", "balance", "-t", *LINKEDIN_TYPES]
+    return cmd + [
+        "--sizer",
+        "prometheus",
+        "-p",
+        f"size_metric_name={SIZE_METRIC}",
+        "-p",
+        f"metrics_port={metrics_port}",
+        "balance",
+        "-t",
+        *LINKEDIN_TYPES,
+    ]
 
 
 def linkedin(scenario: Scenario, ctx: Context) -> Proposal:
     started = time.perf_counter()
     with SizeExporter(scenario.sizes) as exporter:
         out = _run(linkedin_command(scenario, ctx, exporter.port), env={"JAVA_HOME": _java_home()})
-    after = json.loads(out[out.index("{"):])["after"]["topics"]
-    changes = {TopicPartition(t, int(p)): tuple(v["replicas"]) for t, body in after.items()
-               for p, v in body["partitions"].items()}
-    action = linkedin_command(scenario, ctx, 0)[len(_linkedin_base(ctx)):]
+    after = json.loads(out[out.index("{") :])["after"]["topics"]
+    changes = {
+        TopicPartition(t, int(p)): tuple(v["replicas"])
+        for t, body in after.items()
+        for p, v in body["partitions"].items()
+    }
+    action = linkedin_command(scenario, ctx, 0)[len(_linkedin_base(ctx)) :]
     sized = action[0] == "--sizer"
     how = "prometheus sizer" if sized else f"not used by {action[0]}"
-    return Proposal(f"linkedin ({' '.join(action[action.index('-t') + 1:]) if sized else action[0]})",
-                    changes, time.perf_counter() - started, how)
+    return Proposal(
+        f"linkedin ({' '.join(action[action.index('-t') + 1 :]) if sized else action[0]})",
+        changes,
+        time.perf_counter() - started,
+        how,
+    )
 
 
 RUNNERS: dict[str, Callable] = {"ours": ours, "yelp": yelp, "linkedin": linkedin}

@@ -1,5 +1,6 @@
 """Writing output files so that a failure or an interrupt never leaves a partial file, a mixed folder or a destroyed
 target behind, with the permissions Kafka's tools give their files (java.io.FileWriter: 0666 less the umask)."""
+
 from __future__ import annotations
 
 import ctypes
@@ -83,11 +84,14 @@ def write_text_atomic(path: str | os.PathLike, text: str, option: str | None = N
         if st is not None and stat.S_ISDIR(st.st_mode):
             raise OSError(errno.EISDIR, os.strerror(errno.EISDIR), path)
         if st is not None and not stat.S_ISREG(st.st_mode):
-            raise PlannerError(f"{option or 'output'} {path}: not a regular file, a character device or a FIFO; "
-                               "choose another file")
+            raise PlannerError(
+                f"{option or 'output'} {path}: not a regular file, a character device or a FIFO; choose another file"
+            )
         if st is not None and st.st_nlink > 1:
-            raise PlannerError(f"{option or 'output'} {path}: the file has {st.st_nlink} hard links, which a new "
-                               "file would split; write to another file (or remove the other links)")
+            raise PlannerError(
+                f"{option or 'output'} {path}: the file has {st.st_nlink} hard links, which a new "
+                "file would split; write to another file (or remove the other links)"
+            )
         real = os.path.realpath(path)
         parent = os.path.dirname(real)
         if parent:
@@ -132,8 +136,9 @@ def _swap_in(new: str, real: str) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def replace_folder(directory: str, files: Mapping[str, str], keep: Callable[[str], bool],
-                   option: str = "--output-dir") -> list[Path]:
+def replace_folder(
+    directory: str, files: Mapping[str, str], keep: Callable[[str], bool], option: str = "--output-dir"
+) -> list[Path]:
     """Make `directory` hold exactly `files` plus the entries of the earlier folder that `keep(name)` accepts (hard-
     linked across, so they stay the same files): the new set is written in a sibling folder and swapped in, so the
     folder shows the whole earlier set or the whole new one, never a mix, whatever interrupts the write."""

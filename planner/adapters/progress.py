@@ -1,4 +1,5 @@
 """A progress line on stderr for long steps, only when stderr is a terminal (pipes and files see nothing)."""
+
 from __future__ import annotations
 
 import sys

@@ -4,6 +4,7 @@ A topology YAML file is the default; `zk://host:port[/chroot]` reads a live ZooK
 (e.g. `kafka://` for the Admin API) registers itself with `register_source("kafka://", loader)`; its loader imports
 its client library lazily so that file-based commands never load it.
 """
+
 from __future__ import annotations
 
 from typing import Protocol
@@ -68,8 +69,9 @@ def load_cluster(spec: str, offline_brokers: str | None = None) -> Cluster:
     return cluster
 
 
-def partitions_or_topic(partitions: int | None, topology: str | None, topic: str | None,
-                        offline_brokers: str | None) -> tuple[int, Cluster | None]:
+def partitions_or_topic(
+    partitions: int | None, topology: str | None, topic: str | None, offline_brokers: str | None
+) -> tuple[int, Cluster | None]:
     """`--partitions N` or `--topology TOPOLOGY --topic T` (partition, skew): the partition count, and the cluster
     when a topology was given."""
     if topology is None:
@@ -83,7 +85,9 @@ def partitions_or_topic(partitions: int | None, topology: str | None, topic: str
             raise PlannerError(f"--partitions must be positive, got {partitions}")
         return partitions, None
     if partitions is not None:
-        raise PlannerError("give either --partitions or --topology/--topic, not both: the topic's partition count is used")
+        raise PlannerError(
+            "give either --partitions or --topology/--topic, not both: the topic's partition count is used"
+        )
     if topic is None:
         raise PlannerError("--topology needs --topic T")
     cluster = load_cluster(topology, offline_brokers)

@@ -20,6 +20,7 @@ partition ids, a replication factor that changes inside a topic, a duplicate top
 precise loader reads the whole file and reports the problem with its file, line and YAML path. When it accepts a file
 it builds the same cluster as the precise loader (tests compare them).
 """
+
 from __future__ import annotations
 
 import re
@@ -47,20 +48,21 @@ def _rows_pattern(rf: int) -> re.Pattern[str]:
     return _ROWS[rf]
 
 
-def parse_fast(text: str, source: str, header: Callable[[str, str], Cluster],
-               progress: Callable[[int, int], None] | None = None) -> Cluster | None:
+def parse_fast(
+    text: str, source: str, header: Callable[[str, str], Cluster], progress: Callable[[int, int], None] | None = None
+) -> Cluster | None:
     """The cluster of `text`, or None when the precise loader must read it (see the module's text).
 
     `progress(done, total)` hears the characters read so far (done == total at the end)."""
     m = _TOPICS.search(text)
     if m is None or "\r" in text or "\t" in text:
         return None
-    body = text[m.end():]
+    body = text[m.end() :]
     if not body.endswith("\n"):
         body += "\n"
     if len(body) < FAST_MIN_BYTES:  # small files: the precise loader costs little
         return None
-    head = text[:m.start()]
+    head = text[: m.start()]
     if _END_OF_DOCUMENT.search(head):
         return None
     try:
@@ -72,8 +74,9 @@ def parse_fast(text: str, source: str, header: Callable[[str, str], Cluster],
     topics = _topics(body, base.broker_ids, progress)
     if topics is None:
         return None
-    return Cluster(brokers=base.brokers, topics=tuple(sorted(topics, key=lambda t: t.name)),
-                   name=base.name, mode=base.mode)
+    return Cluster(
+        brokers=base.brokers, topics=tuple(sorted(topics, key=lambda t: t.name)), name=base.name, mode=base.mode
+    )
 
 
 def _topics(body: str, brokers: tuple[int, ...], progress: Callable[[int, int], None] | None) -> list[Topic] | None:

@@ -5,6 +5,7 @@ Every validation error names the file, the line and the YAML path of the field, 
 Topics given as `partitions` + `replication_factor` are placed by the planner's deterministic placement
 (`planner.placement.balanced`), in file order, each against the load of those before it.
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -34,8 +35,17 @@ _CONSTRUCT = yaml.constructor.SafeConstructor()  # YAML 1.1 int/bool of one scal
 CLUSTER_KEYS = ("cluster", "mode", "brokers", "topics")
 BROKER_KEYS = ("id", "rack", "host", "port", "state")
 TOPIC_KEYS = (
-    "name", "partitions", "replication_factor", "assignment", "state", "sizes", "configs", "topic_id",
-    "marked_for_deletion", "adding", "removing",
+    "name",
+    "partitions",
+    "replication_factor",
+    "assignment",
+    "state",
+    "sizes",
+    "configs",
+    "topic_id",
+    "marked_for_deletion",
+    "adding",
+    "removing",
 )
 STATE_KEYS = ("leader", "isr", "leader_epoch", "elr", "last_known_elr")
 MODES = ("kraft", "zookeeper")
@@ -142,7 +152,9 @@ def load_topology(path: str, progress: Callable[[int, int], None] | None = None)
     return parse_topology(text, path, progress)
 
 
-def parse_topology(text: str, source: str = "<topology>", progress: Callable[[int, int], None] | None = None) -> Cluster:
+def parse_topology(
+    text: str, source: str = "<topology>", progress: Callable[[int, int], None] | None = None
+) -> Cluster:
     """The cluster of a topology's text; errors name `source`, the line and the YAML path.
 
     Large regular files take the fast path (`topology_fast`); anything it does not accept is read here.
@@ -187,7 +199,9 @@ def _parse_precise(text: str, source: str) -> Cluster:
         for i, tnode in enumerate(topics_node.value):
             topic = _topic(ctx, tnode, f"topics[{i}]", cluster, topics)
             if topic.name in seen:
-                raise ctx.error(tnode, f"topics[{i}].name", f"duplicate topic {topic.name!r} (also topics[{seen[topic.name]}])")
+                raise ctx.error(
+                    tnode, f"topics[{i}].name", f"duplicate topic {topic.name!r} (also topics[{seen[topic.name]}])"
+                )
             seen[topic.name] = i
             topics.append(topic)
     return replace(cluster, topics=tuple(sorted(topics, key=_name)))
@@ -219,12 +233,14 @@ def _brokers(ctx: _Ctx, node: Node) -> tuple[Broker, ...]:
         if "state" in f:
             state = _str(ctx, f["state"], f"{path}.state")
             if state not in BROKER_STATES:
-                raise ctx.error(f["state"], f"{path}.state", f"must be one of {', '.join(BROKER_STATES)}, got {state!r}")
+                raise ctx.error(
+                    f["state"], f"{path}.state", f"must be one of {', '.join(BROKER_STATES)}, got {state!r}"
+                )
         brokers[bid] = Broker(id=bid, rack=rack, host=host, port=port, state=state)
     return tuple(brokers[b] for b in sorted(brokers))
 
 
-def _topic(ctx: _Ctx, node: Node, path: str, cluster: Cluster, before: list[Topic]) -> Topic:
+def _topic(ctx: _Ctx, node: Node, path: str, cluster: Cluster, before: list[Topic]) -> Topic:  # noqa: C901
     """One topic; `cluster` has the brokers, `before` the topics read so far (a topic placed by the planner is
     placed against their load)."""
     f = {k.value: v for k, v in _mapping(ctx, node, path, TOPIC_KEYS)}
@@ -249,20 +265,30 @@ def _topic(ctx: _Ctx, node: Node, path: str, cluster: Cluster, before: list[Topi
 
     count = _int(ctx, f["partitions"], f"{path}.partitions", minimum=1) if "partitions" in f else None
     if count is not None and count > MAX_NEW_PARTITIONS:
-        raise ctx.error(f["partitions"], f"{path}.partitions",
-                        f"{count} partitions: more than this tool places in memory ({MAX_NEW_PARTITIONS})")
-    rf = _int(ctx, f["replication_factor"], f"{path}.replication_factor", minimum=1) if "replication_factor" in f else None
+        raise ctx.error(
+            f["partitions"],
+            f"{path}.partitions",
+            f"{count} partitions: more than this tool places in memory ({MAX_NEW_PARTITIONS})",
+        )
+    rf = (
+        _int(ctx, f["replication_factor"], f"{path}.replication_factor", minimum=1)
+        if "replication_factor" in f
+        else None
+    )
 
     configs: dict[str, str] = {}
     if "configs" in f:
         for k, v in _mapping(ctx, f["configs"], f"{path}.configs", None):
             if not isinstance(v, yaml.ScalarNode) or v.tag.endswith("null"):
                 raise ctx.error(v, f"{path}.configs.{k.value}", "expected a value")
-            configs[str(k.value)] = str(_scalar(ctx, v, f"{path}.configs.{k.value}")).lower() \
-                if v.tag.endswith("bool") else str(v.value)
+            configs[str(k.value)] = (
+                str(_scalar(ctx, v, f"{path}.configs.{k.value}")).lower() if v.tag.endswith("bool") else str(v.value)
+            )
             _rule(ctx, v, f"{path}.configs.{k.value}", config_problem(str(k.value), configs[str(k.value)]))
     topic_id = _str(ctx, f["topic_id"], f"{path}.topic_id") if "topic_id" in f else None
-    marked = _bool(ctx, f["marked_for_deletion"], f"{path}.marked_for_deletion") if "marked_for_deletion" in f else False
+    marked = (
+        _bool(ctx, f["marked_for_deletion"], f"{path}.marked_for_deletion") if "marked_for_deletion" in f else False
+    )
 
     if "assignment" in f:
         amap = _partition_map(ctx, f["assignment"], f"{path}.assignment", replica_list)
@@ -270,20 +296,28 @@ def _topic(ctx: _Ctx, node: Node, path: str, cluster: Cluster, before: list[Topi
             raise ctx.error(f["assignment"], f"{path}.assignment", "assignment is empty")
         missing = [p for p in range(len(amap)) if p not in amap]
         if missing:
-            raise ctx.error(f["assignment"], f"{path}.assignment",
-                            f"partition ids must be 0..{len(amap) - 1}; missing {','.join(map(str, missing))}")
+            raise ctx.error(
+                f["assignment"],
+                f"{path}.assignment",
+                f"partition ids must be 0..{len(amap) - 1}; missing {','.join(map(str, missing))}",
+            )
         if count is not None and count != len(amap):
-            raise ctx.error(f["partitions"], f"{path}.partitions",
-                            f"says {count} but the assignment has {len(amap)} partitions")
+            raise ctx.error(
+                f["partitions"], f"{path}.partitions", f"says {count} but the assignment has {len(amap)} partitions"
+            )
         for p in sorted(amap):
             r, n = amap[p]
             if not r:
-                raise ctx.error(n, f"{path}.assignment.{p}", f"Cannot have replication factor of 0 for partition id {p}.")
+                raise ctx.error(
+                    n, f"{path}.assignment.{p}", f"Cannot have replication factor of 0 for partition id {p}."
+                )
         assignment = {p: r for p, (r, _) in amap.items()}
     else:
         amap = None
         if count is None or rf is None:
-            raise ctx.error(node, path, "a topic needs either 'assignment' or both 'partitions' and 'replication_factor'")
+            raise ctx.error(
+                node, path, "a topic needs either 'assignment' or both 'partitions' and 'replication_factor'"
+            )
         from planner.placement.policy import plan_new_topic
 
         try:
@@ -316,7 +350,11 @@ def _topic(ctx: _Ctx, node: Node, path: str, cluster: Cluster, before: list[Topi
             replicas = set(assignment[pid])
             outside = [b for b in isr if b not in replicas]
             if outside:
-                raise ctx.error(sf["isr"], f"{sp}.isr", f"ISR members {','.join(map(str, outside))} are not replicas of the partition")
+                raise ctx.error(
+                    sf["isr"],
+                    f"{sp}.isr",
+                    f"ISR members {','.join(map(str, outside))} are not replicas of the partition",
+                )
             epoch = _int(ctx, sf["leader_epoch"], f"{sp}.leader_epoch", minimum=0) if "leader_epoch" in sf else None
             elr = replica_list(sf["elr"], f"{sp}.elr") if "elr" in sf else None
             lke = replica_list(sf["last_known_elr"], f"{sp}.last_known_elr") if "last_known_elr" in sf else None
@@ -337,8 +375,11 @@ def _topic(ctx: _Ctx, node: Node, path: str, cluster: Cluster, before: list[Topi
                 check_pid(n, f"{path}.{which}.{pid}", pid)
                 outside = [b for b in ids if b not in assignment[pid]]
                 if outside:
-                    raise ctx.error(n, f"{path}.{which}.{pid}",
-                                    f"brokers {','.join(map(str, outside))} must also be in the partition's replicas")
+                    raise ctx.error(
+                        n,
+                        f"{path}.{which}.{pid}",
+                        f"brokers {','.join(map(str, outside))} must also be in the partition's replicas",
+                    )
                 moving[which][pid] = ids
 
     if amap is not None:
@@ -350,20 +391,33 @@ def _topic(ctx: _Ctx, node: Node, path: str, cluster: Cluster, before: list[Topi
         first_rf = rf_of(0)
         for p in sorted(amap):
             if rf_of(p) != first_rf:
-                moving_note = f" ({len(assignment[p])} replicas, {len(moving['adding'][p])} adding)" \
-                    if p in moving["adding"] else ""
-                raise ctx.error(amap[p][1], f"{path}.assignment.{p}",
-                                f"replication factor {rf_of(p)}{moving_note} differs from partition 0's {first_rf} "
-                                f"(RF must match inside a topic)")
+                moving_note = (
+                    f" ({len(assignment[p])} replicas, {len(moving['adding'][p])} adding)"
+                    if p in moving["adding"]
+                    else ""
+                )
+                raise ctx.error(
+                    amap[p][1],
+                    f"{path}.assignment.{p}",
+                    f"replication factor {rf_of(p)}{moving_note} differs from partition 0's {first_rf} "
+                    f"(RF must match inside a topic)",
+                )
         if rf is not None and rf != first_rf:
-            raise ctx.error(f["replication_factor"], f"{path}.replication_factor",
-                            f"says {rf} but the assignment has {first_rf} replicas per partition")
+            raise ctx.error(
+                f["replication_factor"],
+                f"{path}.replication_factor",
+                f"says {rf} but the assignment has {first_rf} replicas per partition",
+            )
 
     partitions = tuple(
         Partition(
-            topic=name, id=p, replicas=tuple(assignment[p]),
-            adding=moving["adding"].get(p, ()), removing=moving["removing"].get(p, ()),
-            observed=observed.get(p), size=sizes.get(p),
+            topic=name,
+            id=p,
+            replicas=tuple(assignment[p]),
+            adding=moving["adding"].get(p, ()),
+            removing=moving["removing"].get(p, ()),
+            observed=observed.get(p),
+            size=sizes.get(p),
         )
         for p in sorted(assignment)
     )
@@ -382,7 +436,7 @@ def _quote(s: str) -> str:
     return yaml.safe_dump(s, default_style=None, width=10**9).strip().removesuffix("\n...").strip()
 
 
-def dump_topology(cluster: Cluster) -> str:
+def dump_topology(cluster: Cluster) -> str:  # noqa: C901
     """YAML text that loads back (with `parse_topology`) to the same cluster."""
     out: list[str] = []
     if cluster.name is not None:
@@ -424,6 +478,7 @@ def dump_topology(cluster: Cluster) -> str:
             out.append("    state:")
             for p in states:
                 o = p.observed
+                assert o is not None  # filtered above
                 parts = [f"leader: {o.leader}", f"isr: {_flow(o.isr)}"]
                 if o.leader_epoch is not None:
                     parts.append(f"leader_epoch: {o.leader_epoch}")

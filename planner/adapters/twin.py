@@ -13,6 +13,7 @@ Where two inputs disagree the error is one line naming the file and the field. B
 are marked offline: a partition without a leader keeps its last ISR member, which is therefore down (Kafka never
 empties the ISR), and with unclean election enabled none of its replicas can be up.
 """
+
 from __future__ import annotations
 
 import json
@@ -106,8 +107,9 @@ def read_text(path: str, option: str) -> str:
     except IsADirectoryError:
         raise PlannerError(f"{option} {path}: is a directory, expected a file") from None
     except UnicodeDecodeError as exc:
-        raise PlannerError(f"{option} {path}: not UTF-8 text (byte {exc.start}); save the tool's output as UTF-8") \
-            from None
+        raise PlannerError(
+            f"{option} {path}: not UTF-8 text (byte {exc.start}); save the tool's output as UTF-8"
+        ) from None
     except OSError as exc:
         raise PlannerError(f"{option} {path}: cannot read: {exc.strerror}") from None
 
@@ -163,8 +165,13 @@ def _entry_field(path: str, i: int) -> str:
     return f"{path}: partitions[{i}]"
 
 
-def _merge_assignment(topics: dict[str, Topic], described: DescribeInput | None, describe_path: str | None,
-                      entries: Sequence[AssignmentEntry], path: str) -> None:
+def _merge_assignment(
+    topics: dict[str, Topic],
+    described: DescribeInput | None,
+    describe_path: str | None,
+    entries: Sequence[AssignmentEntry],
+    path: str,
+) -> None:
     """Check the JSON against the describe text; add the topics only the JSON has."""
     seen: dict[TopicPartition, int] = {}
     new: dict[str, dict[int, tuple[int, ...]]] = {}
@@ -184,12 +191,16 @@ def _merge_assignment(topics: dict[str, Topic], described: DescribeInput | None,
             new.setdefault(e.tp.topic, {})[e.tp.partition] = e.replicas
             continue
         if e.tp.partition >= topic.partition_count:
-            raise PlannerError(f"{where}.partition: {e.tp} but {describe_path}:{_header_line(described, topic)} says "
-                               f"PartitionCount: {topic.partition_count}")
+            raise PlannerError(
+                f"{where}.partition: {e.tp} but {describe_path}:{_header_line(described, topic)} says "
+                f"PartitionCount: {topic.partition_count}"
+            )
         shown = topic.partitions[e.tp.partition].replicas
         if shown != e.replicas:
-            raise PlannerError(f"{where}.replicas: {_json_list(e.replicas)} for {e.tp} but {describe_path}:"
-                               f"{described.lines[e.tp]} says Replicas: {_ids(shown)}")
+            raise PlannerError(
+                f"{where}.replicas: {_json_list(e.replicas)} for {e.tp} but {describe_path}:"
+                f"{described.lines[e.tp]} says Replicas: {_ids(shown)}"
+            )
     for name, parts in new.items():
         topics[name] = _topic_from_json(name, parts, seen, path)
 
@@ -198,19 +209,24 @@ def _header_line(described: DescribeInput, topic: Topic) -> int:
     return described.headers[topic.name]
 
 
-def _topic_from_json(name: str, parts: dict[int, tuple[int, ...]], index: dict[TopicPartition, int],
-                     path: str) -> Topic:
+def _topic_from_json(
+    name: str, parts: dict[int, tuple[int, ...]], index: dict[TopicPartition, int], path: str
+) -> Topic:
     missing = [p for p in range(len(parts)) if p not in parts]
     if missing:
         last = index[TopicPartition(name, max(parts))]
-        raise PlannerError(f"{_entry_field(path, last)}.partition: {name}-{max(parts)} but no entry for partition(s) "
-                           f"{_ids(missing)}: give every partition of topic {name}")
+        raise PlannerError(
+            f"{_entry_field(path, last)}.partition: {name}-{max(parts)} but no entry for partition(s) "
+            f"{_ids(missing)}: give every partition of topic {name}"
+        )
     rf = len(parts[0])
     for p in sorted(parts):
         if len(parts[p]) != rf:
-            raise PlannerError(f"{_entry_field(path, index[TopicPartition(name, p)])}.replicas: {name}-{p} has "
-                               f"{len(parts[p])} replicas but {name}-0 has {rf}: the planner needs one replication "
-                               f"factor per topic")
+            raise PlannerError(
+                f"{_entry_field(path, index[TopicPartition(name, p)])}.replicas: {name}-{p} has "
+                f"{len(parts[p])} replicas but {name}-0 has {rf}: the planner needs one replication "
+                f"factor per topic"
+            )
     return Topic(name=name, partitions=tuple(Partition(name, p, parts[p]) for p in range(len(parts))))
 
 
@@ -219,24 +235,32 @@ def _referenced(topics: dict[str, Topic]) -> list[tuple[int, TopicPartition]]:
     return [(b, p.tp) for t in topics.values() for p in t.partitions for b in p.replicas]
 
 
-def _where(tp: TopicPartition, described: DescribeInput | None, files: TwinFiles,
-           entries: Sequence[AssignmentEntry]) -> str:
+def _where(
+    tp: TopicPartition, described: DescribeInput | None, files: TwinFiles, entries: Sequence[AssignmentEntry]
+) -> str:
     if described is not None and tp in described.lines:
         return f"{files.describe}:{described.lines[tp]}: Replicas"
     i = next(i for i, e in enumerate(entries) if e.tp == tp)
     return f"{_entry_field(str(files.assignment), i)}.replicas"
 
 
-def _brokers(topics: dict[str, Topic], declared: _Declared | None, described: DescribeInput | None,
-             files: TwinFiles, entries: Sequence[AssignmentEntry]) -> tuple[Broker, ...]:
+def _brokers(
+    topics: dict[str, Topic],
+    declared: _Declared | None,
+    described: DescribeInput | None,
+    files: TwinFiles,
+    entries: Sequence[AssignmentEntry],
+) -> tuple[Broker, ...]:
     referenced = _referenced(topics)
     if declared is None:
         return tuple(Broker(id=b) for b in sorted({b for b, _ in referenced}))
     known = {b.id for b in declared.brokers}
     for b, tp in referenced:
         if b not in known:
-            raise PlannerError(f"{_where(tp, described, files, entries)}: broker {b} of {tp} is not in "
-                               f"{declared.source} (brokers: {_ids(sorted(known))})")
+            raise PlannerError(
+                f"{_where(tp, described, files, entries)}: broker {b} of {tp} is not in "
+                f"{declared.source} (brokers: {_ids(sorted(known))})"
+            )
     return declared.brokers
 
 
@@ -254,23 +278,27 @@ def _down(topics: dict[str, Topic]) -> set[int]:
 
 
 # -- sizes from kafka-log-dirs ------------------------------------------------------------------------------------
-def _check_log_dirs(report: LogDirsInput, topics: dict[str, Topic], brokers: tuple[Broker, ...],
-                    path: str) -> None:
+def _check_log_dirs(report: LogDirsInput, topics: dict[str, Topic], brokers: tuple[Broker, ...], path: str) -> None:
     known = {b.id for b in brokers}
     for i, broker in enumerate(report.brokers):
         if broker not in known:
-            raise PlannerError(f"{path}: brokers[{i}].broker: unknown broker {broker} (brokers: {_ids(sorted(known))});"
-                               f" list every broker with --brokers or --racks")
+            raise PlannerError(
+                f"{path}: brokers[{i}].broker: unknown broker {broker} (brokers: {_ids(sorted(known))});"
+                f" list every broker with --brokers or --racks"
+            )
     for r in report.replicas:
         topic = topics.get(r.tp.topic)
         if topic is None:
             continue  # a topic the other inputs leave out (kafka-topics --describe --topic …)
         if r.tp.partition >= topic.partition_count:
-            raise PlannerError(f"{path}: {r.where}.partition: {r.tp} but topic {topic.name} has "
-                               f"{topic.partition_count} partitions")
+            raise PlannerError(
+                f"{path}: {r.where}.partition: {r.tp} but topic {topic.name} has {topic.partition_count} partitions"
+            )
         if r.broker not in topic.partitions[r.tp.partition].replicas:
-            raise PlannerError(f"{path}: {r.where}.partition: broker {r.broker} holds {r.tp} but its replicas are "
-                               f"{_ids(topic.partitions[r.tp.partition].replicas)}")
+            raise PlannerError(
+                f"{path}: {r.where}.partition: broker {r.broker} holds {r.tp} but its replicas are "
+                f"{_ids(topic.partitions[r.tp.partition].replicas)}"
+            )
 
 
 def _with_sizes(topics: dict[str, Topic], sizes: dict[TopicPartition, int]) -> None:
@@ -283,8 +311,10 @@ def _with_sizes(topics: dict[str, Topic], sizes: dict[TopicPartition, int]) -> N
 def build_twin(files: TwinFiles, parsers: TwinParsers) -> Cluster:
     """The cluster the files describe, read with `parsers`; one error line (file and field) on the first conflict."""
     if not files.describe and not files.assignment:
-        raise PlannerError("give --describe FILE (kafka-topics --describe output) and/or --assignment FILE "
-                           "(kafka-reassign-partitions --generate output)")
+        raise PlannerError(
+            "give --describe FILE (kafka-topics --describe output) and/or --assignment FILE "
+            "(kafka-reassign-partitions --generate output)"
+        )
     declared = _declared(files)
     described = parsers.describe(read_text(files.describe, "--describe"), files.describe) if files.describe else None
     topics: dict[str, Topic] = {t.name: t for t in described.topics} if described else {}
@@ -300,6 +330,9 @@ def build_twin(files: TwinFiles, parsers: TwinParsers) -> Cluster:
         _check_log_dirs(report, topics, brokers, files.log_dirs)
         _with_sizes(topics, report.sizes())
     mode = (declared.mode if declared else None) or (described.mode if described else "kraft")
-    return Cluster(brokers=brokers, topics=tuple(topics[n] for n in sorted(topics)),
-                   name=declared.name if declared else None, mode=mode)
-
+    return Cluster(
+        brokers=brokers,
+        topics=tuple(topics[n] for n in sorted(topics)),
+        name=declared.name if declared else None,
+        mode=mode,
+    )

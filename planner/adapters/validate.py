@@ -5,6 +5,7 @@ can say where (a YAML line, a znode path) and stay cheap per partition.
 `check_cluster` runs every rule over a built `Cluster`: the sources without line numbers (ZooKeeper, Admin API) call
 it once after decoding; the YAML loader calls the rules field by field.
 """
+
 from __future__ import annotations
 
 import re
@@ -25,8 +26,10 @@ def topic_name_problem(name: str) -> str | None:
     if len(name) > MAX_TOPIC_NAME:
         return f"Topic name is illegal, it can't be longer than {MAX_TOPIC_NAME} characters, topic name: {name}"
     if not _LEGAL_TOPIC.fullmatch(name):
-        return (f'Topic name "{name}" is illegal, it contains a character other than ASCII alphanumerics, '
-                "'.', '_' and '-'")
+        return (
+            f'Topic name "{name}" is illegal, it contains a character other than ASCII alphanumerics, '
+            "'.', '_' and '-'"
+        )
     return None
 
 
@@ -74,7 +77,7 @@ def config_problem(name: str, value: str) -> str | None:
         number = int(value.strip())
     except ValueError:
         return f"Invalid value {value} for configuration {name}: Not a number of type INT"
-    if not -2**31 <= number <= INT32_MAX:
+    if not -(2**31) <= number <= INT32_MAX:
         return f"Invalid value {value} for configuration {name}: Not a number of type INT"
     if number < 1:  # TopicConfig MIN_IN_SYNC_REPLICAS: atLeast(1)
         return f"Invalid value {number} for configuration {name}: Value must be at least 1"
@@ -92,8 +95,11 @@ def _configs_problem(t: Topic) -> str | None:
 def _partitions_problem(t: Topic, observed: bool) -> str | None:
     rf = None
     for p in t.partitions:
-        problem = (replicas_problem(p.replicas) or subset_problem("adding", p.adding, p.replicas)
-                   or subset_problem("removing", p.removing, p.replicas))
+        problem = (
+            replicas_problem(p.replicas)
+            or subset_problem("adding", p.adding, p.replicas)
+            or subset_problem("removing", p.removing, p.replicas)
+        )
         if problem is None and observed and p.observed is not None:
             problem = subset_problem("ISR members", p.observed.isr, p.replicas)
             if problem is None and p.observed.leader != NO_LEADER and p.observed.leader not in p.replicas:
@@ -107,8 +113,13 @@ def _partitions_problem(t: Topic, observed: bool) -> str | None:
     return None
 
 
-def check_cluster(cluster: Cluster, source: str, topic_place: Callable[[str], str] = "topic {}".format,
-                  config_place: Callable[[str], str] = "topic {} configs".format, observed: bool = True) -> None:
+def check_cluster(
+    cluster: Cluster,
+    source: str,
+    topic_place: Callable[[str], str] = "topic {}".format,
+    config_place: Callable[[str], str] = "topic {} configs".format,
+    observed: bool = True,
+) -> None:
     """Every rule over a built cluster; the first problem as one error naming `source` and the place the topic (or
     its configs) came from, e.g. the znode path. `observed=False` leaves leader and ISR unchecked: a live cluster's
     state znodes trail its topic znode while a reassignment completes (the old replicas are still in the ISR)."""

@@ -3,6 +3,7 @@
 A `Member` is one consumer's subscription: member id, optional `group.instance.id` (static membership, KIP-345),
 optional `client.rack` (KIP-881), subscribed topics, and for the sticky assignors its owned partitions and generation.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -45,7 +46,7 @@ def subscribed_topics(members: Sequence[Member], partitions_per_topic: Mapping[s
 
 def all_partitions(partitions_per_topic: Mapping[str, int]) -> list[TopicPartition]:
     """Every partition, topics sorted by name, partitions ascending (a TreeSet<TopicPartition>)."""
-    out = []
+    out: list[TopicPartition] = []
     for topic in sorted(partitions_per_topic, key=string_sort_key):
         out.extend(TopicPartition(topic, p) for p in range(partitions_per_topic[topic]))
     return out

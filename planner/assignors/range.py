@@ -5,6 +5,7 @@ Rack-aware: when some subscriber has a rack that some partition's replica racks 
 has every rack, partitions are first matched to consumers on their racks (co-partitioned topics — same
 subscribers, same partition count — together), then the plain range pass assigns what is left.
 """
+
 from __future__ import annotations
 
 from typing import Mapping, Sequence
@@ -15,8 +16,15 @@ from planner.model import TopicPartition, tp_sort_key
 
 
 class _TopicState:
-    def __init__(self, topic: str, n: int, members: list[Member], racks_of_consumer: Mapping[str, str],
-                 partition_racks: Mapping[TopicPartition, frozenset[str]], prefer_rack_aware: bool = False):
+    def __init__(
+        self,
+        topic: str,
+        n: int,
+        members: list[Member],
+        racks_of_consumer: Mapping[str, str],
+        partition_racks: Mapping[TopicPartition, frozenset[str]],
+        prefer_rack_aware: bool = False,
+    ):
         self.topic = topic
         self.consumers = [m.id for m in members]
         self.consumer_rack = {c: racks_of_consumer.get(c) for c in self.consumers}
@@ -65,9 +73,12 @@ def _assign_ranges(state: _TopicState, may_assign, out: dict[str, list[TopicPart
             state.on_assigned(consumer, take)
 
 
-def assign(members: Sequence[Member], partitions_per_topic: Mapping[str, int],
-           partition_racks: Mapping[TopicPartition, frozenset[str]] | None = None,
-           prefer_rack_aware: bool = False) -> dict[str, list[TopicPartition]]:
+def assign(
+    members: Sequence[Member],
+    partitions_per_topic: Mapping[str, int],
+    partition_racks: Mapping[TopicPartition, frozenset[str]] | None = None,
+    prefer_rack_aware: bool = False,
+) -> dict[str, list[TopicPartition]]:
     """member id -> its partitions. `partition_racks`: racks of all replicas of each partition (for KIP-881)."""
     topics = subscribed_topics(members, partitions_per_topic)
     racks_of_consumer = {m.id: m.rack for m in members if m.rack}
@@ -75,8 +86,14 @@ def assign(members: Sequence[Member], partitions_per_topic: Mapping[str, int],
     order = sorted_members(members)
     # partitionsPerTopic is a HashMap: per-member lists follow its iteration order unless rack-aware sorts them
     states = [
-        _TopicState(t, topics[t], [m for m in order if t in m.topics], racks_of_consumer, partition_racks or {},
-                    prefer_rack_aware)
+        _TopicState(
+            t,
+            topics[t],
+            [m for m in order if t in m.topics],
+            racks_of_consumer,
+            partition_racks or {},
+            prefer_rack_aware,
+        )
         for t in hashmap_order(sorted_java(list(topics)))
     ]
     use_rack = any(s.needs_rack for s in states)
@@ -102,8 +119,11 @@ def _co_partitioned(states: list[_TopicState], n: int, out: dict[str, list[Topic
     remaining = list(states[0].consumers)
     for p in range(n):
         match = next(
-            (c for c in remaining
-             if all(s.racks_match(c, TopicPartition(s.topic, p)) and s.max_assignable(c) > 0 for s in states)),
+            (
+                c
+                for c in remaining
+                if all(s.racks_match(c, TopicPartition(s.topic, p)) and s.max_assignable(c) > 0 for s in states)
+            ),
             None,
         )
         if match is None:

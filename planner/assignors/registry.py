@@ -1,5 +1,6 @@
 """Run the consumer assignors over a cluster and a group: per member its partitions, count and the brokers it fetches
 from (the partitions' leaders); per strategy the spread. Pure: the CLI renders the result."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -66,9 +67,15 @@ def leaders(cluster: Cluster, topics) -> dict[TopicPartition, int]:
     return out
 
 
-def run_strategy(strategy: str, members: Sequence[Member], counts: dict[str, int],
-                 racks: dict[TopicPartition, frozenset[str]], topic_ids: dict[str, str] | None = None) -> StrategyResult:
-    from planner.assignors import range as range_a, roundrobin, server_range, sticky, uniform
+def run_strategy(
+    strategy: str,
+    members: Sequence[Member],
+    counts: dict[str, int],
+    racks: dict[TopicPartition, frozenset[str]],
+    topic_ids: dict[str, str] | None = None,
+) -> StrategyResult:
+    from planner.assignors import range as range_a
+    from planner.assignors import roundrobin, server_range, sticky, uniform
 
     def tidy(assignment):
         return {m.id: sorted(assignment.get(m.id, []), key=tp_sort_key) for m in members}
@@ -83,8 +90,14 @@ def run_strategy(strategy: str, members: Sequence[Member], counts: dict[str, int
     if strategy == "cooperative-sticky":
         first = sticky.cooperative_first_round(members, counts, racks)
         converged, rounds = sticky.cooperative_converged(members, counts, racks)
-        return StrategyResult(strategy, tidy(converged.assignment), True, first_round=tidy(first.assignment),
-                              withheld=dict(first.transferring), rounds=rounds)
+        return StrategyResult(
+            strategy,
+            tidy(converged.assignment),
+            True,
+            first_round=tidy(first.assignment),
+            withheld=dict(first.transferring),
+            rounds=rounds,
+        )
     if strategy == "uniform":
         note = uniform_inexact_note(members, counts, topic_ids)
         return StrategyResult(strategy, tidy(uniform.assign(members, counts, topic_ids)), note is None, note=note)
@@ -93,7 +106,9 @@ def run_strategy(strategy: str, members: Sequence[Member], counts: dict[str, int
     raise PlannerError(f"unknown strategy {strategy!r}: use one of {', '.join(STRATEGIES)}")
 
 
-def uniform_inexact_note(members: Sequence[Member], counts: dict[str, int], topic_ids: dict[str, str] | None) -> str | None:
+def uniform_inexact_note(
+    members: Sequence[Member], counts: dict[str, int], topic_ids: dict[str, str] | None
+) -> str | None:
     """Why `uniform` cannot give Kafka's exact answer for this group, or None when it does."""
     from planner.assignors import uniform
 

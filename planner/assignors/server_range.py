@@ -3,6 +3,7 @@
 Members sorted like the classic MemberInfo order (instance id first, then member id); per topic, its subscribers
 take consecutive ranges of `P // C` partitions, +1 for the first `P % C` (C = subscribers of that topic).
 """
+
 from __future__ import annotations
 
 from typing import Mapping, Sequence

@@ -11,6 +11,7 @@ Mixed subscriptions follow Kafka's trunk `GeneralAssignmentBuilder` exactly (`pl
 the cooperative assignor's transferring partitions on that path are `computePartitionsTransferringOwnership`: a
 partition newly given to one member that some member reported as owned and does not keep.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -26,7 +27,9 @@ from planner.model import TopicPartition
 class StickyResult:
     assignment: dict  # member id -> list[TopicPartition]
     transferring: dict = field(default_factory=dict)  # TopicPartition -> new owner (partitions changing owner)
-    uniform: bool = True  # True: all subscriptions equal (ConstrainedAssignmentBuilder); False: GeneralAssignmentBuilder
+    uniform: bool = (
+        True  # True: all subscriptions equal (ConstrainedAssignmentBuilder); False: GeneralAssignmentBuilder
+    )
 
 
 def _claims(members: Sequence[Member], topics: Mapping[str, int]):
@@ -55,7 +58,8 @@ def _claims(members: Sequence[Member], topics: Mapping[str, int]):
                 mine.append(tp)
                 owner_of[tp] = mid
                 continue
-            other_gen = by_id[other].generation if by_id[other].generation is not None else DEFAULT_GENERATION
+            other_generation = by_id[other].generation
+            other_gen = other_generation if other_generation is not None else DEFAULT_GENERATION
             if gen == other_gen:
                 multiple.add(tp)
                 if tp in owned[other]:
@@ -72,6 +76,7 @@ def _claims(members: Sequence[Member], topics: Mapping[str, int]):
 @dataclass(frozen=True)
 class _RackInfo:
     """AbstractStickyAssignor.RackInfo."""
+
     consumer_rack: dict  # member -> rack, only when rack-aware assignment is in use
     partition_racks: dict  # TopicPartition -> frozenset of replica racks, only when in use
     consumers_by_partition: dict  # TopicPartition -> members on its racks (whenever some member has a rack)
@@ -92,8 +97,11 @@ class _RackInfo:
         return -1
 
 
-def _rack_info(members: Sequence[Member], topics: Mapping[str, int],
-               partition_racks: Mapping[TopicPartition, frozenset[str]] | None) -> _RackInfo:
+def _rack_info(
+    members: Sequence[Member],
+    topics: Mapping[str, int],
+    partition_racks: Mapping[TopicPartition, frozenset[str]] | None,
+) -> _RackInfo:
     consumer_rack = {m.id: m.rack for m in members if m.rack}
     if not consumer_rack:
         return _RackInfo({}, {}, {})
@@ -109,8 +117,9 @@ def _rack_info(members: Sequence[Member], topics: Mapping[str, int],
     return _RackInfo({}, {}, by_partition)
 
 
-def _constrained(members: Sequence[Member], topics: Mapping[str, int], owned, multiple,
-                 rack: _RackInfo | None = None) -> StickyResult:
+def _constrained(  # noqa: C901
+    members: Sequence[Member], topics: Mapping[str, int], owned, multiple, rack: _RackInfo | None = None
+) -> StickyResult:
     rack = rack or _RackInfo({}, {}, {})
     total = sum(topics.values())
     count = len(members)
@@ -126,8 +135,10 @@ def _constrained(members: Sequence[Member], topics: Mapping[str, int], owned, mu
         for tp in owned[mid]:
             if rack.mismatch(mid, tp):
                 revoked[tp] = mid
-        mine = sorted((tp for tp in owned[mid] if not rack.mismatch(mid, tp)),
-                      key=lambda tp: (tp.partition, string_sort_key(tp.topic)))
+        mine = sorted(
+            (tp for tp in owned[mid] if not rack.mismatch(mid, tp)),
+            key=lambda tp: (tp.partition, string_sort_key(tp.topic)),
+        )
         mine = [tp for tp in mine if tp not in multiple]
         if len(mine) < min_q:
             out[mid] = list(mine)
@@ -229,8 +240,11 @@ def _added_and_revoked(members: Sequence[Member], assignment) -> dict[TopicParti
     return {tp: mid for tp, mid in added.items() if tp in revoked}
 
 
-def assign(members: Sequence[Member], partitions_per_topic: Mapping[str, int],
-           partition_racks: Mapping[TopicPartition, frozenset[str]] | None = None) -> StickyResult:
+def assign(
+    members: Sequence[Member],
+    partitions_per_topic: Mapping[str, int],
+    partition_racks: Mapping[TopicPartition, frozenset[str]] | None = None,
+) -> StickyResult:
     """The StickyAssignor's (single-round) assignment, with the partitions it moves between owners.
     `partition_racks`: racks of all replicas of each partition (used with members' racks, KIP-881)."""
     topics = subscribed_topics(members, partitions_per_topic)
@@ -245,20 +259,27 @@ def assign(members: Sequence[Member], partitions_per_topic: Mapping[str, int],
     return StickyResult(assignment=assignment, transferring=_added_and_revoked(members, assignment), uniform=False)
 
 
-def cooperative_first_round(members: Sequence[Member], partitions_per_topic: Mapping[str, int],
-                            partition_racks: Mapping[TopicPartition, frozenset[str]] | None = None) -> StickyResult:
+def cooperative_first_round(
+    members: Sequence[Member],
+    partitions_per_topic: Mapping[str, int],
+    partition_racks: Mapping[TopicPartition, frozenset[str]] | None = None,
+) -> StickyResult:
     """CooperativeStickyAssignor: the sticky result minus every partition transferring ownership (withheld until
     its previous owner has revoked it in the follow-up rebalance)."""
     result = assign(members, partitions_per_topic, partition_racks)
     withheld = result.transferring
-    return replace(result, assignment={
-        mid: [tp for tp in tps if withheld.get(tp) != mid] for mid, tps in result.assignment.items()
-    })
+    return replace(
+        result,
+        assignment={mid: [tp for tp in tps if withheld.get(tp) != mid] for mid, tps in result.assignment.items()},
+    )
 
 
-def cooperative_converged(members: Sequence[Member], partitions_per_topic: Mapping[str, int],
-                          partition_racks: Mapping[TopicPartition, frozenset[str]] | None = None,
-                          max_rounds: int = 20) -> tuple[StickyResult, int]:
+def cooperative_converged(
+    members: Sequence[Member],
+    partitions_per_topic: Mapping[str, int],
+    partition_racks: Mapping[TopicPartition, frozenset[str]] | None = None,
+    max_rounds: int = 20,
+) -> tuple[StickyResult, int]:
     """Rebalance again and again, each member owning what the previous round gave it (one generation later), until
     no partition is being revoked, as Kafka's cooperative protocol does. Returns the final result and the rounds."""
     current = list(members)

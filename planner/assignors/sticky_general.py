@@ -11,6 +11,7 @@ One deliberate difference: when a partition's previous (lower-generation) owner 
 part in reassignment, Kafka's `performReassignments` dereferences a missing map entry (NullPointerException, the
 rebalance fails); this model skips the previous-owner step for that partition and goes on with the usual moves.
 """
+
 from __future__ import annotations
 
 from typing import Mapping, Sequence
@@ -52,6 +53,7 @@ class _JavaHashSet:
         def key(tp):
             h = _tp_hash(tp) & 0xFFFFFFFF
             return ((h ^ (h >> 16)) & (self.capacity - 1), self.items[tp])
+
         return min(self.items, key=key)
 
 
@@ -93,9 +95,11 @@ class _PartitionMovements:
         return reverse.first()
 
 
-def general_assign(members: Sequence, topics: Mapping[str, int], owned: Mapping[str, list[TopicPartition]],
-                   rack=None) -> dict[str, list[TopicPartition]]:
-    """members: planner.assignors.group.Member; owned: claim-resolved owned partitions per member (allSubscriptionsEqual);
+def general_assign(  # noqa: C901
+    members: Sequence, topics: Mapping[str, int], owned: Mapping[str, list[TopicPartition]], rack=None
+) -> dict[str, list[TopicPartition]]:
+    """members: planner.assignors.group.Member; owned: claim-resolved owned partitions per member
+    (allSubscriptionsEqual);
     rack: sticky._RackInfo or None."""
     by_id = {m.id: m for m in members}
     order = hashmap_order([m.id for m in members])  # the subscriptions HashMap
@@ -261,7 +265,7 @@ def general_assign(members: Sequence, topics: Mapping[str, int], owned: Mapping[
 
     def score(assignment) -> int:
         sizes = [len(v) for v in assignment.values()]
-        return sum(abs(a - b) for i, a in enumerate(sizes) for b in sizes[i + 1:])
+        return sum(abs(a - b) for i, a in enumerate(sizes) for b in sizes[i + 1 :])
 
     if not initializing and performed and score(current) >= score(pre_current):
         current = pre_current

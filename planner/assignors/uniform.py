@@ -13,6 +13,7 @@ Heterogeneous groups (members subscribing to different topics) follow `UniformHe
 `Uuid.compareTo` of their ids: topics with a `topic_id` are ordered as Kafka does; topics without one are ordered by
 name, and `inexact_note` says when that stand-in changes the result.
 """
+
 from __future__ import annotations
 
 from typing import Mapping, Sequence
@@ -42,8 +43,9 @@ def topic_order(topics: Sequence[str], topic_ids: Mapping[str, str] | None, hash
     return hashmap_order(names, hash_of=lambda t: uuid_hash_code(topic_ids[t]), initial_capacity=capacity)
 
 
-def assign(members: Sequence[Member], partitions_per_topic: Mapping[str, int],
-           topic_ids: Mapping[str, str] | None = None) -> dict[str, list[TopicPartition]]:
+def assign(
+    members: Sequence[Member], partitions_per_topic: Mapping[str, int], topic_ids: Mapping[str, str] | None = None
+) -> dict[str, list[TopicPartition]]:
     """member id -> partitions. A member's `owned` partitions are its current assignment.
     `topic_ids`: topic name -> base64url topic id, for Kafka's iteration order over topics."""
     if not members:
@@ -66,8 +68,9 @@ def assign(members: Sequence[Member], partitions_per_topic: Mapping[str, int],
             quota += 1
             extra -= 1
         keep: list[TopicPartition] = []
-        current = [tp for tp in by_id[mid].owned if tp.topic in topics and tp.partition < topics[tp.topic]
-                   and tp not in seen]
+        current = [
+            tp for tp in by_id[mid].owned if tp.topic in topics and tp.partition < topics[tp.topic] and tp not in seen
+        ]
         for topic in topic_order(list(dict.fromkeys(tp.topic for tp in current)), topic_ids, hash_set=False):
             parts = sorted(tp.partition for tp in current if tp.topic == topic)
             for p in parts:
@@ -87,7 +90,7 @@ def assign(members: Sequence[Member], partitions_per_topic: Mapping[str, int],
     pool += [tp for tp in sorted(held, key=lambda tp: (tp.topic, tp.partition)) if tp not in kept and tp not in queued]
     i = 0
     for mid, quota in unfilled:
-        take = pool[i:i + quota]
+        take = pool[i : i + quota]
         i += len(take)
         out[mid].extend(take)
     if i < len(pool):
@@ -127,8 +130,9 @@ def _topic_key(topic_ids: Mapping[str, str] | None):
     return lambda t: (0, uuid_sort_key(ids[t]), b"") if ids.get(t) else (1, 0, string_sort_key(t))
 
 
-def _heterogeneous(members: Sequence[Member], topics: Mapping[str, int], topic_ids: Mapping[str, str] | None,
-                   topic_key=None) -> dict[str, list[TopicPartition]]:
+def _heterogeneous(
+    members: Sequence[Member], topics: Mapping[str, int], topic_ids: Mapping[str, str] | None, topic_key=None
+) -> dict[str, list[TopicPartition]]:
     from planner.assignors import uniform_heterogeneous
 
     order = hashmap_order([m.id for m in members])
@@ -152,8 +156,9 @@ def _tied_topics(members: Sequence[Member], topics: Mapping[str, int]) -> list[l
 MAX_TIE_ORDERS = 720  # orders of tied topics tried before giving up on proving the result does not depend on them
 
 
-def inexact_note(members: Sequence[Member], partitions_per_topic: Mapping[str, int],
-                 topic_ids: Mapping[str, str] | None) -> str | None:
+def inexact_note(
+    members: Sequence[Member], partitions_per_topic: Mapping[str, int], topic_ids: Mapping[str, str] | None
+) -> str | None:
     """Why `assign` may not be Kafka's exact answer for this group, or None when it is."""
     import itertools
     import math
@@ -163,8 +168,10 @@ def inexact_note(members: Sequence[Member], partitions_per_topic: Mapping[str, i
     if not missing or len(topics) < 2:
         return None
     if len({frozenset(m.topics) for m in members}) <= 1:
-        return (f"no topic_id for {', '.join(missing)} in the topology: Kafka walks the topics in the hash order of "
-                f"their ids, the planner in name order")
+        return (
+            f"no topic_id for {', '.join(missing)} in the topology: Kafka walks the topics in the hash order of "
+            f"their ids, the planner in name order"
+        )
     tied = [g for g in _tied_topics(members, topics) if any(t in missing for t in g)]
     if not tied:
         return None
@@ -185,6 +192,8 @@ def inexact_note(members: Sequence[Member], partitions_per_topic: Mapping[str, i
             return None
     groups = "; ".join(", ".join(g) for g in tied)
     unknown = [t for g in tied for t in g if t in missing]
-    return (f"no topic_id for {', '.join(unknown)} in the topology: Kafka orders topics with equal partitions per "
-            f"subscriber and equal subscriber counts ({groups}) by topic id, the planner by name, and here the order "
-            f"changes the result")
+    return (
+        f"no topic_id for {', '.join(unknown)} in the topology: Kafka orders topics with equal partitions per "
+        f"subscriber and equal subscriber counts ({groups}) by topic id, the planner by name, and here the order "
+        f"changes the result"
+    )

@@ -17,6 +17,7 @@
 Balanced per topic, not globally: with overlapping subscriptions Kafka's result can differ by more than one between
 members (the builder's own documentation says so), and so does this port.
 """
+
 from __future__ import annotations
 
 from typing import Callable, Iterable, Mapping, Sequence
@@ -92,9 +93,13 @@ class _Balancer:
         return self.most_count - self.least_count <= 1
 
 
-def assign(member_ids: Sequence[str], subscriptions: Mapping[str, Iterable[str]],
-           current: Mapping[str, Iterable[TopicPartition]], partitions_per_topic: Mapping[str, int],
-           topic_key: Callable[[str], object] = lambda t: t) -> dict[str, list[TopicPartition]]:
+def assign(  # noqa: C901
+    member_ids: Sequence[str],
+    subscriptions: Mapping[str, Iterable[str]],
+    current: Mapping[str, Iterable[TopicPartition]],
+    partitions_per_topic: Mapping[str, int],
+    topic_key: Callable[[str], object] = lambda t: t,
+) -> dict[str, list[TopicPartition]]:
     """member id -> partitions (ascending by topic name, then partition).
 
     `member_ids`: the GroupSpec's member order (Kafka: HashMap order of the ids). `subscriptions`: member -> subscribed
@@ -108,7 +113,9 @@ def assign(member_ids: Sequence[str], subscriptions: Mapping[str, Iterable[str]]
     for i, mid in enumerate(ids):
         for topic in sorted(subs[mid]):
             if topic not in partitions_per_topic:
-                raise PlannerError(f"Members are subscribed to topic {topic} which doesn't exist in the topic metadata.")
+                raise PlannerError(
+                    f"Members are subscribed to topic {topic} which doesn't exist in the topic metadata."
+                )
             subscribers.setdefault(topic, []).append(i)
     if not subscribers:
         return {}
@@ -161,8 +168,10 @@ def assign(member_ids: Sequence[str], subscriptions: Mapping[str, Iterable[str]]
         for k, topic in enumerate(movable):
             if k == last_rebalanced:
                 break
-            if _balance_topic(topic, counts[topic], owners[topic], subscribers[topic], balancer, add) > 0 \
-                    or last_rebalanced == -1:
+            if (
+                _balance_topic(topic, counts[topic], owners[topic], subscribers[topic], balancer, add) > 0
+                or last_rebalanced == -1
+            ):
                 last_rebalanced = k
         else:
             continue

@@ -1,17 +1,19 @@
 """Command-line interface: parses arguments, calls the core, renders. One module per command group."""
+
 import sys
 
 try:  # Ctrl-C while the command-line modules load: the same one line and exit code as during a command
-    from planner.cli.app import app, run
-
     # Each module registers its commands on `app` when imported. Heavy libraries load inside the commands.
-    from planner.cli import topics  # noqa: F401  describe, brokers, create-topic, add-partitions
-    from planner.cli import clients  # noqa: F401  partition, consumers, coordinator
-    from planner.cli import reassign  # noqa: F401  reassign ..., failures
-    from planner.cli import skew  # noqa: F401  skew (Spark)
-    from planner.cli import zkcmd  # noqa: F401  zk export, submit, elect-leaders, status
-    from planner.cli import kafkacmd  # noqa: F401  kafka export, submit, status, cancel, elect-leaders
-    from planner.cli import twin  # noqa: F401  twin (a topology from Kafka's tool output)
+    from planner.cli import (
+        clients,  # noqa: F401  partition, consumers, coordinator
+        kafkacmd,  # noqa: F401  kafka export, submit, status, cancel, elect-leaders
+        reassign,  # noqa: F401  reassign ..., failures
+        skew,  # noqa: F401  skew (Spark)
+        topics,  # noqa: F401  describe, brokers, create-topic, add-partitions
+        twin,  # noqa: F401  twin (a topology from Kafka's tool output)
+        zkcmd,  # noqa: F401  zk export, submit, elect-leaders, status
+    )
+    from planner.cli.app import app, run
 except KeyboardInterrupt:
     print("error: interrupted", file=sys.stderr)
     raise SystemExit(130) from None

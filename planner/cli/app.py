@@ -1,4 +1,5 @@
 """The typer application and the one error path every command shares."""
+
 from __future__ import annotations
 
 import errno
@@ -56,11 +57,11 @@ def run(argv: list[str] | None = None) -> None:
     except Exception as exc:
         kinds = {k.__name__ for k in type(exc).__mro__}
         if "NoArgsIsHelpError" in kinds:  # `kafka-planner` or a group alone: its help, as click prints it
-            exc.show()
+            exc.show()  # type: ignore[attr-defined]
             sys.exit(2)
         if "UsageError" in kinds:  # bad option, missing argument: one line, like every other error
             command = getattr(getattr(exc, "ctx", None), "command_path", None) or "kafka-planner"
-            print(f"error: {exc.format_message()} (see '{command} --help')", file=sys.stderr)
+            print(f"error: {exc.format_message()} (see '{command} --help')", file=sys.stderr)  # type: ignore[attr-defined]
             sys.exit(2)
         if "Abort" in kinds:
             print("error: interrupted", file=sys.stderr)

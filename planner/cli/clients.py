@@ -1,4 +1,5 @@
 """Where messages go: `partition` (producer), `consumers` (group assignors), `coordinator` (group / transaction)."""
+
 from __future__ import annotations
 
 import enum
@@ -71,32 +72,58 @@ Keyless records, by producer version (see --null-key-simulation):
 
 @app.command(help=PARTITION_HELP)
 def partition(
-    keys: Optional[List[str]] = typer.Argument(None, metavar="KEY", help="Keys, as text of --key-type (after -- if one starts with -)."),
-    partitions: Optional[int] = typer.Option(None, "--partitions", max=2**31 - 1, help="Number of partitions of the topic."),
+    keys: Optional[List[str]] = typer.Argument(
+        None, metavar="KEY", help="Keys, as text of --key-type (after -- if one starts with -)."
+    ),
+    partitions: Optional[int] = typer.Option(
+        None, "--partitions", max=2**31 - 1, help="Number of partitions of the topic."
+    ),
     topology: Optional[str] = typer.Option(None, "--topology", metavar="TOPOLOGY", help=TOPOLOGY_HELP),
     topic: Optional[str] = typer.Option(None, "--topic", help="The topic in --topology."),
     key_type: KeyType = typer.Option(KeyType.string, "--key-type", help="Kafka serializer of the key."),
     encoding: str = typer.Option("utf-8", "--encoding", help="key.serializer.encoding for string (and uuid) keys."),
-    keys_file: Optional[str] = typer.Option(None, "--keys-file", metavar="FILE",
-                                            help="One key per line (a trailing \\r is dropped); '-' for stdin."),
-    summary: bool = typer.Option(False, "--summary", help="Per-partition histogram and skew instead of one line per key."),
-    partitioner: Partitioner = typer.Option(Partitioner.default, "--partitioner",
-                                            help="default (murmur2, 0.8.2+) or legacy-scala (pre-2.0 Scala producer)."),
-    null_key_simulation: bool = typer.Option(False, "--null-key-simulation",
-                                             help="Simulate keyless records under each producer era."),
-    records: int = typer.Option(100000, "--records", min=1, max=MAX_RECORDS, help="Records to simulate (--null-key-simulation)."),
-    batch_size: int = typer.Option(16384, "--batch-size", min=1, max=2**31 - 1, help="Records per batch, i.e. batch.size with 1-byte records."),
-    seed: int = typer.Option(0, "--seed", min=-2**63, max=2**63 - 1, help="Seed of the simulation's java.util.Random."),
+    keys_file: Optional[str] = typer.Option(
+        None, "--keys-file", metavar="FILE", help="One key per line (a trailing \\r is dropped); '-' for stdin."
+    ),
+    summary: bool = typer.Option(
+        False, "--summary", help="Per-partition histogram and skew instead of one line per key."
+    ),
+    partitioner: Partitioner = typer.Option(
+        Partitioner.default, "--partitioner", help="default (murmur2, 0.8.2+) or legacy-scala (pre-2.0 Scala producer)."
+    ),
+    null_key_simulation: bool = typer.Option(
+        False, "--null-key-simulation", help="Simulate keyless records under each producer era."
+    ),
+    records: int = typer.Option(
+        100000, "--records", min=1, max=MAX_RECORDS, help="Records to simulate (--null-key-simulation)."
+    ),
+    batch_size: int = typer.Option(
+        16384, "--batch-size", min=1, max=2**31 - 1, help="Records per batch, i.e. batch.size with 1-byte records."
+    ),
+    seed: int = typer.Option(
+        0, "--seed", min=-(2**63), max=2**63 - 1, help="Seed of the simulation's java.util.Random."
+    ),
     offline_brokers: Optional[str] = OFFLINE,
     fmt: OutFormat = typer.Option(OutFormat.table, "--format"),
 ) -> None:
     from planner.cli import partition as command
 
     command.run(
-        keys=list(keys or []), partitions=partitions, topology=topology, topic=topic, key_type=key_type.value,
-        encoding=encoding, keys_file=keys_file, summary=summary, partitioner=partitioner.value,
-        null_key_simulation=null_key_simulation, records=records, batch_size=batch_size, seed=seed,
-        offline_brokers=offline_brokers, fmt=fmt.value,
+        keys=list(keys or []),
+        partitions=partitions,
+        topology=topology,
+        topic=topic,
+        key_type=key_type.value,
+        encoding=encoding,
+        keys_file=keys_file,
+        summary=summary,
+        partitioner=partitioner.value,
+        null_key_simulation=null_key_simulation,
+        records=records,
+        batch_size=batch_size,
+        seed=seed,
+        offline_brokers=offline_brokers,
+        fmt=fmt.value,
     )
 
 
@@ -104,9 +131,11 @@ def partition(
 def consumers(
     topology: str = typer.Argument(..., metavar="TOPOLOGY", help=TOPOLOGY_HELP),
     group_file: str = typer.Option(..., "--group-file", metavar="GROUP.yaml", help="The group's members (see README)."),
-    strategy: Optional[List[Strategy]] = typer.Option(None, "--strategy",
-                                                      help="Repeatable. Default: all of range, roundrobin, sticky, "
-                                                           "cooperative-sticky, uniform, server-range."),
+    strategy: Optional[List[Strategy]] = typer.Option(
+        None,
+        "--strategy",
+        help="Repeatable. Default: all of range, roundrobin, sticky, cooperative-sticky, uniform, server-range.",
+    ),
     offline_brokers: Optional[str] = OFFLINE,
     fmt: GroupFormat = typer.Option(GroupFormat.table, "--format"),
 ) -> None:
@@ -119,10 +148,18 @@ def consumers(
 @app.command()
 def coordinator(
     ids: List[str] = typer.Argument(..., metavar="GROUP_ID...", help="Consumer group ids (or transactional ids)."),
-    transactional: bool = typer.Option(False, "--transactional", help="The ids are transactional.id values (__transaction_state)."),
-    partitions: Optional[int] = typer.Option(None, "--partitions", max=2**31 - 1,
-                                             help="Partitions of the internal topic. Default: its count in --topology, else 50."),
-    topology: Optional[str] = typer.Option(None, "--topology", metavar="TOPOLOGY", help="Also show the coordinator broker."),
+    transactional: bool = typer.Option(
+        False, "--transactional", help="The ids are transactional.id values (__transaction_state)."
+    ),
+    partitions: Optional[int] = typer.Option(
+        None,
+        "--partitions",
+        max=2**31 - 1,
+        help="Partitions of the internal topic. Default: its count in --topology, else 50.",
+    ),
+    topology: Optional[str] = typer.Option(
+        None, "--topology", metavar="TOPOLOGY", help="Also show the coordinator broker."
+    ),
     offline_brokers: Optional[str] = OFFLINE,
     fmt: OutFormat = typer.Option(OutFormat.table, "--format"),
 ) -> None:
@@ -131,5 +168,3 @@ def coordinator(
     from planner.cli import coordinator as command
 
     command.run(list(ids), transactional, partitions, topology, offline_brokers, fmt.value)
-
-

@@ -1,4 +1,5 @@
 """`kafka-planner coordinator`: compute, then write what planner/formats/clients.py renders (table, tsv, json)."""
+
 from __future__ import annotations
 
 import sys
@@ -28,8 +29,10 @@ def run(ids, transactional, partitions, topology, offline_brokers, fmt) -> None:
             leader_of = {p.id: s.leader for p, s in zip(topic.partitions, states)}
             replicas_of = {p.id: p.replicas for p in topic.partitions}
         else:
-            note = (f"{topology} has no {topic_name} topic: Kafka creates it on first use "
-                    f"(until then FindCoordinator answers COORDINATOR_NOT_AVAILABLE)")
+            note = (
+                f"{topology} has no {topic_name} topic: Kafka creates it on first use "
+                f"(until then FindCoordinator answers COORDINATOR_NOT_AVAILABLE)"
+            )
     elif offline_brokers:
         raise PlannerError("--offline-brokers needs --topology")
     if partitions is None:
@@ -38,7 +41,7 @@ def run(ids, transactional, partitions, topology, offline_brokers, fmt) -> None:
     for key in ids:
         p = partition_for(key, partitions)
         row = {"id": key, "partition": p}
-        if leader_of is not None:
+        if leader_of is not None and replicas_of is not None:
             row["coordinator"] = leader_of[p] if leader_of[p] != NO_LEADER else None
             row["replicas"] = list(replicas_of[p])
         rows.append(row)

@@ -4,6 +4,7 @@ their texts. Every line goes to `out`; the CLI decides where.
 
 Steps that change the cluster run only with `execute`; the rollback JSON is written before any of them.
 """
+
 from __future__ import annotations
 
 import time
@@ -20,8 +21,9 @@ from planner.rebalance import reassignment as rr
 
 Out = Callable[[str], None]
 
-YOU_MUST_RUN_VERIFY_PERIODICALLY = ("Warning: You must run --verify periodically, until the reassignment completes, "
-                                    "to ensure the throttle is removed.")
+YOU_MUST_RUN_VERIFY_PERIODICALLY = (
+    "Warning: You must run --verify periodically, until the reassignment completes, to ensure the throttle is removed."
+)
 
 
 def _plural(n: int) -> str:
@@ -64,8 +66,14 @@ def require_writes(session: KafkaSession, sub: Submission) -> None:
         session.require(34, "AlterReplicaLogDirs", "move replicas between log dirs")
 
 
-def submit(session: KafkaSession, snap: KafkaSnapshot, sub: Submission, execute: bool, out: Out,
-           before_change: Callable[[str], None]) -> None:
+def submit(
+    session: KafkaSession,
+    snap: KafkaSnapshot,
+    sub: Submission,
+    execute: bool,
+    out: Out,
+    before_change: Callable[[str], None],
+) -> None:
     """Print the rollback block; with `execute`, hand the rollback JSON to `before_change` (which writes it), set the
     throttles, alter the reassignments, start the log-dir moves."""
     check_submission(snap, sub)
@@ -73,9 +81,11 @@ def submit(session: KafkaSession, snap: KafkaSnapshot, sub: Submission, execute:
     current = {tp: cluster.topic(tp.topic).partition(tp.partition).replicas for tp in sub.proposed}
     out(kj.current_assignment_text(sub.proposed, current))
     if not execute:
-        out(f"Dry run: would start the reassignment of {len(sub.proposed)} partition{_plural(len(sub.proposed))}"
+        out(
+            f"Dry run: would start the reassignment of {len(sub.proposed)} partition{_plural(len(sub.proposed))}"
             + (f" with a throttle of {sub.throttle} B/s" if sub.throttle >= 0 else "")
-            + ". Nothing was changed; add --execute to start it.")
+            + ". Nothing was changed; add --execute to start it."
+        )
         return
     require_writes(session, sub)
     before_change(kj.render_reassignment_json(current))
@@ -83,16 +93,23 @@ def submit(session: KafkaSession, snap: KafkaSnapshot, sub: Submission, execute:
         out(YOU_MUST_RUN_VERIFY_PERIODICALLY)
         if sub.throttle >= 0:
             moves = rr.move_map(cluster, sub.proposed)
-            admin.set_throttles(session, rr.leader_throttles(moves), rr.follower_throttles(moves),
-                                rr.reassigning_brokers(moves), sub.throttle)
+            admin.set_throttles(
+                session,
+                rr.leader_throttles(moves),
+                rr.follower_throttles(moves),
+                rr.reassigning_brokers(moves),
+                sub.throttle,
+            )
             out(f"The inter-broker throttle limit was set to {sub.throttle} B/s")
         if sub.log_dir_throttle >= 0:
             admin.set_log_dir_throttle(session, sorted({b for _, b in sub.log_dirs}), sub.log_dir_throttle)
             out(f"The replica-alter-dir throttle limit was set to {sub.log_dir_throttle} B/s")
     errors = {tp: r for tp, r in admin.alter_reassignments(session, sub.proposed).items() if r[0]}
     if errors:
-        lines = [f"{tp}: {msg or kj_error(code)}" for tp, (code, msg) in
-                 sorted(errors.items(), key=lambda e: tp_sort_key(e[0]))]
+        lines = [
+            f"{tp}: {msg or kj_error(code)}"
+            for tp, (code, msg) in sorted(errors.items(), key=lambda e: tp_sort_key(e[0]))
+        ]
         raise PlannerError("Error reassigning partition(s):\n" + "\n".join(lines))
     out(f"Successfully started partition reassignment{_plural(len(sub.proposed))} for {_tps(sub.proposed)}")
     if sub.log_dirs:
@@ -114,21 +131,26 @@ def execute_moves(session: KafkaSession, moves: Mapping[tuple[TopicPartition, in
         results = admin.alter_replica_log_dirs(session, pending)
         completed = [k for k, code in results.items() if code == 0]
         for tp, broker in sorted(completed, key=lambda k: (tp_sort_key(k[0]), k[1])):
-            out(f"Successfully started moving log directory to {pending[(tp, broker)]} for replica "
-                f"{tp.topic}-{tp.partition} with broker {broker} ")
+            out(
+                f"Successfully started moving log directory to {pending[(tp, broker)]} for replica "
+                f"{tp.topic}-{tp.partition} with broker {broker} "
+            )
         for k in completed:
             pending.pop(k, None)
         if pending and time.monotonic() >= deadline:
-            names = ",".join(f"{tp.topic}-{tp.partition}-{b}" for tp, b in
-                             sorted(pending, key=lambda k: (tp_sort_key(k[0]), k[1])))
-            raise PlannerError(f"Timed out before log directory move{_plural(len(pending))} could be started for: "
-                               f"{names}")
+            names = ",".join(
+                f"{tp.topic}-{tp.partition}-{b}" for tp, b in sorted(pending, key=lambda k: (tp_sort_key(k[0]), k[1]))
+            )
+            raise PlannerError(
+                f"Timed out before log directory move{_plural(len(pending))} could be started for: {names}"
+            )
         if pending:
             time.sleep(0.1)
 
 
-def move_states(snap: KafkaSnapshot, targets: Mapping[tuple[TopicPartition, int], str]
-                ) -> dict[tuple[TopicPartition, int], kj.LogDirMoveState]:
+def move_states(
+    snap: KafkaSnapshot, targets: Mapping[tuple[TopicPartition, int], str]
+) -> dict[tuple[TopicPartition, int], kj.LogDirMoveState]:
     """`findLogDirMoveStates` from DescribeLogDirs' answer."""
     out = {}
     for (tp, broker), target in targets.items():
@@ -147,8 +169,13 @@ def move_states(snap: KafkaSnapshot, targets: Mapping[tuple[TopicPartition, int]
     return out
 
 
-def clear_all_throttles(session: KafkaSession, snap: KafkaSnapshot, targets: Mapping[TopicPartition, Iterable[int]],
-                        out: Out, glued: str = "") -> None:
+def clear_all_throttles(
+    session: KafkaSession,
+    snap: KafkaSnapshot,
+    targets: Mapping[TopicPartition, Iterable[int]],
+    out: Out,
+    glued: str = "",
+) -> None:
     """`clearAllThrottles`: every broker of the cluster and of the targets, every topic of the targets (Java
     HashSet order, as Kafka prints them)."""
     brokers = hashmap_order(list(snap.cluster.online_ids) + [b for r in targets.values() for b in r])
@@ -159,8 +186,13 @@ def clear_all_throttles(session: KafkaSession, snap: KafkaSnapshot, targets: Map
     admin.clear_throttles(session, [], topics)
 
 
-def verify(session: KafkaSession, targets: Mapping[TopicPartition, tuple[int, ...]],
-           log_dirs: Mapping[tuple[TopicPartition, int], str], preserve_throttles: bool, out: Out) -> bool:
+def verify(
+    session: KafkaSession,
+    targets: Mapping[TopicPartition, tuple[int, ...]],
+    log_dirs: Mapping[tuple[TopicPartition, int], str],
+    preserve_throttles: bool,
+    out: Out,
+) -> bool:
     """`verifyAssignment`: the partition states, the replica moves, and, once nothing is moving anywhere, the
     throttles cleared. True when everything is done."""
     snap = read_session(session)
@@ -176,31 +208,41 @@ def verify(session: KafkaSession, targets: Mapping[TopicPartition, tuple[int, ..
     return not parts_ongoing and not moves_ongoing
 
 
-def cancel(session: KafkaSession, targets: Mapping[TopicPartition, tuple[int, ...]],
-           log_dirs: Mapping[tuple[TopicPartition, int], str], preserve_throttles: bool, execute: bool,
-           out: Out) -> None:
+def cancel(
+    session: KafkaSession,
+    targets: Mapping[TopicPartition, tuple[int, ...]],
+    log_dirs: Mapping[tuple[TopicPartition, int], str],
+    preserve_throttles: bool,
+    execute: bool,
+    out: Out,
+) -> None:
     """`cancelAssignment`: cancel the listed partitions' reassignments (Kafka's own test: no adding replicas, or
     some removing), move log dirs back, clear the throttles."""
     snap = read_session(session)
-    active = [tp for tp in targets if tp in snap.reassigning
-              and (not snap.reassigning[tp][1] or snap.reassigning[tp][2])]
+    active = [
+        tp for tp in targets if tp in snap.reassigning and (not snap.reassigning[tp][1] or snap.reassigning[tp][2])
+    ]
     if not execute:
-        out(f"Dry run: would cancel the reassignment of {_tps(active) or 'no partition'}. Nothing was changed; "
-            "add --execute to cancel.")
+        out(
+            f"Dry run: would cancel the reassignment of {_tps(active) or 'no partition'}. Nothing was changed; "
+            "add --execute to cancel."
+        )
         return
     if active:
         session.require(45, "AlterPartitionReassignments", "cancel a reassignment")
         errors = {tp: r for tp, r in admin.alter_reassignments(session, {tp: None for tp in active}).items() if r[0]}
         if errors:
-            lines = [f"{tp}: {msg or kj_error(code)}" for tp, (code, msg) in
-                     sorted(errors.items(), key=lambda e: tp_sort_key(e[0]))]
-            raise PlannerError(f"Error cancelling partition reassignment{_plural(len(errors))} for:\n"
-                               + "\n".join(lines))
+            lines = [
+                f"{tp}: {msg or kj_error(code)}"
+                for tp, (code, msg) in sorted(errors.items(), key=lambda e: tp_sort_key(e[0]))
+            ]
+            raise PlannerError(
+                f"Error cancelling partition reassignment{_plural(len(errors))} for:\n" + "\n".join(lines)
+            )
         out(f"Successfully cancelled partition reassignment{_plural(len(active))} for: {_tps(active)}")
     else:
         out("None of the specified partition reassignments are active.")
-    moving = {k: s.current_dir for k, s in move_states(snap, log_dirs).items()
-              if s.kind == "active" and s.current_dir}
+    moving = {k: s.current_dir for k, s in move_states(snap, log_dirs).items() if s.kind == "active" and s.current_dir}
     glued = ""
     if not moving:
         # Kafka prints this one with System.out.print: the next line follows on the same line
@@ -226,13 +268,17 @@ def elect_preferred(session: KafkaSession, partitions: list[TopicPartition], out
         return hashmap_order(tps, hash_of=tp_hash)
 
     if succeeded:
-        out("Successfully completed leader election (PREFERRED) for partitions "
-            + ", ".join(str(tp) for tp in order(succeeded)))
+        out(
+            "Successfully completed leader election (PREFERRED) for partitions "
+            + ", ".join(str(tp) for tp in order(succeeded))
+        )
     if noop:
         out("Valid replica already elected for partitions " + ", ".join(str(tp) for tp in order(noop)))
     if failed:
         for tp in order(list(failed)):
             code, message = failed[tp]
-            out(f"Error completing leader election (PREFERRED) for partition: {tp}: "
-                f"{admin.java_exception(code, message)}")
+            out(
+                f"Error completing leader election (PREFERRED) for partition: {tp}: "
+                f"{admin.java_exception(code, message)}"
+            )
         raise PlannerError(f"{len(failed)} replica(s) could not be elected")

@@ -3,6 +3,7 @@
 The steps and texts are Kafka's tools' (`planner.adapters.kafka.reassign`); this module parses arguments, opens the
 session, writes files and prints. kafka-python loads only inside the commands.
 """
+
 from __future__ import annotations
 
 import os
@@ -18,19 +19,32 @@ from planner.model import PlannerError, TopicPartition
 kafka_app = typer.Typer(
     no_args_is_help=True,
     help="Live clusters through the Admin API (KRaft, or ZooKeeper-mode 2.4+): export, submit a reassignment, "
-         "status, cancel, elect leaders.",
+    "status, cancel, elect leaders.",
 )
 app.add_typer(kafka_app, name="kafka")
 
 URL = typer.Argument(..., metavar="KAFKA_URL", help="kafka://host:port[,host:port...] (bootstrap servers)")
-COMMAND_CONFIG = typer.Option(None, "--command-config", metavar="FILE",
-                              help="Client properties, as Kafka's tools take them (security.protocol, sasl.mechanism, "
-                                   "sasl.jaas.config, ssl.truststore.location as PEM...); else "
-                                   "$KAFKA_PLANNER_KAFKA_COMMAND_CONFIG.")
-TIMEOUT = typer.Option(None, "--timeout", metavar="SECONDS", min=0.1,
-                       help="Bootstrap and request time limit (default $KAFKA_PLANNER_KAFKA_TIMEOUT, else 10).")
-REASSIGNMENT = typer.Option(..., "--reassignment-json-file", metavar="FILE",
-                            help="Kafka's reassignment JSON (as kafka-reassign-partitions.sh takes).")
+COMMAND_CONFIG = typer.Option(
+    None,
+    "--command-config",
+    metavar="FILE",
+    help="Client properties, as Kafka's tools take them (security.protocol, sasl.mechanism, "
+    "sasl.jaas.config, ssl.truststore.location as PEM...); else "
+    "$KAFKA_PLANNER_KAFKA_COMMAND_CONFIG.",
+)
+TIMEOUT = typer.Option(
+    None,
+    "--timeout",
+    metavar="SECONDS",
+    min=0.1,
+    help="Bootstrap and request time limit (default $KAFKA_PLANNER_KAFKA_TIMEOUT, else 10).",
+)
+REASSIGNMENT = typer.Option(
+    ...,
+    "--reassignment-json-file",
+    metavar="FILE",
+    help="Kafka's reassignment JSON (as kafka-reassign-partitions.sh takes).",
+)
 PRESERVE = typer.Option(False, "--preserve-throttles", help="As Kafka's: do not clear the throttles.")
 QUIET = typer.Option(False, "--quiet", "-q", help="No progress or notes on stderr.")
 
@@ -66,9 +80,12 @@ def _reassignment(path: str):
 @kafka_app.command("export")
 def export(
     url: str = URL,
-    output: Optional[str] = typer.Option(None, "-o", "--output", metavar="FILE",
-                                         help="Write the topology here (atomically) instead of stdout."),
-    command_config: Optional[str] = COMMAND_CONFIG, timeout: Optional[float] = TIMEOUT, quiet: bool = QUIET,
+    output: Optional[str] = typer.Option(
+        None, "-o", "--output", metavar="FILE", help="Write the topology here (atomically) instead of stdout."
+    ),
+    command_config: Optional[str] = COMMAND_CONFIG,
+    timeout: Optional[float] = TIMEOUT,
+    quiet: bool = QUIET,
 ) -> None:
     """Write the live cluster as a topology YAML file, with every partition's size from DescribeLogDirs."""
     from planner.adapters.kafka.snapshot import read_session
@@ -85,8 +102,9 @@ def export(
         c = snap.cluster
         parts = sum(t.partition_count for t in c.topics)
         if output:
-            print(f"wrote {output}: {len(c.brokers)} brokers, {len(c.topics)} topics, {parts} partitions",
-                  file=sys.stderr)
+            print(
+                f"wrote {output}: {len(c.brokers)} brokers, {len(c.topics)} topics, {parts} partitions", file=sys.stderr
+            )
         for note in snap.notes:
             print(f"note: {note}", file=sys.stderr)
 
@@ -102,10 +120,13 @@ def _write(path: str, text: str, option: str, tail: str) -> None:
 
 def _write_rollback(path: str):
     """The rollback JSON, written (with the user's umask) before anything changes; never over an existing file."""
+
     def write(text: str) -> None:
         if os.path.exists(path):
-            raise PlannerError(f"--rollback-file {path} exists: it may hold the rollback of an earlier submission; "
-                               "move it away or give another --rollback-file. Nothing was changed.")
+            raise PlannerError(
+                f"--rollback-file {path} exists: it may hold the rollback of an earlier submission; "
+                "move it away or give another --rollback-file. Nothing was changed."
+            )
         _write(path, text + "\n", "--rollback-file", " Nothing was changed.")
         print(f"wrote the rollback JSON to {path}", file=sys.stderr)
 
@@ -115,42 +136,65 @@ def _write_rollback(path: str):
 @kafka_app.command("submit")
 def submit(
     url: str = URL,
-    reassignment_json_file: List[str] = typer.Option(..., "--reassignment-json-file", metavar="FILE",
-                                                     help="Kafka's reassignment JSON; repeat it to submit a plan's "
-                                                          "batch files one after another (implies --wait)."),
+    reassignment_json_file: List[str] = typer.Option(
+        ...,
+        "--reassignment-json-file",
+        metavar="FILE",
+        help="Kafka's reassignment JSON; repeat it to submit a plan's batch files one after another (implies --wait).",
+    ),
     execute: bool = typer.Option(False, "--execute", help="Change the cluster. Without it: a dry run."),
-    additional: bool = typer.Option(False, "--additional",
-                                    help="As Kafka's --additional: submit while a reassignment is in progress."),
-    throttle: int = typer.Option(-1, "--throttle", metavar="B/S",
-                                 help="Inter-broker replication throttle in bytes/s, as Kafka's --throttle."),
-    log_dir_throttle: int = typer.Option(-1, "--replica-alter-log-dirs-throttle", metavar="B/S",
-                                         help="Throttle of moves between log dirs (JBOD), bytes/s."),
-    rollback_file: Optional[str] = typer.Option(None, "--rollback-file", metavar="FILE",
-                                                help="Where the rollback JSON goes before anything changes "
-                                                     "(default: the first file's name + .rollback.json)."),
-    batch_size: Optional[int] = typer.Option(None, "--batch-size", min=1, metavar="N",
-                                             help="Submit N partitions at a time, waiting for each batch."),
-    wait: bool = typer.Option(False, "--wait", help="Wait until the reassignment completes, showing progress, then "
-                                                    "verify (clearing the throttles as --verify does)."),
+    additional: bool = typer.Option(
+        False, "--additional", help="As Kafka's --additional: submit while a reassignment is in progress."
+    ),
+    throttle: int = typer.Option(
+        -1, "--throttle", metavar="B/S", help="Inter-broker replication throttle in bytes/s, as Kafka's --throttle."
+    ),
+    log_dir_throttle: int = typer.Option(
+        -1,
+        "--replica-alter-log-dirs-throttle",
+        metavar="B/S",
+        help="Throttle of moves between log dirs (JBOD), bytes/s.",
+    ),
+    rollback_file: Optional[str] = typer.Option(
+        None,
+        "--rollback-file",
+        metavar="FILE",
+        help="Where the rollback JSON goes before anything changes (default: the first file's name + .rollback.json).",
+    ),
+    batch_size: Optional[int] = typer.Option(
+        None, "--batch-size", min=1, metavar="N", help="Submit N partitions at a time, waiting for each batch."
+    ),
+    wait: bool = typer.Option(
+        False,
+        "--wait",
+        help="Wait until the reassignment completes, showing progress, then "
+        "verify (clearing the throttles as --verify does).",
+    ),
     poll: float = typer.Option(2.0, "--poll", metavar="SECONDS", min=0.05, help="How often --wait looks."),
-    command_config: Optional[str] = COMMAND_CONFIG, timeout: Optional[float] = TIMEOUT, quiet: bool = QUIET,
+    command_config: Optional[str] = COMMAND_CONFIG,
+    timeout: Optional[float] = TIMEOUT,
+    quiet: bool = QUIET,
 ) -> None:
     """Start a reassignment as kafka-reassign-partitions.sh --execute does (Admin API), after its checks.
 
     Prints the rollback JSON first and writes it to --rollback-file before changing anything. A dry run unless
     --execute.
     """
-    from planner.cli import kafka_steps as ra
     from planner.adapters.kafka.snapshot import read_session
+    from planner.cli import kafka_steps as ra
 
     batches = [_reassignment(path) for path in reassignment_json_file]
     proposed = {tp: r for b, _ in batches for tp, r in b.items()}
     log_dirs = {k: v for _, m in batches for k, v in m.items()}
     if batch_size and len(batches) == 1:
         order = sorted(proposed, key=_tp_key)
-        batches = [({tp: proposed[tp] for tp in order[i:i + batch_size]},
-                    {k: v for k, v in log_dirs.items() if k[0] in order[i:i + batch_size]})
-                   for i in range(0, len(order), batch_size)]
+        batches = [
+            (
+                {tp: proposed[tp] for tp in order[i : i + batch_size]},
+                {k: v for k, v in log_dirs.items() if k[0] in order[i : i + batch_size]},
+            )
+            for i in range(0, len(order), batch_size)
+        ]
     wait = wait or len(batches) > 1
     rollback = rollback_file or reassignment_json_file[0] + ".rollback.json"
     with _session(url, command_config, timeout) as session:
@@ -160,9 +204,11 @@ def submit(
         _warn_cordoned(snap, proposed, quiet)
         tiered = ra.tiered_topics(snap.cluster, proposed)
         if tiered and not quiet:
-            print(f"note: remote.storage.enable=true on {', '.join(tiered)}: only local log segments move in a "
-                  "reassignment (the bytes DescribeLogDirs reports); tiered segments stay in remote storage",
-                  file=sys.stderr)
+            print(
+                f"note: remote.storage.enable=true on {', '.join(tiered)}: only local log segments move in a "
+                "reassignment (the bytes DescribeLogDirs reports); tiered segments stay in remote storage",
+                file=sys.stderr,
+            )
         if not execute:
             ra.submit(session, snap, whole, False, _out, _write_rollback(rollback))
             if len(batches) > 1:
@@ -176,11 +222,22 @@ def _warn_cordoned(snap, proposed, quiet: bool) -> None:
     from planner.adapters.kafka.snapshot import fully_cordoned
 
     full = set(fully_cordoned(snap.log_dirs, snap.cordoned))
-    adds = sorted({b for tp, r in proposed.items() for b in r if b in full and snap.cluster.has_topic(tp.topic)
-                   and b not in snap.cluster.topic(tp.topic).partition(tp.partition).replicas})
+    adds = sorted(
+        {
+            b
+            for tp, r in proposed.items()
+            for b in r
+            if b in full
+            and snap.cluster.has_topic(tp.topic)
+            and b not in snap.cluster.topic(tp.topic).partition(tp.partition).replicas
+        }
+    )
     if adds and not quiet:
-        print(f"warning: the plan adds replicas to broker(s) {','.join(map(str, adds))}, whose log dirs are all "
-              "cordoned (cordoned.log.dirs, KIP-1066): no new replicas go there", file=sys.stderr)
+        print(
+            f"warning: the plan adds replicas to broker(s) {','.join(map(str, adds))}, whose log dirs are all "
+            "cordoned (cordoned.log.dirs, KIP-1066): no new replicas go there",
+            file=sys.stderr,
+        )
 
 
 def _tp_key(tp: TopicPartition):
@@ -189,10 +246,11 @@ def _tp_key(tp: TopicPartition):
     return tp_sort_key(tp)
 
 
-def _run_batches(session, snap, batches, whole, rollback: str, wait: bool, poll: float, quiet: bool, url: str,
-                 files: List[str]) -> None:
-    from planner.cli import kafka_steps as ra
+def _run_batches(
+    session, snap, batches, whole, rollback: str, wait: bool, poll: float, quiet: bool, url: str, files: List[str]
+) -> None:
     from planner.adapters.kafka.snapshot import read_session
+    from planner.cli import kafka_steps as ra
     from planner.formats import kafka_json as kj
 
     current = {tp: snap.cluster.topic(tp.topic).partition(tp.partition).replicas for tp in whole.proposed}
@@ -205,18 +263,22 @@ def _run_batches(session, snap, batches, whole, rollback: str, wait: bool, poll:
             if len(batches) > 1:
                 _out(f"Batch {index}/{len(batches)}: {len(proposed)} partition{'s' if len(proposed) != 1 else ''}")
                 snap = read_session(session)
-            sub = ra.Submission(proposed, log_dirs, whole.throttle, whole.log_dir_throttle,
-                                whole.additional or index > 1)
+            sub = ra.Submission(
+                proposed, log_dirs, whole.throttle, whole.log_dir_throttle, whole.additional or index > 1
+            )
             ra.submit(session, snap, sub, True, _out, lambda _text: None)
             if wait:
                 _wait(session, proposed, index, len(batches), poll, quiet)
             done_before.append(str(index))
     except KeyboardInterrupt:
         argv = " ".join(f"--reassignment-json-file {f}" for f in files)
-        print(f"interrupted: batch {index}/{len(batches)} was submitted and is running on the cluster; "
-              f"'kafka-planner kafka status {url} {argv}' shows it (and clears the throttles once done), "
-              f"'kafka-planner kafka cancel {url} {argv} --execute' reverts what is still moving; the rollback JSON "
-              f"is in {rollback}", file=sys.stderr)
+        print(
+            f"interrupted: batch {index}/{len(batches)} was submitted and is running on the cluster; "
+            f"'kafka-planner kafka status {url} {argv}' shows it (and clears the throttles once done), "
+            f"'kafka-planner kafka cancel {url} {argv} --execute' reverts what is still moving; the rollback JSON "
+            f"is in {rollback}",
+            file=sys.stderr,
+        )
         raise
     if wait:
         ra.verify(session, whole.proposed, whole.log_dirs, False, _out)
@@ -238,8 +300,13 @@ def _wait(session, proposed, index: int, total: int, poll: float, quiet: bool) -
         if first_copied is None:
             first_copied = copied
         if not quiet:
-            print(progress_line(index, total, len(moving), copied, total_bytes, copied - first_copied,
-                                time.monotonic() - start), file=sys.stderr, flush=True)
+            print(
+                progress_line(
+                    index, total, len(moving), copied, total_bytes, copied - first_copied, time.monotonic() - start
+                ),
+                file=sys.stderr,
+                flush=True,
+            )
         time.sleep(poll)
 
 
@@ -256,13 +323,14 @@ def bytes_progress(snap, moving) -> tuple[int, int]:
     return copied, total
 
 
-def progress_line(index: int, batches: int, moving: int, copied: int, total: int, gained: int,
-                  elapsed: float) -> str:
+def progress_line(index: int, batches: int, moving: int, copied: int, total: int, gained: int, elapsed: float) -> str:
     from planner.model import human_bytes
 
     pct = 100.0 * copied / total if total else 100.0
-    line = (f"batch {index}/{batches}: {moving} partition{'s' if moving != 1 else ''} moving, "
-            f"{human_bytes(copied)} of {human_bytes(total)} copied ({pct:.0f}%)")
+    line = (
+        f"batch {index}/{batches}: {moving} partition{'s' if moving != 1 else ''} moving, "
+        f"{human_bytes(copied)} of {human_bytes(total)} copied ({pct:.0f}%)"
+    )
     if gained > 0 and elapsed > 0:
         rate = gained / elapsed
         line += f", {human_bytes(int(rate))}/s, ETA {max(total - copied, 0) / rate:.0f} s"
@@ -271,8 +339,11 @@ def progress_line(index: int, batches: int, moving: int, copied: int, total: int
 
 @kafka_app.command("status")
 def status(
-    url: str = URL, reassignment_json_file: str = REASSIGNMENT, preserve_throttles: bool = PRESERVE,
-    command_config: Optional[str] = COMMAND_CONFIG, timeout: Optional[float] = TIMEOUT,
+    url: str = URL,
+    reassignment_json_file: str = REASSIGNMENT,
+    preserve_throttles: bool = PRESERVE,
+    command_config: Optional[str] = COMMAND_CONFIG,
+    timeout: Optional[float] = TIMEOUT,
 ) -> None:
     """kafka-reassign-partitions.sh --verify: each partition's state; once nothing moves, the throttles cleared."""
     from planner.cli import kafka_steps as ra
@@ -284,10 +355,12 @@ def status(
 
 @kafka_app.command("cancel")
 def cancel(
-    url: str = URL, reassignment_json_file: str = REASSIGNMENT,
+    url: str = URL,
+    reassignment_json_file: str = REASSIGNMENT,
     execute: bool = typer.Option(False, "--execute", help="Change the cluster. Without it: a dry run."),
     preserve_throttles: bool = PRESERVE,
-    command_config: Optional[str] = COMMAND_CONFIG, timeout: Optional[float] = TIMEOUT,
+    command_config: Optional[str] = COMMAND_CONFIG,
+    timeout: Optional[float] = TIMEOUT,
 ) -> None:
     """kafka-reassign-partitions.sh --cancel: revert the listed reassignments to their original replicas."""
     from planner.cli import kafka_steps as ra
@@ -304,10 +377,12 @@ def _leader(partition) -> int | None:
 @kafka_app.command("elect-leaders")
 def elect_leaders(
     url: str = URL,
-    path_to_json_file: str = typer.Option(..., "--path-to-json-file", metavar="FILE",
-                                          help='{"partitions": [{"topic": "foo", "partition": 1}, ...]}'),
+    path_to_json_file: str = typer.Option(
+        ..., "--path-to-json-file", metavar="FILE", help='{"partitions": [{"topic": "foo", "partition": 1}, ...]}'
+    ),
     execute: bool = typer.Option(False, "--execute", help="Change the cluster. Without it: a dry run."),
-    command_config: Optional[str] = COMMAND_CONFIG, timeout: Optional[float] = TIMEOUT,
+    command_config: Optional[str] = COMMAND_CONFIG,
+    timeout: Optional[float] = TIMEOUT,
 ) -> None:
     """kafka-leader-election.sh --election-type PREFERRED over the Admin API. A dry run unless --execute."""
     from planner.adapters.kafka.snapshot import read_session
@@ -321,8 +396,10 @@ def elect_leaders(
             cluster = read_session(session).cluster
             parts = {p.tp: p for p in cluster.partitions()}
             moving = [tp for tp in wanted if tp in parts and _leader(parts[tp]) != parts[tp].replicas[0]]
-            _out(f"Dry run: {len(wanted)} partition(s), {len(moving)} not led by their preferred replica"
-                 + (f" ({','.join(str(tp) for tp in sorted(moving, key=tp_sort_key))})" if moving else "")
-                 + ". Nothing was changed; add --execute to elect.")
+            _out(
+                f"Dry run: {len(wanted)} partition(s), {len(moving)} not led by their preferred replica"
+                + (f" ({','.join(str(tp) for tp in sorted(moving, key=tp_sort_key))})" if moving else "")
+                + ". Nothing was changed; add --execute to elect."
+            )
             return
         ra.elect_preferred(session, wanted, _out)

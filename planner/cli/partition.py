@@ -1,13 +1,14 @@
 """`kafka-planner partition`: resolve the topic, read keys (a keys file in chunks), compute (scalar or vectorised), and
 write what planner/formats/clients.py renders."""
+
 from __future__ import annotations
 
 import os
 import sys
 import time
 
-from planner.producer.partitioner import Target
 from planner.model import NO_LEADER, PlannerError
+from planner.producer.partitioner import Target
 
 CHUNK_BYTES = 8 << 20  # keys-file bytes per vectorised pass
 
@@ -25,8 +26,24 @@ def resolve_target(partitions, topology, topic, offline_brokers) -> Target:
     return Target(n, topic, tuple(s.leader for s in states), tuple(p.replicas for p in t.partitions))
 
 
-def run(*, keys, partitions, topology, topic, key_type, encoding, keys_file, summary, partitioner,
-        null_key_simulation, records, batch_size, seed, offline_brokers, fmt) -> None:
+def run(
+    *,
+    keys,
+    partitions,
+    topology,
+    topic,
+    key_type,
+    encoding,
+    keys_file,
+    summary,
+    partitioner,
+    null_key_simulation,
+    records,
+    batch_size,
+    seed,
+    offline_brokers,
+    fmt,
+) -> None:
     from planner.producer.serializers import check_encoding
 
     check_encoding(encoding)
@@ -44,6 +61,7 @@ def run(*, keys, partitions, topology, topic, key_type, encoding, keys_file, sum
     from planner.producer.partitioner import legacy_scala_partition
     from planner.producer.serializers import partition_for_key, serialize
 
+    parts: list[int | None]
     if partitioner == "legacy-scala":
         parts = [legacy_scala_partition(k, key_type, target.partitions) for k in keys]
     else:
@@ -51,7 +69,8 @@ def run(*, keys, partitions, topology, topic, key_type, encoding, keys_file, sum
     if summary:
         counts = [0] * target.partitions
         for p in parts:
-            counts[p] += 1
+            if p is not None:  # a text key always serializes to bytes: never None here
+                counts[p] += 1
         return _write_summary(target, counts, fmt, partitioner)
     from planner.formats.clients import keys_end, keys_text
 
@@ -93,7 +112,7 @@ def _line_chunks(path: str):
             cr = (line_ends > starts) & (arr[np.maximum(line_ends - 1, 0)] == 13)
             line_ends[cr] -= 1
             yield arr, starts, line_ends - starts
-            rest = buf[int(ends[-1]) + 1:] if block else b""
+            rest = buf[int(ends[-1]) + 1 :] if block else b""
             if not block:
                 break
     finally:
@@ -104,10 +123,10 @@ def _line_chunks(path: str):
 def _keys_file(target, path, key_type, encoding, summary, partitioner, fmt) -> None:
     import numpy as np
 
+    from planner.formats.clients import keys_end, keys_text
     from planner.producer.murmur2 import murmur2_spans, pack_keys, partition_batch
     from planner.producer.partitioner import legacy_scala_partition
     from planner.producer.serializers import check_encoding, serialize
-    from planner.formats.clients import keys_end, keys_text
 
     raw_is_key = key_type == "string" and check_encoding(encoding) == "utf-8"
     size = os.path.getsize(path) if path != "-" and os.path.exists(path) else 0
@@ -117,13 +136,15 @@ def _keys_file(target, path, key_type, encoding, summary, partitioner, fmt) -> N
     first, width = True, 0
     for data, starts, lengths in _line_chunks(path):
         n = starts.size
-        texts = None
+        texts: list[str] = []
         if not raw_is_key or partitioner == "legacy-scala" or not summary:
             blob = data.tobytes()
             try:
-                texts = [blob[a:a + b].decode("utf-8") for a, b in zip(starts.tolist(), lengths.tolist())]
+                texts = [blob[a : a + b].decode("utf-8") for a, b in zip(starts.tolist(), lengths.tolist())]
             except UnicodeDecodeError:
-                raise PlannerError(f"{path}: a line is not valid UTF-8 text; for raw bytes use --key-type bytes-hex") from None
+                raise PlannerError(
+                    f"{path}: a line is not valid UTF-8 text; for raw bytes use --key-type bytes-hex"
+                ) from None
         if partitioner == "legacy-scala":
             parts = np.array([legacy_scala_partition(t, key_type, target.partitions) for t in texts], dtype=np.int32)
         elif raw_is_key:
@@ -136,15 +157,20 @@ def _keys_file(target, path, key_type, encoding, summary, partitioner, fmt) -> N
         if summary:
             counts += np.bincount(parts, minlength=target.partitions)
         else:
-            text, width = keys_text(target, list(zip(texts, parts.tolist())), fmt, partitioner, key_type,
-                                    header=first, width=width)
+            text, width = keys_text(
+                target, list(zip(texts, parts.tolist())), fmt, partitioner, key_type, header=first, width=width
+            )
             sys.stdout.write(text)
             first = False
         done_bytes += int(lengths.sum()) + n
         if progress:
             rate = total_keys / max(time.perf_counter() - started, 1e-9)
-            print(f"\r{done_bytes * 100 // max(size, 1)}%  {total_keys:,} keys  {rate / 1e6:.1f} M keys/s", end="",
-                  file=sys.stderr, flush=True)
+            print(
+                f"\r{done_bytes * 100 // max(size, 1)}%  {total_keys:,} keys  {rate / 1e6:.1f} M keys/s",
+                end="",
+                file=sys.stderr,
+                flush=True,
+            )
     if progress:
         print(file=sys.stderr)
     if summary:
@@ -155,15 +181,15 @@ def _keys_file(target, path, key_type, encoding, summary, partitioner, fmt) -> N
 
 
 def _write_summary(target: Target, counts, fmt, partitioner) -> None:
-    from planner.producer.partitioner import summarize
     from planner.formats.clients import summary_text
+    from planner.producer.partitioner import summarize
 
     sys.stdout.write(summary_text(target, counts, summarize(counts), fmt, partitioner))
 
 
 def _simulate(target: Target, records, batch_size, seed, fmt) -> None:
-    from planner.producer.partitioner import ERA_VERSIONS, ERAS, simulate_null_keys
     from planner.formats.clients import null_key_text
+    from planner.producer.partitioner import ERA_VERSIONS, ERAS, simulate_null_keys
 
     available = None
     if target.leaders is not None:

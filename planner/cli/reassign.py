@@ -1,4 +1,5 @@
 """`kafka-planner reassign ...` (Kafka-format reassignment plans) and `kafka-planner failures`."""
+
 from __future__ import annotations
 
 import enum
@@ -21,33 +22,67 @@ app.add_typer(reassign, name="reassign")
 
 TOPOLOGY = typer.Argument(..., metavar="TOPOLOGY", help=TOPOLOGY_HELP)
 OFFLINE = typer.Option(None, "--offline-brokers", metavar="IDS", help="Simulate these brokers failing, e.g. 2,3.")
-OUTPUT_DIR = typer.Option(None, "--output-dir", metavar="DIR",
-                          help="Write current.json (rollback), proposed.json (or proposed-NNN.json batches), "
-                               "leader-election.json and plan.txt here.")
-SIZES = typer.Option(None, "--sizes", metavar="FILE", help="Partition sizes: the output of kafka-log-dirs.sh --describe.")
-THROTTLE = typer.Option(None, "--throttle", metavar="BYTES_PER_S",
-                        help="Show the throttle configs Kafka sets for this rate (bytes per second: 50000000, "
-                             "50MB, 48MiB) and the time the moves take.")
-NO_RACK_REPAIR = typer.Option(False, "--no-rack-repair",
-                              help="Leave rack-unsafe partitions as they are unless they move anyway (default: "
-                                   "repair each with the fewest moves, counted in the lower bound).")
-BATCH = typer.Option(None, "--batch-size", metavar="N", max=2**31 - 1, help="At most N partitions per proposed-NNN.json file.")
-EXCLUDE_TOPIC = typer.Option(None, "--exclude-topic", metavar="REGEX",
-                             help="Never move topics whose whole name matches (still counted as load); repeatable.")
-EXCLUDE_INTERNAL = typer.Option(False, "--exclude-internal",
-                                help="Never move __consumer_offsets and __transaction_state (still counted as load).")
-BYTE_TOLERANCE = typer.Option(10.0, "--byte-tolerance", metavar="PCT",
-                              help="With sizes: the largest broker may hold at most this many percent above the "
-                                   "mean bytes (default 10).")
-MAX_MOVES = typer.Option(None, "--max-moves", metavar="N", max=2**31 - 1,
-                         help="Cap on optional replica moves (not the moves off brokers outside the list, nor rack "
-                              "repairs); the summary names the goals the cap left unmet.")
-NO_LEADER_BALANCE = typer.Option(False, "--no-leader-balance",
-                                 help="Keep preferred leaders as placement leaves them (no reordering goal).")
+OUTPUT_DIR = typer.Option(
+    None,
+    "--output-dir",
+    metavar="DIR",
+    help="Write current.json (rollback), proposed.json (or proposed-NNN.json batches), "
+    "leader-election.json and plan.txt here.",
+)
+SIZES = typer.Option(
+    None, "--sizes", metavar="FILE", help="Partition sizes: the output of kafka-log-dirs.sh --describe."
+)
+THROTTLE = typer.Option(
+    None,
+    "--throttle",
+    metavar="BYTES_PER_S",
+    help="Show the throttle configs Kafka sets for this rate (bytes per second: 50000000, "
+    "50MB, 48MiB) and the time the moves take.",
+)
+NO_RACK_REPAIR = typer.Option(
+    False,
+    "--no-rack-repair",
+    help="Leave rack-unsafe partitions as they are unless they move anyway (default: "
+    "repair each with the fewest moves, counted in the lower bound).",
+)
+BATCH = typer.Option(
+    None, "--batch-size", metavar="N", max=2**31 - 1, help="At most N partitions per proposed-NNN.json file."
+)
+EXCLUDE_TOPIC = typer.Option(
+    None,
+    "--exclude-topic",
+    metavar="REGEX",
+    help="Never move topics whose whole name matches (still counted as load); repeatable.",
+)
+EXCLUDE_INTERNAL = typer.Option(
+    False, "--exclude-internal", help="Never move __consumer_offsets and __transaction_state (still counted as load)."
+)
+BYTE_TOLERANCE = typer.Option(
+    10.0,
+    "--byte-tolerance",
+    metavar="PCT",
+    help="With sizes: the largest broker may hold at most this many percent above the mean bytes (default 10).",
+)
+MAX_MOVES = typer.Option(
+    None,
+    "--max-moves",
+    metavar="N",
+    max=2**31 - 1,
+    help="Cap on optional replica moves (not the moves off brokers outside the list, nor rack "
+    "repairs); the summary names the goals the cap left unmet.",
+)
+NO_LEADER_BALANCE = typer.Option(
+    False, "--no-leader-balance", help="Keep preferred leaders as placement leaves them (no reordering goal)."
+)
 
 
-def _goal_options(max_moves: Optional[int], exclude_topic: Optional[List[str]], exclude_internal: bool,
-                  byte_tolerance: float, no_leader_balance: bool) -> dict:
+def _goal_options(
+    max_moves: Optional[int],
+    exclude_topic: Optional[List[str]],
+    exclude_internal: bool,
+    byte_tolerance: float,
+    no_leader_balance: bool,
+) -> dict:
     """The goal options every plan command takes, checked, as `balance` keyword arguments."""
     import re
 
@@ -60,9 +95,13 @@ def _goal_options(max_moves: Optional[int], exclude_topic: Optional[List[str]], 
             re.compile(pattern)
         except re.error as exc:
             raise PlannerError(f"--exclude-topic {pattern!r}: not a regular expression ({exc})") from None
-    return {"max_moves": max_moves, "exclude_topics": tuple(exclude_topic or ()),
-            "exclude_internal": exclude_internal, "byte_tolerance": byte_tolerance / 100,
-            "leaders": not no_leader_balance}
+    return {
+        "max_moves": max_moves,
+        "exclude_topics": tuple(exclude_topic or ()),
+        "exclude_internal": exclude_internal,
+        "byte_tolerance": byte_tolerance / 100,
+        "leaders": not no_leader_balance,
+    }
 
 
 class PlanFormat(str, enum.Enum):
@@ -71,8 +110,11 @@ class PlanFormat(str, enum.Enum):
     json = "json"
 
 
-FORMAT = typer.Option(PlanFormat.table, "--format",
-                      help="table: the summary; kafka: current and proposed JSON as --generate prints them; json: both.")
+FORMAT = typer.Option(
+    PlanFormat.table,
+    "--format",
+    help="table: the summary; kafka: current and proposed JSON as --generate prints them; json: both.",
+)
 
 
 def _progress_for(cluster: Cluster):
@@ -137,8 +179,11 @@ def _check_output_dir(output_dir: Optional[str]) -> None:
 def _say_written(written: list, anything: bool) -> None:
     print(f"wrote {', '.join(str(p) for p in written)}", file=sys.stderr)
     if not anything:
-        print("nothing to reassign: no replica list changes, so no current.json or proposed.json "
-              "(Kafka refuses an empty list: Partition reassignment list cannot be empty)", file=sys.stderr)
+        print(
+            "nothing to reassign: no replica list changes, so no current.json or proposed.json "
+            "(Kafka refuses an empty list: Partition reassignment list cannot be empty)",
+            file=sys.stderr,
+        )
 
 
 def _write_plan_files(output_dir: str, files: dict) -> list:
@@ -149,7 +194,9 @@ def _write_plan_files(output_dir: str, files: dict) -> list:
     return replace_folder(output_dir, files, plan_folder_keep(output_dir, files))
 
 
-def _emit(plan, output_dir: Optional[str], throttle_text: Optional[str], fmt: PlanFormat, batch_size: Optional[int]) -> None:
+def _emit(
+    plan, output_dir: Optional[str], throttle_text: Optional[str], fmt: PlanFormat, batch_size: Optional[int]
+) -> None:
     from planner.formats import plan as render
     from planner.formats.kafka_json import generate_output_text, render_election_json, render_reassignment_json
     from planner.rebalance.batches import batches
@@ -190,12 +237,21 @@ def _emit(plan, output_dir: Optional[str], throttle_text: Optional[str], fmt: Pl
 @reassign.command("generate")
 def generate_cmd(
     topology: str = TOPOLOGY,
-    topics_file: str = typer.Option(..., "--topics-to-move-json-file", metavar="F",
-                                    help='{"topics": [{"topic": "foo"}], "version": 1}'),
+    topics_file: str = typer.Option(
+        ..., "--topics-to-move-json-file", metavar="F", help='{"topics": [{"topic": "foo"}], "version": 1}'
+    ),
     broker_list: str = typer.Option(..., "--broker-list", metavar="IDS", help='Brokers to place on, e.g. "0,1,2".'),
     disable_rack_aware: bool = typer.Option(False, "--disable-rack-aware", help="Ignore racks."),
-    start_index: Optional[int] = typer.Option(None, "--start-index", min=0, max=2**31 - 1, help="Fix AdminUtils' start index (reproducible)."),
-    seed: int = typer.Option(0, "--seed", min=-2**63, max=2**63 - 1, help="Seed of the java.util.Random drawing start indexes (Kafka: unseeded)."),
+    start_index: Optional[int] = typer.Option(
+        None, "--start-index", min=0, max=2**31 - 1, help="Fix AdminUtils' start index (reproducible)."
+    ),
+    seed: int = typer.Option(
+        0,
+        "--seed",
+        min=-(2**63),
+        max=2**63 - 1,
+        help="Seed of the java.util.Random drawing start indexes (Kafka: unseeded).",
+    ),
     offline_brokers: Optional[str] = OFFLINE,
 ) -> None:
     """Kafka's --generate: AdminUtils placement of every listed topic on the broker list (moves nearly everything)."""
@@ -204,16 +260,18 @@ def generate_cmd(
 
     cluster = load_cluster(topology, offline_brokers)
     brokers, topics = parse_generate_args(_read(topics_file, "--topics-to-move-json-file"), broker_list, topics_file)
-    current, proposed = generate(cluster, brokers, topics,
-                                 rack_aware=not disable_rack_aware, start_index=start_index, seed=seed)
+    current, proposed = generate(
+        cluster, brokers, topics, rack_aware=not disable_rack_aware, start_index=start_index, seed=seed
+    )
     sys.stdout.write(generate_output_text(current, proposed))
 
 
 @reassign.command("rebalance")
 def rebalance_cmd(
     topology: str = TOPOLOGY,
-    broker_list: Optional[str] = typer.Option(None, "--broker-list", metavar="IDS",
-                                              help="Brokers to balance over (default: the online brokers)."),
+    broker_list: Optional[str] = typer.Option(
+        None, "--broker-list", metavar="IDS", help="Brokers to balance over (default: the online brokers)."
+    ),
     topic: Optional[List[str]] = typer.Option(None, "--topic", help="Only balance and move this topic; repeatable."),
     max_moves: Optional[int] = MAX_MOVES,
     exclude_topic: Optional[List[str]] = EXCLUDE_TOPIC,
@@ -234,8 +292,14 @@ def rebalance_cmd(
     options = _goal_options(max_moves, exclude_topic, exclude_internal, byte_tolerance, no_leader_balance)
     cluster = _load(topology, offline_brokers, sizes)
     brokers = parse_id_list(broker_list, "--broker-list") if broker_list is not None else None
-    plan = balance(cluster, brokers=brokers, topics=topic, progress=_progress_for(cluster),
-                   rack_repair=not no_rack_repair, **options)
+    plan = balance(
+        cluster,
+        brokers=brokers,
+        topics=topic,
+        progress=_progress_for(cluster),
+        rack_repair=not no_rack_repair,
+        **options,
+    )
     _emit(plan, output_dir, throttle, fmt, batch_size)
 
 
@@ -261,8 +325,13 @@ def decommission_cmd(
 
     options = _goal_options(max_moves, exclude_topic, exclude_internal, byte_tolerance, no_leader_balance)
     cluster = _load(topology, offline_brokers, sizes)
-    plan = decommission(cluster, parse_id_list(brokers, "--brokers"), progress=_progress_for(cluster),
-                        rack_repair=not no_rack_repair, **options)
+    plan = decommission(
+        cluster,
+        parse_id_list(brokers, "--brokers"),
+        progress=_progress_for(cluster),
+        rack_repair=not no_rack_repair,
+        **options,
+    )
     _emit(plan, output_dir, throttle, fmt, batch_size)
 
 
@@ -270,7 +339,9 @@ def decommission_cmd(
 def replace_broker_cmd(
     topology: str = TOPOLOGY,
     source: int = typer.Option(..., "--source", metavar="ID", min=0, max=2**31 - 1, help="The broker to empty."),
-    target: int = typer.Option(..., "--target", metavar="ID", min=0, max=2**31 - 1, help="The broker that takes its replicas."),
+    target: int = typer.Option(
+        ..., "--target", metavar="ID", min=0, max=2**31 - 1, help="The broker that takes its replicas."
+    ),
     batch_size: Optional[int] = BATCH,
     output_dir: Optional[str] = OUTPUT_DIR,
     sizes: Optional[str] = SIZES,
@@ -289,7 +360,9 @@ def replace_broker_cmd(
 def set_rf_cmd(
     topology: str = TOPOLOGY,
     topic: str = typer.Option(..., "--topic", help="The topic."),
-    replication_factor: int = typer.Option(..., "--replication-factor", metavar="R", max=32767, help="The new replication factor."),
+    replication_factor: int = typer.Option(
+        ..., "--replication-factor", metavar="R", max=32767, help="The new replication factor."
+    ),
     batch_size: Optional[int] = BATCH,
     output_dir: Optional[str] = OUTPUT_DIR,
     sizes: Optional[str] = SIZES,
@@ -322,9 +395,14 @@ def elect_leaders_cmd(
     cluster = load_cluster(topology, offline_brokers)
     proposed, elect = elect_leaders(cluster, topic)
     skipped = [p.tp for p in select_partitions(cluster, topic) if p.adding or p.removing]
-    plan = Plan(before=cluster, proposed=proposed, goal="elect-leaders (reorder replica lists, no data movement)",
-                lower_bound=0, brokers=tuple(sorted(cluster.online_ids)),
-                notes=(in_progress_note(skipped),) if skipped else ())
+    plan = Plan(
+        before=cluster,
+        proposed=proposed,
+        goal="elect-leaders (reorder replica lists, no data movement)",
+        lower_bound=0,
+        brokers=tuple(sorted(cluster.online_ids)),
+        notes=(in_progress_note(skipped),) if skipped else (),
+    )
     summary = render.render_plan_text(plan) + f"Partitions to elect (current leader is not preferred): {len(elect)}\n"
     election = render_election_json(elect) + "\n"
     if output_dir is not None:
@@ -353,15 +431,17 @@ def elect_leaders_cmd(
 def check_execute_cmd(
     topology: str = TOPOLOGY,
     reassignment_file: str = typer.Option(..., "--reassignment-json-file", metavar="F"),
-    additional: bool = typer.Option(False, "--additional", help="As Kafka's --additional: allow while a reassignment is in progress."),
+    additional: bool = typer.Option(
+        False, "--additional", help="As Kafka's --additional: allow while a reassignment is in progress."
+    ),
     offline_brokers: Optional[str] = OFFLINE,
 ) -> None:
     """The checks kafka-reassign-partitions.sh --execute makes on a reassignment JSON against the topology (its
     order, its messages), then a summary. (Kafka's --verify is `reassign verify`.)"""
     from planner.formats import plan as render
     from planner.formats.kafka_json import parse_log_dir_moves, parse_reassignment_json
-    from planner.rebalance.reassignment import validate_reassignment
     from planner.rebalance.moves import Plan, changed_only, rack_count, rack_safe
+    from planner.rebalance.reassignment import validate_reassignment
 
     cluster = load_cluster(topology, offline_brokers)
     text = _read(reassignment_file, "--reassignment-json-file")
@@ -376,14 +456,22 @@ def check_execute_cmd(
             print(f"warning: {tp} changes replication factor {len(old)} -> {len(new)}", file=sys.stderr)
         if rack_safe(old, rack_of, n_racks) and not rack_safe(new, rack_of, n_racks):
             racks = ",".join(str(rack_of.get(b)) for b in new)
-            print(f"warning: {tp} becomes rack-unsafe: replicas {','.join(map(str, new))} in racks {racks}",
-                  file=sys.stderr)
+            print(
+                f"warning: {tp} becomes rack-unsafe: replicas {','.join(map(str, new))} in racks {racks}",
+                file=sys.stderr,
+            )
     moves = parse_log_dir_moves(text, reassignment_file)
     if moves:
-        print(f"note: {len(moves)} replica log-dir move(s); Kafka applies them with --bootstrap-server only",
-              file=sys.stderr)
-    plan = Plan(before=cluster, proposed=changed_only(current, proposed), goal=f"check-execute {reassignment_file}: valid",
-                brokers=tuple(sorted(cluster.online_ids)))
+        print(
+            f"note: {len(moves)} replica log-dir move(s); Kafka applies them with --bootstrap-server only",
+            file=sys.stderr,
+        )
+    plan = Plan(
+        before=cluster,
+        proposed=changed_only(current, proposed),
+        goal=f"check-execute {reassignment_file}: valid",
+        brokers=tuple(sorted(cluster.online_ids)),
+    )
     unchanged = len(proposed) - len(plan.proposed)
     text_out = render.render_plan_text(plan)
     if unchanged:
@@ -425,9 +513,9 @@ def apply_cmd(
 ) -> None:
     """Write the topology as it will be once the reassignment completes (what-if chains)."""
     from planner.adapters.files import write_text_atomic
+    from planner.adapters.topology_yaml import dump_topology
     from planner.formats.kafka_json import parse_reassignment_json
     from planner.rebalance.reassignment import validate_reassignment
-    from planner.adapters.topology_yaml import dump_topology
 
     cluster = load_cluster(topology, offline_brokers)
     proposed = parse_reassignment_json(_read(reassignment_file, "--reassignment-json-file"), reassignment_file)
@@ -447,7 +535,9 @@ class FailuresFormat(str, enum.Enum):
 @app.command("failures")
 def failures_cmd(
     topology: str = TOPOLOGY,
-    max_failed: int = typer.Option(1, "--max-failed-brokers", metavar="K", min=1, max=64, help="Every set of up to K brokers."),
+    max_failed: int = typer.Option(
+        1, "--max-failed-brokers", metavar="K", min=1, max=64, help="Every set of up to K brokers."
+    ),
     by_rack: bool = typer.Option(False, "--by-rack", help="Each rack failing as a whole instead."),
     top: Optional[int] = typer.Option(20, "--top", metavar="N", min=0, help="Show the N worst sets (0: all)."),
     fmt: FailuresFormat = typer.Option(FailuresFormat.table, "--format"),
@@ -468,6 +558,18 @@ def failures_cmd(
     if fmt is FailuresFormat.table:
         sys.stdout.write(render_failures_table(impacts, n))
     else:
-        sys.stdout.write(json.dumps([
-            {"brokers": list(i.brokers), "label": i.label, "leaderless": i.leaderless,
-             "under_min_isr": i.under_min_isr} for i in impacts], indent=2) + "\n")
+        sys.stdout.write(
+            json.dumps(
+                [
+                    {
+                        "brokers": list(i.brokers),
+                        "label": i.label,
+                        "leaderless": i.leaderless,
+                        "under_min_isr": i.under_min_isr,
+                    }
+                    for i in impacts
+                ],
+                indent=2,
+            )
+            + "\n"
+        )

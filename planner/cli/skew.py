@@ -1,4 +1,5 @@
 """`skew`: run real keys through Kafka's partitioner on Spark and show the skew per partition and per broker."""
+
 from __future__ import annotations
 
 import enum
@@ -47,44 +48,80 @@ one pass and recommends the smallest whose max/mean stays at most --max-skew.
 
 @app.command(help=SKEW_HELP)
 def skew(
-    keys: str = typer.Option(..., "--keys", metavar="PATH", help="Any path Spark reads: file, directory, hdfs://, s3a://."),
+    keys: str = typer.Option(
+        ..., "--keys", metavar="PATH", help="Any path Spark reads: file, directory, hdfs://, s3a://."
+    ),
     input_format: Optional[InputFormat] = typer.Option(
-        None, "--input-format",
-        help="Default: detected for a local path (Parquet by its PAR1 magic, else .csv/.json/.txt), else parquet."),
+        None,
+        "--input-format",
+        help="Default: detected for a local path (Parquet by its PAR1 magic, else .csv/.json/.txt), else parquet.",
+    ),
     key_column: Optional[str] = typer.Option(None, "--key-column", help="Key column [default: key; value for text]."),
     value_bytes_column: Optional[str] = typer.Option(
-        None, "--value-bytes-column", metavar="COL",
+        None,
+        "--value-bytes-column",
+        metavar="COL",
         help="Value size per record: an integer column (bytes), text of an integer (CSV), or a binary column "
-             "(the value itself: its length)."),
+        "(the value itself: its length).",
+    ),
     key_type: SkewKeyType = typer.Option(SkewKeyType.string, "--key-type", help="Kafka serializer of the key."),
     partitions: Optional[int] = typer.Option(None, "--partitions", max=2**31 - 1, help="Partitions of the topic."),
-    topology: Optional[str] = typer.Option(None, "--topology", metavar="TOPOLOGY",
-                                           help=TOPOLOGY_HELP),
+    topology: Optional[str] = typer.Option(None, "--topology", metavar="TOPOLOGY", help=TOPOLOGY_HELP),
     topic: Optional[str] = typer.Option(None, "--topic", help="The topic in --topology."),
-    offline_brokers: Optional[str] = typer.Option(None, "--offline-brokers", metavar="IDS",
-                                                  help="Simulate these brokers failing, e.g. 2,3."),
-    sweep: Optional[str] = typer.Option(None, "--sweep", metavar="N,N,...", help="Partition counts to compare, e.g. 6,12,24,48."),
+    offline_brokers: Optional[str] = typer.Option(
+        None, "--offline-brokers", metavar="IDS", help="Simulate these brokers failing, e.g. 2,3."
+    ),
+    sweep: Optional[str] = typer.Option(
+        None, "--sweep", metavar="N,N,...", help="Partition counts to compare, e.g. 6,12,24,48."
+    ),
     max_skew: float = typer.Option(1.2, "--max-skew", help="Largest acceptable records max/mean for --sweep."),
-    top: int = typer.Option(20, "--top", min=0, max=1_000_000, help="How many top keys to show (0: skip the per-key count)."),
-    exact_top: bool = typer.Option(False, "--exact-top",
-                                   help="Rank the top keys by a group-by over every key (default: a hot-key "
-                                        "summary in the same pass, exact counts of the candidates, a proven bound "
-                                        "for the rest)."),
+    top: int = typer.Option(
+        20, "--top", min=0, max=1_000_000, help="How many top keys to show (0: skip the per-key count)."
+    ),
+    exact_top: bool = typer.Option(
+        False,
+        "--exact-top",
+        help="Rank the top keys by a group-by over every key (default: a hot-key "
+        "summary in the same pass, exact counts of the candidates, a proven bound "
+        "for the rest).",
+    ),
     master: str = typer.Option("local[*]", "--master", help="Spark master: local[*], spark://host:7077, yarn, ..."),
-    output: Optional[str] = typer.Option(None, "--output", metavar="DIR",
-                                         help="Write partitions.parquet, keys.parquet and summary.json here."),
-    reader: Reader = typer.Option(Reader.auto, "--reader",
-                                  help="auto: pyarrow reads Parquet row groups inside Spark tasks when it can "
-                                       "(local/shared file system, key column stored as the key type), else "
-                                       "Spark reads and hands Arrow batches to Python (spark)."),
-    spark_conf: Optional[List[str]] = typer.Option(None, "--spark-conf", metavar="KEY=VALUE",
-                                                   help="Repeatable Spark setting, e.g. spark.executor.memory=4g."),
+    output: Optional[str] = typer.Option(
+        None, "--output", metavar="DIR", help="Write partitions.parquet, keys.parquet and summary.json here."
+    ),
+    reader: Reader = typer.Option(
+        Reader.auto,
+        "--reader",
+        help="auto: pyarrow reads Parquet row groups inside Spark tasks when it can "
+        "(local/shared file system, key column stored as the key type), else "
+        "Spark reads and hands Arrow batches to Python (spark).",
+    ),
+    spark_conf: Optional[List[str]] = typer.Option(
+        None, "--spark-conf", metavar="KEY=VALUE", help="Repeatable Spark setting, e.g. spark.executor.memory=4g."
+    ),
     fmt: SkewFormat = typer.Option(SkewFormat.table, "--format"),
     verbose: bool = typer.Option(False, "--verbose", help="Show Spark's own logging."),
 ) -> None:
     from planner.skew import command
 
-    command.run(keys=keys, input_format=input_format.value if input_format else None, key_column=key_column,
-                value_bytes_column=value_bytes_column, key_type=key_type.value, partitions=partitions,
-                topology=topology, topic=topic, offline_brokers=offline_brokers, sweep=sweep, max_skew=max_skew,
-                top=top, exact_top=exact_top, master=master, spark_conf=list(spark_conf or []), reader=reader.value, output=output, fmt=fmt.value, verbose=verbose)
+    command.run(
+        keys=keys,
+        input_format=input_format.value if input_format else None,
+        key_column=key_column,
+        value_bytes_column=value_bytes_column,
+        key_type=key_type.value,
+        partitions=partitions,
+        topology=topology,
+        topic=topic,
+        offline_brokers=offline_brokers,
+        sweep=sweep,
+        max_skew=max_skew,
+        top=top,
+        exact_top=exact_top,
+        master=master,
+        spark_conf=list(spark_conf or []),
+        reader=reader.value,
+        output=output,
+        fmt=fmt.value,
+        verbose=verbose,
+    )

@@ -1,4 +1,5 @@
 """Topic commands: describe, brokers, create-topic, add-partitions."""
+
 from __future__ import annotations
 
 import enum
@@ -14,8 +15,12 @@ from planner.model import Cluster, PlannerError, TopicPartition, make_topic
 
 TOPOLOGY = typer.Argument(..., metavar="TOPOLOGY", help=TOPOLOGY_HELP)
 OFFLINE = typer.Option(None, "--offline-brokers", metavar="IDS", help="Simulate these brokers failing, e.g. 2,3.")
-VERSION = typer.Option(None, "--kafka-version", metavar="V",
-                       help="Print as this Kafka release's kafka-topics.sh does (e.g. 2.3, 2.7, 3.7, 3.8). Default: newest.")
+VERSION = typer.Option(
+    None,
+    "--kafka-version",
+    metavar="V",
+    help="Print as this Kafka release's kafka-topics.sh does (e.g. 2.3, 2.7, 3.7, 3.8). Default: newest.",
+)
 
 
 class DescribeFormat(str, enum.Enum):
@@ -44,18 +49,36 @@ class Placer(str, enum.Enum):
 @app.command()
 def describe(
     topology: str = TOPOLOGY,
-    topic: Optional[List[str]] = typer.Option(None, "--topic", help="Topic name or regex (Kafka's include list); repeatable."),
-    under_replicated: bool = typer.Option(False, "--under-replicated-partitions", help="Only show under-replicated partitions."),
-    unavailable: bool = typer.Option(False, "--unavailable-partitions", help="Only show partitions whose leader is not available."),
-    under_min_isr: bool = typer.Option(False, "--under-min-isr-partitions",
-                                       help="Only show partitions whose isr count is less than the configured minimum."),
-    at_min_isr: bool = typer.Option(False, "--at-min-isr-partitions",
-                                    help="Only show partitions whose isr count is equal to the configured minimum."),
-    with_overrides: bool = typer.Option(False, "--topics-with-overrides", help="Only show topics with config overrides."),
-    exclude_internal: bool = typer.Option(False, "--exclude-internal", help="Leave out __consumer_offsets and __transaction_state."),
+    topic: Optional[List[str]] = typer.Option(
+        None, "--topic", help="Topic name or regex (Kafka's include list); repeatable."
+    ),
+    under_replicated: bool = typer.Option(
+        False, "--under-replicated-partitions", help="Only show under-replicated partitions."
+    ),
+    unavailable: bool = typer.Option(
+        False, "--unavailable-partitions", help="Only show partitions whose leader is not available."
+    ),
+    under_min_isr: bool = typer.Option(
+        False,
+        "--under-min-isr-partitions",
+        help="Only show partitions whose isr count is less than the configured minimum.",
+    ),
+    at_min_isr: bool = typer.Option(
+        False,
+        "--at-min-isr-partitions",
+        help="Only show partitions whose isr count is equal to the configured minimum.",
+    ),
+    with_overrides: bool = typer.Option(
+        False, "--topics-with-overrides", help="Only show topics with config overrides."
+    ),
+    exclude_internal: bool = typer.Option(
+        False, "--exclude-internal", help="Leave out __consumer_offsets and __transaction_state."
+    ),
     offline_brokers: Optional[str] = OFFLINE,
     kafka_version: Optional[str] = VERSION,
-    fmt: DescribeFormat = typer.Option(DescribeFormat.kafka, "--format", help="kafka: byte-for-byte kafka-topics.sh --describe."),
+    fmt: DescribeFormat = typer.Option(
+        DescribeFormat.kafka, "--format", help="kafka: byte-for-byte kafka-topics.sh --describe."
+    ),
 ) -> None:
     """Leaders, replicas and ISR of every partition, exactly as `kafka-topics.sh --describe` prints them."""
     from planner.formats import describe as d
@@ -63,9 +86,14 @@ def describe(
     version = d.parse_version(kafka_version)
     cluster = load_cluster(topology, offline_brokers)
     opts = d.DescribeOptions(
-        topics=tuple(topic or ()), under_replicated=under_replicated, unavailable=unavailable,
-        under_min_isr=under_min_isr, at_min_isr=at_min_isr, with_overrides=with_overrides,
-        exclude_internal=exclude_internal, version=version,
+        topics=tuple(topic or ()),
+        under_replicated=under_replicated,
+        unavailable=unavailable,
+        under_min_isr=under_min_isr,
+        at_min_isr=at_min_isr,
+        with_overrides=with_overrides,
+        exclude_internal=exclude_internal,
+        version=version,
     )
     sections = d.select(cluster, opts)
     if fmt is DescribeFormat.kafka:
@@ -84,8 +112,8 @@ def brokers(
     fmt: BrokersFormat = typer.Option(BrokersFormat.table, "--format"),
 ) -> None:
     """Per-broker load: replicas, preferred and current leaders, topics, bytes; totals and spread."""
-    from planner.formats import tables
     from planner.broker_load import broker_loads
+    from planner.formats import tables
 
     cluster = load_cluster(topology, offline_brokers)
     loads = broker_loads(cluster)
@@ -102,8 +130,16 @@ def validate_topic_name(name: str) -> None:
         raise PlannerError(problem)
 
 
-def _emit(before: Cluster, after: Cluster, topic: str, new_ids: list[int], fmt: PlacementFormat,
-          kafka_version: Optional[str], write: Optional[str], how: str) -> None:
+def _emit(
+    before: Cluster,
+    after: Cluster,
+    topic: str,
+    new_ids: list[int],
+    fmt: PlacementFormat,
+    kafka_version: Optional[str],
+    write: Optional[str],
+    how: str,
+) -> None:
     from planner.formats import describe as d
     from planner.formats.placement import render_load_change
 
@@ -136,17 +172,35 @@ def create_topic(
     topic: str = typer.Option(..., "--topic", help="Name of the new topic."),
     partitions: int = typer.Option(..., "--partitions", max=MAX_NEW_PARTITIONS, help="Number of partitions."),
     replication_factor: int = typer.Option(..., "--replication-factor", max=32767, help="Replicas per partition."),
-    start_index: Optional[int] = typer.Option(None, "--start-index", max=2**31 - 1,
-                                              help="Kafka's fixedStartIndex (start = shift = I), as the tools' tests use."),
-    disable_rack_aware: bool = typer.Option(False, "--disable-rack-aware", help="Ignore racks (Kafka's RackAwareMode.Disabled)."),
-    placer: Placer = typer.Option(Placer.kafka, "--placer", help="kafka: AdminUtils (ZK mode, tools). kraft: StripedReplicaPlacer. "
-                                  "load-aware: not Kafka's; fills the lightest brokers (new ones first), rack-safe; "
-                                  "print it with --format replica-assignment for kafka-topics --create."),
-    seed: Optional[int] = typer.Option(None, "--seed", min=-2**63, max=2**63 - 1, help="Draw the random start/shift (kafka) or seed the controller's Random (kraft)."),
+    start_index: Optional[int] = typer.Option(
+        None,
+        "--start-index",
+        max=2**31 - 1,
+        help="Kafka's fixedStartIndex (start = shift = I), as the tools' tests use.",
+    ),
+    disable_rack_aware: bool = typer.Option(
+        False, "--disable-rack-aware", help="Ignore racks (Kafka's RackAwareMode.Disabled)."
+    ),
+    placer: Placer = typer.Option(
+        Placer.kafka,
+        "--placer",
+        help="kafka: AdminUtils (ZK mode, tools). kraft: StripedReplicaPlacer. "
+        "load-aware: not Kafka's; fills the lightest brokers (new ones first), rack-safe; "
+        "print it with --format replica-assignment for kafka-topics --create.",
+    ),
+    seed: Optional[int] = typer.Option(
+        None,
+        "--seed",
+        min=-(2**63),
+        max=2**63 - 1,
+        help="Draw the random start/shift (kafka) or seed the controller's Random (kraft).",
+    ),
     offline_brokers: Optional[str] = OFFLINE,
     kafka_version: Optional[str] = VERSION,
     fmt: PlacementFormat = typer.Option(PlacementFormat.kafka, "--format"),
-    write: Optional[str] = typer.Option(None, "--write", metavar="OUT.yaml", help="Write the topology with the new topic."),
+    write: Optional[str] = typer.Option(
+        None, "--write", metavar="OUT.yaml", help="Write the topology with the new topic."
+    ),
 ) -> None:
     """Place a new topic as Kafka would; without --start-index/--seed, the start that best balances the cluster."""
     from planner.placement.policy import plan_new_topic
@@ -158,14 +212,20 @@ def create_topic(
     if placer is Placer.load_aware:
         from planner.placement.load_aware import place_load_aware
 
-        assignment = place_load_aware(cluster, partitions, replication_factor, topic=topic,
-                                      rack_aware=not disable_rack_aware)
+        assignment = place_load_aware(
+            cluster, partitions, replication_factor, topic=topic, rack_aware=not disable_rack_aware
+        )
         after = cluster.with_topic(make_topic(topic, assignment))
         how = "load-aware placement (not Kafka's): lightest brokers first, rack-safe"
         _emit(cluster, after, topic, sorted(assignment), fmt, kafka_version, write, how)
         return
     assignment, how = plan_new_topic(
-        cluster, partitions, replication_factor, placer=placer.value, start_index=start_index, seed=seed,
+        cluster,
+        partitions,
+        replication_factor,
+        placer=placer.value,
+        start_index=start_index,
+        seed=seed,
         rack_aware=not disable_rack_aware,
     )
     after = cluster.with_topic(make_topic(topic, assignment))
@@ -176,15 +236,27 @@ def create_topic(
 def add_partitions(
     topology: str = TOPOLOGY,
     topic: str = typer.Option(..., "--topic", help="The existing topic."),
-    partitions: int = typer.Option(..., "--partitions", max=MAX_NEW_PARTITIONS, help="The new total number of partitions."),
-    disable_rack_aware: bool = typer.Option(False, "--disable-rack-aware", help="Ignore racks (Kafka's RackAwareMode.Disabled)."),
-    placer: Placer = typer.Option(Placer.kafka, "--placer", help="kafka: ZK addPartitions rule. kraft: the striped placer. "
-                                  "load-aware: not Kafka's; fills the lightest brokers (new ones first), rack-safe."),
-    seed: Optional[int] = typer.Option(None, "--seed", min=-2**63, max=2**63 - 1, help="Seed of the controller's Random (kraft)."),
+    partitions: int = typer.Option(
+        ..., "--partitions", max=MAX_NEW_PARTITIONS, help="The new total number of partitions."
+    ),
+    disable_rack_aware: bool = typer.Option(
+        False, "--disable-rack-aware", help="Ignore racks (Kafka's RackAwareMode.Disabled)."
+    ),
+    placer: Placer = typer.Option(
+        Placer.kafka,
+        "--placer",
+        help="kafka: ZK addPartitions rule. kraft: the striped placer. "
+        "load-aware: not Kafka's; fills the lightest brokers (new ones first), rack-safe.",
+    ),
+    seed: Optional[int] = typer.Option(
+        None, "--seed", min=-(2**63), max=2**63 - 1, help="Seed of the controller's Random (kraft)."
+    ),
     offline_brokers: Optional[str] = OFFLINE,
     kafka_version: Optional[str] = VERSION,
     fmt: PlacementFormat = typer.Option(PlacementFormat.kafka, "--format"),
-    write: Optional[str] = typer.Option(None, "--write", metavar="OUT.yaml", help="Write the topology with the new partitions."),
+    write: Optional[str] = typer.Option(
+        None, "--write", metavar="OUT.yaml", help="Write the topology with the new partitions."
+    ),
 ) -> None:
     """Add partitions to a topic with Kafka's rule (start from partition 0's leader, continue the shift)."""
     from dataclasses import replace
@@ -201,15 +273,22 @@ def add_partitions(
         from planner.placement.load_aware import place_load_aware
 
         validate_increase(topic, t.partition_count, partitions)
-        assignment = place_load_aware(cluster, partitions - t.partition_count, t.replication_factor, topic=topic,
-                                      start_partition_id=t.partition_count, rack_aware=not disable_rack_aware)
+        assignment = place_load_aware(
+            cluster,
+            partitions - t.partition_count,
+            t.replication_factor,
+            topic=topic,
+            start_partition_id=t.partition_count,
+            rack_aware=not disable_rack_aware,
+        )
     else:
         assignment = place_new_partitions(
             cluster, topic, partitions, rack_aware=not disable_rack_aware, placer=placer.value, seed=seed
         )
     added = tuple(Partition(topic=topic, id=p, replicas=tuple(r)) for p, r in sorted(assignment.items()))
     after = cluster.with_topic(replace(t, partitions=t.partitions + added))
-    how = {Placer.kraft: "KRaft striped placer continuing after the last partition",
-           Placer.load_aware: "load-aware placement (not Kafka's): lightest brokers first, rack-safe"}.get(
-        placer, "Kafka addPartitions: fixed start at partition 0's leader")
+    how = {
+        Placer.kraft: "KRaft striped placer continuing after the last partition",
+        Placer.load_aware: "load-aware placement (not Kafka's): lightest brokers first, rack-safe",
+    }.get(placer, "Kafka addPartitions: fixed start at partition 0's leader")
     _emit(cluster, after, topic, sorted(assignment), fmt, kafka_version, write, how)

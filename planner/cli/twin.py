@@ -1,4 +1,5 @@
 """`kafka-planner twin`: a topology YAML assembled from Kafka's own tool output (an offline twin of a cluster)."""
+
 from __future__ import annotations
 
 import sys
@@ -12,21 +13,34 @@ from planner.model import PlannerError
 
 @app.command("twin")
 def twin(
-    describe: Optional[str] = typer.Option(None, "--describe", metavar="FILE",
-                                           help="Output of kafka-topics --describe (any Kafka release)."),
+    describe: Optional[str] = typer.Option(
+        None, "--describe", metavar="FILE", help="Output of kafka-topics --describe (any Kafka release)."
+    ),
     assignment: Optional[str] = typer.Option(
-        None, "--assignment", metavar="FILE",
-        help="kafka-reassign-partitions --generate output (its 'Current partition replica assignment' JSON)."),
-    log_dirs: Optional[str] = typer.Option(None, "--log-dirs", metavar="FILE",
-                                           help="Output of kafka-log-dirs --describe: replica sizes."),
+        None,
+        "--assignment",
+        metavar="FILE",
+        help="kafka-reassign-partitions --generate output (its 'Current partition replica assignment' JSON).",
+    ),
+    log_dirs: Optional[str] = typer.Option(
+        None, "--log-dirs", metavar="FILE", help="Output of kafka-log-dirs --describe: replica sizes."
+    ),
     brokers: Optional[str] = typer.Option(
-        None, "--brokers", metavar="FILE",
+        None,
+        "--brokers",
+        metavar="FILE",
         help="YAML with a topology's 'brokers:' list (id, rack, host, port, state; optional cluster, mode): "
-             "every broker of the cluster."),
-    racks: Optional[str] = typer.Option(None, "--racks", metavar="ID:RACK,...",
-                                        help="Every broker with its rack, e.g. 1:a,2:b,3:c (instead of --brokers)."),
-    output: Optional[str] = typer.Option(None, "-o", "--output", metavar="FILE",
-                                         help="Write the topology here (atomically) instead of stdout."),
+        "every broker of the cluster.",
+    ),
+    racks: Optional[str] = typer.Option(
+        None,
+        "--racks",
+        metavar="ID:RACK,...",
+        help="Every broker with its rack, e.g. 1:a,2:b,3:c (instead of --brokers).",
+    ),
+    output: Optional[str] = typer.Option(
+        None, "-o", "--output", metavar="FILE", help="Write the topology here (atomically) instead of stdout."
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No summary on stderr."),
 ) -> None:
     """Build a topology YAML from files an operator can hand over: kafka-topics --describe text, the current
@@ -50,5 +64,7 @@ def twin(
         raise PlannerError(f"-o {output}: cannot write: {exc.strerror or exc}") from None
     if not quiet:
         parts = sum(t.partition_count for t in cluster.topics)
-        print(f"wrote {output}: {len(cluster.brokers)} brokers, {len(cluster.topics)} topics, {parts} partitions",
-              file=sys.stderr)
+        print(
+            f"wrote {output}: {len(cluster.brokers)} brokers, {len(cluster.topics)} topics, {parts} partitions",
+            file=sys.stderr,
+        )

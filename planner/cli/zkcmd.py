@@ -1,8 +1,10 @@
 """`kafka-planner zk …`: live ZooKeeper-mode clusters: export, submit, elect-leaders, status.
 
-Computing lives in `planner.adapters.zk` (the kazoo adapter) and `planner.formats.kafka_json` (Kafka's reassignment JSON);
+Computing lives in `planner.adapters.zk` (the kazoo adapter) and `planner.formats.kafka_json` (Kafka's reassignment
+JSON);
 this module parses arguments, orders the steps and prints. kazoo loads only inside the commands.
 """
+
 from __future__ import annotations
 
 import sys
@@ -20,25 +22,55 @@ zk_app = typer.Typer(
 app.add_typer(zk_app, name="zk")
 
 URL = typer.Argument(..., metavar="ZK_URL", help="zk://host:port[,host:port...][/chroot]")
-TIMEOUT = typer.Option(10.0, "--zk-timeout", metavar="SECONDS", min=0.1, envvar="KAFKA_PLANNER_ZK_TIMEOUT",
-                       help="Connection and read/write time limit (default 10).")
-AUTH_FILE = typer.Option(None, "--zk-auth-file", metavar="FILE",
-                         help="File holding user:password for digest auth (else $KAFKA_PLANNER_ZK_AUTH).")
-CA_FILE = typer.Option(None, "--zk-ca-file", metavar="FILE", envvar="KAFKA_PLANNER_ZK_CA_FILE", help="Use TLS, verifying the server with this CA bundle.")
-CERT_FILE = typer.Option(None, "--zk-cert-file", metavar="FILE", envvar="KAFKA_PLANNER_ZK_CERT_FILE", help="TLS client certificate (with --zk-ca-file).")
-KEY_FILE = typer.Option(None, "--zk-key-file", metavar="FILE", envvar="KAFKA_PLANNER_ZK_KEY_FILE", help="TLS client key (with --zk-ca-file).")
+TIMEOUT = typer.Option(
+    10.0,
+    "--zk-timeout",
+    metavar="SECONDS",
+    min=0.1,
+    envvar="KAFKA_PLANNER_ZK_TIMEOUT",
+    help="Connection and read/write time limit (default 10).",
+)
+AUTH_FILE = typer.Option(
+    None,
+    "--zk-auth-file",
+    metavar="FILE",
+    help="File holding user:password for digest auth (else $KAFKA_PLANNER_ZK_AUTH).",
+)
+CA_FILE = typer.Option(
+    None,
+    "--zk-ca-file",
+    metavar="FILE",
+    envvar="KAFKA_PLANNER_ZK_CA_FILE",
+    help="Use TLS, verifying the server with this CA bundle.",
+)
+CERT_FILE = typer.Option(
+    None,
+    "--zk-cert-file",
+    metavar="FILE",
+    envvar="KAFKA_PLANNER_ZK_CERT_FILE",
+    help="TLS client certificate (with --zk-ca-file).",
+)
+KEY_FILE = typer.Option(
+    None,
+    "--zk-key-file",
+    metavar="FILE",
+    envvar="KAFKA_PLANNER_ZK_KEY_FILE",
+    help="TLS client key (with --zk-ca-file).",
+)
 OFFLINE = typer.Option(None, "--offline-brokers", metavar="IDS", help="Simulate these brokers failing, e.g. 2,3.")
 QUIET = typer.Option(False, "--quiet", "-q", help="No progress or statistics on stderr.")
 
 
-def _opts(timeout: float, auth_file: Optional[str], ca_file: Optional[str], cert_file: Optional[str],
-          key_file: Optional[str]):
+def _opts(
+    timeout: float, auth_file: Optional[str], ca_file: Optional[str], cert_file: Optional[str], key_file: Optional[str]
+):
     from planner.adapters import zk
 
     if (cert_file or key_file) and not ca_file:
         raise PlannerError("--zk-cert-file/--zk-key-file need --zk-ca-file (TLS)")
-    return zk.ZkOptions(timeout=timeout, auth=zk.auth_from(auth_file), ca_file=ca_file, cert_file=cert_file,
-                        key_file=key_file)
+    return zk.ZkOptions(
+        timeout=timeout, auth=zk.auth_from(auth_file), ca_file=ca_file, cert_file=cert_file, key_file=key_file
+    )
 
 
 def _progress(quiet: bool, after: float = 1.0):
@@ -72,7 +104,8 @@ def _simulate(cluster, offline_brokers: Optional[str]):
     """`--offline-brokers 2,3`: the live cluster as if those brokers failed."""
     if offline_brokers is None:
         return cluster
-    from planner.model import OFFLINE as OFF, parse_id_list
+    from planner.model import OFFLINE as OFF
+    from planner.model import parse_id_list
 
     return cluster.with_broker_states({i: OFF for i in parse_id_list(offline_brokers, "--offline-brokers")})
 
@@ -80,15 +113,21 @@ def _simulate(cluster, offline_brokers: Optional[str]):
 @zk_app.command("export")
 def export(
     url: str = URL,
-    output: Optional[str] = typer.Option(None, "-o", "--output", metavar="FILE",
-                                         help="Write the topology here (atomically) instead of stdout."),
+    output: Optional[str] = typer.Option(
+        None, "-o", "--output", metavar="FILE", help="Write the topology here (atomically) instead of stdout."
+    ),
     offline_brokers: Optional[str] = OFFLINE,
-    zk_timeout: float = TIMEOUT, zk_auth_file: Optional[str] = AUTH_FILE, zk_ca_file: Optional[str] = CA_FILE,
-    zk_cert_file: Optional[str] = CERT_FILE, zk_key_file: Optional[str] = KEY_FILE, quiet: bool = QUIET,
+    zk_timeout: float = TIMEOUT,
+    zk_auth_file: Optional[str] = AUTH_FILE,
+    zk_ca_file: Optional[str] = CA_FILE,
+    zk_cert_file: Optional[str] = CERT_FILE,
+    zk_key_file: Optional[str] = KEY_FILE,
+    quiet: bool = QUIET,
 ) -> None:
     """Write the live cluster as a topology YAML file (partition sizes are not in ZooKeeper, so omitted)."""
     from planner.adapters import zk
     from planner.adapters.topology_yaml import dump_topology
+
     opts = _opts(zk_timeout, zk_auth_file, zk_ca_file, zk_cert_file, zk_key_file)
     snap = zk.read_snapshot(url, opts, _progress(quiet))
     cluster = _simulate(snap.cluster, offline_brokers)
@@ -99,8 +138,10 @@ def export(
         write_text_atomic(output, text, "--output")
         if not quiet:
             parts = sum(t.partition_count for t in cluster.topics)
-            print(f"wrote {output}: {len(cluster.brokers)} brokers, {len(cluster.topics)} topics, {parts} partitions",
-                  file=sys.stderr)
+            print(
+                f"wrote {output}: {len(cluster.brokers)} brokers, {len(cluster.topics)} topics, {parts} partitions",
+                file=sys.stderr,
+            )
     else:
         sys.stdout.write(text)
 
@@ -114,25 +155,38 @@ def _statistics(before, after, moved: int) -> str:
     rows = [f"{moved} partition(s) change replicas; per online broker, before -> after:"]
     for b in online:
         x, y = lb[b], la[b]
-        rows.append(f"  broker {b}: replicas {x.replicas} -> {y.replicas}, preferred leaders "
-                    f"{x.preferred_leaders} -> {y.preferred_leaders}")
-    rows.append(f"  replica spread (max-min) {spread(lb[b].replicas for b in online)} -> "
-                f"{spread(la[b].replicas for b in online)}; preferred-leader spread "
-                f"{spread(lb[b].preferred_leaders for b in online)} -> {spread(la[b].preferred_leaders for b in online)}")
+        rows.append(
+            f"  broker {b}: replicas {x.replicas} -> {y.replicas}, preferred leaders "
+            f"{x.preferred_leaders} -> {y.preferred_leaders}"
+        )
+    rows.append(
+        f"  replica spread (max-min) {spread(lb[b].replicas for b in online)} -> "
+        f"{spread(la[b].replicas for b in online)}; preferred-leader spread "
+        f"{spread(lb[b].preferred_leaders for b in online)} -> {spread(la[b].preferred_leaders for b in online)}"
+    )
     return "\n".join(rows)
 
 
 @zk_app.command("submit")
 def submit(
     url: str = URL,
-    reassignment_json_file: str = typer.Option(..., "--reassignment-json-file", metavar="FILE",
-                                               help="Kafka's reassignment JSON (as kafka-reassign-partitions.sh takes)."),
+    reassignment_json_file: str = typer.Option(
+        ...,
+        "--reassignment-json-file",
+        metavar="FILE",
+        help="Kafka's reassignment JSON (as kafka-reassign-partitions.sh takes).",
+    ),
     execute: bool = typer.Option(False, "--execute", help="Create /admin/reassign_partitions. Without it: a dry run."),
     offline_brokers: Optional[str] = OFFLINE,
-    zk_timeout: float = TIMEOUT, zk_auth_file: Optional[str] = AUTH_FILE, zk_ca_file: Optional[str] = CA_FILE,
-    zk_cert_file: Optional[str] = CERT_FILE, zk_key_file: Optional[str] = KEY_FILE, quiet: bool = QUIET,
+    zk_timeout: float = TIMEOUT,
+    zk_auth_file: Optional[str] = AUTH_FILE,
+    zk_ca_file: Optional[str] = CA_FILE,
+    zk_cert_file: Optional[str] = CERT_FILE,
+    zk_key_file: Optional[str] = KEY_FILE,
+    quiet: bool = QUIET,
 ) -> None:
-    """Start a reassignment the ZooKeeper way (/admin/reassign_partitions), after Kafka's checks against the live cluster.
+    """Start a reassignment the ZooKeeper way (/admin/reassign_partitions), after Kafka's checks against the live
+    cluster.
 
     Prints the rollback JSON first. A dry run unless --execute.
     """
@@ -141,8 +195,9 @@ def submit(
     from planner.rebalance.reassignment import validate_reassignment
 
     opts = _opts(zk_timeout, zk_auth_file, zk_ca_file, zk_cert_file, zk_key_file)
-    proposed = kj.parse_reassignment_json(_read_text(reassignment_json_file, "--reassignment-json-file"),
-                                          reassignment_json_file)
+    proposed = kj.parse_reassignment_json(
+        _read_text(reassignment_json_file, "--reassignment-json-file"), reassignment_json_file
+    )
     with zk.connect(url, opts) as session:
         snap = zk.read_consistent(session, _progress(quiet))
         cluster = _simulate(snap.cluster, offline_brokers)
@@ -155,8 +210,10 @@ def submit(
             session.create(zk.REASSIGN_PATH, znode, lambda _current: "There is an existing assignment running.")
             sys.stdout.write("Successfully started reassignment of partitions.\n")
         else:
-            sys.stdout.write(f"Dry run: would create {zk.REASSIGN_PATH} with\n{znode}\n"
-                             "Nothing was written; add --execute to start the reassignment.\n")
+            sys.stdout.write(
+                f"Dry run: would create {zk.REASSIGN_PATH} with\n{znode}\n"
+                "Nothing was written; add --execute to start the reassignment.\n"
+            )
     sys.stdout.flush()
     if not quiet:
         moved = sum(1 for tp, r in proposed.items() if cluster.assignment().get(tp) != tuple(r))
@@ -166,15 +223,22 @@ def submit(
 @zk_app.command("elect-leaders")
 def elect_leaders(
     url: str = URL,
-    path_to_json_file: str = typer.Option(..., "--path-to-json-file", metavar="FILE",
-                                          help='{"partitions": [{"topic": "foo", "partition": 1}, ...]}'),
-    execute: bool = typer.Option(False, "--execute",
-                                 help="Create /admin/preferred_replica_election. Without it: a dry run."),
+    path_to_json_file: str = typer.Option(
+        ..., "--path-to-json-file", metavar="FILE", help='{"partitions": [{"topic": "foo", "partition": 1}, ...]}'
+    ),
+    execute: bool = typer.Option(
+        False, "--execute", help="Create /admin/preferred_replica_election. Without it: a dry run."
+    ),
     offline_brokers: Optional[str] = OFFLINE,
-    zk_timeout: float = TIMEOUT, zk_auth_file: Optional[str] = AUTH_FILE, zk_ca_file: Optional[str] = CA_FILE,
-    zk_cert_file: Optional[str] = CERT_FILE, zk_key_file: Optional[str] = KEY_FILE, quiet: bool = QUIET,
+    zk_timeout: float = TIMEOUT,
+    zk_auth_file: Optional[str] = AUTH_FILE,
+    zk_ca_file: Optional[str] = CA_FILE,
+    zk_cert_file: Optional[str] = CERT_FILE,
+    zk_key_file: Optional[str] = KEY_FILE,
+    quiet: bool = QUIET,
 ) -> None:
-    """Start a preferred leader election the ZooKeeper way (/admin/preferred_replica_election). A dry run unless --execute."""
+    """Start a preferred leader election the ZooKeeper way (/admin/preferred_replica_election). A dry run unless
+    --execute."""
     from planner.adapters import zk
     from planner.formats import kafka_json as kj
     from planner.leadership import cluster_states
@@ -198,40 +262,57 @@ def elect_leaders(
         else:
             if snap.electing:
                 raise PlannerError(zk.election_in_progress_message(url, session.get(zk.ELECTION_PATH)))
-            sys.stdout.write(f"Dry run: would create {zk.ELECTION_PATH} with\n{znode}\n"
-                             "Nothing was written; add --execute to start the election.\n")
+            sys.stdout.write(
+                f"Dry run: would create {zk.ELECTION_PATH} with\n{znode}\n"
+                "Nothing was written; add --execute to start the election.\n"
+            )
             sys.stdout.write("".join(line + "\n" for line in skip_lines))
     sys.stdout.flush()
     if not quiet:
         states = cluster_states(cluster)
         by_topic = {t.name: dict(zip((p.id for p in t.partitions), states[t.name])) for t in cluster.topics}
-        already = sum(1 for tp in valid if by_topic[tp.topic][tp.partition].leader
-                      == cluster.topic(tp.topic).partition(tp.partition).replicas[0])
-        print(f"{len(valid)} partition(s): {already} already led by the preferred replica, "
-              f"{len(valid) - already} to move leadership (if the preferred replica is alive and in the ISR)",
-              file=sys.stderr)
+        already = sum(
+            1
+            for tp in valid
+            if by_topic[tp.topic][tp.partition].leader == cluster.topic(tp.topic).partition(tp.partition).replicas[0]
+        )
+        print(
+            f"{len(valid)} partition(s): {already} already led by the preferred replica, "
+            f"{len(valid) - already} to move leadership (if the preferred replica is alive and in the ISR)",
+            file=sys.stderr,
+        )
 
 
 @zk_app.command("status")
 def status(
     url: str = URL,
-    reassignment_json_file: str = typer.Option(..., "--reassignment-json-file", metavar="FILE",
-                                               help="The reassignment JSON that was submitted."),
-    kafka_version: Optional[str] = typer.Option(None, "--kafka-version", metavar="V",
-                                                help="Print as this release's --verify does (e.g. 2.4, 2.8, 3.3). "
-                                                     "Default: newest."),
-    zk_timeout: float = TIMEOUT, zk_auth_file: Optional[str] = AUTH_FILE, zk_ca_file: Optional[str] = CA_FILE,
-    zk_cert_file: Optional[str] = CERT_FILE, zk_key_file: Optional[str] = KEY_FILE, quiet: bool = QUIET,
+    reassignment_json_file: str = typer.Option(
+        ..., "--reassignment-json-file", metavar="FILE", help="The reassignment JSON that was submitted."
+    ),
+    kafka_version: Optional[str] = typer.Option(
+        None,
+        "--kafka-version",
+        metavar="V",
+        help="Print as this release's --verify does (e.g. 2.4, 2.8, 3.3). Default: newest.",
+    ),
+    zk_timeout: float = TIMEOUT,
+    zk_auth_file: Optional[str] = AUTH_FILE,
+    zk_ca_file: Optional[str] = CA_FILE,
+    zk_cert_file: Optional[str] = CERT_FILE,
+    zk_key_file: Optional[str] = KEY_FILE,
+    quiet: bool = QUIET,
 ) -> None:
-    """Compare a reassignment with the live cluster, partition by partition: kafka-reassign-partitions --verify lines."""
+    """Compare a reassignment with the live cluster, partition by partition: kafka-reassign-partitions --verify
+    lines."""
     from planner.adapters import zk
     from planner.formats import kafka_json as kj
     from planner.formats.describe import parse_version
 
     version = parse_version(kafka_version)
     opts = _opts(zk_timeout, zk_auth_file, zk_ca_file, zk_cert_file, zk_key_file)
-    entries = kj.parse_reassignment_entries(_read_text(reassignment_json_file, "--reassignment-json-file"),
-                                            reassignment_json_file)
+    entries = kj.parse_reassignment_entries(
+        _read_text(reassignment_json_file, "--reassignment-json-file"), reassignment_json_file
+    )
     targets = {e.tp: e.replicas for e in entries}
     snap = zk.read_snapshot(url, opts, _progress(quiet))
     sys.stdout.write("".join(line + "\n" for line in zk.verify_lines(snap, targets, version)))

@@ -2,6 +2,7 @@
 
 Every function returns the text to print; the commands in planner/cli write it.
 """
+
 from __future__ import annotations
 
 import json
@@ -56,14 +57,21 @@ def keys_text(target, rows, fmt: str, partitioner: str, key_type: str, header: b
         lines = []
         for key, p in rows:
             if with_topo:
-                lines.append(f"{key}\t{p}\t{leader_text(target.leaders[p])}\t{','.join(map(str, target.replicas[p]))}\n")
+                lines.append(
+                    f"{key}\t{p}\t{leader_text(target.leaders[p])}\t{','.join(map(str, target.replicas[p]))}\n"
+                )
             else:
                 lines.append(f"{key}\t{p}\n")
         return "".join(lines), width
     if fmt == "json":
         out = []
         if header:
-            meta = {"topic": target.topic, "partitions": target.partitions, "key_type": key_type, "rule": rule_text(partitioner)}
+            meta = {
+                "topic": target.topic,
+                "partitions": target.partitions,
+                "key_type": key_type,
+                "rule": rule_text(partitioner),
+            }
             out.append(json.dumps(meta)[:-1] + ', "keys": [')
         items = []
         for key, p in rows:
@@ -103,9 +111,16 @@ def summary_text(target, counts: Sequence[int], summary, fmt: str, partitioner: 
     """`partition --summary`: the per-partition histogram and its skew (`summary`: a partitioner.KeySummary)."""
     s = summary
     if fmt == "json":
-        stats = {"keys": s.keys, "partitions": s.partitions, "mean": round(s.mean, 3), "max": s.max, "min": s.min,
-                 "max_partition": s.max_partition, "skew_max_over_mean": round(s.skew, 4),
-                 "empty_partitions": s.empty_partitions}
+        stats = {
+            "keys": s.keys,
+            "partitions": s.partitions,
+            "mean": round(s.mean, 3),
+            "max": s.max,
+            "min": s.min,
+            "max_partition": s.max_partition,
+            "skew_max_over_mean": round(s.skew, 4),
+            "empty_partitions": s.empty_partitions,
+        }
         return dumps({"topic": target.topic, "rule": rule_text(partitioner), "summary": stats, "counts": list(counts)})
     if fmt == "tsv":
         return "".join(f"{p}\t{c}\n" for p, c in enumerate(counts))
@@ -121,21 +136,38 @@ def summary_text(target, counts: Sequence[int], summary, fmt: str, partitioner: 
             row.append(leader_text(target.leaders[p]))
         rows.append(row)
     return (
-        tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True) + "\n"
-        + f"keys {s.keys:,} over {s.partitions} partitions: mean {s.mean:,.1f}, max {s.max:,} (partition {s.max_partition}), "
+        tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)
+        + "\n"
+        + f"keys {s.keys:,} over {s.partitions} partitions: mean {s.mean:,.1f}, "
+        + f"max {s.max:,} (partition {s.max_partition}), "
         f"min {s.min:,}, skew max/mean {s.skew:.3f}, empty partitions {s.empty_partitions}\n"
     )
 
 
-def null_key_text(target, sims, era_versions: dict, records: int, batch_size: int, seed: int, available, fmt: str) -> str:
+def null_key_text(
+    target, sims, era_versions: dict, records: int, batch_size: int, seed: int, available, fmt: str
+) -> str:
     """`partition --null-key-simulation`: records per partition under each producer era (`sims`: NullKeySimulation)."""
     if fmt == "json":
-        return dumps({
-            "topic": target.topic, "partitions": target.partitions, "records": records, "batch_size": batch_size,
-            "seed": seed, "available": available if available is not None else list(range(target.partitions)),
-            "eras": {s.era: {"versions": era_versions[s.era], "counts": list(s.counts), "switches": s.switches,
-                             "skew_max_over_mean": round(s.skew, 4)} for s in sims},
-        })
+        return dumps(
+            {
+                "topic": target.topic,
+                "partitions": target.partitions,
+                "records": records,
+                "batch_size": batch_size,
+                "seed": seed,
+                "available": available if available is not None else list(range(target.partitions)),
+                "eras": {
+                    s.era: {
+                        "versions": era_versions[s.era],
+                        "counts": list(s.counts),
+                        "switches": s.switches,
+                        "skew_max_over_mean": round(s.skew, 4),
+                    }
+                    for s in sims
+                },
+            }
+        )
     if fmt == "tsv":
         lines = ["partition\t" + "\t".join(s.era for s in sims) + "\n"]
         for p in range(target.partitions):
@@ -150,8 +182,11 @@ def null_key_text(target, sims, era_versions: dict, records: int, batch_size: in
         rows.append([p] + [s.counts[p] for s in sims] + ([leader_text(target.leaders[p])] if with_topo else []))
     rows.append(["max/mean"] + [f"{s.skew:.3f}" for s in sims] + ([""] if with_topo else []))
     rows.append(["switches"] + [s.switches for s in sims] + ([""] if with_topo else []))
-    return (f"# {records:,} keyless records of 1 byte, batch.size {batch_size:,}, seed {seed}\n"
-            + tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True) + "\n")
+    return (
+        f"# {records:,} keyless records of 1 byte, batch.size {batch_size:,}, seed {seed}\n"
+        + tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)
+        + "\n"
+    )
 
 
 # -- consumers -------------------------------------------------------------------------------------------------------
@@ -175,8 +210,10 @@ def _group_json(group, counts, results, leader_of):
             "description": DESCRIPTIONS[r.strategy],
             "exact": r.exact,
             **({"not_exact_because": r.note} if not r.exact else {}),
-            "members": {m: {"partitions": [str(tp) for tp in tps], "count": len(tps), "fetch_from": brokers[m]}
-                        for m, tps in r.assignment.items()},
+            "members": {
+                m: {"partitions": [str(tp) for tp in tps], "count": len(tps), "fetch_from": brokers[m]}
+                for m, tps in r.assignment.items()
+            },
             "spread": r.spread,
         }
         if r.first_round is not None:
@@ -219,11 +256,15 @@ def _group_table(group, counts, results, leader_of) -> str:
         if r.first_round is not None:
             if r.withheld:
                 moved = ", ".join(f"{tp}->{m}" for tp, m in sorted(r.withheld.items()))
-                lines.append(f"withheld in the first round until revoked: {moved}; converged after {r.rounds} rebalances")
+                lines.append(
+                    f"withheld in the first round until revoked: {moved}; converged after {r.rounds} rebalances"
+                )
             else:
                 lines.append("nothing changes owner: the first round is final")
         elif r.withheld:
-            lines.append("moved from their previous owner: " + ", ".join(f"{tp}->{m}" for tp, m in sorted(r.withheld.items())))
+            lines.append(
+                "moved from their previous owner: " + ", ".join(f"{tp}->{m}" for tp, m in sorted(r.withheld.items()))
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -239,7 +280,8 @@ def coordinator_text(rows, topic_name: str, partitions: int, transactional: bool
         for r in rows:
             extra = ""
             if with_topology:
-                extra = f"\t{r['coordinator'] if r['coordinator'] is not None else 'none'}\t{','.join(map(str, r['replicas']))}"
+                coordinator = r["coordinator"] if r["coordinator"] is not None else "none"
+                extra = f"\t{coordinator}\t{','.join(map(str, r['replicas']))}"
             out.append(f"{r['id']}\t{r['partition']}{extra}\n")
         return "".join(out)
     from tabulate import tabulate
@@ -252,7 +294,9 @@ def coordinator_text(rows, topic_name: str, partitions: int, transactional: bool
     for r in rows:
         line = [r["id"], r["partition"]]
         if with_topology:
-            line += [r["coordinator"] if r["coordinator"] is not None else "none (COORDINATOR_NOT_AVAILABLE)",
-                     ",".join(map(str, r["replicas"]))]
+            line += [
+                r["coordinator"] if r["coordinator"] is not None else "none (COORDINATOR_NOT_AVAILABLE)",
+                ",".join(map(str, r["replicas"])),
+            ]
         table.append(line)
     return tabulate(table, headers=headers, tablefmt="simple", disable_numparse=True) + "\n"

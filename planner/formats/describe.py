@@ -1,4 +1,5 @@
-"""`kafka-topics.sh --describe` output, byte for byte per Kafka version (kafka-facts §3), plus table and JSON renderings.
+"""`kafka-topics.sh --describe` output, byte for byte per Kafka version (kafka-facts §3), plus table and JSON
+renderings.
 
 Selection (which topics and partitions are shown) is computed once by `select`; the three renderers format that result.
 Version differences emulated:
@@ -11,6 +12,7 @@ Version differences emulated:
 * 3.8+: `\\tElr: …\\tLastKnownElr: …` always; `N/A` for a ZooKeeper-mode cluster.
 Topics are sorted by name (the ZooKeeper tool's order; the AdminClient tool prints a HashMap order), partitions by id.
 """
+
 from __future__ import annotations
 
 import json
@@ -21,8 +23,18 @@ from planner.leadership import LeaderState, topic_states
 from planner.model import NO_LEADER, Cluster, ObservedState, Partition, PlannerError, Topic, TopicPartition
 
 NEWEST = (4, 1)
-KNOWN_VERSIONS = ((0, 8), (0, 9), (0, 10), (0, 11), (1, 0), (1, 1), *((2, n) for n in range(9)),
-                  *((3, n) for n in range(10)), (4, 0), (4, 1))  # Apache Kafka's releases, major.minor
+KNOWN_VERSIONS = (
+    (0, 8),
+    (0, 9),
+    (0, 10),
+    (0, 11),
+    (1, 0),
+    (1, 1),
+    *((2, n) for n in range(9)),
+    *((3, n) for n in range(10)),
+    (4, 0),
+    (4, 1),
+)  # Apache Kafka's releases, major.minor
 
 
 def parse_version(text: str | None) -> tuple[int, int]:
@@ -35,8 +47,9 @@ def parse_version(text: str | None) -> tuple[int, int]:
     if version < (0, 8):
         raise PlannerError(f"--kafka-version {text!r}: kafka-topics --describe is modelled from 0.8 on")
     if version not in KNOWN_VERSIONS:
-        raise PlannerError(f"--kafka-version {text!r}: not a Kafka release; known: "
-                           f"{', '.join(f'{a}.{b}' for a, b in KNOWN_VERSIONS)}")
+        raise PlannerError(
+            f"--kafka-version {text!r}: not a Kafka release; known: {', '.join(f'{a}.{b}' for a, b in KNOWN_VERSIONS)}"
+        )
     return version
 
 
@@ -91,9 +104,7 @@ def _replication_factor(p: Partition, version: tuple[int, int]) -> int:
 
 def select(cluster: Cluster, opts: DescribeOptions) -> list[TopicSection]:
     allowed = _topic_filter(opts.topics)
-    topics = [
-        t for t in cluster.topics if allowed(t.name) and not (opts.exclude_internal and t.internal)
-    ]
+    topics = [t for t in cluster.topics if allowed(t.name) and not (opts.exclude_internal and t.internal)]
     if opts.topics and not topics:
         shown = ",".join(opts.topics)
         if opts.version[:2] == (3, 7):
@@ -146,8 +157,15 @@ def header_line(t: Topic, version: tuple[int, int]) -> str:
     if version < (2, 4):
         line = f"Topic:{t.name}\tPartitionCount:{t.partition_count}\tReplicationFactor:{rf}\tConfigs:{_configs(t)}"
         return line + ("\tMarkedForDeletion:true" if t.marked_for_deletion else "")
-    topic_id = f"\tTopicId: {t.topic_id}" if version >= (2, 8) and t.topic_id and t.topic_id != "AAAAAAAAAAAAAAAAAAAAAA" else ""
-    line = f"Topic: {t.name}{topic_id}\tPartitionCount: {t.partition_count}\tReplicationFactor: {rf}\tConfigs: {_configs(t)}"
+    topic_id = (
+        f"\tTopicId: {t.topic_id}"
+        if version >= (2, 8) and t.topic_id and t.topic_id != "AAAAAAAAAAAAAAAAAAAAAA"
+        else ""
+    )
+    line = (
+        f"Topic: {t.name}{topic_id}\tPartitionCount: {t.partition_count}\tReplicationFactor: {rf}"
+        f"\tConfigs: {_configs(t)}"
+    )
     if version < (2, 8) and t.marked_for_deletion:
         line += "\tMarkedForDeletion: true"
     return line
@@ -200,16 +218,25 @@ def render_table(cluster: Cluster, sections: list[TopicSection]) -> str:
     for s in sections:
         for r in s.rows:
             p, st = r.partition, r.state
-            row = [s.topic.name, p.id, st.leader if st.has_leader else "none", _ids(p.replicas), _ids(st.isr),
-                   "yes" if len(st.isr) < p.replication_factor else ""]
+            row = [
+                s.topic.name,
+                p.id,
+                st.leader if st.has_leader else "none",
+                _ids(p.replicas),
+                _ids(st.isr),
+                "yes" if len(st.isr) < p.replication_factor else "",
+            ]
             if moving:
                 row += [_ids(p.adding), _ids(p.removing)]
             rows.append(row)
     headers = ["topic", "partition", "leader", "replicas", "isr", "under-replicated"]
     if moving:
         headers += ["adding", "removing"]
-    topics = [[s.topic.name, s.topic.partition_count, s.topic.replication_factor, _configs(s.topic)]
-              for s in sections if s.header]
+    topics = [
+        [s.topic.name, s.topic.partition_count, s.topic.replication_factor, _configs(s.topic)]
+        for s in sections
+        if s.header
+    ]
     parts = []
     if topics:
         parts.append(tabulate(topics, headers=["topic", "partitions", "rf", "configs"], tablefmt="simple"))
@@ -222,26 +249,28 @@ def describe_data(sections: list[TopicSection]) -> list[dict]:
     result = []
     for s in sections:
         t = s.topic
-        result.append({
-            "topic": t.name,
-            "topic_id": t.topic_id,
-            "partition_count": t.partition_count,
-            "replication_factor": t.replication_factor,
-            "configs": dict(t.configs),
-            "marked_for_deletion": t.marked_for_deletion,
-            "partitions": [
-                {
-                    "partition": r.partition.id,
-                    "leader": r.state.leader if r.state.has_leader else None,
-                    "replicas": list(r.partition.replicas),
-                    "isr": list(r.state.isr),
-                    "adding_replicas": list(r.partition.adding),
-                    "removing_replicas": list(r.partition.removing),
-                    "unclean_leader": r.state.unclean,
-                }
-                for r in s.rows
-            ],
-        })
+        result.append(
+            {
+                "topic": t.name,
+                "topic_id": t.topic_id,
+                "partition_count": t.partition_count,
+                "replication_factor": t.replication_factor,
+                "configs": dict(t.configs),
+                "marked_for_deletion": t.marked_for_deletion,
+                "partitions": [
+                    {
+                        "partition": r.partition.id,
+                        "leader": r.state.leader if r.state.has_leader else None,
+                        "replicas": list(r.partition.replicas),
+                        "isr": list(r.state.isr),
+                        "adding_replicas": list(r.partition.adding),
+                        "removing_replicas": list(r.partition.removing),
+                        "unclean_leader": r.state.unclean,
+                    }
+                    for r in s.rows
+                ],
+            }
+        )
     return result
 
 
@@ -258,11 +287,23 @@ def render_json(sections: list[TopicSection]) -> str:
 # `Removing Replicas`, `Elr`, `LastKnownElr`), with or without the space after the colon (2.4 added it).
 
 _HEADER_LABELS = ("Topic", "TopicId", "PartitionCount", "ReplicationFactor", "Configs", "MarkedForDeletion")
-_PARTITION_LABELS = ("Topic", "Partition", "Leader", "Replicas", "Isr", "Adding Replicas", "Removing Replicas",
-                     "Elr", "LastKnownElr", "MarkedForDeletion")
-_FILTER_HINT = ("give the whole `kafka-topics --describe` output (without --under-replicated-partitions, "
-                "--unavailable-partitions, --under-min-isr-partitions, --at-min-isr-partitions, "
-                "--topics-with-overrides)")
+_PARTITION_LABELS = (
+    "Topic",
+    "Partition",
+    "Leader",
+    "Replicas",
+    "Isr",
+    "Adding Replicas",
+    "Removing Replicas",
+    "Elr",
+    "LastKnownElr",
+    "MarkedForDeletion",
+)
+_FILTER_HINT = (
+    "give the whole `kafka-topics --describe` output (without --under-replicated-partitions, "
+    "--unavailable-partitions, --under-min-isr-partitions, --at-min-isr-partitions, "
+    "--topics-with-overrides)"
+)
 
 
 @dataclass(frozen=True)
@@ -406,8 +447,15 @@ def _header(items: list[str], source: str, lineno: int, drafts: dict[str, _Topic
         raise f.error(f"MarkedForDeletion: expected true, got {marked!r}")
     flags["ids"] |= topic_id is not None
     flags["legacy"] |= marked is not None or not f.spaced
-    drafts[name] = _TopicDraft(name, lineno, f.number("PartitionCount", 1), f.number("ReplicationFactor", 1), configs,
-                               topic_id, marked is not None)
+    drafts[name] = _TopicDraft(
+        name,
+        lineno,
+        f.number("PartitionCount", 1),
+        f.number("ReplicationFactor", 1),
+        configs,
+        topic_id,
+        marked is not None,
+    )
 
 
 def _partition(items: list[str], source: str, lineno: int, drafts: dict[str, _TopicDraft], flags: dict) -> None:
@@ -434,8 +482,13 @@ def _partition(items: list[str], source: str, lineno: int, drafts: dict[str, _To
     elif "Elr" in f.values:
         flags["elr"] = True
         elr, lke = f.ids("Elr"), f.ids("LastKnownElr")
-    lists = (("Isr", isr), ("Adding Replicas", adding), ("Removing Replicas", removing), ("Elr", elr or ()),
-             ("LastKnownElr", lke or ()))
+    lists = (
+        ("Isr", isr),
+        ("Adding Replicas", adding),
+        ("Removing Replicas", removing),
+        ("Elr", elr or ()),
+        ("LastKnownElr", lke or ()),
+    )
     for label, ids in lists:
         outside = [b for b in ids if b not in replicas]
         if outside:
@@ -447,8 +500,10 @@ def _partition(items: list[str], source: str, lineno: int, drafts: dict[str, _To
     observed = None
     if (leader, isr) != (replicas[0], replicas) or elr or lke:
         observed = ObservedState(leader=leader, isr=isr, elr=elr or None, last_known_elr=lke or None)
-    draft.parts[pid] = (Partition(topic=name, id=pid, replicas=replicas, adding=adding, removing=removing,
-                                  observed=observed), lineno)
+    draft.parts[pid] = (
+        Partition(topic=name, id=pid, replicas=replicas, adding=adding, removing=removing, observed=observed),
+        lineno,
+    )
 
 
 def _finish(d: _TopicDraft, source: str) -> Topic:
@@ -456,11 +511,15 @@ def _finish(d: _TopicDraft, source: str) -> Topic:
     extra = sorted(p for p in d.parts if p >= d.count)
     if extra:
         line = d.parts[extra[0]][1]
-        raise PlannerError(f"{source}:{line}: Partition: {d.name}-{extra[0]} but the header (line {d.line}) says "
-                           f"PartitionCount: {d.count}")
+        raise PlannerError(
+            f"{source}:{line}: Partition: {d.name}-{extra[0]} but the header (line {d.line}) says "
+            f"PartitionCount: {d.count}"
+        )
     if missing:
-        raise PlannerError(f"{source}:{d.line}: PartitionCount: {d.count} but no line for partition(s) "
-                           f"{_ids(missing)} of {d.name}: {_FILTER_HINT}")
+        raise PlannerError(
+            f"{source}:{d.line}: PartitionCount: {d.count} but no line for partition(s) "
+            f"{_ids(missing)} of {d.name}: {_FILTER_HINT}"
+        )
     parts = tuple(d.parts[p][0] for p in range(d.count))
     if parts:
         first = parts[0]
@@ -468,11 +527,13 @@ def _finish(d: _TopicDraft, source: str) -> Topic:
             raise PlannerError(
                 f"{source}:{d.line}: ReplicationFactor: {d.rf} but partition {d.name}-0 (line {d.parts[0][1]}) lists "
                 f"{len(first.replicas)} replicas: a reassignment in progress? kafka-topics before 2.6 does not say "
-                f"which replicas are being added; describe with Kafka 2.6 or later")
+                f"which replicas are being added; describe with Kafka 2.6 or later"
+            )
         for p in parts[1:]:
             if p.replication_factor != first.replication_factor:
                 raise PlannerError(
                     f"{source}:{d.parts[p.id][1]}: partition {d.name}-{p.id} has {p.replication_factor} replicas "
                     f"(not counting adding ones) but {d.name}-0 has {first.replication_factor}: the planner needs one "
-                    f"replication factor per topic")
+                    f"replication factor per topic"
+                )
     return Topic(name=d.name, partitions=parts, configs=d.configs, topic_id=d.topic_id, marked_for_deletion=d.marked)

@@ -13,6 +13,7 @@ members:
 ```
 Errors name the file, the line and the field.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -73,7 +74,11 @@ def _owned(source, node, path) -> tuple[TopicPartition, ...]:
             if not isinstance(val, yaml.SequenceNode):
                 raise _err(source, val, f"{path}.{topic}", "expected a list of partition numbers")
             for i, item in enumerate(val.value):
-                if not isinstance(item, yaml.ScalarNode) or item.tag != "tag:yaml.org,2002:int" or int(_value(item)) < 0:
+                if (
+                    not isinstance(item, yaml.ScalarNode)
+                    or item.tag != "tag:yaml.org,2002:int"
+                    or int(_value(item)) < 0
+                ):
                     raise _err(source, item, f"{path}.{topic}[{i}]", "expected a partition number (0 or more)")
                 out.append(TopicPartition(topic, int(_value(item))))
     elif isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null":
@@ -83,7 +88,7 @@ def _owned(source, node, path) -> tuple[TopicPartition, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def parse_group(text: str, source: str = "GROUP.yaml") -> Group:
+def parse_group(text: str, source: str = "GROUP.yaml") -> Group:  # noqa: C901
     check_yaml_depth(text, source, _Loader)
     try:
         root = yaml.compose(text, Loader=_Loader)
@@ -116,8 +121,12 @@ def parse_group(text: str, source: str = "GROUP.yaml") -> Group:
         for key, val in mnode.value:
             _key(source, key, path)
             if key.value not in MEMBER_KEYS:
-                raise _err(source, key, f"{path}.{key.value}",
-                           f"unknown key {key.value!r} (expected one of: {', '.join(MEMBER_KEYS)})")
+                raise _err(
+                    source,
+                    key,
+                    f"{path}.{key.value}",
+                    f"unknown key {key.value!r} (expected one of: {', '.join(MEMBER_KEYS)})",
+                )
             mf[key.value] = val
         for required in ("id", "topics"):
             if required not in mf:
@@ -133,8 +142,12 @@ def parse_group(text: str, source: str = "GROUP.yaml") -> Group:
         instance = _str(source, mf["instance_id"], f"{path}.instance_id") if "instance_id" in mf else None
         if instance is not None:
             if instance in instances:
-                raise _err(source, mf["instance_id"], f"{path}.instance_id",
-                           f"duplicate group.instance.id {instance!r} (also members[{instances[instance]}])")
+                raise _err(
+                    source,
+                    mf["instance_id"],
+                    f"{path}.instance_id",
+                    f"duplicate group.instance.id {instance!r} (also members[{instances[instance]}])",
+                )
             instances[instance] = i
         rack = _str(source, mf["rack"], f"{path}.rack") if "rack" in mf else None
         owned = _owned(source, mf["owned"], f"{path}.owned") if "owned" in mf else ()
@@ -144,7 +157,9 @@ def parse_group(text: str, source: str = "GROUP.yaml") -> Group:
             if not isinstance(g, yaml.ScalarNode) or g.tag != "tag:yaml.org,2002:int":
                 raise _err(source, g, f"{path}.generation", "expected an integer generation id")
             generation = int(_value(g))
-        members.append(Member(id=mid, topics=topics, instance_id=instance, rack=rack, owned=owned, generation=generation))
+        members.append(
+            Member(id=mid, topics=topics, instance_id=instance, rack=rack, owned=owned, generation=generation)
+        )
     return Group(name=name, members=tuple(members))
 
 

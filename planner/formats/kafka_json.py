@@ -5,11 +5,13 @@
 * leader-election JSON (`kafka-leader-election.sh --path-to-json-file`),
 * the JSON `kafka-log-dirs.sh --describe` prints (replica sizes).
 
-Texts and order follow trunk `tools/.../reassign/ReassignPartitionsCommand.java`: parsing (`parsePartitionReassignmentData`),
+Texts and order follow trunk `tools/.../reassign/ReassignPartitionsCommand.java`: parsing
+(`parsePartitionReassignmentData`),
 then `parseExecuteAssignmentArgs`, then the execute-time checks (`--additional`, `verifyBrokerIds`,
 `getReplicaAssignmentForPartitions`). Where Kafka iterates a Java HashSet/HashMap to pick the first offender or to print
 a set, the Java iteration order is reproduced (`planner.java.hashmap_order`). Pure: no I/O.
 """
+
 from __future__ import annotations
 
 import json
@@ -61,9 +63,7 @@ def _loads(text: str, source: str):
         else:
             head = f"Unexpected character ({_char_desc(text[pos])})"
         msg = exc.msg[:-3] if exc.msg.endswith(" at") else exc.msg
-        raise PlannerError(
-            f"{head}: {msg} at [Source: {source}; line: {exc.lineno}, column: {exc.colno}]"
-        ) from None
+        raise PlannerError(f"{head}: {msg} at [Source: {source}; line: {exc.lineno}, column: {exc.colno}]") from None
 
 
 def _char_desc(ch: str) -> str:
@@ -190,12 +190,14 @@ def render_reassignment_json(
     for tp in sorted(assignment, key=lambda t: tp_sort_key(TopicPartition(*t))):
         tp = TopicPartition(*tp)
         replicas = [int(r) for r in assignment[tp]]
-        parts.append({
-            "topic": tp.topic,
-            "partition": tp.partition,
-            "replicas": replicas,
-            "log_dirs": [log_dirs.get((tp, r), ANY_LOG_DIR) for r in replicas],
-        })
+        parts.append(
+            {
+                "topic": tp.topic,
+                "partition": tp.partition,
+                "replicas": replicas,
+                "log_dirs": [log_dirs.get((tp, r), ANY_LOG_DIR) for r in replicas],
+            }
+        )
     return _node({"version": 1, "partitions": parts})
 
 
@@ -305,8 +307,9 @@ def parse_election_json(text: str, source: str, java_set: bool = False) -> list[
     tps = []
     for item in _array(root["partitions"], source):
         obj = _object(item, source)
-        tps.append(TopicPartition(_str(_field(obj, "topic", source), source),
-                                  _int(_field(obj, "partition", source), source)))
+        tps.append(
+            TopicPartition(_str(_field(obj, "topic", source), source), _int(_field(obj, "partition", source), source))
+        )
     dups = duplicates(tps, hash_of=tp_hash)
     if dups:
         # 2.4-3.6 (Scala, the ZooKeeper-era tools): "foo-1,bar-0". 3.7+ LeaderElectionCommand.java prints the Java
@@ -370,8 +373,11 @@ def parse_log_dirs_replicas(text: str, source: str) -> LogDirsReport:
                 if isinstance(size, bool) or not isinstance(size, int) or size < 0:
                     raise PlannerError(f"{source}: size of {name} must be a non-negative integer, got {_node(size)}")
                 where = f"brokers[{b}].logDirs[{d}].partitions[{i}]"
-                replicas.append(LogDirReplica(broker_id, path, TopicPartition(topic, int(pid)), size,
-                                              part.get("isFuture") is True, where))
+                replicas.append(
+                    LogDirReplica(
+                        broker_id, path, TopicPartition(topic, int(pid)), size, part.get("isFuture") is True, where
+                    )
+                )
     return LogDirsReport(tuple(brokers), tuple(replicas))
 
 
@@ -442,20 +448,27 @@ def replica_move_states_text(states: Mapping[tuple[TopicPartition, int], LogDirM
         st = states[(tp, broker)]
         replica = f"{tp.topic}-{tp.partition}-{broker}"
         if st.kind == "missing-log-dir":
-            lines.append(f"Partition {tp.topic}-{tp.partition} is not found in any live log dir on broker {broker}. "
-                         "There is likely an offline log directory on the broker.")
+            lines.append(
+                f"Partition {tp.topic}-{tp.partition} is not found in any live log dir on broker {broker}. "
+                "There is likely an offline log directory on the broker."
+            )
         elif st.kind == "missing-replica":
-            lines.append(f"Partition {tp.topic}-{tp.partition} cannot be found in any live log directory on broker "
-                         f"{broker}.")
+            lines.append(
+                f"Partition {tp.topic}-{tp.partition} cannot be found in any live log directory on broker {broker}."
+            )
         elif st.kind == "active":
             if st.target_dir == st.future_dir:
                 lines.append(f"Reassignment of replica {replica} is still in progress.")
             else:
-                lines.append(f"Partition {tp.topic}-{tp.partition} on broker {broker} is being moved to log dir "
-                             f"{st.future_dir} instead of {st.target_dir}.")
+                lines.append(
+                    f"Partition {tp.topic}-{tp.partition} on broker {broker} is being moved to log dir "
+                    f"{st.future_dir} instead of {st.target_dir}."
+                )
         elif st.kind == "cancelled":
-            lines.append(f"Partition {tp.topic}-{tp.partition} on broker {broker} is not being moved from log dir "
-                         f"{st.current_dir} to {st.target_dir}.")
+            lines.append(
+                f"Partition {tp.topic}-{tp.partition} on broker {broker} is not being moved from log dir "
+                f"{st.current_dir} to {st.target_dir}."
+            )
         elif st.kind == "completed":
             lines.append(f"Reassignment of replica {replica} completed successfully.")
     return "\n".join(lines)

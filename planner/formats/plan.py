@@ -1,5 +1,6 @@
 """Plan summaries: moves against the lower bound, rack safety, per-broker before→after table, throttles; which
 files of an --output-dir belong to an earlier plan."""
+
 from __future__ import annotations
 
 import json
@@ -20,7 +21,7 @@ def _per_broker(cluster: Cluster) -> dict[int, tuple[int, int, int]]:
         for b in p.replicas:
             out[b][0] += 1
             out[b][2] += p.size or 0
-    return {b: tuple(v) for b, v in out.items()}
+    return {b: (v[0], v[1], v[2]) for b, v in out.items()}
 
 
 def _unsafe(cluster: Cluster, n_racks: int) -> int:
@@ -44,8 +45,13 @@ def _names(items, limit: int = 10) -> str:
     return ", ".join(items[:limit]) + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
-_GOAL_WORDS = {"hard": "hard constraints", "replica-count": "replica counts", "topic-spread": "topic spread",
-               "preferred-leaders": "preferred leaders", "bytes": "bytes"}
+_GOAL_WORDS = {
+    "hard": "hard constraints",
+    "replica-count": "replica counts",
+    "topic-spread": "topic spread",
+    "preferred-leaders": "preferred leaders",
+    "bytes": "bytes",
+}
 
 
 def _why(n, placement: str) -> str:
@@ -55,74 +61,110 @@ def _why(n, placement: str) -> str:
 def _word_counts(n) -> str | None:
     if n.kind.startswith("unmet"):
         where = f" in rack {n.topics[0]}" if n.topics else ""
-        return (f"replica counts{where} could not be brought within 1 ({n.values[0]}..{n.values[1]}): "
-                + _why(n, "racks or replica placement constrain the moves"))
+        return f"replica counts{where} could not be brought within 1 ({n.values[0]}..{n.values[1]}): " + _why(
+            n, "racks or replica placement constrain the moves"
+        )
     sizes = ", ".join(f"{r}: {k}" for r, k in zip(n.topics, n.values[2:]))
-    return (f"every partition keeps one replica per rack and racks differ in size ({sizes} brokers), so counts are "
-            f"balanced within each rack ({n.values[0]}..{n.values[1]} overall)")
+    return (
+        f"every partition keeps one replica per rack and racks differ in size ({sizes} brokers), so counts are "
+        f"balanced within each rack ({n.values[0]}..{n.values[1]} overall)"
+    )
 
 
 def _word_topics(n) -> str | None:
     if n.kind.startswith("unmet"):
-        return (f"{n.count} topic(s) keep a replica spread above 1 per broker ({_names(n.topics)}): "
-                + _why(n, "racks or replica placement constrain the moves"))
-    return (f"{n.count} topic(s) spread more than 1 over all brokers because every partition keeps one replica per "
-            f"rack and racks differ in size; each is within 1 inside every rack ({_names(n.topics)})")
+        return f"{n.count} topic(s) keep a replica spread above 1 per broker ({_names(n.topics)}): " + _why(
+            n, "racks or replica placement constrain the moves"
+        )
+    return (
+        f"{n.count} topic(s) spread more than 1 over all brokers because every partition keeps one replica per "
+        f"rack and racks differ in size; each is within 1 inside every rack ({_names(n.topics)})"
+    )
 
 
 def _word_leaders(n) -> str | None:
     if n.kind == "unmet":
-        return (f"preferred-leader counts could not be brought within 1 ({n.values[0]}..{n.values[1]}): replica "
-                "placement or ISR membership limits which broker can lead")
+        return (
+            f"preferred-leader counts could not be brought within 1 ({n.values[0]}..{n.values[1]}): replica "
+            "placement or ISR membership limits which broker can lead"
+        )
     if n.kind == "topics-unmet":
-        return (f"{n.count} topic(s) keep a preferred-leader spread above 1 (up to {n.values[0]}): "
-                f"{_names(n.topics)}; replica placement or ISR membership limits which broker can lead")
-    return (f"internal topic(s) {_names(n.topics)} keep a preferred-leader spread of {n.values[0]}: they decide "
-            "which broker coordinates which consumer group or transaction")
+        return (
+            f"{n.count} topic(s) keep a preferred-leader spread above 1 (up to {n.values[0]}): "
+            f"{_names(n.topics)}; replica placement or ISR membership limits which broker can lead"
+        )
+    return (
+        f"internal topic(s) {_names(n.topics)} keep a preferred-leader spread of {n.values[0]}: they decide "
+        "which broker coordinates which consumer group or transaction"
+    )
 
 
 def _word_bytes(n) -> str | None:
     if n.kind == "unknown-sizes":
-        return (f"{n.count} topic(s) have no known size ({_names(n.topics)}): counted as unknown, not 0 B, and never "
-                "moved to balance bytes")
-    return (f"bytes per broker could not be brought within the tolerance: the largest broker holds "
-            f"{n.values[0]:.3f} × the mean, against {n.values[1]:.2f}"
-            + (" (--max-moves was reached)" if n.kind == "unmet-capped" else ""))
+        return (
+            f"{n.count} topic(s) have no known size ({_names(n.topics)}): counted as unknown, not 0 B, and never "
+            "moved to balance bytes"
+        )
+    return (
+        f"bytes per broker could not be brought within the tolerance: the largest broker holds "
+        f"{n.values[0]:.3f} × the mean, against {n.values[1]:.2f}"
+        + (" (--max-moves was reached)" if n.kind == "unmet-capped" else "")
+    )
 
 
 def _word_hard(n) -> str | None:
     if n.kind == "rack-repaired":
-        return (f"{n.count} rack-unsafe partition(s) repaired with {int(n.values[0])} move(s) (a replica sharing its "
-                "rack with another replica of the partition goes to a rack the partition does not use); the lower "
-                "bound includes them; --no-rack-repair leaves unsafe partitions as they are")
+        return (
+            f"{n.count} rack-unsafe partition(s) repaired with {int(n.values[0])} move(s) (a replica sharing its "
+            "rack with another replica of the partition goes to a rack the partition does not use); the lower "
+            "bound includes them; --no-rack-repair leaves unsafe partitions as they are"
+        )
     if n.kind == "in-progress":
-        return (f"{n.count} partition(s) have a reassignment in progress and were left as they are "
-                f"({_names(n.partitions)}); Kafka needs --additional to execute this plan while they run")
+        return (
+            f"{n.count} partition(s) have a reassignment in progress and were left as they are "
+            f"({_names(n.partitions)}); Kafka needs --additional to execute this plan while they run"
+        )
     if n.kind == "excluded":
         return f"{n.count} topic(s) excluded: never moved, still counted as load ({_names(n.topics)})"
     if n.kind == "stranded":
-        return (f"{n.count} excluded or in-progress partition(s) keep replicas on brokers outside the target set "
-                f"({_names(n.partitions)})")
-    return (f"{n.count} moved partition(s) have no leader now ({_names(n.partitions)}): their new replicas cannot "
-            "copy data, so those reassignments will not complete until a replica comes back")
+        return (
+            f"{n.count} excluded or in-progress partition(s) keep replicas on brokers outside the target set "
+            f"({_names(n.partitions)})"
+        )
+    return (
+        f"{n.count} moved partition(s) have no leader now ({_names(n.partitions)}): their new replicas cannot "
+        "copy data, so those reassignments will not complete until a replica comes back"
+    )
 
 
-def word_note(n) -> str:
+def word_note(n) -> str | None:
     """A note in words (plans from elsewhere may carry plain text)."""
     if isinstance(n, str):
         return n
     if n.goal == "max-moves":
         return "--max-moves left these goals unmet: " + ", ".join(_GOAL_WORDS.get(g, g) for g in n.topics)
-    words = {"replica-count": _word_counts, "topic-spread": _word_topics, "preferred-leaders": _word_leaders,
-             "bytes": _word_bytes, "hard": _word_hard}[n.goal]
+    words = {
+        "replica-count": _word_counts,
+        "topic-spread": _word_topics,
+        "preferred-leaders": _word_leaders,
+        "bytes": _word_bytes,
+        "hard": _word_hard,
+    }[n.goal]
     return words(n)
 
 
 def _note_json(n) -> dict:
     if isinstance(n, str):
         return {"text": n}
-    return {"goal": n.goal, "kind": n.kind, "count": n.count, "partitions": [str(tp) for tp in n.partitions],
-            "topics": list(n.topics), "values": list(n.values), "text": word_note(n)}
+    return {
+        "goal": n.goal,
+        "kind": n.kind,
+        "count": n.count,
+        "partitions": [str(tp) for tp in n.partitions],
+        "topics": list(n.topics),
+        "values": list(n.values),
+        "text": word_note(n),
+    }
 
 
 def plan_stats(plan: Plan) -> dict:
@@ -147,8 +189,12 @@ def plan_stats(plan: Plan) -> dict:
         "rack_unsafe_before": _unsafe(before, n_racks),
         "rack_unsafe_after": _unsafe(after, n_racks),
         "brokers": [
-            {"id": b, "replicas": [b0[b][0], b1[b][0]], "preferred_leaders": [b0[b][1], b1[b][1]],
-             "bytes": [b0[b][2], b1[b][2]]}
+            {
+                "id": b,
+                "replicas": [b0[b][0], b1[b][0]],
+                "preferred_leaders": [b0[b][1], b1[b][1]],
+                "bytes": [b0[b][2], b1[b][2]],
+            }
             for b in before.broker_ids
         ],
         "spread": {
@@ -218,12 +264,20 @@ def _bytes_line(s: dict) -> str:
 
 def _tiered_notes(plan: Plan) -> list[str]:
     """Topics with tiered storage (KIP-405, `remote.storage.enable=true`): a reassignment copies only local bytes."""
-    names = sorted({tp.topic for tp in plan.proposed if plan.before.has_topic(tp.topic)
-                    and plan.before.topic(tp.topic).config_bool("remote.storage.enable", False)})
+    names = sorted(
+        {
+            tp.topic
+            for tp in plan.proposed
+            if plan.before.has_topic(tp.topic)
+            and plan.before.topic(tp.topic).config_bool("remote.storage.enable", False)
+        }
+    )
     if not names:
         return []
-    return [f"remote.storage.enable=true on {', '.join(names)}: only local log segments move (the sizes are local "
-            "bytes); tiered segments stay in remote storage"]
+    return [
+        f"remote.storage.enable=true on {', '.join(names)}: only local log segments move (the sizes are local "
+        "bytes); tiered segments stay in remote storage"
+    ]
 
 
 def render_plan_text(plan: Plan, throttle=None, batches: int | None = None) -> str:
@@ -255,14 +309,19 @@ def render_plan_text(plan: Plan, throttle=None, batches: int | None = None) -> s
         label = state[x["id"]]
         if x["id"] not in members and r1 == 0:
             label += ", leaving" if r0 else ", unused"
-        row = [x["id"], rack_of.get(x["id"]) or "-", label,
-               f"{r0} -> {r1}", bar(r1, peak, 12), f"{l0} -> {l1}"]
+        row = [x["id"], rack_of.get(x["id"]) or "-", label, f"{r0} -> {r1}", bar(r1, peak, 12), f"{l0} -> {l1}"]
         if has_bytes:
             row.append(f"{human_bytes(x['bytes'][0])} -> {human_bytes(x['bytes'][1])}")
         rows.append(row)
     sp = s["spread"]
-    spread_row = ["spread", "", "(targets)", f"{sp['replicas'][0]} -> {sp['replicas'][1]}", "",
-                  f"{sp['preferred_leaders'][0]} -> {sp['preferred_leaders'][1]}"]
+    spread_row = [
+        "spread",
+        "",
+        "(targets)",
+        f"{sp['replicas'][0]} -> {sp['replicas'][1]}",
+        "",
+        f"{sp['preferred_leaders'][0]} -> {sp['preferred_leaders'][1]}",
+    ]
     headers = ["broker", "rack", "state", "replicas", "", "preferred leaders"]
     if has_bytes:
         headers.append("bytes")
@@ -270,8 +329,10 @@ def render_plan_text(plan: Plan, throttle=None, batches: int | None = None) -> s
     lines.append(tabulate(rows + [spread_row], headers=headers, tablefmt="simple"))
     if throttle is not None:
         lines.append("")
-        lines.append(f"Throttle: {throttle.rate} B/s on brokers {','.join(map(str, throttle.brokers))} "
-                     "(leader.replication.throttled.rate, follower.replication.throttled.rate)")
+        lines.append(
+            f"Throttle: {throttle.rate} B/s on brokers {','.join(map(str, throttle.brokers))} "
+            "(leader.replication.throttled.rate, follower.replication.throttled.rate)"
+        )
         if throttle.seconds is not None:
             lines.append(f"Estimated time at that rate: {_duration(throttle.seconds)}")
         for topic in sorted(throttle.leader):
@@ -296,13 +357,17 @@ def plan_folder_keep(directory: str, files: Mapping[str, str]) -> Callable[[str]
         return lambda name: False
     earlier = d / "current.json"
     if earlier.is_file() and earlier.read_bytes() != files.get("current.json", "").encode("utf-8"):
-        raise PlannerError(f"--output-dir {directory} holds an earlier plan whose rollback (current.json) differs "
-                           "from this plan's; that plan may have been executed: move the folder away or choose "
-                           "another --output-dir")
+        raise PlannerError(
+            f"--output-dir {directory} holds an earlier plan whose rollback (current.json) differs "
+            "from this plan's; that plan may have been executed: move the folder away or choose "
+            "another --output-dir"
+        )
     sub = sorted(p.name for p in d.iterdir() if p.is_dir() and not p.is_symlink())
     if sub:
-        raise PlannerError(f"--output-dir {directory} holds the folder {sub[0]}; give the plan a folder of its own "
-                           "(its files are swapped in as one set)")
+        raise PlannerError(
+            f"--output-dir {directory} holds the folder {sub[0]}; give the plan a folder of its own "
+            "(its files are swapped in as one set)"
+        )
     return lambda name: not PLAN_FILE.fullmatch(name)
 
 
@@ -320,9 +385,13 @@ def render_plan_json(plan: Plan, throttle=None, elect=None) -> str:
     if elect is not None:
         s["leader_election"] = [{"topic": tp.topic, "partition": tp.partition} for tp in sorted(elect, key=tp_sort_key)]
     if throttle is not None:
-        s["throttle"] = {"rate": throttle.rate, "brokers": list(throttle.brokers), "seconds": throttle.seconds,
-                         "leader.replication.throttled.replicas": throttle.leader,
-                         "follower.replication.throttled.replicas": throttle.follower}
+        s["throttle"] = {
+            "rate": throttle.rate,
+            "brokers": list(throttle.brokers),
+            "seconds": throttle.seconds,
+            "leader.replication.throttled.replicas": throttle.leader,
+            "follower.replication.throttled.replicas": throttle.follower,
+        }
     return json.dumps(s, indent=2) + "\n"
 
 
@@ -332,6 +401,7 @@ def render_failures_table(impacts, partitions: int) -> str:
     peak = max((i.leaderless for i in impacts), default=0)
     rows = [[i.label, i.leaderless, bar(i.leaderless, peak, 12), i.under_min_isr] for i in impacts]
     # the labels are text ("1,2", "rack a"): a lone broker id must not be right-aligned as a number
-    return (tabulate(rows, headers=["failed", "leaderless", "", "under min ISR"], tablefmt="simple",
-                     disable_numparse=[0])
-            + f"\n({partitions} partitions; worst first)\n")
+    return (
+        tabulate(rows, headers=["failed", "leaderless", "", "under min ISR"], tablefmt="simple", disable_numparse=[0])
+        + f"\n({partitions} partitions; worst first)\n"
+    )

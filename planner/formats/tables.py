@@ -1,4 +1,5 @@
 """Terminal tables (tabulate) and the small unicode bars used beside per-broker figures."""
+
 from __future__ import annotations
 
 import json
@@ -29,23 +30,55 @@ def render_brokers_table(cluster: Cluster, loads: dict[int, BrokerLoad]) -> str:
     rows = []
     for b in cluster.brokers:
         l = loads[b.id]
-        row = [b.id, b.rack or "-", b.state, l.replicas, bar(l.replicas, peak, 12), l.preferred_leaders, l.leaders,
-               _imbalance(l, b.online), l.topics, l.max_per_topic]
+        row = [
+            b.id,
+            b.rack or "-",
+            b.state,
+            l.replicas,
+            bar(l.replicas, peak, 12),
+            l.preferred_leaders,
+            l.leaders,
+            _imbalance(l, b.online),
+            l.topics,
+            l.max_per_topic,
+        ]
         if has_bytes:
             row.append(human_bytes(l.bytes))
         rows.append(row)
     live = [loads[b.id] for b in cluster.brokers if b.online]
-    total = ["total", "", f"{len(live)}/{len(cluster.brokers)} online", sum(l.replicas for l in loads.values()), "",
-             sum(l.preferred_leaders for l in loads.values()), sum(l.leaders for l in loads.values()), "", "", ""]
-    spreads = ["spread", "", "(max-min, online)", spread(l.replicas for l in live), "",
-               spread(l.preferred_leaders for l in live), spread(l.leaders for l in live), "", "", ""]
+    total = [
+        "total",
+        "",
+        f"{len(live)}/{len(cluster.brokers)} online",
+        sum(l.replicas for l in loads.values()),
+        "",
+        sum(l.preferred_leaders for l in loads.values()),
+        sum(l.leaders for l in loads.values()),
+        "",
+        "",
+        "",
+    ]
+    spreads = [
+        "spread",
+        "",
+        "(max-min, online)",
+        spread(l.replicas for l in live),
+        "",
+        spread(l.preferred_leaders for l in live),
+        spread(l.leaders for l in live),
+        "",
+        "",
+        "",
+    ]
     if has_bytes:
         total.append(human_bytes(sum(l.bytes for l in loads.values())))
         spreads.append(human_bytes(spread(l.bytes for l in live)))
     text = tabulate(rows + [total, spreads], headers=headers, tablefmt="simple") + "\n"
     if any(_over(loads[b.id], b.online) for b in cluster.brokers):
-        text += ("* above leader.imbalance.per.broker.percentage=10: with auto.leader.rebalance.enable, a ZooKeeper-mode "
-                 "controller runs a preferred leader election for this broker's partitions\n")
+        text += (
+            "* above leader.imbalance.per.broker.percentage=10: with auto.leader.rebalance.enable, a ZooKeeper-mode "
+            "controller runs a preferred leader election for this broker's partitions\n"
+        )
     return text
 
 
@@ -67,10 +100,17 @@ def render_brokers_json(cluster: Cluster, loads: dict[int, BrokerLoad]) -> str:
     live = [loads[b.id] for b in cluster.brokers if b.online]
     data = {
         "brokers": [
-            {"id": b.id, "rack": b.rack, "state": b.state, "replicas": loads[b.id].replicas,
-             "preferred_leaders": loads[b.id].preferred_leaders, "leaders": loads[b.id].leaders,
-             "leader_imbalance": round(loads[b.id].imbalance, 4),
-             "bytes": loads[b.id].bytes, "replicas_per_topic": dict(sorted(loads[b.id].per_topic.items()))}
+            {
+                "id": b.id,
+                "rack": b.rack,
+                "state": b.state,
+                "replicas": loads[b.id].replicas,
+                "preferred_leaders": loads[b.id].preferred_leaders,
+                "leaders": loads[b.id].leaders,
+                "leader_imbalance": round(loads[b.id].imbalance, 4),
+                "bytes": loads[b.id].bytes,
+                "replicas_per_topic": dict(sorted(loads[b.id].per_topic.items())),
+            }
             for b in cluster.brokers
         ],
         "spread": {

@@ -4,6 +4,7 @@ Pure and exact, kafka-facts §1.1: rack-unaware round robin with a start index a
 n partitions, and the rack-aware variant over the rack-alternated broker list. Randomness only through `rnd`
 (a `planner.java.JavaRandom`), or none when `fixed_start_index >= 0`.
 """
+
 from __future__ import annotations
 
 from typing import Mapping, Sequence
@@ -31,9 +32,7 @@ def validate(n_partitions: int, replication_factor: int, n_brokers: int) -> None
     if replication_factor <= 0:
         raise PlannerError("Replication factor must be larger than 0.")
     if replication_factor > n_brokers:
-        raise PlannerError(
-            f"Replication factor: {replication_factor} larger than available brokers: {n_brokers}."
-        )
+        raise PlannerError(f"Replication factor: {replication_factor} larger than available brokers: {n_brokers}.")
 
 
 def rack_alternated_brokers(racks: Mapping[int, str]) -> list[int]:
@@ -63,9 +62,15 @@ def _start_and_shift(n: int, fixed_start_index: int, rnd: JavaRandom | None) -> 
 
 
 def place_unaware(
-    brokers: Sequence[int], n_partitions: int, replication_factor: int, start: int, shift: int, start_partition_id: int = -1
+    brokers: Sequence[int],
+    n_partitions: int,
+    replication_factor: int,
+    start: int,
+    shift: int,
+    start_partition_id: int = -1,
 ) -> Assignment:
-    """The rack-unaware loop for a given start index and initial shift (what the random draws or fixedStartIndex set)."""
+    """The rack-unaware loop for a given start index and initial shift (what the random draws or fixedStartIndex
+    set)."""
     n = len(brokers)
     pid = max(0, start_partition_id)
     result: Assignment = {}
@@ -81,7 +86,12 @@ def place_unaware(
 
 
 def place_aware(
-    racks: Mapping[int, str], n_partitions: int, replication_factor: int, start: int, shift: int, start_partition_id: int = -1
+    racks: Mapping[int, str],
+    n_partitions: int,
+    replication_factor: int,
+    start: int,
+    shift: int,
+    start_partition_id: int = -1,
 ) -> Assignment:
     """The rack-aware loop over the rack-alternated list for a given start index and initial shift."""
     arranged = rack_alternated_brokers(racks)
@@ -125,25 +135,33 @@ def assign_replicas_to_brokers(
     """`AdminUtils.assignReplicasToBrokers(brokerMetadatas, ...)`: (id, rack or None) pairs in the caller's order."""
     validate(n_partitions, replication_factor, len(brokers))
     with_rack = [b for b in brokers if b[1] is not None]
+    racked = {b: r for b, r in brokers if r is not None}
     if with_rack and len(with_rack) != len(brokers):
         raise PlannerError(NOT_ALL_RACKS)
     start, shift = _start_and_shift(len(brokers), fixed_start_index, rnd)
     if n_partitions >= BULK_PARTITIONS:  # the same loops, vectorised (bulk.py; tests compare them element by element)
         from planner.placement import bulk
 
-        matrix = bulk.unaware_matrix([b for b, _ in brokers], n_partitions, replication_factor, start, shift,
-                                     start_partition_id) if not with_rack else \
-            bulk.aware_matrix(dict(brokers), n_partitions, replication_factor, start, shift, start_partition_id)
+        matrix = (
+            bulk.unaware_matrix(
+                [b for b, _ in brokers], n_partitions, replication_factor, start, shift, start_partition_id
+            )
+            if not with_rack
+            else bulk.aware_matrix(racked, n_partitions, replication_factor, start, shift, start_partition_id)
+        )
         return bulk.matrix_to_assignment(matrix, start_partition_id)
     if not with_rack:
-        return place_unaware([b for b, _ in brokers], n_partitions, replication_factor, start, shift, start_partition_id)
-    return place_aware(dict(brokers), n_partitions, replication_factor, start, shift, start_partition_id)
+        return place_unaware(
+            [b for b, _ in brokers], n_partitions, replication_factor, start, shift, start_partition_id
+        )
+    return place_aware(racked, n_partitions, replication_factor, start, shift, start_partition_id)
 
 
 def broker_metadatas(
     brokers: Sequence[tuple[int, str | None]], rack_aware: bool = True
 ) -> list[tuple[int, str | None]]:
-    """ZooKeeper tools' `getBrokerMetadatas`: sorted by id; Enforced mode errors on mixed racks, Disabled drops racks."""
+    """ZooKeeper tools' `getBrokerMetadatas`: sorted by id; Enforced mode errors on mixed racks, Disabled drops
+    racks."""
     ordered = sorted(brokers)
     if not rack_aware:
         return [(b, None) for b, _ in ordered]

@@ -14,6 +14,7 @@ Brokers outside the placement list (offline ones) are not scored. Small problems
 pair; large ones (n² × partitions × RF above a budget) use the vectorised placer (NumPy), every start with its own
 shift first, then, for the best few starts, every shift up to a bounded number of evenly spaced values.
 """
+
 from __future__ import annotations
 
 from typing import Sequence
@@ -59,7 +60,7 @@ def choose_start(
     ids = [b for b, _ in metadatas]
     n = len(ids)
     rack_aware = any(r is not None for _, r in metadatas)
-    racks = {b: r for b, r in metadatas}
+    racks = {b: r for b, r in metadatas if r is not None}
     base_r, base_l = existing_load(cluster, ids)
     position = {b: i for i, b in enumerate(ids)}
 
@@ -69,7 +70,7 @@ def choose_start(
         return adminutils.place_unaware(ids, n_partitions, replication_factor, start, shift, start_partition_id)
 
     if n * n * n_partitions * replication_factor <= _PURE_BUDGET:
-        best = None
+        best: tuple[tuple, dict[int, list[int]]] | None = None
         for start in range(n):
             for shift in range(n):
                 assignment = place(start, shift)
@@ -82,9 +83,12 @@ def choose_start(
                 key = (_score(reps, leads), start, shift)
                 if best is None or key < best[0]:
                     best = (key, assignment)
+        assert best is not None  # n >= 1: the loops ran
         (_, start, shift), assignment = best
         return assignment, start, shift
-    return _choose_vectorised(ids, racks, rack_aware, base_r, base_l, n_partitions, replication_factor, start_partition_id)
+    return _choose_vectorised(
+        ids, racks, rack_aware, base_r, base_l, n_partitions, replication_factor, start_partition_id
+    )
 
 
 def _choose_vectorised(ids, racks, rack_aware, base_r, base_l, n_partitions, rf, start_partition_id):

@@ -7,6 +7,7 @@ Same results as `kafka.place_unaware` / `kafka.place_aware`, element for element
 * Rack-aware runs Kafka's follower loop for all partitions at once: each step tries candidate k for every partition
   that still needs a follower; most partitions accept within RF + a few steps because the list alternates racks.
 """
+
 from __future__ import annotations
 
 from typing import Mapping, Sequence
@@ -19,7 +20,9 @@ def _shifts(np, pids, n: int, shift: int, start_pid: int):
     return shift + pids // n - base
 
 
-def unaware_matrix(brokers: Sequence[int], n_partitions: int, rf: int, start: int, shift: int, start_partition_id: int = -1):
+def unaware_matrix(
+    brokers: Sequence[int], n_partitions: int, rf: int, start: int, shift: int, start_partition_id: int = -1
+):
     import numpy as np
 
     ids = np.asarray(brokers, dtype=np.int64)
@@ -36,7 +39,9 @@ def unaware_matrix(brokers: Sequence[int], n_partitions: int, rf: int, start: in
     return out
 
 
-def aware_matrix(racks: Mapping[int, str], n_partitions: int, rf: int, start: int, shift: int, start_partition_id: int = -1):
+def aware_matrix(
+    racks: Mapping[int, str], n_partitions: int, rf: int, start: int, shift: int, start_partition_id: int = -1
+):
     import numpy as np
 
     arranged = np.asarray(rack_alternated_brokers(racks), dtype=np.int64)

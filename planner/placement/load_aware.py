@@ -7,6 +7,7 @@ the lowest id. Of the replicas chosen, the preferred leader is the one leading f
 topic. With racks, each replica goes to a rack the partition does not use yet while one is left (rack-safe:
 min(RF, racks) racks). Deterministic; the result prints as Kafka's `--replica-assignment`.
 """
+
 from __future__ import annotations
 
 from typing import Mapping, Sequence
@@ -58,8 +59,15 @@ def _partition(brokers: Sequence[int], rack_of: Mapping[int, str | None], rf: in
     return chosen
 
 
-def place_load_aware(cluster: Cluster, n_partitions: int, replication_factor: int, *, topic: str | None = None,
-                     start_partition_id: int = 0, rack_aware: bool = True) -> dict[int, list[int]]:
+def place_load_aware(
+    cluster: Cluster,
+    n_partitions: int,
+    replication_factor: int,
+    *,
+    topic: str | None = None,
+    start_partition_id: int = 0,
+    rack_aware: bool = True,
+) -> dict[int, list[int]]:
     """Replica lists of partitions start_partition_id .. +n_partitions-1 on the registered (not offline) brokers,
     counting the load the cluster already carries (and, for new partitions, the topic's existing ones)."""
     brokers = sorted(b.id for b in cluster.brokers if b.state != OFFLINE)
@@ -71,5 +79,4 @@ def place_load_aware(cluster: Cluster, n_partitions: int, replication_factor: in
         raise PlannerError(f"Replication factor: {replication_factor} larger than available brokers: {len(brokers)}.")
     rack_of = {b.id: (b.rack if rack_aware else None) for b in cluster.brokers}
     load = _Load(cluster, brokers, topic)
-    return {start_partition_id + p: _partition(brokers, rack_of, replication_factor, load)
-            for p in range(n_partitions)}
+    return {start_partition_id + p: _partition(brokers, rack_of, replication_factor, load) for p in range(n_partitions)}

@@ -1,13 +1,15 @@
 """Placing a new topic or new partitions on a cluster: which brokers, which placer, which start.
 
 Policy (the algorithms themselves live in adminutils.py, striped.py and balanced.py):
-* Kafka's placer (AdminUtils) gets the registered, unfenced brokers (state `online`) sorted by id, as the ZooKeeper tools
+* Kafka's placer (AdminUtils) gets the registered, unfenced brokers (state `online`) sorted by id, as the ZooKeeper
+tools
   pass them. `rack_aware` follows the tools' Enforced mode (mixed racks are Kafka's error) unless disabled.
 * `start_index` given → Kafka's fixed start (start = shift = index). `seed` given → start and shift drawn from a
   java.util.Random(seed) exactly as a broker draws them. Neither → the balanced choice (balanced.py): the (start, shift)
   a Kafka broker could have drawn that best balances the whole cluster, existing topics included.
 * KRaft's placer gets every registered broker with its fenced flag and a java.util.Random(seed or 0).
 """
+
 from __future__ import annotations
 
 from planner.java import JavaRandom
@@ -52,7 +54,9 @@ def plan_new_topic(
         assignment = adminutils.assign_replicas_to_brokers(metadatas, n_partitions, replication_factor, start_index)
         return assignment, f"Kafka AdminUtils, {racks}, fixed start index {start_index}"
     if seed is not None:
-        assignment = adminutils.assign_replicas_to_brokers(metadatas, n_partitions, replication_factor, rnd=JavaRandom(seed))
+        assignment = adminutils.assign_replicas_to_brokers(
+            metadatas, n_partitions, replication_factor, rnd=JavaRandom(seed)
+        )
         return assignment, f"Kafka AdminUtils, {racks}, start and shift drawn from java.util.Random({seed})"
     from planner.placement.balanced import choose_start
 
@@ -65,7 +69,9 @@ def plan_new_topic(
 def kraft_brokers(cluster: Cluster) -> list[tuple[int, str | None, bool]]:
     """Usable brokers for the striped placer, in id order (the controller's registration map iterates ids ascending
     for ids below its capacity)."""
-    return [(b.id, b.rack, b.state == FENCED) for b in sorted(cluster.brokers, key=lambda b: b.id) if b.state != OFFLINE]
+    return [
+        (b.id, b.rack, b.state == FENCED) for b in sorted(cluster.brokers, key=lambda b: b.id) if b.state != OFFLINE
+    ]
 
 
 def _kraft(cluster: Cluster, n: int, rf: int, seed: int | None, existing) -> dict[int, list[int]]:
@@ -78,7 +84,13 @@ def _kraft(cluster: Cluster, n: int, rf: int, seed: int | None, existing) -> dic
 
 
 def place_new_partitions(
-    cluster: Cluster, topic: str, new_total: int, *, rack_aware: bool = True, placer: str = "kafka", seed: int | None = None
+    cluster: Cluster,
+    topic: str,
+    new_total: int,
+    *,
+    rack_aware: bool = True,
+    placer: str = "kafka",
+    seed: int | None = None,
 ) -> dict[int, list[int]]:
     """Kafka's rule for adding partitions.
 
@@ -89,7 +101,8 @@ def place_new_partitions(
     if placer == "kraft":
         if new_total <= t.partition_count:
             raise PlannerError(
-                f"The topic {topic} currently has {t.partition_count} partition(s); {new_total} would not be an increase."
+                f"The topic {topic} currently has {t.partition_count} partition(s); "
+                f"{new_total} would not be an increase."
             )
         existing = [p.replicas for p in t.partitions]
         return _kraft(cluster, new_total - t.partition_count, len(existing[0]), seed, existing)

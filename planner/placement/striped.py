@@ -6,6 +6,7 @@ builds a fresh rack list from the usable brokers (registered, not in controlled 
 brokers in the controller's iteration order, the random generator's state and, on trunk, the topic's existing
 partitions (used when partitions are added: the offsets continue after the last partition instead of being drawn).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -8,6 +8,7 @@ prefix, reading each block with one gather from an overlapping unaligned uint32 
 single length stored back to back (the common case: fixed-width keys) skip the gathers and read the blocks as one
 `(n, blocks)` little-endian uint32 matrix. NumPy is imported inside the functions only.
 """
+
 from __future__ import annotations
 
 M = 0x5BD1E995
@@ -101,7 +102,7 @@ def _hash_fixed(data, start: int, n: int, length: int, np):
     nblocks = length >> 2
     tail = length & 3
     base = nblocks << 2
-    mat = data[start:start + n * length].reshape(n, length)
+    mat = data[start : start + n * length].reshape(n, length)
     seed = np.uint32((SEED ^ length) & _MASK)
     m = np.uint32(M)
     for lo in range(0, n, _CHUNK):
@@ -130,8 +131,11 @@ def _hash_mixed(data, starts, lens, np):
     m = np.uint32(M)
     # words[i] = data[i:i+4] as a little-endian uint32: an overlapping, unaligned view (stride 1 byte), no copy.
     # A full block lies inside its key, so its start is at most data.size - 4.
-    words = (np.ndarray(shape=(data.size - 3,), dtype="<u4", buffer=data, strides=(1,))
-             if data.size >= 4 else np.zeros(0, dtype="<u4"))
+    words = (
+        np.ndarray(shape=(data.size - 3,), dtype="<u4", buffer=data, strides=(1,))
+        if data.size >= 4
+        else np.zeros(0, dtype="<u4")
+    )
     for lo in range(0, n, _CHUNK):
         hi = min(n, lo + _CHUNK)
         ln = lens[lo:hi]
@@ -142,12 +146,12 @@ def _hash_mixed(data, starts, lens, np):
         order = np.argsort(sort_key, kind="stable")
         ln = ln[order]
         st = starts[lo:hi][order]
-        h = (np.uint32(SEED) ^ ln.astype(np.uint32))
+        h = np.uint32(SEED) ^ ln.astype(np.uint32)
         nb = ln >> 2
         maxnb = int(nb[0]) if nb.size else 0
         if maxnb:
             # count of keys with more than j blocks, for each j (nb is descending)
-            counts = (nb.size - np.searchsorted(nb[::-1], np.arange(maxnb), side="right"))
+            counts = nb.size - np.searchsorted(nb[::-1], np.arange(maxnb), side="right")
             for j in range(maxnb):
                 c = int(counts[j])
                 k = words[st[:c] + 4 * j]  # one unaligned little-endian gather per block

@@ -12,16 +12,17 @@
   the same one). Kafka draws from an unseeded `ThreadLocalRandom`; the simulation draws from `java.util.Random(seed)`,
   so a seed reproduces one possible run, not a particular producer's.
 """
+
 from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
 from typing import Sequence
 
-from planner.producer.murmur2 import murmur2
-from planner.producer.serializers import _INT_RE, _java_double, _UUID_RE, _bad
 from planner.java import JavaRandom, int32, java_abs, string_hash_code, to_positive
 from planner.model import PlannerError
+from planner.producer.murmur2 import murmur2
+from planner.producer.serializers import _INT_RE, _UUID_RE, _bad, _java_double
 
 ERAS = ("round-robin", "sticky", "uniform-sticky")
 ERA_VERSIONS = {"round-robin": "0.9 – 2.3", "sticky": "2.4 – 3.2", "uniform-sticky": "3.3+"}
@@ -34,6 +35,7 @@ def keyed_partition(key_bytes: bytes, n: int) -> int:
 @dataclass(frozen=True)
 class Target:
     """Where keys are partitioned: a partition count, and with a topology the topic, its leaders and replicas."""
+
     partitions: int
     topic: str | None = None
     leaders: tuple[int, ...] | None = None  # per partition, NO_LEADER when none
@@ -43,6 +45,7 @@ class Target:
 @dataclass(frozen=True)
 class KeySummary:
     """The per-partition key histogram's skew figures (`partition --summary`)."""
+
     keys: int
     partitions: int
     mean: float
@@ -57,16 +60,24 @@ def summarize(counts: Sequence[int]) -> KeySummary:
     total = sum(counts)
     mean = total / len(counts)
     top = max(counts)
-    return KeySummary(keys=total, partitions=len(counts), mean=mean, max=top, min=min(counts),
-                      max_partition=list(counts).index(top), skew=top / mean if mean else 0.0,
-                      empty_partitions=sum(1 for c in counts if c == 0))
+    return KeySummary(
+        keys=total,
+        partitions=len(counts),
+        mean=mean,
+        max=top,
+        min=min(counts),
+        max_partition=list(counts).index(top),
+        skew=top / mean if mean else 0.0,
+        empty_partitions=sum(1 for c in counts if c == 0),
+    )
 
 
 # -- legacy Scala producer ------------------------------------------------------------------------------------------
 
 
 def java_hash_code(value: str, key_type: str) -> int:
-    """hashCode() of the Java object the key text denotes (String, Integer, Long, Short, Double, Float, Boolean, UUID)."""
+    """hashCode() of the Java object the key text denotes (String, Integer, Long, Short, Double, Float, Boolean,
+    UUID)."""
     if key_type == "string":
         return string_hash_code(value)
     if key_type in ("int", "short", "long"):
@@ -81,12 +92,12 @@ def java_hash_code(value: str, key_type: str) -> int:
             return int32(u ^ (u >> 32))
         return number
     if key_type == "double":  # Double.hashCode: bits ^ (bits >>> 32) of doubleToLongBits
-        number = _java_double(value, key_type)
-        u = 0x7FF8000000000000 if number != number else struct.unpack(">Q", struct.pack(">d", number))[0]
+        real = _java_double(value, key_type)
+        u = 0x7FF8000000000000 if real != real else struct.unpack(">Q", struct.pack(">d", real))[0]
         return int32(u ^ (u >> 32))
     if key_type == "float":
-        number = _java_double(value, key_type)
-        return int32(0x7FC00000 if number != number else struct.unpack(">I", struct.pack(">f", number))[0])
+        real = _java_double(value, key_type)
+        return int32(0x7FC00000 if real != real else struct.unpack(">I", struct.pack(">f", real))[0])
     if key_type == "boolean":
         if value not in ("true", "false"):
             raise _bad(value, key_type, "expected true or false")
@@ -100,7 +111,8 @@ def java_hash_code(value: str, key_type: str) -> int:
     if key_type == "bytes-hex":
         raise PlannerError(
             "--partitioner legacy-scala cannot place a bytes-hex key: the Scala producer hashed a byte[] key by its "
-            "identity hashCode, which differs in every JVM; use --key-type string|int|long|short|double|float|boolean|uuid"
+            "identity hashCode, which differs in every JVM; use --key-type "
+            "string|int|long|short|double|float|boolean|uuid"
         )
     raise PlannerError(f"unknown key type {key_type!r}")
 
@@ -132,10 +144,12 @@ def _next_int(rnd: JavaRandom) -> int:
     return to_positive(rnd.next_int())
 
 
-def simulate_null_keys(era: str, n_partitions: int, records: int, batch_size: int, seed: int = 0,
-                       available: Sequence[int] | None = None) -> NullKeySimulation:
+def simulate_null_keys(  # noqa: C901
+    era: str, n_partitions: int, records: int, batch_size: int, seed: int = 0, available: Sequence[int] | None = None
+) -> NullKeySimulation:
     """Where `records` keyless records go under the partitioner of `era`, each record 1 byte / 1 batch slot, so a
-    batch holds `batch_size` records (batch.size in bytes for 3.3+). `available`: partitions with a leader (default all)."""
+    batch holds `batch_size` records (batch.size in bytes for 3.3+). `available`: partitions with a leader (default
+    all)."""
     if era not in ERAS:
         raise PlannerError(f"unknown era {era!r}: use one of {', '.join(ERAS)}")
     if n_partitions <= 0:

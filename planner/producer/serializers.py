@@ -11,6 +11,7 @@ The bytes are what the producer hashes: `partition_for_key(serialize(text, type)
 * uuid: `UUID.toString()` (lower case, 36 characters) in the encoding; the text must be the 8-4-4-4-12 hex form
 * bytes-hex: the bytes the hex text spells (ByteArraySerializer passes them through)
 """
+
 from __future__ import annotations
 
 import codecs
@@ -18,8 +19,8 @@ import math
 import re
 import struct
 
-from planner.producer.murmur2 import murmur2
 from planner.model import PlannerError
+from planner.producer.murmur2 import murmur2
 
 KEY_TYPES = ("string", "int", "long", "short", "double", "float", "boolean", "uuid", "bytes-hex")
 
@@ -37,7 +38,9 @@ def check_encoding(encoding: str) -> str:
     try:
         return codecs.lookup(encoding).name
     except LookupError:
-        raise PlannerError(f"unknown --encoding {encoding!r}: use a charset name such as utf-8, utf-16 or iso-8859-1") from None
+        raise PlannerError(
+            f"unknown --encoding {encoding!r}: use a charset name such as utf-8, utf-16 or iso-8859-1"
+        ) from None
 
 
 def _java_double(value: str, key_type: str) -> float:
@@ -68,7 +71,7 @@ def _encode(value: str, encoding: str) -> bytes:
     return value.encode(enc, errors="replace")
 
 
-def serialize(value: str, key_type: str, encoding: str = "utf-8") -> bytes:
+def serialize(value: str, key_type: str, encoding: str = "utf-8") -> bytes:  # noqa: C901
     """The bytes Kafka's serializer for `key_type` produces for the key written as `value`."""
     if key_type == "string":
         return _encode(value, encoding)
@@ -82,18 +85,18 @@ def serialize(value: str, key_type: str, encoding: str = "utf-8") -> bytes:
             raise _bad(value, key_type, f"out of range {lo}..{hi}")
         return number.to_bytes(size, "big", signed=True)
     if key_type == "double":
-        number = _java_double(value, key_type)
-        if math.isnan(number):
+        real = _java_double(value, key_type)
+        if math.isnan(real):
             return bytes.fromhex("7ff8000000000000")
-        return struct.pack(">d", number)
+        return struct.pack(">d", real)
     if key_type == "float":
-        number = _java_double(value, key_type)
-        if math.isnan(number):
+        real = _java_double(value, key_type)
+        if math.isnan(real):
             return bytes.fromhex("7fc00000")  # Float.NaN's raw bits
         try:
-            return struct.pack(">f", number)
+            return struct.pack(">f", real)
         except OverflowError:  # Float.parseFloat rounds values beyond the float range to infinity
-            return struct.pack(">f", math.copysign(math.inf, number))
+            return struct.pack(">f", math.copysign(math.inf, real))
     if key_type == "boolean":
         if value == "true":
             return b"\x01"
@@ -102,7 +105,9 @@ def serialize(value: str, key_type: str, encoding: str = "utf-8") -> bytes:
         raise _bad(value, key_type, "expected true or false")
     if key_type == "uuid":
         if not _UUID_RE.match(value):
-            raise _bad(value, key_type, "expected 8-4-4-4-12 hexadecimal digits, e.g. 123e4567-e89b-12d3-a456-426614174000")
+            raise _bad(
+                value, key_type, "expected 8-4-4-4-12 hexadecimal digits, e.g. 123e4567-e89b-12d3-a456-426614174000"
+            )
         return _encode(value.lower(), encoding)
     if key_type == "bytes-hex":
         text = value[2:] if value[:2] in ("0x", "0X") else value

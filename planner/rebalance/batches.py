@@ -1,4 +1,5 @@
 """Splitting a plan into batches that can each be executed (and verified) on their own."""
+
 from __future__ import annotations
 
 from typing import Mapping
@@ -6,8 +7,11 @@ from typing import Mapping
 from planner.model import Cluster, TopicPartition, tp_sort_key
 
 
-def batch_order(cluster: Cluster, proposed: Mapping[TopicPartition, tuple[int, ...]],
-                targets: frozenset[int] | set[int] = frozenset()) -> list[TopicPartition]:
+def batch_order(
+    cluster: Cluster,
+    proposed: Mapping[TopicPartition, tuple[int, ...]],
+    targets: frozenset[int] | set[int] = frozenset(),
+) -> list[TopicPartition]:
     """The order partitions go into batches.
 
     Every partition's move is complete in itself (Kafka adds the new replicas, waits for them to join the ISR, then
@@ -28,10 +32,14 @@ def batch_order(cluster: Cluster, proposed: Mapping[TopicPartition, tuple[int, .
     return sorted(proposed, key=key)
 
 
-def batches(cluster: Cluster, proposed: Mapping[TopicPartition, tuple[int, ...]], batch_size: int | None,
-            targets: frozenset[int] | set[int] = frozenset()) -> list[dict[TopicPartition, tuple[int, ...]]]:
+def batches(
+    cluster: Cluster,
+    proposed: Mapping[TopicPartition, tuple[int, ...]],
+    batch_size: int | None,
+    targets: frozenset[int] | set[int] = frozenset(),
+) -> list[dict[TopicPartition, tuple[int, ...]]]:
     """At most `batch_size` partitions per batch (None or 0: one batch)."""
     order = batch_order(cluster, proposed, targets)
     if not batch_size or batch_size <= 0:
         return [{tp: proposed[tp] for tp in order}] if order else []
-    return [{tp: proposed[tp] for tp in order[i:i + batch_size]} for i in range(0, len(order), batch_size)]
+    return [{tp: proposed[tp] for tp in order[i : i + batch_size]} for i in range(0, len(order), batch_size)]

@@ -1,4 +1,5 @@
 """Decommissioning brokers and replacing one broker by another, from the current assignment."""
+
 from __future__ import annotations
 
 from typing import Callable, Sequence
@@ -8,8 +9,13 @@ from planner.rebalance.goals import balance, check_brokers
 from planner.rebalance.moves import Plan, in_progress_note, rack_count, rack_safe
 
 
-def decommission(cluster: Cluster, brokers: Sequence[int], progress: Callable[[str], None] | None = None,
-                 rack_repair: bool = True, **options) -> Plan:
+def decommission(
+    cluster: Cluster,
+    brokers: Sequence[int],
+    progress: Callable[[str], None] | None = None,
+    rack_repair: bool = True,
+    **options,
+) -> Plan:
     """Move every replica off `brokers` onto the remaining online brokers, then the goals over those (`balance`,
     whose keyword `options` it takes: max_moves, exclude_topics, exclude_internal, byte_tolerance, leaders);
     rack-unsafe partitions are repaired unless `rack_repair` is False."""
@@ -24,8 +30,9 @@ def decommission(cluster: Cluster, brokers: Sequence[int], progress: Callable[[s
             f"cannot decommission broker(s) {','.join(map(str, sorted(gone)))}: {worst.tp} has replication factor "
             f"{max_rf} but only {len(remaining)} online broker(s) would remain"
         )
-    return balance(cluster, brokers=remaining, goal="decommission", progress=progress, rack_repair=rack_repair,
-                   **options)
+    return balance(
+        cluster, brokers=remaining, goal="decommission", progress=progress, rack_repair=rack_repair, **options
+    )
 
 
 def replace_broker(cluster: Cluster, source: int, target: int) -> Plan:
@@ -68,7 +75,13 @@ def replace_broker(cluster: Cluster, source: int, target: int) -> Plan:
             notes.append(f"{p.tp} becomes rack-unsafe (broker {target} is in rack {rack_of.get(target)})")
         proposed[p.tp] = new
     lower = len(proposed)  # one move per partition holding `source`, those mid-reassignment left out
-    return Plan(before=cluster, proposed=proposed, goal="replace-broker", lower_bound=lower,
-                brokers=tuple(brokers_after), notes=tuple(notes[:20]) + (
-                    (f"... and {len(notes) - 20} more rack-unsafe partitions",) if len(notes) > 20 else ())
-                + ((in_progress_note(skipped),) if skipped else ()))
+    return Plan(
+        before=cluster,
+        proposed=proposed,
+        goal="replace-broker",
+        lower_bound=lower,
+        brokers=tuple(brokers_after),
+        notes=tuple(notes[:20])
+        + ((f"... and {len(notes) - 20} more rack-unsafe partitions",) if len(notes) > 20 else ())
+        + ((in_progress_note(skipped),) if skipped else ()),
+    )

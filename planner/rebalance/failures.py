@@ -11,14 +11,15 @@ For one partition with m electable members, a set hits it when it contains all m
 ISR members it pushes it under min ISR. Pairs are counted exactly from per-broker and per-pair tallies
 (inclusion–exclusion), so K=2 over 200 brokers costs a few array passes, not 20,000 scans of every partition.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Callable, Sequence
 
-from planner.model import Cluster, PlannerError
 from planner.leadership import cluster_states
+from planner.model import Cluster, PlannerError
 
 
 @dataclass(frozen=True)
@@ -73,8 +74,9 @@ def _tally(np, groups: Sequence[tuple[int, ...]], needs: Sequence[int], index: d
     return base, single1, pair1, pair2
 
 
-def broker_failures(cluster: Cluster, max_failed: int = 1, top: int | None = None,
-                    progress: Callable[[str], None] | None = None) -> list[FailureImpact]:
+def broker_failures(
+    cluster: Cluster, max_failed: int = 1, top: int | None = None, progress: Callable[[str], None] | None = None
+) -> list[FailureImpact]:
     """Every set of 1..max_failed online brokers, worst first (leaderless, then under min ISR, then ids)."""
     import numpy as np
 

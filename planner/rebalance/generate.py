@@ -1,4 +1,5 @@
 """Kafka's `kafka-reassign-partitions.sh --generate`, computed from a topology (trunk `generateAssignment`)."""
+
 from __future__ import annotations
 
 from planner.java import JavaRandom, hashmap_order
@@ -6,9 +7,14 @@ from planner.model import Cluster, PlannerError, TopicPartition, tp_hash
 from planner.placement.adminutils import NOT_ALL_RACKS_TOOL, assign_replicas_to_brokers
 
 
-def generate(cluster: Cluster, brokers: list[int], topics: list[str], rack_aware: bool = True,
-             start_index: int | None = None, seed: int = 0,
-             ) -> tuple[dict[TopicPartition, tuple[int, ...]], dict[TopicPartition, tuple[int, ...]]]:
+def generate(
+    cluster: Cluster,
+    brokers: list[int],
+    topics: list[str],
+    rack_aware: bool = True,
+    start_index: int | None = None,
+    seed: int = 0,
+) -> tuple[dict[TopicPartition, tuple[int, ...]], dict[TopicPartition, tuple[int, ...]]]:
     """(current, proposed) for the listed topics, as `--generate` computes them.
 
     `brokers` and `topics` come checked from `parseGenerateAssignmentArgs` (`formats.kafka_json.parse_generate_args`).

@@ -5,16 +5,17 @@ data; after the reassignment, a PREFERRED election (or the controller's auto reb
 Greedy, deterministic: brokers above ceil(P/n) hand partitions to their least-loaded eligible replica, then brokers
 below floor(P/n) take partitions from replicas-lists whose head is more than one ahead of them.
 """
+
 from __future__ import annotations
 
 from typing import Callable, Mapping, Sequence
 
-from planner.model import Cluster, TopicPartition
 from planner.leadership import cluster_states
+from planner.model import Cluster, TopicPartition
 from planner.rebalance.moves import select_partitions
 
 
-def balance_preferred(
+def balance_preferred(  # noqa: C901
     reps: list[list[int]],
     idxs: Sequence[int],
     brokers: Sequence[int],
@@ -78,7 +79,7 @@ def balance_preferred(
         for u in sorted(brokers, key=lambda b: (lead[b], b)):
             if lead[u] >= q:
                 break
-            for i in sorted(where.get(u, ()) & in_scope):
+            for i in sorted(where.get(u, set()) & in_scope):
                 if lead[u] >= q:
                     break
                 h = reps[i][0]
@@ -96,8 +97,9 @@ def balance_preferred(
             break
         path = _path_down(sorted(b for b in brokers if lead[b] == hi), hi - 2, lead, led, reps, members, eligible)
         if path is None:
-            path = _path_up(sorted(b for b in brokers if lead[b] == lo), lo + 2, lead, where, in_scope, reps,
-                            members, eligible)
+            path = _path_up(
+                sorted(b for b in brokers if lead[b] == lo), lo + 2, lead, where, in_scope, reps, members, eligible
+            )
         if path is None:
             break
         for i, new in path:
@@ -175,7 +177,9 @@ def isr_eligibility(cluster: Cluster, parts: Sequence, original: Sequence[Sequen
     return eligible
 
 
-def elect_leaders(cluster: Cluster, topics: Sequence[str] | None = None) -> tuple[dict[TopicPartition, tuple[int, ...]], list[TopicPartition]]:
+def elect_leaders(
+    cluster: Cluster, topics: Sequence[str] | None = None
+) -> tuple[dict[TopicPartition, tuple[int, ...]], list[TopicPartition]]:
     """`reassign elect-leaders`: reorder replica lists (no data movement) to balance preferred leaders over the online
     brokers, and list the partitions whose current leader is not their (new) preferred leader, so that
     `kafka-leader-election.sh --election-type PREFERRED` can move leadership.

@@ -9,6 +9,7 @@ A spread is max − min over the target brokers (a broker holding nothing counts
 of a partition; partitions without a known size count as unknown (never as 0 B): they add nothing to the byte
 figures and are counted apart.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
@@ -61,7 +62,7 @@ def _topic_spreads(cluster: Cluster, brokers: Sequence[int], leaders: bool) -> d
     for t in cluster.topics:
         count = {b: 0 for b in brokers}
         for p in t.partitions:
-            for b in (p.replicas[:1] if leaders else p.replicas):
+            for b in p.replicas[:1] if leaders else p.replicas:
                 if b in count:
                     count[b] += 1
         out[t.name] = _spread(count.values())
@@ -131,8 +132,9 @@ def moved(before: Cluster, after: Cluster, sizes: Sizes) -> tuple[int, int, int]
     return moves, data, unknown
 
 
-def plan_metrics(before: Cluster, after: Cluster, sizes: Sizes | None = None,
-                 brokers: Sequence[int] | None = None) -> PlanMetrics:
+def plan_metrics(
+    before: Cluster, after: Cluster, sizes: Sizes | None = None, brokers: Sequence[int] | None = None
+) -> PlanMetrics:
     """Score the plan taking `before` to `after` (same topics and partitions).
 
     `sizes`: bytes per partition (one replica); default: the partitions' `size` in `before`. `brokers`: the target

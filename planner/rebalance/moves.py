@@ -1,11 +1,12 @@
 """Plans and their arithmetic: replica moves, leader changes, lower bounds, before/after statistics. Pure."""
+
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Sequence
 
-from planner.model import Cluster, PlannerError, TopicPartition
+from planner.model import Cluster, Partition, PlannerError, TopicPartition
 
 Assignment = dict[TopicPartition, tuple[int, ...]]
 
@@ -60,7 +61,9 @@ def after_reassignment(cluster: Cluster, proposed: Mapping[TopicPartition, Seque
     """
     after = cluster.with_assignment(proposed)
     for t in after.topics:
-        first = t.partitions[0] if t.partitions else None
+        if not t.partitions:
+            continue
+        first = t.partitions[0]
         odd = next((p for p in t.partitions if p.replication_factor != first.replication_factor), None)
         if odd is not None:
             raise PlannerError(
@@ -71,12 +74,16 @@ def after_reassignment(cluster: Cluster, proposed: Mapping[TopicPartition, Seque
     return after
 
 
-def replica_moves(current: Mapping[TopicPartition, Sequence[int]], proposed: Mapping[TopicPartition, Sequence[int]]) -> int:
+def replica_moves(
+    current: Mapping[TopicPartition, Sequence[int]], proposed: Mapping[TopicPartition, Sequence[int]]
+) -> int:
     """Replicas that must be copied: brokers in the new list that are not in the old one."""
     return sum(len(set(r) - set(current.get(tp, ()))) for tp, r in proposed.items())
 
 
-def changed_only(current: Mapping[TopicPartition, Sequence[int]], proposed: Mapping[TopicPartition, Sequence[int]]) -> Assignment:
+def changed_only(
+    current: Mapping[TopicPartition, Sequence[int]], proposed: Mapping[TopicPartition, Sequence[int]]
+) -> Assignment:
     return {tp: tuple(r) for tp, r in proposed.items() if tuple(r) != tuple(current[tp])}
 
 
@@ -96,12 +103,13 @@ def in_progress_note(tps: Iterable[object]) -> str:
     """The note of a plan that left partitions mid-reassignment (adding/removing replicas) as they are."""
     names = sorted(str(tp) for tp in tps)
     shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
-    return (f"{len(names)} partition(s) have a reassignment in progress and were left as they are "
-            f"({shown}); Kafka needs --additional to execute this plan while they run")
+    return (
+        f"{len(names)} partition(s) have a reassignment in progress and were left as they are "
+        f"({shown}); Kafka needs --additional to execute this plan while they run"
+    )
 
 
-def movable_counts(counts: Mapping[int, int], pinned: Iterable[Sequence[int]],
-                   keep: Iterable[int]) -> dict[int, int]:
+def movable_counts(counts: Mapping[int, int], pinned: Iterable[Sequence[int]], keep: Iterable[int]) -> dict[int, int]:
     """Replicas per broker, less the pinned replicas (partitions mid-reassignment, which no plan moves) on brokers
     outside `keep`: a broker being emptied cannot shed those, so a lower bound must not count them."""
     out = dict(counts)
@@ -147,8 +155,9 @@ def lower_bound(
         for b in brokers:
             demand[b] = max(0, counts.get(b, 0) - q)
         ceilings.append(([b for b in brokers if demand[b] > 0], r))
-    need = [(lacks, [b for b in dict.fromkeys(brokers) if demand.get(b, 0) > 0]) for lacks, brokers in repairs
-            if lacks > 0]
+    need = [
+        (lacks, [b for b in dict.fromkeys(brokers) if demand.get(b, 0) > 0]) for lacks, brokers in repairs if lacks > 0
+    ]
     flow = _MaxFlow()
     src, sink = flow.node(), flow.node()
     node = {b: flow.node() for b, d in demand.items() if d > 0}
@@ -282,11 +291,12 @@ def with_sizes(cluster: Cluster, sizes: Mapping[TopicPartition, int]) -> Cluster
 def select_partitions(cluster: Cluster, topics: Sequence[str] | None = None) -> list[Partition]:
     if not topics:
         return list(cluster.partitions())
-    out = []
+    out: list[Partition] = []
     for name in dict.fromkeys(topics):
         if not cluster.has_topic(name):
             raise PlannerError(
-                f"Topic {name} not found. The topology has topics: {', '.join(t.name for t in cluster.topics) or '(none)'}"
+                f"Topic {name} not found. The topology has topics: "
+                f"{', '.join(t.name for t in cluster.topics) or '(none)'}"
             )
         out.extend(cluster.topic(name).partitions)
     return out

@@ -6,6 +6,7 @@ map and the throttles it derives (`calculateProposedMoveMap`, `calculateLeaderTh
 (`findPartitionReassignmentStates`), all from trunk `tools/src/main/java/org/apache/kafka/tools/reassign/
 ReassignPartitionsCommand.java`. Pure: no I/O.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -84,9 +85,7 @@ class PartitionMove:
     destinations: frozenset[int]
 
 
-def move_map(
-    cluster: Cluster, proposed: Mapping[TopicPartition, Iterable[int]]
-) -> dict[str, dict[int, PartitionMove]]:
+def move_map(cluster: Cluster, proposed: Mapping[TopicPartition, Iterable[int]]) -> dict[str, dict[int, PartitionMove]]:
     """Sources and destinations per partition: in-progress reassignments of the cluster first, then the proposal.
 
     Sources of a partition under reassignment are its original replicas (replicas − adding).
@@ -145,8 +144,9 @@ class PartitionReassignmentState:
     done: bool
 
 
-def reassignment_states(cluster: Cluster, targets: Mapping[TopicPartition, Iterable[int]]
-                        ) -> dict[TopicPartition, PartitionReassignmentState]:
+def reassignment_states(
+    cluster: Cluster, targets: Mapping[TopicPartition, Iterable[int]]
+) -> dict[TopicPartition, PartitionReassignmentState]:
     """`findPartitionReassignmentStates` against a topology: a partition with adding/removing replicas is in progress;
     otherwise done, with its current replicas (a partition that does not exist has none)."""
     parts = {p.tp: p for p in cluster.partitions()}

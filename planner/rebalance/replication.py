@@ -1,20 +1,22 @@
 """Changing a topic's replication factor with as few replica moves as possible."""
+
 from __future__ import annotations
 
+from planner.leadership import topic_states
 from planner.model import Cluster, PlannerError
 from planner.rebalance.moves import Plan, in_progress_note, rack_count
-from planner.leadership import topic_states
 
 
-def set_replication_factor(cluster: Cluster, topic: str, rf: int) -> Plan:
+def set_replication_factor(cluster: Cluster, topic: str, rf: int) -> Plan:  # noqa: C901
     """Add replicas on online brokers of racks the partition does not use yet, holding fewest replicas of this topic
     (so the topic spreads within 1 per broker), then fewest overall (appended, so the preferred leader stays), or
     remove replicas: out-of-ISR and offline ones first, then those sharing a rack with
     another replica, then the most loaded; the preferred leader goes last.
     """
     if not cluster.has_topic(topic):
-        raise PlannerError(f"Topic {topic} not found. The topology has topics: "
-                           f"{', '.join(t.name for t in cluster.topics) or '(none)'}")
+        raise PlannerError(
+            f"Topic {topic} not found. The topology has topics: {', '.join(t.name for t in cluster.topics) or '(none)'}"
+        )
     online = sorted(cluster.online_ids)
     if rf <= 0:
         raise PlannerError("Replication factor must be larger than 0.")
@@ -51,9 +53,11 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int) -> Plan:
         elif len(reps) > rf:
             isr = set(stt.isr)
             while len(reps) > rf:
-                def drop_key(b: int):
+
+                def drop_key(b: int, reps: list[int] = reps, isr: set[int] = isr) -> tuple:
                     shared = n_racks > 0 and sum(1 for x in reps if rack_of.get(x) == rack_of.get(b)) > 1
                     return (b in isr and b in cluster.online_ids, not shared, b == reps[0], -tcounts[b], -counts[b], -b)
+
                 victim = min(reps, key=drop_key)
                 reps.remove(victim)
                 counts[victim] -= 1
@@ -65,12 +69,20 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int) -> Plan:
                 less_safe.append(f"{p.tp} {before} -> {after}")
     notes = []
     if less_safe:
-        notes.append(f"{len(less_safe)} partition(s) span fewer racks, so a rack failure can take more of their "
-                     f"replicas: {', '.join(less_safe[:10])}{' ...' if len(less_safe) > 10 else ''}")
+        notes.append(
+            f"{len(less_safe)} partition(s) span fewer racks, so a rack failure can take more of their "
+            f"replicas: {', '.join(less_safe[:10])}{' ...' if len(less_safe) > 10 else ''}"
+        )
     if skipped:
         notes.append(in_progress_note(skipped))
-    return Plan(before=cluster, proposed=proposed, goal=f"set-replication-factor {topic} {rf}", lower_bound=need,
-                brokers=tuple(online), notes=tuple(notes))
+    return Plan(
+        before=cluster,
+        proposed=proposed,
+        goal=f"set-replication-factor {topic} {rf}",
+        lower_bound=need,
+        brokers=tuple(online),
+        notes=tuple(notes),
+    )
 
 
 def _racks(replicas, rack_of) -> int:

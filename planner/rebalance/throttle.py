@@ -1,11 +1,12 @@
 """Replication throttles for a plan (kafka-facts §4.3) and the time the moves take at a given rate."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Mapping
 
-from planner.model import Cluster, TopicPartition
 from planner.leadership import cluster_states
+from planner.model import Cluster, TopicPartition
 from planner.rebalance.reassignment import follower_throttles, leader_throttles, move_map, reassigning_brokers
 
 
@@ -42,5 +43,6 @@ def throttle_for(cluster: Cluster, proposed: Mapping[TopicPartition, tuple[int, 
                 bytes_out[src] = bytes_out.get(src, 0) + size
         busiest = max(list(bytes_in.values()) + list(bytes_out.values()) + [0])
         seconds = busiest / rate
-    return Throttle(rate, leader_throttles(moves), follower_throttles(moves), tuple(reassigning_brokers(moves)),
-                    seconds)
+    return Throttle(
+        rate, leader_throttles(moves), follower_throttles(moves), tuple(reassigning_brokers(moves)), seconds
+    )

@@ -13,6 +13,7 @@ into records and bytes per partition for several partition counts at once: each 
 Batch columns: `_k` the key (string, binary, int32 or int64; null = no key), `_v` value bytes (int64, optional),
 `_bad` (bool, optional) rows that could not be read or parsed as the key type.
 """
+
 from __future__ import annotations
 
 from planner.producer.murmur2 import murmur2_batch
@@ -29,7 +30,7 @@ def _validity(arr, n, np):
         return np.ones(n, dtype=bool)
     bitmap = arr.buffers()[0]
     bits = np.unpackbits(np.frombuffer(bitmap, dtype=np.uint8), bitorder="little")
-    return bits[arr.offset:arr.offset + n].astype(bool)
+    return bits[arr.offset : arr.offset + n].astype(bool)
 
 
 def key_layout(arr):
@@ -89,10 +90,16 @@ class PartitionCounter:
         if n == 0:
             return
         keys = batch.column(names.index("_k"))
-        values = (np.asarray(batch.column(names.index("_v")).to_numpy(zero_copy_only=False), dtype=np.int64)
-                  if "_v" in names else np.zeros(n, dtype=np.int64))
-        bad = (np.asarray(batch.column(names.index("_bad")).to_numpy(zero_copy_only=False), dtype=bool)
-               if "_bad" in names else np.zeros(n, dtype=bool))
+        values = (
+            np.asarray(batch.column(names.index("_v")).to_numpy(zero_copy_only=False), dtype=np.int64)
+            if "_v" in names
+            else np.zeros(n, dtype=np.int64)
+        )
+        bad = (
+            np.asarray(batch.column(names.index("_bad")).to_numpy(zero_copy_only=False), dtype=bool)
+            if "_bad" in names
+            else np.zeros(n, dtype=bool)
+        )
         h, lens, valid = hash_keys(keys)
         if bad.any():
             self.unreadable += int(bad.sum())
@@ -146,8 +153,12 @@ class PartitionCounter:
             rs.append(np.concatenate([self.heavy.counts, np.array([self.heavy.err], dtype=np.int64)]))
             bs.append(np.concatenate([np.zeros(m, dtype=np.int64), np.array([self.heavy.total], dtype=np.int64)]))
         return pa.RecordBatch.from_arrays(
-            [pa.array(np.concatenate(ns)), pa.array(np.concatenate(ps)), pa.array(np.concatenate(rs)),
-             pa.array(np.concatenate(bs))],
+            [
+                pa.array(np.concatenate(ns)),
+                pa.array(np.concatenate(ps)),
+                pa.array(np.concatenate(rs)),
+                pa.array(np.concatenate(bs)),
+            ],
             names=["n", "p", "records", "bytes"],
         )
 
@@ -161,7 +172,8 @@ def count_batches(batches, counts, heavy_k: int = 0):
 
 
 def partition_batches(batches, n):
-    """mapInArrow body for the per-key output: (`_k`, `records`, `value_bytes`) → (`_k`, `records`, `bytes`, `partition`),
+    """mapInArrow body for the per-key output: (`_k`, `records`, `value_bytes`) → (`_k`, `records`, `bytes`,
+    `partition`),
     bytes = records × serialized key length + value bytes, partition = toPositive(murmur2(key)) % n (keys not null)."""
     import numpy as np
     import pyarrow as pa
@@ -170,12 +182,14 @@ def partition_batches(batches, n):
         names = batch.schema.names
         keys = batch.column(names.index("_k"))
         records = np.asarray(batch.column(names.index("records")).to_numpy(zero_copy_only=False), dtype=np.int64)
-        value = np.asarray(batch.column(names.index("value_bytes")).fill_null(0).to_numpy(zero_copy_only=False),
-                           dtype=np.int64)
+        value = np.asarray(
+            batch.column(names.index("value_bytes")).fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64
+        )
         data, offsets, valid = key_layout(keys)
         h = murmur2_batch(data, offsets).view(np.uint32)
         part = ((h & np.uint32(0x7FFFFFFF)) % np.uint32(n)).astype(np.int32)
         nbytes = records * np.diff(offsets) + value
         yield pa.RecordBatch.from_arrays(
             [keys, pa.array(records), pa.array(nbytes), pa.array(part, mask=~valid)],
-            names=["_k", "records", "bytes", "partition"])
+            names=["_k", "records", "bytes", "partition"],
+        )

@@ -1,4 +1,5 @@
 """`kafka-planner skew`: validate the options, run the Spark job, build and render the report, write --output."""
+
 from __future__ import annotations
 
 import os
@@ -53,12 +54,32 @@ def _publish(staging: Path, out: Path) -> None:
         os.replace(item, target)
 
 
-def run(*, keys, input_format, key_column, value_bytes_column, key_type, partitions, topology, topic, offline_brokers,
-        sweep, max_skew, top, master, exact_top=False, output, fmt, verbose, spark_conf=(), reader="auto") -> None:
-    from planner.skew.report import build_report
-    from planner.skew.render import render_json, render_table, summary
+def run(
+    *,
+    keys,
+    input_format,
+    key_column,
+    value_bytes_column,
+    key_type,
+    partitions,
+    topology,
+    topic,
+    offline_brokers,
+    sweep,
+    max_skew,
+    top,
+    master,
+    exact_top=False,
+    output,
+    fmt,
+    verbose,
+    spark_conf=(),
+    reader="auto",
+) -> None:
     from planner.skew.detect import check_key_column, detect_format, require_pyspark
     from planner.skew.job import JobSpec, check_local_path, key_column_of
+    from planner.skew.render import render_json, render_table, summary
+    from planner.skew.report import build_report
     from planner.skew.sweep import evaluate_sweep
 
     progress = _progress if verbose or sys.stderr.isatty() else _silent
@@ -72,9 +93,18 @@ def run(*, keys, input_format, key_column, value_bytes_column, key_type, partiti
     check_local_path(keys)
     input_format = detect_format(keys, input_format)
     conf = parse_spark_conf(spark_conf)
-    spec = JobSpec(keys=keys, input_format=input_format, key_column=key_column, value_bytes_column=value_bytes_column,
-                   key_type=key_type, counts=tuple(sorted(set((n,) + sweep_counts))), primary=n, top=top, reader=reader,
-                   exact_top=exact_top)
+    spec = JobSpec(
+        keys=keys,
+        input_format=input_format,
+        key_column=key_column,
+        value_bytes_column=value_bytes_column,
+        key_type=key_type,
+        counts=tuple(sorted(set((n,) + sweep_counts))),
+        primary=n,
+        top=top,
+        reader=reader,
+        exact_top=exact_top,
+    )
     check_key_column(keys, input_format, key_column_of(spec))
     require_pyspark()
     out_dir = staging = None
@@ -97,9 +127,18 @@ def run(*, keys, input_format, key_column, value_bytes_column, key_type, partiti
         progress(f"starting Spark ({master})")
         with session(master, verbose, conf) as spark:
             counts = job.run(spark, spec, progress, output_keys=str(staging / "keys.parquet") if staging else None)
-        report = build_report(counts, source=keys, key_column=key_column_of(spec), key_type=key_type, partitions=n,
-                              sweep_counts=sweep_counts, max_skew=max_skew, cluster=cluster, topic=topic)
-        if staging:
+        report = build_report(
+            counts,
+            source=keys,
+            key_column=key_column_of(spec),
+            key_type=key_type,
+            partitions=n,
+            sweep_counts=sweep_counts,
+            max_skew=max_skew,
+            cluster=cluster,
+            topic=topic,
+        )
+        if staging and out_dir:
             import json
 
             _write_partitions_parquet(report, staging / "partitions.parquet")

@@ -8,6 +8,7 @@ instead of after Spark's start-up.
 * `check_key_column`: the key column of a local Parquet file (its schema) or CSV file (its header line) must exist.
   JSON columns come from every record, so they are left to Spark.
 """
+
 from __future__ import annotations
 
 import csv
@@ -18,8 +19,16 @@ from urllib.parse import urlparse
 from planner.model import PlannerError
 
 PARQUET_MAGIC = b"PAR1"
-SUFFIXES = {".csv": "csv", ".json": "json", ".jsonl": "json", ".ndjson": "json", ".txt": "text", ".text": "text",
-            ".parquet": "parquet", ".parq": "parquet"}
+SUFFIXES = {
+    ".csv": "csv",
+    ".json": "json",
+    ".jsonl": "json",
+    ".ndjson": "json",
+    ".txt": "text",
+    ".text": "text",
+    ".parquet": "parquet",
+    ".parq": "parquet",
+}
 FORMATS = ("parquet", "csv", "json", "text")
 
 
@@ -40,8 +49,11 @@ def _data_files(path: Path) -> list[Path]:
         return [path]
     if not path.is_dir():
         return []
-    return sorted(p for p in path.rglob("*") if p.is_file()
-                  and not any(part.startswith((".", "_")) for part in p.relative_to(path).parts))
+    return sorted(
+        p
+        for p in path.rglob("*")
+        if p.is_file() and not any(part.startswith((".", "_")) for part in p.relative_to(path).parts)
+    )
 
 
 def _is_parquet(file: Path) -> bool:
@@ -70,12 +82,16 @@ def detect_format(keys: str, given: str | None) -> str:
         return "parquet"
     found = SUFFIXES.get(files[0].suffix.lower())
     if found == "parquet":
-        raise PlannerError(f"--keys {files[0]}: not a Parquet file (no PAR1 magic); "
-                           "give --input-format csv, json or text if it is one of those")
+        raise PlannerError(
+            f"--keys {files[0]}: not a Parquet file (no PAR1 magic); "
+            "give --input-format csv, json or text if it is one of those"
+        )
     if found:
         return found
-    raise PlannerError(f"--keys {files[0]}: cannot tell its format (not Parquet, no .csv/.json/.txt suffix); "
-                       "give --input-format csv, json or text")
+    raise PlannerError(
+        f"--keys {files[0]}: cannot tell its format (not Parquet, no .csv/.json/.txt suffix); "
+        "give --input-format csv, json or text"
+    )
 
 
 def _csv_header(file: Path) -> list[str] | None:
@@ -120,5 +136,7 @@ def require_pyspark() -> None:
         except ImportError:
             missing.append(module)
     if missing:
-        raise PlannerError(f"skew runs on Spark and needs {' and '.join(missing)}, which is not installed: "
-                           "pip install 'kafka-planner[spark]'")
+        raise PlannerError(
+            f"skew runs on Spark and needs {' and '.join(missing)}, which is not installed: "
+            "pip install 'kafka-planner[spark]'"
+        )

@@ -11,6 +11,7 @@ So a key absent from the merged summary has at most `err` records (its hash has 
 second, narrow pass counts exactly every key whose hash is a candidate; the top N come from those exact counts, and
 every key not shown holds at most max(err, the next candidate's exact count) records.
 """
+
 from __future__ import annotations
 
 DEFAULT_COUNTERS = 2000  # the proven bound is then at most 1/2001 < 0.05 % of the keyed records
@@ -92,19 +93,30 @@ def count_candidates(batches, candidates, key_type: str):
         if not full.any():
             continue
         mask = pa.array(full)
-        values = (batch.column(names.index("_v")).filter(mask).fill_null(0).cast(pa.int64()) if "_v" in names
-                  else pa.array(np.zeros(int(full.sum()), dtype=np.int64)))
-        grouped = pa.table({"k": keys.filter(mask), "v": values}).group_by("k").aggregate([("v", "sum"), ("v", "count")])
-        for key, vsum, count in zip(grouped.column("k").to_pylist(), grouped.column("v_sum").to_pylist(),
-                                    grouped.column("v_count").to_pylist()):
+        values = (
+            batch.column(names.index("_v")).filter(mask).fill_null(0).cast(pa.int64())
+            if "_v" in names
+            else pa.array(np.zeros(int(full.sum()), dtype=np.int64))
+        )
+        grouped = (
+            pa.table({"k": keys.filter(mask), "v": values}).group_by("k").aggregate([("v", "sum"), ("v", "count")])
+        )
+        for key, vsum, count in zip(
+            grouped.column("k").to_pylist(), grouped.column("v_sum").to_pylist(), grouped.column("v_count").to_pylist()
+        ):
             raw = serialized(key, key_type)
             slot = totals.setdefault(raw, [0, 0])
             slot[0] += int(count)
             slot[1] += int(vsum or 0)
     raws = sorted(totals)
     yield pa.RecordBatch.from_arrays(
-        [pa.array(raws, pa.binary()), pa.array([totals[r][0] for r in raws], pa.int64()),
-         pa.array([totals[r][1] for r in raws], pa.int64())], names=["key", "records", "value_bytes"])
+        [
+            pa.array(raws, pa.binary()),
+            pa.array([totals[r][0] for r in raws], pa.int64()),
+            pa.array([totals[r][1] for r in raws], pa.int64()),
+        ],
+        names=["key", "records", "value_bytes"],
+    )
 
 
 def serialized(value, key_type: str) -> bytes:

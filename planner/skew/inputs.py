@@ -8,6 +8,7 @@ int32 → int, int64 → long), Spark only schedules the work: the row groups of
 its row groups with pyarrow and runs the same `PartitionCounter` as the mapInArrow path. Anything else (CSV / JSON /
 text, conversions such as int from text, remote file systems, partition columns) takes the general path.
 """
+
 from __future__ import annotations
 
 from urllib.parse import unquote, urlparse
@@ -34,7 +35,7 @@ def plan_units(df, key_column: str, key_type: str, value_column: str | None) -> 
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    units = []
+    units: list = []
     for uri in df.inputFiles():
         parsed = urlparse(uri)
         if parsed.scheme not in ("", "file"):
@@ -47,8 +48,9 @@ def plan_units(df, key_column: str, key_type: str, value_column: str | None) -> 
         schema = meta.schema_arrow
         if key_column not in schema.names or not _type_ok(schema.field(key_column).type, key_type):
             return None
-        if value_column and (value_column not in schema.names
-                             or not pa.types.is_integer(schema.field(value_column).type)):
+        if value_column and (
+            value_column not in schema.names or not pa.types.is_integer(schema.field(value_column).type)
+        ):
             return None
         units.extend((path, rg) for rg in range(meta.num_row_groups))
     return units
@@ -78,9 +80,14 @@ def count_units(units, key_column: str, value_column: str | None, counts, heavy_
     for batch in unit_batches(units, key_column, value_column):
         counter.add(batch)
     heavy = counter.heavy
-    yield ({c: counter.records[c].tolist() for c in counter.counts}, {c: counter.bytes[c].tolist() for c in counter.counts},
-           counter.null_records, counter.null_bytes, counter.unreadable,
-           (heavy.keys.tolist(), heavy.counts.tolist(), heavy.err) if heavy is not None else None)
+    yield (
+        {c: counter.records[c].tolist() for c in counter.counts},
+        {c: counter.bytes[c].tolist() for c in counter.counts},
+        counter.null_records,
+        counter.null_bytes,
+        counter.unreadable,
+        (heavy.keys.tolist(), heavy.counts.tolist(), heavy.err) if heavy is not None else None,
+    )
 
 
 def _slices(spark, units) -> int:
@@ -91,10 +98,13 @@ def run_units(spark, units, key_column: str, value_column: str | None, counts, h
     """Summed (records, bytes, null_records, null_bytes, unreadable, (hot-key estimates, err)) over all units."""
     from functools import partial
 
-    parts = (spark.sparkContext.parallelize(units, _slices(spark, units))
-             .mapPartitions(partial(count_units, key_column=key_column, value_column=value_column, counts=counts,
-                                    heavy_k=heavy_k))
-             .collect())
+    parts = (
+        spark.sparkContext.parallelize(units, _slices(spark, units))
+        .mapPartitions(
+            partial(count_units, key_column=key_column, value_column=value_column, counts=counts, heavy_k=heavy_k)
+        )
+        .collect()
+    )
     records = {c: [0] * c for c in counts}
     nbytes = {c: [0] * c for c in counts}
     nulls = null_bytes = unreadable = err = 0
@@ -124,8 +134,17 @@ def count_candidates_in_units(spark, units, key_column: str, value_column: str |
     """The second pass over the row groups: [{key, records, value_bytes}] per task, for the candidate hashes."""
     from functools import partial
 
-    rows = (spark.sparkContext.parallelize(units, _slices(spark, units))
-            .mapPartitions(partial(_candidates_in_units, key_column=key_column, value_column=value_column,
-                                   candidates=candidates, key_type=key_type))
-            .collect())
+    rows = (
+        spark.sparkContext.parallelize(units, _slices(spark, units))
+        .mapPartitions(
+            partial(
+                _candidates_in_units,
+                key_column=key_column,
+                value_column=value_column,
+                candidates=candidates,
+                key_type=key_type,
+            )
+        )
+        .collect()
+    )
     return [row for part in rows for row in part]

@@ -5,7 +5,8 @@ Plan (one pass over the data for every partition count of the sweep):
    are kept by Spark's PERMISSIVE mode in a corrupt-record column and counted as unreadable;
 2. in Spark SQL: the key column becomes `_k` of the type whose Arrow bytes are Kafka's serializer output (string →
    UTF-8 string, int → int32, long → int64, bytes-hex → binary); a value that cannot be the key type (e.g. "abc" for
-   int, odd-length hex) is `_bad`; `_v` = the record's value bytes from --value-bytes-column; only columns that can carry information are sent on;
+   int, odd-length hex) is `_bad`; `_v` = the record's value bytes from --value-bytes-column; only columns that can
+   carry information are sent on;
 3. `mapInArrow(count_batches)`: murmur2 of every key once per Arrow batch in NumPy, records and bytes per partition
    for each count; one small batch per task, summed by Spark;
    (fast path, `planner.skew.inputs`: Parquet whose key column Arrow reads as the key type is read by pyarrow
@@ -15,10 +16,9 @@ Plan (one pass over the data for every partition count of the sweep):
    candidate hash, the top N come from those, with a proven bound for every other key. `exact_top` (and --output's
    keys.parquet) use Spark's own aggregation by `_k` over every key instead.
 """
+
 from __future__ import annotations
 
-import os
-import sys
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -27,7 +27,13 @@ from urllib.parse import urlparse
 
 from planner.model import PlannerError
 from planner.skew.arrowhash import (
-    HEAVY, HEAVY_ERR, NULL_KEYS, RESULT_SCHEMA, UNREADABLE, count_batches, partition_batches,
+    HEAVY,
+    HEAVY_ERR,
+    NULL_KEYS,
+    RESULT_SCHEMA,
+    UNREADABLE,
+    count_batches,
+    partition_batches,
 )
 from planner.skew.heavy import DEFAULT_COUNTERS, key_text, order_key
 from planner.skew.inputs import count_candidates_in_units, plan_units, run_units
@@ -124,10 +130,17 @@ def read_input(spark, spec: JobSpec):
             header = reader.option("header", "true").option("inferSchema", "false").csv(spec.keys)
             from pyspark.sql.types import StringType, StructField, StructType
 
-            schema = StructType([StructField(c, StringType(), True) for c in header.columns]
-                                + [StructField(CORRUPT, StringType(), True)])
-            df = (reader.option("header", "true").option("mode", "PERMISSIVE")
-                  .option("columnNameOfCorruptRecord", CORRUPT).schema(schema).csv(spec.keys))
+            schema = StructType(
+                [StructField(c, StringType(), True) for c in header.columns]
+                + [StructField(CORRUPT, StringType(), True)]
+            )
+            df = (
+                reader.option("header", "true")
+                .option("mode", "PERMISSIVE")
+                .option("columnNameOfCorruptRecord", CORRUPT)
+                .schema(schema)
+                .csv(spec.keys)
+            )
         df.schema  # noqa: B018  forces the schema now
     except PlannerError:
         raise
@@ -140,7 +153,7 @@ def _type_error(column: str, dtype, key_type: str, hint: str) -> PlannerError:
     return PlannerError(f"key column {column!r} is {dtype.simpleString()}, which cannot be a {key_type} key: {hint}")
 
 
-def normalise(df, spec: JobSpec):
+def normalise(df, spec: JobSpec):  # noqa: C901
     """`_k` (Kafka-serializable key), `_v` (value bytes), `_bad` (unreadable) from the input columns."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
@@ -163,7 +176,9 @@ def normalise(df, spec: JobSpec):
         elif integral:
             k = c.cast("string")
         else:
-            raise _type_error(column, dtype, "string", "use a string or integer column, or --key-type bytes-hex for binary")
+            raise _type_error(
+                column, dtype, "string", "use a string or integer column, or --key-type bytes-hex for binary"
+            )
     elif spec.key_type in ("int", "long"):
         lo, hi = (-(1 << 31), (1 << 31) - 1) if spec.key_type == "int" else (-(1 << 63), (1 << 63) - 1)
         target = "int" if spec.key_type == "int" else "bigint"
@@ -193,7 +208,9 @@ def normalise(df, spec: JobSpec):
     if spec.value_bytes_column:
         vcol = spec.value_bytes_column
         if vcol not in df.columns:
-            raise PlannerError(f"--value-bytes-column {vcol!r} not found in {spec.keys}; its columns are: {', '.join(visible)}")
+            raise PlannerError(
+                f"--value-bytes-column {vcol!r} not found in {spec.keys}; its columns are: {', '.join(visible)}"
+            )
         vtype = df.schema[vcol].dataType
         vc = F.col(f"`{vcol}`")
         if isinstance(vtype, (T.ByteType, T.ShortType, T.IntegerType, T.LongType)):
@@ -205,8 +222,10 @@ def normalise(df, spec: JobSpec):
         elif isinstance(vtype, T.BinaryType):  # the value itself
             v = F.octet_length(vc).cast("bigint")
         else:
-            raise PlannerError(f"--value-bytes-column {vcol!r} is {vtype.simpleString()}: use an integer column "
-                               "(the value's size in bytes) or a binary column (the value itself)")
+            raise PlannerError(
+                f"--value-bytes-column {vcol!r} is {vtype.simpleString()}: use an integer column "
+                "(the value's size in bytes) or a binary column (the value itself)"
+            )
         v = F.coalesce(v, F.lit(0).cast("bigint"))
     else:
         v = None
@@ -239,9 +258,12 @@ def _count_with_spark(keys, counts, heavy_k: int = 0):
     """The general path: Spark reads and normalises, mapInArrow hashes and counts per task, Spark sums."""
     from pyspark.sql import functions as F
 
-    rows = (keys.mapInArrow(partial(count_batches, counts=counts, heavy_k=heavy_k), RESULT_SCHEMA)
-            .groupBy("n", "p").agg(F.sum("records").alias("records"), F.sum("bytes").alias("bytes"))
-            .collect())
+    rows = (
+        keys.mapInArrow(partial(count_batches, counts=counts, heavy_k=heavy_k), RESULT_SCHEMA)
+        .groupBy("n", "p")
+        .agg(F.sum("records").alias("records"), F.sum("bytes").alias("bytes"))
+        .collect()
+    )
     records = {n: [0] * n for n in counts}
     nbytes = {n: [0] * n for n in counts}
     null_records = null_bytes = unreadable = err = 0
@@ -271,22 +293,34 @@ def _hot_keys(keys, units, spec: JobSpec, heavy, progress) -> tuple[list[TopKey]
     if not candidates:
         return [], err
     if units is not None:
-        rows = count_candidates_in_units(keys, units, key_column_of(spec), spec.value_bytes_column, candidates,
-                                         spec.key_type)
+        rows = count_candidates_in_units(
+            keys, units, key_column_of(spec), spec.value_bytes_column, candidates, spec.key_type
+        )
     else:
         from planner.skew.heavy import count_candidates
 
-        rows = [r.asDict() for r in keys.mapInArrow(
-            partial(count_candidates, candidates=candidates, key_type=spec.key_type),
-            "key binary, records long, value_bytes long").collect()]
+        rows = [
+            r.asDict()
+            for r in keys.mapInArrow(
+                partial(count_candidates, candidates=candidates, key_type=spec.key_type),
+                "key binary, records long, value_bytes long",
+            ).collect()
+        ]
     totals: dict[bytes, list[int]] = {}
     for r in rows:
         slot = totals.setdefault(bytes(r["key"]), [0, 0])
         slot[0] += int(r["records"])
         slot[1] += int(r["value_bytes"])
     ranked = sorted(totals.items(), key=lambda kv: (-kv[1][0], order_key(kv[0], spec.key_type)))
-    top = [TopKey(key=key_text(raw, spec.key_type), records=rec, bytes=vb + rec * len(raw),
-                  partition=(murmur2(raw) & 0x7FFFFFFF) % spec.primary) for raw, (rec, vb) in ranked[:spec.top]]
+    top = [
+        TopKey(
+            key=key_text(raw, spec.key_type),
+            records=rec,
+            bytes=vb + rec * len(raw),
+            partition=(murmur2(raw) & 0x7FFFFFFF) % spec.primary,
+        )
+        for raw, (rec, vb) in ranked[: spec.top]
+    ]
     rest = ranked[spec.top][1][0] if len(ranked) > spec.top else 0
     return top, max(err, rest)
 
@@ -300,31 +334,46 @@ def _per_key(spark, keys, spec: JobSpec, progress, output_keys: str | None):
     top: list[TopKey] = []
     distinct = None
     progress("counting records per key")
-    per_key = (keys.where(F.col("_k").isNotNull()).groupBy("_k")
-               .agg(F.count(F.lit(1)).alias("records"),
-                    (F.sum("_v") if "_v" in keys.columns else F.lit(0).cast("bigint")).alias("value_bytes")))
+    per_key = (
+        keys.where(F.col("_k").isNotNull())
+        .groupBy("_k")
+        .agg(
+            F.count(F.lit(1)).alias("records"),
+            (F.sum("_v") if "_v" in keys.columns else F.lit(0).cast("bigint")).alias("value_bytes"),
+        )
+    )
     if output_keys:
         per_key = per_key.persist()
     if spec.top > 0:
         best = per_key.orderBy(F.col("records").desc(), F.col("_k").asc()).limit(spec.top).collect()
         for r in best:
             raw = _serialized(r["_k"], spec.key_type)
-            top.append(TopKey(
-                key=_key_text(r["_k"], spec.key_type), records=int(r["records"]),
-                bytes=int(r["value_bytes"]) + int(r["records"]) * len(raw),
-                partition=(murmur2(raw) & 0x7FFFFFFF) % spec.primary))
+            top.append(
+                TopKey(
+                    key=_key_text(r["_k"], spec.key_type),
+                    records=int(r["records"]),
+                    bytes=int(r["value_bytes"]) + int(r["records"]) * len(raw),
+                    partition=(murmur2(raw) & 0x7FFFFFFF) % spec.primary,
+                )
+            )
     if output_keys:
         progress(f"writing per-key results to {output_keys}")
         schema = f"_k {per_key.schema['_k'].dataType.simpleString()}, records bigint, bytes bigint, partition int"
-        (per_key.mapInArrow(partial(partition_batches, n=spec.primary), schema)
-         .withColumnRenamed("_k", "key").orderBy(F.col("records").desc(), F.col("key").asc())
-         .write.mode("overwrite").parquet(output_keys))
+        (
+            per_key.mapInArrow(partial(partition_batches, n=spec.primary), schema)
+            .withColumnRenamed("_k", "key")
+            .orderBy(F.col("records").desc(), F.col("key").asc())
+            .write.mode("overwrite")
+            .parquet(output_keys)
+        )
         distinct = spark.read.parquet(output_keys).count()
         per_key.unpersist()
     return top, distinct
 
 
-def run(spark, spec: JobSpec, progress: Callable[[str], None] = lambda s: None, output_keys: str | None = None) -> Counts:
+def run(
+    spark, spec: JobSpec, progress: Callable[[str], None] = lambda s: None, output_keys: str | None = None
+) -> Counts:
     """Run the job on `spark`; `output_keys`: also write every distinct key with its records, bytes and partition
     (Parquet, a Spark output directory) there."""
     if not spec.counts:
@@ -336,16 +385,21 @@ def run(spark, spec: JobSpec, progress: Callable[[str], None] = lambda s: None, 
     if spec.reader in ("auto", "pyarrow") and spec.input_format == "parquet":
         units = plan_units(df, key_column_of(spec), spec.key_type, spec.value_bytes_column)
     if units is None and spec.reader == "pyarrow":
-        raise PlannerError("--reader pyarrow needs Parquet files on a file system the executors see, with the key "
-                           "column stored as the key type (string, binary, int32 for int, int64 for long); "
-                           "use --reader spark")
-    progress(f"hashing keys of {spec.keys} for {len(spec.counts)} partition count(s) in one pass"
-             f" ({'pyarrow reads the row groups' if units is not None else 'Spark reads, mapInArrow'})")
+        raise PlannerError(
+            "--reader pyarrow needs Parquet files on a file system the executors see, with the key "
+            "column stored as the key type (string, binary, int32 for int, int64 for long); "
+            "use --reader spark"
+        )
+    progress(
+        f"hashing keys of {spec.keys} for {len(spec.counts)} partition count(s) in one pass"
+        f" ({'pyarrow reads the row groups' if units is not None else 'Spark reads, mapInArrow'})"
+    )
     try:
         heavy_k = spec.heavy_k if spec.top > 0 and not spec.exact_top else 0
         if units is not None:
             records, nbytes, null_records, null_bytes, unreadable, heavy = run_units(
-                spark, units, key_column_of(spec), spec.value_bytes_column, spec.counts, heavy_k)
+                spark, units, key_column_of(spec), spec.value_bytes_column, spec.counts, heavy_k
+            )
         else:
             records, nbytes, null_records, null_bytes, unreadable, heavy = _count_with_spark(keys, spec.counts, heavy_k)
     except PlannerError:
@@ -356,7 +410,8 @@ def run(spark, spec: JobSpec, progress: Callable[[str], None] = lambda s: None, 
     if keyed == 0 and unreadable > 0:
         raise PlannerError(
             f"none of the {unreadable} keys in column {key_column_of(spec)!r} of {spec.keys} can be read as "
-            f"--key-type {spec.key_type}; check --key-type and --key-column")
+            f"--key-type {spec.key_type}; check --key-type and --key-column"
+        )
     top: list[TopKey] = []
     distinct = bound = None
     if heavy_k:
@@ -375,6 +430,11 @@ def run(spark, spec: JobSpec, progress: Callable[[str], None] = lambda s: None, 
     return Counts(
         records={n: tuple(v) for n, v in records.items()},
         bytes={n: tuple(v) for n, v in nbytes.items()},
-        null_records=null_records, null_bytes=null_bytes, unreadable=unreadable,
-        top=tuple(top), distinct_keys=distinct, top_bound=bound, heavy_counters=heavy_k,
+        null_records=null_records,
+        null_bytes=null_bytes,
+        unreadable=unreadable,
+        top=tuple(top),
+        distinct_keys=distinct,
+        top_bound=bound,
+        heavy_counters=heavy_k,
     )

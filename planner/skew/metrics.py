@@ -7,6 +7,7 @@
 All three are over the loads as given, empty partitions included (a topic of N partitions has N loads). When the total
 is zero the metrics are undefined and returned as None.
 """
+
 from __future__ import annotations
 
 import math
@@ -27,8 +28,14 @@ class Skew:
 
     def as_dict(self) -> dict:
         return {
-            "n": self.n, "total": self.total, "min": self.minimum, "max": self.maximum, "mean": self.mean,
-            "max_over_mean": self.max_over_mean, "cv": self.cv, "gini": self.gini,
+            "n": self.n,
+            "total": self.total,
+            "min": self.minimum,
+            "max": self.maximum,
+            "mean": self.mean,
+            "max_over_mean": self.max_over_mean,
+            "cv": self.cv,
+            "gini": self.gini,
         }
 
 
@@ -44,14 +51,14 @@ def coefficient_of_variation(loads: Sequence[int]) -> float | None:
     total = sum(loads)
     if n == 0 or total == 0:
         return None
-    mean = total / n
     # exact integer sum of squared deviations scaled by n^2: sum((n*x - total)^2) / n^2
     ss = sum((n * x - total) ** 2 for x in loads)
     return math.sqrt(ss / n) / total
 
 
 def gini(loads: Sequence[int]) -> float | None:
-    """G = sum_i sum_j |x_i - x_j| / (2 n^2 mean) = (2 sum_i i*x_(i)) / (n * total) - (n + 1) / n, x sorted, i from 1."""
+    """G = sum_i sum_j |x_i - x_j| / (2 n^2 mean) = (2 sum_i i*x_(i)) / (n * total) - (n + 1) / n, x sorted, i from
+    1."""
     n = len(loads)
     total = sum(loads)
     if n == 0 or total == 0:

@@ -1,7 +1,9 @@
 """The skew report as terminal tables (tabulate, a unicode bar per partition) or JSON (`summary.json`)."""
+
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from planner.model import NO_LEADER
 from planner.skew.metrics import Skew
@@ -15,7 +17,15 @@ def _ratio(x: float | None) -> str:
 def _metrics_line(name: str, s: Skew | None) -> list:
     if s is None:
         return [name, "-", "-", "-", "-", "-", "-"]
-    return [name, f"{s.minimum:,}", f"{s.maximum:,}", f"{s.mean:,.1f}", _ratio(s.max_over_mean), _ratio(s.cv), _ratio(s.gini)]
+    return [
+        name,
+        f"{s.minimum:,}",
+        f"{s.maximum:,}",
+        f"{s.mean:,.1f}",
+        _ratio(s.max_over_mean),
+        _ratio(s.cv),
+        _ratio(s.gini),
+    ]
 
 
 def _broker_name(bid: int) -> str:
@@ -29,11 +39,17 @@ def render_table(r: SkewReport) -> str:
 
     out = []
     target = f"topic {r.topic} ({r.partitions} partitions)" if r.topic else f"{r.partitions} partitions"
-    out.append(f"Keys: {r.source}, column {r.key_column!r} as {r.key_type}, hashed as Kafka's producer does for {target}")
-    out.append(f"Rows: {r.rows:,}  keyed: {r.keyed_records:,}  null keys: {r.null_records:,}  unreadable: {r.unreadable:,}")
+    out.append(
+        f"Keys: {r.source}, column {r.key_column!r} as {r.key_type}, hashed as Kafka's producer does for {target}"
+    )
+    out.append(
+        f"Rows: {r.rows:,}  keyed: {r.keyed_records:,}  null keys: {r.null_records:,}  unreadable: {r.unreadable:,}"
+    )
     if r.null_records:
-        out.append("Null keys are not hashed: the producer's keyless partitioner spreads them, so they are not counted "
-                   "per partition")
+        out.append(
+            "Null keys are not hashed: the producer's keyless partitioner spreads them, so they are not counted "
+            "per partition"
+        )
     if r.distinct_keys is not None:
         out.append(f"Distinct keys: {r.distinct_keys:,}")
     out.append("")
@@ -45,50 +61,111 @@ def render_table(r: SkewReport) -> str:
         share = p.records / r.keyed_records if r.keyed_records else 0.0
         row = [p.partition, f"{p.records:,}", f"{share:6.2%}", bar(p.records, peak, 20), human_bytes(p.bytes)]
         if with_topology:
-            row += [_broker_name(p.leader), ",".join(map(str, p.replicas))]
+            row += [_broker_name(p.leader if p.leader is not None else -1), ",".join(map(str, p.replicas))]
         rows.append(row)
-    out.append(tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True, colalign=(
-        "right", "right", "right", "left", "right") + (("right", "left") if with_topology else ())))
+    out.append(
+        tabulate(
+            rows,
+            headers=headers,
+            tablefmt="simple",
+            disable_numparse=True,
+            colalign=("right", "right", "right", "left", "right") + (("right", "left") if with_topology else ()),
+        )
+    )
     out.append("")
-    metric_rows = [_metrics_line("records / partition", r.records_skew), _metrics_line("bytes / partition", r.bytes_skew)]
+    metric_rows = [
+        _metrics_line("records / partition", r.records_skew),
+        _metrics_line("bytes / partition", r.bytes_skew),
+    ]
     if with_topology:
-        metric_rows += [_metrics_line("records / leader (online)", r.leader_skew),
-                        _metrics_line("records / replica (online)", r.replica_skew)]
-    out.append(tabulate(metric_rows, headers=["skew", "min", "max", "mean", "max/mean", "CV", "Gini"],
-                        tablefmt="simple", disable_numparse=True, colalign=("left",) + ("right",) * 6))
+        metric_rows += [
+            _metrics_line("records / leader (online)", r.leader_skew),
+            _metrics_line("records / replica (online)", r.replica_skew),
+        ]
+    out.append(
+        tabulate(
+            metric_rows,
+            headers=["skew", "min", "max", "mean", "max/mean", "CV", "Gini"],
+            tablefmt="simple",
+            disable_numparse=True,
+            colalign=("left",) + ("right",) * 6,
+        )
+    )
     if with_topology:
         for title, table in (("as leader", r.leaders), ("as replica", r.replicas)):
             out.append("")
             out.append(_broker_table(title, table))
     if r.top:
         out.append("")
-        out.append(tabulate(
-            [[i + 1, k.key, f"{k.records:,}", human_bytes(k.bytes), k.partition, f"{k.share_of_partition:.2%}",
-              f"{k.share_of_keyed:.2%}"] for i, k in enumerate(r.top)],
-            headers=["#", "top key", "records", "bytes", "partition", "of partition", "of keyed"],
-            tablefmt="simple", disable_numparse=True, colalign=("right", "left") + ("right",) * 5))
+        out.append(
+            tabulate(
+                [
+                    [
+                        i + 1,
+                        k.key,
+                        f"{k.records:,}",
+                        human_bytes(k.bytes),
+                        k.partition,
+                        f"{k.share_of_partition:.2%}",
+                        f"{k.share_of_keyed:.2%}",
+                    ]
+                    for i, k in enumerate(r.top)
+                ],
+                headers=["#", "top key", "records", "bytes", "partition", "of partition", "of keyed"],
+                tablefmt="simple",
+                disable_numparse=True,
+                colalign=("right", "left") + ("right",) * 5,
+            )
+        )
     if r.top_bound is not None and r.keyed_records:
         out.append(hot_key_bound(r))
     if r.sweep:
         out.append("")
-        out.append(tabulate(
-            [[row.partitions, _ratio(row.records.max_over_mean), _ratio(row.records.cv), _ratio(row.records.gini),
-              _ratio(row.bytes.max_over_mean), "yes" if row.within else "no"] for row in r.sweep.rows],
-            headers=["sweep: partitions", "records max/mean", "CV", "Gini", "bytes max/mean",
-                     f"max/mean <= {r.sweep.max_skew:g}"],
-            tablefmt="simple", disable_numparse=True, colalign=("right",) * 5 + ("left",)))
+        out.append(
+            tabulate(
+                [
+                    [
+                        row.partitions,
+                        _ratio(row.records.max_over_mean),
+                        _ratio(row.records.cv),
+                        _ratio(row.records.gini),
+                        _ratio(row.bytes.max_over_mean),
+                        "yes" if row.within else "no",
+                    ]
+                    for row in r.sweep.rows
+                ],
+                headers=[
+                    "sweep: partitions",
+                    "records max/mean",
+                    "CV",
+                    "Gini",
+                    "bytes max/mean",
+                    f"max/mean <= {r.sweep.max_skew:g}",
+                ],
+                tablefmt="simple",
+                disable_numparse=True,
+                colalign=("right",) * 5 + ("left",),
+            )
+        )
         if r.sweep.recommended is not None:
-            out.append(f"Recommended: {r.sweep.recommended} partitions (the smallest count whose records max/mean "
-                       f"is at most {r.sweep.max_skew:g})")
+            out.append(
+                f"Recommended: {r.sweep.recommended} partitions (the smallest count whose records max/mean "
+                f"is at most {r.sweep.max_skew:g})"
+            )
         else:
             lowest = next((row for row in r.sweep.rows if row.partitions == r.sweep.lowest), None)
-            best = (f" (the lowest is {_ratio(lowest.records.max_over_mean)}, at {lowest.partitions} partitions)"
-                    if lowest else "")
+            best = (
+                f" (the lowest is {_ratio(lowest.records.max_over_mean)}, at {lowest.partitions} partitions)"
+                if lowest
+                else ""
+            )
             out.append(f"Recommended: none of the counts keeps records max/mean at most {r.sweep.max_skew:g}{best}")
         limit = r.sweep.hot_key_limit
         if r.top and limit is not None and limit < max(row.partitions for row in r.sweep.rows):
-            out.append(f"The top key alone holds {r.top[0].share_of_keyed:.2%} of the keyed records: above {limit} "
-                       f"partition{'' if limit == 1 else 's'} its partition exceeds max/mean {r.sweep.max_skew:g}")
+            out.append(
+                f"The top key alone holds {r.top[0].share_of_keyed:.2%} of the keyed records: above {limit} "
+                f"partition{'' if limit == 1 else 's'} its partition exceeds max/mean {r.sweep.max_skew:g}"
+            )
             out.append("whatever the other keys do; more partitions cannot fix that skew")
     return "\n".join(out) + "\n"
 
@@ -100,18 +177,32 @@ def _broker_table(title: str, table: tuple[BrokerRow, ...]) -> str:
 
     peak = max((b.records for b in table), default=0)
     return tabulate(
-        [[_broker_name(b.broker), b.rack or "-", b.state, b.partitions, f"{b.records:,}", bar(b.records, peak, 16),
-          human_bytes(b.bytes)] for b in table],
+        [
+            [
+                _broker_name(b.broker),
+                b.rack or "-",
+                b.state,
+                b.partitions,
+                f"{b.records:,}",
+                bar(b.records, peak, 16),
+                human_bytes(b.bytes),
+            ]
+            for b in table
+        ],
         headers=[f"broker ({title})", "rack", "state", "partitions", "records", "", "bytes"],
-        tablefmt="simple", disable_numparse=True,
-        colalign=("left", "left", "left", "right", "right", "left", "right"))
+        tablefmt="simple",
+        disable_numparse=True,
+        colalign=("left", "left", "left", "right", "right", "left", "right"),
+    )
 
 
 def hot_key_bound(r: SkewReport) -> str:
     """The proven bound on every key not listed (Misra-Gries summary + exact second pass)."""
     bound = r.top_bound or 0
-    text = (f"No other key holds more than {bound:,} records ({bound / r.keyed_records:.2%} of keyed records)\n"
-            f"(proven by {r.heavy_counters:,}-counter Misra-Gries summaries; the listed counts are exact).")
+    text = (
+        f"No other key holds more than {bound:,} records ({bound / r.keyed_records:.2%} of keyed records)\n"
+        f"(proven by {r.heavy_counters:,}-counter Misra-Gries summaries; the listed counts are exact)."
+    )
     if r.top and r.top[-1].records <= bound:
         text += "\nKeys at or below that bound are not ranked: --exact-top ranks every key."
     return text
@@ -122,20 +213,38 @@ def _skew(s: Skew | None):
 
 
 def summary(r: SkewReport) -> dict:
-    data = {
-        "source": r.source, "key_column": r.key_column, "key_type": r.key_type, "partitions": r.partitions,
-        "topic": r.topic, "rows": r.rows, "keyed_records": r.keyed_records, "null_key_records": r.null_records,
-        "null_key_bytes": r.null_bytes, "unreadable_rows": r.unreadable, "distinct_keys": r.distinct_keys,
+    data: dict[str, Any] = {
+        "source": r.source,
+        "key_column": r.key_column,
+        "key_type": r.key_type,
+        "partitions": r.partitions,
+        "topic": r.topic,
+        "rows": r.rows,
+        "keyed_records": r.keyed_records,
+        "null_key_records": r.null_records,
+        "null_key_bytes": r.null_bytes,
+        "unreadable_rows": r.unreadable,
+        "distinct_keys": r.distinct_keys,
         "per_partition": [
-            {"partition": p.partition, "records": p.records, "bytes": p.bytes,
-             **({"leader": p.leader, "replicas": list(p.replicas)} if r.topic else {})}
+            {
+                "partition": p.partition,
+                "records": p.records,
+                "bytes": p.bytes,
+                **({"leader": p.leader, "replicas": list(p.replicas)} if r.topic else {}),
+            }
             for p in r.per_partition
         ],
         "skew": {"records": _skew(r.records_skew), "bytes": _skew(r.bytes_skew)},
         "other_keys_max_records": r.top_bound,
         "top_keys": [
-            {"key": k.key, "records": k.records, "bytes": k.bytes, "partition": k.partition,
-             "share_of_partition": k.share_of_partition, "share_of_keyed": k.share_of_keyed}
+            {
+                "key": k.key,
+                "records": k.records,
+                "bytes": k.bytes,
+                "partition": k.partition,
+                "share_of_partition": k.share_of_partition,
+                "share_of_keyed": k.share_of_keyed,
+            }
             for k in r.top
         ],
     }
@@ -152,15 +261,28 @@ def summary(r: SkewReport) -> dict:
             "recommended": r.sweep.recommended,
             "lowest_max_over_mean": r.sweep.lowest,
             "hot_key_limit": r.sweep.hot_key_limit,
-            "counts": [{"partitions": row.partitions, "records": _skew(row.records), "bytes": _skew(row.bytes),
-                        "within_max_skew": row.within} for row in r.sweep.rows],
+            "counts": [
+                {
+                    "partitions": row.partitions,
+                    "records": _skew(row.records),
+                    "bytes": _skew(row.bytes),
+                    "within_max_skew": row.within,
+                }
+                for row in r.sweep.rows
+            ],
         }
     return data
 
 
 def _broker_dict(b: BrokerRow) -> dict:
-    return {"broker": b.broker, "rack": b.rack, "state": b.state, "partitions": b.partitions, "records": b.records,
-            "bytes": b.bytes}
+    return {
+        "broker": b.broker,
+        "rack": b.rack,
+        "state": b.state,
+        "partitions": b.partitions,
+        "records": b.records,
+        "bytes": b.bytes,
+    }
 
 
 def render_json(r: SkewReport) -> str:

@@ -1,15 +1,17 @@
 """From the job's counts to the report: per partition, per broker (leader / replica), skew metrics, sweep, top keys.
 
-Pure: no Spark, no I/O. Leaders come from `planner.leadership.topic_states` (so `--offline-brokers` and observed state are
+Pure: no Spark, no I/O. Leaders come from `planner.leadership.topic_states` (so `--offline-brokers` and observed
+state are
 honoured the way the controller would elect); a partition without a leader is reported under "no leader".
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from planner.model import NO_LEADER, Cluster, Topic
+from planner.skew.job import Counts
 from planner.skew.metrics import Skew, skew
-from planner.skew.job import Counts, TopKey
 from planner.skew.sweep import SweepResult, evaluate_sweep
 
 
@@ -73,7 +75,7 @@ def _broker_tables(cluster: Cluster, topic: Topic, rows: list[PartitionRow]):
     lead: dict[int, list[int]] = {b.id: [0, 0, 0] for b in cluster.brokers}
     repl: dict[int, list[int]] = {b.id: [0, 0, 0] for b in cluster.brokers}
     for r in rows:
-        slot = lead.setdefault(r.leader, [0, 0, 0])
+        slot = lead.setdefault(r.leader if r.leader is not None else -1, [0, 0, 0])
         slot[0] += 1
         slot[1] += r.records
         slot[2] += r.bytes
@@ -90,8 +92,16 @@ def _broker_tables(cluster: Cluster, topic: Topic, rows: list[PartitionRow]):
             if bid == NO_LEADER and not parts and not keep_empty_no_leader:
                 continue
             b = by_broker.get(bid)
-            out.append(BrokerRow(bid, b.rack if b else None, b.state if b else ("-" if bid == NO_LEADER else "unknown"),
-                                 parts, recs, nbytes))
+            out.append(
+                BrokerRow(
+                    bid,
+                    b.rack if b else None,
+                    b.state if b else ("-" if bid == NO_LEADER else "unknown"),
+                    parts,
+                    recs,
+                    nbytes,
+                )
+            )
         return tuple(out)
 
     leaders = table(lead, False)
@@ -102,9 +112,18 @@ def _broker_tables(cluster: Cluster, topic: Topic, rows: list[PartitionRow]):
     return leaders, replicas, leader_skew, replica_skew
 
 
-def build_report(counts: Counts, *, source: str, key_column: str, key_type: str, partitions: int,
-                 sweep_counts: tuple[int, ...] = (), max_skew: float = 1.2, cluster: Cluster | None = None,
-                 topic: str | None = None) -> SkewReport:
+def build_report(
+    counts: Counts,
+    *,
+    source: str,
+    key_column: str,
+    key_type: str,
+    partitions: int,
+    sweep_counts: tuple[int, ...] = (),
+    max_skew: float = 1.2,
+    cluster: Cluster | None = None,
+    topic: str | None = None,
+) -> SkewReport:
     records = counts.records[partitions]
     nbytes = counts.bytes[partitions]
     rows: list[PartitionRow] = []
@@ -123,20 +142,45 @@ def build_report(counts: Counts, *, source: str, key_column: str, key_type: str,
     per_partition_records = {r.partition: r.records for r in rows}
     keyed = sum(records)
     top = tuple(
-        TopKeyRow(k.key, k.records, k.bytes, k.partition,
-                  k.records / per_partition_records[k.partition] if per_partition_records[k.partition] else 0.0,
-                  k.records / keyed if keyed else 0.0)
+        TopKeyRow(
+            k.key,
+            k.records,
+            k.bytes,
+            k.partition,
+            k.records / per_partition_records[k.partition] if per_partition_records[k.partition] else 0.0,
+            k.records / keyed if keyed else 0.0,
+        )
         for k in counts.top
     )
     sweep = None
     if sweep_counts:
-        sweep = evaluate_sweep({n: counts.records[n] for n in sweep_counts},
-                               {n: counts.bytes[n] for n in sweep_counts}, max_skew,
-                               top_key_records=counts.top[0].records if counts.top else None)
+        sweep = evaluate_sweep(
+            {n: counts.records[n] for n in sweep_counts},
+            {n: counts.bytes[n] for n in sweep_counts},
+            max_skew,
+            top_key_records=counts.top[0].records if counts.top else None,
+        )
     return SkewReport(
-        source=source, key_column=key_column, key_type=key_type, partitions=partitions, topic=topic,
-        rows=counts.rows, keyed_records=keyed, null_records=counts.null_records, null_bytes=counts.null_bytes,
-        unreadable=counts.unreadable, per_partition=tuple(rows), records_skew=skew(records), bytes_skew=skew(nbytes),
-        leaders=leaders, replicas=replicas, leader_skew=leader_skew, replica_skew=replica_skew, top=top, sweep=sweep,
-        distinct_keys=counts.distinct_keys, top_bound=counts.top_bound, heavy_counters=counts.heavy_counters,
+        source=source,
+        key_column=key_column,
+        key_type=key_type,
+        partitions=partitions,
+        topic=topic,
+        rows=counts.rows,
+        keyed_records=keyed,
+        null_records=counts.null_records,
+        null_bytes=counts.null_bytes,
+        unreadable=counts.unreadable,
+        per_partition=tuple(rows),
+        records_skew=skew(records),
+        bytes_skew=skew(nbytes),
+        leaders=leaders,
+        replicas=replicas,
+        leader_skew=leader_skew,
+        replica_skew=replica_skew,
+        top=top,
+        sweep=sweep,
+        distinct_keys=counts.distinct_keys,
+        top_bound=counts.top_bound,
+        heavy_counters=counts.heavy_counters,
     )

@@ -11,6 +11,7 @@
   pipes. On KeyboardInterrupt every process this one started (the JVM, its Python workers) is terminated and
   waited for before the interrupt goes on.
 """
+
 from __future__ import annotations
 
 import os
@@ -86,7 +87,7 @@ def check_master(master: str, timeout: float = 5.0) -> None:
     if not master.startswith("spark://"):
         return
     errors = []
-    for hostport in master[len("spark://"):].split(","):
+    for hostport in master[len("spark://") :].split(","):
         host, sep, port = hostport.strip().rpartition(":")
         if not sep or not host or not port.isdigit():
             raise PlannerError(f"--master {master}: use spark://HOST:PORT (e.g. spark://127.0.0.1:7077)")

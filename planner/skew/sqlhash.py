@@ -4,6 +4,7 @@ Measured against the Arrow-batched NumPy path by `bench/bench_skew.py`; the job 
 `planner.skew.job`). int32 arithmetic is emulated in BIGINT so it holds under ANSI mode: a product
 `a * m mod 2^32` is split at 16 bits so no intermediate exceeds 2^48. Bytes are read from `hex(key)`.
 """
+
 from __future__ import annotations
 
 M = 0x5BD1E995
@@ -27,16 +28,20 @@ def with_murmur2(df, key_bytes_col: str, name: str = "_mm"):
     hx, ln, nb = "_mm_hx", "_mm_len", "_mm_nb"
     df = df.withColumn(hx, F.hex(F.col(key_bytes_col))).withColumn(ln, F.expr(f"octet_length({key_bytes_col})"))
     df = df.withColumn(nb, F.expr(f"shiftright({ln}, 2)"))
-    block = ("cast(conv(concat(substr({hx}, 8 * j + 7, 2), substr({hx}, 8 * j + 5, 2), substr({hx}, 8 * j + 3, 2), "
-             "substr({hx}, 8 * j + 1, 2)), 16, 10) AS BIGINT)").format(hx=hx)
+    block = (
+        "cast(conv(concat(substr({hx}, 8 * j + 7, 2), substr({hx}, 8 * j + 5, 2), substr({hx}, 8 * j + 3, 2), "
+        "substr({hx}, 8 * j + 1, 2)), 16, 10) AS BIGINT)"
+    ).format(hx=hx)
     blocks = f"transform(filter(sequence(0, {nb}), j -> j < {nb}), j -> {block})"
     mixed = f"transform(transform(transform({blocks}, k -> {_mul('k')}), k -> k ^ shiftright(k, 24)), k -> {_mul('k')})"
     h0 = f"(({SEED}L ^ {ln}) & {U32}L)"
     df = df.withColumn("_mm_h", F.expr(f"aggregate({mixed}, {h0}, (h, k) -> {_mul('h')} ^ k)"))
     base = f"(4 * {nb})"
-    tail = (f"(CASE WHEN {ln} % 4 = 3 THEN shiftleft({_byte(hx, base + ' + 2')}, 16) ELSE 0L END) ^ "
-            f"(CASE WHEN {ln} % 4 >= 2 THEN shiftleft({_byte(hx, base + ' + 1')}, 8) ELSE 0L END) ^ "
-            f"(CASE WHEN {ln} % 4 >= 1 THEN {_byte(hx, base)} ELSE 0L END)")
+    tail = (
+        f"(CASE WHEN {ln} % 4 = 3 THEN shiftleft({_byte(hx, base + ' + 2')}, 16) ELSE 0L END) ^ "
+        f"(CASE WHEN {ln} % 4 >= 2 THEN shiftleft({_byte(hx, base + ' + 1')}, 8) ELSE 0L END) ^ "
+        f"(CASE WHEN {ln} % 4 >= 1 THEN {_byte(hx, base)} ELSE 0L END)"
+    )
     df = df.withColumn("_mm_t", F.expr(f"_mm_h ^ ({tail})"))
     df = df.withColumn("_mm_t", F.expr(f"CASE WHEN {ln} % 4 > 0 THEN {_mul('_mm_t')} ELSE _mm_t END"))
     df = df.withColumn("_mm_f", F.expr("_mm_t ^ shiftright(_mm_t, 13)"))

@@ -1,4 +1,5 @@
 """Choosing a partition count from a sweep: pure functions over per-count partition loads."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -22,7 +23,9 @@ def parse_sweep(text: str | None) -> tuple[int, ...]:
         try:
             value = int(item)
         except ValueError:
-            raise PlannerError(f"--sweep {text!r}: {item!r} is not a partition count (use e.g. --sweep 6,12,24,48)") from None
+            raise PlannerError(
+                f"--sweep {text!r}: {item!r} is not a partition count (use e.g. --sweep 6,12,24,48)"
+            ) from None
         if value <= 0:
             raise PlannerError(f"--sweep {text!r}: partition counts must be positive, got {value}")
         counts.append(value)
@@ -65,8 +68,12 @@ def hot_key_limit(top_key_records: int, keyed_records: int, max_skew: float) -> 
     return n
 
 
-def evaluate_sweep(records: Mapping[int, Sequence[int]], bytes_: Mapping[int, Sequence[int]],
-                   max_skew: float = DEFAULT_MAX_SKEW, top_key_records: int | None = None) -> SweepResult:
+def evaluate_sweep(
+    records: Mapping[int, Sequence[int]],
+    bytes_: Mapping[int, Sequence[int]],
+    max_skew: float = DEFAULT_MAX_SKEW,
+    top_key_records: int | None = None,
+) -> SweepResult:
     """`records[n]` / `bytes_[n]`: per-partition loads when the topic has n partitions; `top_key_records`: the
     records of the most frequent key, when known (for `hot_key_limit`).
 

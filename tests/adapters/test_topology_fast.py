@@ -1,9 +1,11 @@
 """The topology loader's fast path (planner.adapters.topology_fast) against the precise loader: same clusters, and
 every input the fast path does not accept reaches the precise loader's error with its line and YAML path."""
+
 import pytest
 
 from bench.gen_cluster import generate, write_yaml
-from planner.adapters import topology_fast, topology_yaml as topology
+from planner.adapters import topology_fast
+from planner.adapters import topology_yaml as topology
 from planner.adapters.topology_yaml import _parse_precise, dump_topology, parse_topology
 from planner.model import PlannerError
 
@@ -78,7 +80,10 @@ MUTATIONS = [
     ("mode: zookeeper\n", "mode: zk\n"),
     ("topics:\n", "topics: # the topics\n"),
     ("topics:\n", "...\ntopics:\n"),
-    ("  - name: clicks\n    assignment:\n      0: [2, 1]\n", "  - name: clicks\n    partitions: 4\n    replication_factor: 2\n"),
+    (
+        "  - name: clicks\n    assignment:\n      0: [2, 1]\n",
+        "  - name: clicks\n    partitions: 4\n    replication_factor: 2\n",
+    ),
     ("      0: [2, 1]\n", "      0: [2, 1]\nextra: 1\n"),
     ("      0: [2, 1]\n", "      0: [2, 1]\n    sizes: {0: 5}\n"),
     ("      0: [2, 1]\n", "      0: [2,1]\n"),
@@ -99,8 +104,10 @@ def test_fast_path_errors_keep_line_and_path(fast_always):
     text = SMALL.replace("      1: [2, 3, 10]\n", "      1: [2, 3, 7]\n")
     assert outcome(parse_topology, text) == "x.yaml:13: topics[0].assignment.1[2]: unknown broker 7 (brokers: 1,2,3,10)"
     text = SMALL.replace("      1: [2, 3, 10]\n", "      1: [2, 3]\n")
-    assert outcome(parse_topology, text) == ("x.yaml:13: topics[0].assignment.1: replication factor 2 differs from "
-                                            "partition 0's 3 (RF must match inside a topic)")
+    assert outcome(parse_topology, text) == (
+        "x.yaml:13: topics[0].assignment.1: replication factor 2 differs from "
+        "partition 0's 3 (RF must match inside a topic)"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -125,11 +132,13 @@ def test_generated_cluster_error_line(generated):
     lines = generated.splitlines(keepends=True)
     target = max(i for i, line in enumerate(lines) if line.startswith("      41: ["))  # deep in the file
     topic_index = sum(1 for line in lines[:target] if line.startswith("  - name: ")) - 1
-    lines[target] = lines[target][:lines[target].rindex(",")] + ", 99]\n"
+    lines[target] = lines[target][: lines[target].rindex(",")] + ", 99]\n"
     with pytest.raises(PlannerError) as e:
         parse_topology("".join(lines), "g.yaml")
-    assert str(e.value) == (f"g.yaml:{target + 1}: topics[{topic_index}].assignment.41[2]: unknown broker 99 "
-                            f"(brokers: {','.join(map(str, range(1, 41)))})")
+    assert str(e.value) == (
+        f"g.yaml:{target + 1}: topics[{topic_index}].assignment.41[2]: unknown broker 99 "
+        f"(brokers: {','.join(map(str, range(1, 41)))})"
+    )
     assert topology.parse_topology is parse_topology
 
 

@@ -1,4 +1,5 @@
 """Topology YAML: loading, validation messages (file:line: path: problem), round trip."""
+
 import pytest
 
 from planner.adapters.topology_yaml import dump_topology, load_topology, parse_topology
@@ -17,29 +18,50 @@ def error(text):
     "text, message",
     [
         ("brokers: [{id: 1}, {id: 1}]\n", "x.yaml:1: brokers[1].id: duplicate broker id 1"),
-        (BASE + "topics:\n  - name: t\n    assignment: {0: [1, 7]}\n",
-         "x.yaml:4: topics[0].assignment.0[1]: unknown broker 7 (brokers: 1,2,3)"),
-        (BASE + "topics:\n  - name: t\n    assignment: {0: [1, 1]}\n",
-         "x.yaml:4: topics[0].assignment.0: duplicate replicas 1 in [1, 1]"),
-        (BASE + "topics:\n  - name: t\n    assignment:\n      0: [1, 2]\n      1: [2]\n",
-         "x.yaml:6: topics[0].assignment.1: replication factor 1 differs from partition 0's 2 (RF must match inside a topic)"),
-        (BASE + "topics:\n  - name: t\n    partitions: 0\n    replication_factor: 1\n",
-         "x.yaml:4: topics[0].partitions: must be at least 1, got 0"),
-        (BASE + "topics:\n  - name: t\n    partitions: 3\n    replication_factor: 4\n",
-         "x.yaml:5: topics[0].replication_factor: Replication factor: 4 larger than available brokers: 3."),
-        (BASE + "topics:\n  - name: t\n    partitons: 3\n",
-         "x.yaml:4: topics[0].partitons: unknown key 'partitons' (expected one of: name, partitions, replication_factor, "
-         "assignment, state, sizes, configs, topic_id, marked_for_deletion, adding, removing)"),
-        (BASE + "topics:\n  - name: t\n    partitions: three\n    replication_factor: 1\n",
-         "x.yaml:4: topics[0].partitions: expected an integer, got 'three'"),
-        (BASE + "topics:\n  - name: t\n    assignment:\n      0: [1, 2]\n      1: [2, 3, 1]\n    adding: {1: [3, 1]}\n",
-         "x.yaml:6: topics[0].assignment.1: replication factor 1 (3 replicas, 2 adding) differs from partition 0's 2 "
-         "(RF must match inside a topic)"),
+        (
+            BASE + "topics:\n  - name: t\n    assignment: {0: [1, 7]}\n",
+            "x.yaml:4: topics[0].assignment.0[1]: unknown broker 7 (brokers: 1,2,3)",
+        ),
+        (
+            BASE + "topics:\n  - name: t\n    assignment: {0: [1, 1]}\n",
+            "x.yaml:4: topics[0].assignment.0: duplicate replicas 1 in [1, 1]",
+        ),
+        (
+            BASE + "topics:\n  - name: t\n    assignment:\n      0: [1, 2]\n      1: [2]\n",
+            "x.yaml:6: topics[0].assignment.1: replication factor 1 differs from partition 0's 2 (RF must match inside a topic)",
+        ),
+        (
+            BASE + "topics:\n  - name: t\n    partitions: 0\n    replication_factor: 1\n",
+            "x.yaml:4: topics[0].partitions: must be at least 1, got 0",
+        ),
+        (
+            BASE + "topics:\n  - name: t\n    partitions: 3\n    replication_factor: 4\n",
+            "x.yaml:5: topics[0].replication_factor: Replication factor: 4 larger than available brokers: 3.",
+        ),
+        (
+            BASE + "topics:\n  - name: t\n    partitons: 3\n",
+            "x.yaml:4: topics[0].partitons: unknown key 'partitons' (expected one of: name, partitions, replication_factor, "
+            "assignment, state, sizes, configs, topic_id, marked_for_deletion, adding, removing)",
+        ),
+        (
+            BASE + "topics:\n  - name: t\n    partitions: three\n    replication_factor: 1\n",
+            "x.yaml:4: topics[0].partitions: expected an integer, got 'three'",
+        ),
+        (
+            BASE
+            + "topics:\n  - name: t\n    assignment:\n      0: [1, 2]\n      1: [2, 3, 1]\n    adding: {1: [3, 1]}\n",
+            "x.yaml:6: topics[0].assignment.1: replication factor 1 (3 replicas, 2 adding) differs from partition 0's 2 "
+            "(RF must match inside a topic)",
+        ),
         ("brokers: [{id: 1}\n", None),
-        (BASE + "topics:\n  - name: t\n    assignment: {0: [1], 2: [2]}\n",
-         "x.yaml:4: topics[0].assignment: partition ids must be 0..1; missing 1"),
-        ("brokers: [{id: 1, state: sleeping}]\n",
-         "x.yaml:1: brokers[0].state: must be one of online, offline, fenced, got 'sleeping'"),
+        (
+            BASE + "topics:\n  - name: t\n    assignment: {0: [1], 2: [2]}\n",
+            "x.yaml:4: topics[0].assignment: partition ids must be 0..1; missing 1",
+        ),
+        (
+            "brokers: [{id: 1, state: sleeping}]\n",
+            "x.yaml:1: brokers[0].state: must be one of online, offline, fenced, got 'sleeping'",
+        ),
     ],
 )
 def test_validation_messages(text, message):
@@ -86,8 +108,10 @@ def test_unplaced_topics_are_placed_deterministically():
 def test_partial_reassignment_rf_is_replicas_minus_adding():
     # One partition is moving (target [3, 1] added to the original [2, 1]), the other is not: the topic's
     # replication factor is still 2, as kafka-topics --describe prints it (replicas minus adding).
-    cluster = parse_topology(BASE + "topics:\n  - name: t\n    replication_factor: 2\n    assignment:\n"
-                             "      0: [3, 1, 2]\n      1: [2, 3]\n    adding: {0: [3]}\n    removing: {0: [2]}\n")
+    cluster = parse_topology(
+        BASE + "topics:\n  - name: t\n    replication_factor: 2\n    assignment:\n"
+        "      0: [3, 1, 2]\n      1: [2, 3]\n    adding: {0: [3]}\n    removing: {0: [2]}\n"
+    )
     t = cluster.topic("t")
     assert [p.replicas for p in t.partitions] == [(3, 1, 2), (2, 3)]
     assert t.partitions[0].adding == (3,) and t.partitions[0].removing == (2,)

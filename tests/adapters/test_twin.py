@@ -1,4 +1,5 @@
 """An offline twin assembled from Kafka's tool output (`planner.adapters.twin`): exact topology YAML per input."""
+
 import pytest
 
 from planner.adapters.topology_yaml import dump_topology, parse_topology
@@ -8,8 +9,10 @@ from planner.formats.kafka_json import parse_current_assignment, parse_log_dirs_
 from planner.model import Broker, PlannerError, TopicPartition
 
 PARSERS = TwinParsers(parse_describe, parse_current_assignment, parse_log_dirs_replicas)
-JSON = ('{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[7,8],"log_dirs":["any","any"]},'
-        '{"topic":"bar","partition":1,"replicas":[8,7],"log_dirs":["any","any"]}]}')
+JSON = (
+    '{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[7,8],"log_dirs":["any","any"]},'
+    '{"topic":"bar","partition":1,"replicas":[8,7],"log_dirs":["any","any"]}]}'
+)
 
 
 def files(tmp_path, **texts):
@@ -28,77 +31,97 @@ def twin_yaml(tmp_path, racks=None, **texts):
     return text
 
 
-@pytest.mark.parametrize("text", [
-    JSON,
-    f"Current partition replica assignment\n{JSON}\n\nProposed partition reassignment configuration\n{JSON}\n",
-    f"Current partition replica assignment\n\n{JSON}\n\nSave this to use as the --reassignment-json-file option "
-    "during rollback\nSuccessfully started partition reassignments for bar-0,bar-1\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        JSON,
+        f"Current partition replica assignment\n{JSON}\n\nProposed partition reassignment configuration\n{JSON}\n",
+        f"Current partition replica assignment\n\n{JSON}\n\nSave this to use as the --reassignment-json-file option "
+        "during rollback\nSuccessfully started partition reassignments for bar-0,bar-1\n",
+    ],
+)
 def test_current_assignment_from_generate_execute_or_bare_json(text):
     entries = parse_current_assignment(text, "g.txt")
     assert [(e.tp, e.replicas, e.log_dirs) for e in entries] == [
-        (TopicPartition("bar", 0), (7, 8), ("any", "any")), (TopicPartition("bar", 1), (8, 7), ("any", "any"))]
+        (TopicPartition("bar", 0), (7, 8), ("any", "any")),
+        (TopicPartition("bar", 1), (8, 7), ("any", "any")),
+    ]
 
 
 def test_assignment_alone(tmp_path):
     assert twin_yaml(tmp_path, assignment=JSON) == (
         "mode: kraft\nbrokers:\n  - {id: 7}\n  - {id: 8}\ntopics:\n  - name: bar\n    assignment:\n"
-        "      0: [7, 8]\n      1: [8, 7]\n")
+        "      0: [7, 8]\n      1: [8, 7]\n"
+    )
 
 
 def test_assignment_adds_topics_the_describe_text_leaves_out(tmp_path):
-    describe = ("Topic: foo\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n"
-                "\tTopic: foo\tPartition: 0\tLeader: 7\tReplicas: 7\tIsr: 7\n")
+    describe = (
+        "Topic: foo\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n"
+        "\tTopic: foo\tPartition: 0\tLeader: 7\tReplicas: 7\tIsr: 7\n"
+    )
     assert twin_yaml(tmp_path, describe=describe, assignment=JSON, racks="7:a,8:b,9:c") == (
         "mode: zookeeper\nbrokers:\n  - {id: 7, rack: a}\n  - {id: 8, rack: b}\n  - {id: 9, rack: c}\ntopics:\n"
         "  - name: bar\n    assignment:\n      0: [7, 8]\n      1: [8, 7]\n"
-        "  - name: foo\n    assignment:\n      0: [7]\n")
+        "  - name: foo\n    assignment:\n      0: [7]\n"
+    )
 
 
 def test_assignment_must_cover_every_partition_of_a_new_topic(tmp_path):
     text = JSON.replace('"partition":0', '"partition":2')
     with pytest.raises(PlannerError) as e:
         twin_yaml(tmp_path, assignment=text)
-    assert str(e.value) == (f"{tmp_path}/assignment: partitions[0].partition: bar-2 but no entry for partition(s) 0: "
-                            "give every partition of topic bar")
+    assert str(e.value) == (
+        f"{tmp_path}/assignment: partitions[0].partition: bar-2 but no entry for partition(s) 0: "
+        "give every partition of topic bar"
+    )
 
 
 def test_brokers_down_as_the_describe_text_shows(tmp_path):
     # no leader: the kept ISR member (3) is down; unclean election on: every replica (3, 4) is down
-    describe = ("Topic: a\tPartitionCount: 1\tReplicationFactor: 2\tConfigs: \n"
-                "\tTopic: a\tPartition: 0\tLeader: none\tReplicas: 1,3\tIsr: 3\n"
-                "Topic: b\tPartitionCount: 1\tReplicationFactor: 2\tConfigs: unclean.leader.election.enable=true\n"
-                "\tTopic: b\tPartition: 0\tLeader: none\tReplicas: 4,5\tIsr: 5\n")
-    brokers = ("cluster: lab\nbrokers:\n  - {id: 1, state: fenced}\n  - {id: 3}\n  - {id: 4, host: k4, port: 9092}\n"
-               "  - {id: 5}\n  - {id: 6, rack: null}\n")
+    describe = (
+        "Topic: a\tPartitionCount: 1\tReplicationFactor: 2\tConfigs: \n"
+        "\tTopic: a\tPartition: 0\tLeader: none\tReplicas: 1,3\tIsr: 3\n"
+        "Topic: b\tPartitionCount: 1\tReplicationFactor: 2\tConfigs: unclean.leader.election.enable=true\n"
+        "\tTopic: b\tPartition: 0\tLeader: none\tReplicas: 4,5\tIsr: 5\n"
+    )
+    brokers = (
+        "cluster: lab\nbrokers:\n  - {id: 1, state: fenced}\n  - {id: 3}\n  - {id: 4, host: k4, port: 9092}\n"
+        "  - {id: 5}\n  - {id: 6, rack: null}\n"
+    )
     assert twin_yaml(tmp_path, describe=describe, brokers=brokers) == (
         "cluster: lab\nmode: zookeeper\nbrokers:\n  - {id: 1, state: fenced}\n  - {id: 3, state: offline}\n"
         "  - {id: 4, host: k4, port: 9092, state: offline}\n  - {id: 5, state: offline}\n  - {id: 6}\ntopics:\n"
         "  - name: a\n    assignment:\n      0: [1, 3]\n    state:\n      0: {leader: -1, isr: [3]}\n"
         "  - name: b\n    configs:\n      unclean.leader.election.enable: 'true'\n    assignment:\n      0: [4, 5]\n"
-        "    state:\n      0: {leader: -1, isr: [5]}\n")
+        "    state:\n      0: {leader: -1, isr: [5]}\n"
+    )
 
 
 def test_brokers_file_mode_wins(tmp_path):
-    describe = "Topic: a\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n" \
-               "\tTopic: a\tPartition: 0\tLeader: 1\tReplicas: 1\tIsr: 1\n"
+    describe = (
+        "Topic: a\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n"
+        "\tTopic: a\tPartition: 0\tLeader: 1\tReplicas: 1\tIsr: 1\n"
+    )
     assert twin_yaml(tmp_path, describe=describe, brokers="mode: kraft\nbrokers: [{id: 1}]\n").startswith(
-        "mode: kraft\n")
+        "mode: kraft\n"
+    )
     assert twin_yaml(tmp_path, describe=describe, brokers="brokers: [{id: 1}]\n").startswith("mode: zookeeper\n")
 
 
 def test_log_dirs_sizes_future_replicas_and_other_topics(tmp_path):
-    log_dirs = ('Querying brokers for log directories information\n'
-                'Received log directory information from brokers 7,8\n'
-                '{"version":1,"brokers":[{"broker":7,"logDirs":[{"logDir":"/d1","error":null,"partitions":['
-                '{"partition":"bar-0","size":100,"offsetLag":0,"isFuture":false},'
-                '{"partition":"bar-1","size":999,"offsetLag":0,"isFuture":true},'
-                '{"partition":"other-0","size":5,"offsetLag":0,"isFuture":false}]}]},'
-                '{"broker":8,"logDirs":[{"logDir":"/d1","error":null,"partitions":['
-                '{"partition":"bar-0","size":90,"offsetLag":10,"isFuture":false},'
-                '{"partition":"bar-1","size":40,"offsetLag":0,"isFuture":false}]}]}]}\n')
-    assert twin_yaml(tmp_path, assignment=JSON, log_dirs=log_dirs).endswith(
-        "    sizes:\n      0: 100\n      1: 40\n")
+    log_dirs = (
+        "Querying brokers for log directories information\n"
+        "Received log directory information from brokers 7,8\n"
+        '{"version":1,"brokers":[{"broker":7,"logDirs":[{"logDir":"/d1","error":null,"partitions":['
+        '{"partition":"bar-0","size":100,"offsetLag":0,"isFuture":false},'
+        '{"partition":"bar-1","size":999,"offsetLag":0,"isFuture":true},'
+        '{"partition":"other-0","size":5,"offsetLag":0,"isFuture":false}]}]},'
+        '{"broker":8,"logDirs":[{"logDir":"/d1","error":null,"partitions":['
+        '{"partition":"bar-0","size":90,"offsetLag":10,"isFuture":false},'
+        '{"partition":"bar-1","size":40,"offsetLag":0,"isFuture":false}]}]}]}\n'
+    )
+    assert twin_yaml(tmp_path, assignment=JSON, log_dirs=log_dirs).endswith("    sizes:\n      0: 100\n      1: 40\n")
 
 
 def test_racks():

@@ -1,5 +1,6 @@
 """Property tests: every strategy assigns every partition of a subscribed topic exactly once, to a subscriber, and
 keeps its balance guarantee; cooperative rounds never hand out a partition that another member still owns."""
+
 from collections import Counter
 
 from hypothesis import given, settings
@@ -26,8 +27,15 @@ def groups(draw, uniform_subs=False):
         owned = draw(st.lists(st.sampled_from(all_tps), unique=True, max_size=6)) if all_tps else []
         gen = draw(st.one_of(st.none(), st.integers(1, 3)))
         instance = draw(st.one_of(st.none(), st.sampled_from(["i1", "i2", "i3", "i4", "i5", "i6"])))
-        members.append(Member(id=f"m{draw(st.integers(0, 99))}-{i}", topics=tuple(subs), owned=tuple(owned),
-                              generation=gen, instance_id=None if instance is None else f"{instance}-{i}"))
+        members.append(
+            Member(
+                id=f"m{draw(st.integers(0, 99))}-{i}",
+                topics=tuple(subs),
+                owned=tuple(owned),
+                generation=gen,
+                instance_id=None if instance is None else f"{instance}-{i}",
+            )
+        )
     return members, counts
 
 
@@ -78,8 +86,12 @@ def test_all_strategies_valid_mixed(group):
 @given(groups(uniform_subs=True))
 def test_uniform_subscriptions_balanced_within_one(group):
     members, counts = group
-    for assignment in (roundrobin.assign(members, counts), sticky.assign(members, counts).assignment,
-                       sticky.cooperative_converged(members, counts)[0].assignment, uniform.assign(members, counts)):
+    for assignment in (
+        roundrobin.assign(members, counts),
+        sticky.assign(members, counts).assignment,
+        sticky.cooperative_converged(members, counts)[0].assignment,
+        uniform.assign(members, counts),
+    ):
         check_valid(members, counts, assignment)
         sizes = [len(v) for v in assignment.values()]
         assert max(sizes) - min(sizes) <= 1
@@ -106,7 +118,9 @@ def test_cooperative_first_round_never_double_owns_and_converges(group):
 def test_sticky_keeps_owned_when_already_balanced(group):
     members, counts = group
     fresh = sticky.assign([Member(id=m.id, topics=m.topics) for m in members], counts).assignment
-    again = sticky.assign([Member(id=m.id, topics=m.topics, owned=tuple(fresh[m.id]), generation=1) for m in members], counts)
+    again = sticky.assign(
+        [Member(id=m.id, topics=m.topics, owned=tuple(fresh[m.id]), generation=1) for m in members], counts
+    )
     assert {k: set(v) for k, v in again.assignment.items()} == {k: set(v) for k, v in fresh.items()}
     assert again.transferring == {}
 
@@ -118,8 +132,11 @@ def test_rack_aware_range_and_sticky_stay_valid_and_balanced(group, data):
 
     members, counts = group
     members = [replace(m, rack=data.draw(st.sampled_from([None, "a", "b", "c"]))) for m in members]
-    racks = {TP(t, p): frozenset(data.draw(st.lists(st.sampled_from("abc"), max_size=2)))
-             for t in counts for p in range(counts[t])}
+    racks = {
+        TP(t, p): frozenset(data.draw(st.lists(st.sampled_from("abc"), max_size=2)))
+        for t in counts
+        for p in range(counts[t])
+    }
     r = range_a.assign(members, counts, racks)
     check_valid(members, counts, r)
     check_per_topic_ranges(members, counts, r)
@@ -135,7 +152,7 @@ def check_kafka_balance(assignment):
     """AbstractStickyAssignorTest.verifyValidityAndBalance: two members whose counts differ by 2+ share no topic."""
     ids = sorted(assignment)
     for i, c in enumerate(ids):
-        for d in ids[i + 1:]:
+        for d in ids[i + 1 :]:
             if abs(len(assignment[c]) - len(assignment[d])) > 1:
                 assert not {tp.topic for tp in assignment[c]} & {tp.topic for tp in assignment[d]}, (c, d)
 
@@ -149,8 +166,11 @@ def test_sticky_general_path_rack_aware_valid_and_balanced(group, data):
 
     members, counts = group
     members = [replace(m, rack=data.draw(st.sampled_from([None, "a", "b", "c"]))) for m in members]
-    racks = {TP(t, p): frozenset(data.draw(st.lists(st.sampled_from("abc"), max_size=2)))
-             for t in counts for p in range(counts[t])}
+    racks = {
+        TP(t, p): frozenset(data.draw(st.lists(st.sampled_from("abc"), max_size=2)))
+        for t in counts
+        for p in range(counts[t])
+    }
     s = sticky.assign(members, counts, racks)
     check_valid(members, counts, s.assignment)
     check_kafka_balance(s.assignment)

@@ -1,10 +1,10 @@
 """The Java iteration orders the sticky general path depends on, checked against a real JVM: the first element of a
 java.util.HashSet<TopicPartition> after adds and removes (PartitionMovements.getTheActualPartitionToBeMoved) and the
 key order of a java.util.HashMap of member ids (the subscriptions map). Compiles a small Java program with the JDK."""
-import random
-import subprocess
 
 import base64
+import random
+import subprocess
 
 from planner.assignors.sticky_general import _JavaHashSet
 from planner.assignors.uniform import topic_order
@@ -87,24 +87,38 @@ def test_hashset_first_and_hashmap_order_match_the_jvm(tmp_path):
                 commands.append("first")
                 expected.append(f"{first.topic} {first.partition}")
     for _ in range(150):
-        ids = list(dict.fromkeys(f"consumer-{rnd.randint(0, 999)}-{rnd.getrandbits(32):08x}" for _ in range(rnd.randint(1, 60))))
+        ids = list(
+            dict.fromkeys(
+                f"consumer-{rnd.randint(0, 999)}-{rnd.getrandbits(32):08x}" for _ in range(rnd.randint(1, 60))
+            )
+        )
         commands.append("map " + " ".join(ids))
         expected.append(" ".join(hashmap_order(ids)))
     # the uniform assignor's walk over topics: a HashSet of topic ids (Uuid.hashCode); ids with '-' and '_' included
     six_brokers = {"orders": "NPmZHyhbR9y00wMglMH2sg", "clicks": "z1cU0CvPQWi0aB6Ty9xYkw"}
     for _ in range(150):
         names = [f"topic-{i}" for i in range(rnd.randint(1, 40))]
-        ids = {t: base64.urlsafe_b64encode(rnd.getrandbits(128).to_bytes(16, "big")).decode().rstrip("=") for t in names}
+        ids = {
+            t: base64.urlsafe_b64encode(rnd.getrandbits(128).to_bytes(16, "big")).decode().rstrip("=") for t in names
+        }
         ids["-_"] = "-_-_-_-_-_-_-_-_-_-_-w"
         for topic_ids in (ids, six_brokers):
             order = topic_order(list(topic_ids), topic_ids)
-            commands.append("uuids " + " ".join(topic_ids[t] for t in sorted(topic_ids)))  # inserted in name order, as the planner
+            commands.append(
+                "uuids " + " ".join(topic_ids[t] for t in sorted(topic_ids))
+            )  # inserted in name order, as the planner
             expected.append(" ".join(topic_ids[t] for t in order))
     assert topic_order(["orders", "clicks"], six_brokers) == ["orders", "clicks"]
     (tmp_path / "Orders.java").write_text(JAVA)
     subprocess.run(["javac", "-encoding", "UTF-8", "Orders.java"], cwd=tmp_path, check=True)
-    run = subprocess.run(["java", "-cp", str(tmp_path), "Orders"], input="\n".join(commands) + "\n",
-                         capture_output=True, text=True, encoding="utf-8", check=True)
+    run = subprocess.run(
+        ["java", "-cp", str(tmp_path), "Orders"],
+        input="\n".join(commands) + "\n",
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=True,
+    )
     got = run.stdout.splitlines()
     assert len(got) == len(expected) > 5000
     assert got == expected

@@ -2,6 +2,7 @@
 group-coordinator/src/test/java/org/apache/kafka/coordinator/group/assignor/UniformHeterogeneousAssignmentBuilderTest.java
 (members iterated in sorted order there, as here), CommonAssignorTests' reuse and stickiness checks, the topic-id
 tie-break, and when the planner flags the result as not exact."""
+
 import itertools
 
 import pytest
@@ -16,8 +17,12 @@ from planner.model import PlannerError
 from planner.model import TopicPartition as TP
 
 # the test's Uuid.fromString ids
-IDS = {"topic1": "T1-A4s3VTwiI5CTbEp6POw", "topic2": "T2-B4s3VTwiI5YHbPp6YUe",
-       "topic3": "T3-CU8fVTLCz5YMkLoDQsa", "topic4": "T4-Tw9fVTLCz5HbPp6YQsa"}
+IDS = {
+    "topic1": "T1-A4s3VTwiI5CTbEp6POw",
+    "topic2": "T2-B4s3VTwiI5YHbPp6YUe",
+    "topic3": "T3-CU8fVTLCz5YMkLoDQsa",
+    "topic4": "T4-Tw9fVTLCz5HbPp6YQsa",
+}
 
 
 def by_id(topic):
@@ -47,53 +52,84 @@ def test_two_members_subscribed_to_nonexistent_topics():
 
 def test_first_assignment_two_members_two_topics():
     assert build({"topic1": 3, "topic3": 6}, {"A": ["topic1", "topic3"], "B": ["topic3"]}) == {
-        "A": {"topic1": [0, 1, 2], "topic3": [4]}, "B": {"topic3": [0, 1, 2, 3, 5]}}
+        "A": {"topic1": [0, 1, 2], "topic3": [4]},
+        "B": {"topic3": [0, 1, 2, 3, 5]},
+    }
 
 
 def test_first_assignment_num_members_greater_than_total_num_partitions():
     assert build({"topic3": 1, "topic1": 2}, {"A": ["topic3"], "B": ["topic3"], "C": ["topic1"]}) == {
-        "A": {"topic3": [0]}, "B": {}, "C": {"topic1": [0, 1]}}
+        "A": {"topic3": [0]},
+        "B": {},
+        "C": {"topic1": [0, 1]},
+    }
 
 
 def test_reassignment_for_two_members_three_topics_given_unbalanced_prev_assignment():
-    got = build({"topic1": 6, "topic2": 4, "topic3": 4},
-                {"A": ["topic1"], "B": ["topic1", "topic2"], "C": ["topic1", "topic2", "topic3"]},
-                {"A": {"topic1": [0, 1, 2]}, "B": {"topic1": [3], "topic2": [0]},
-                 "C": {"topic1": [4, 5], "topic2": [1, 2, 3], "topic3": [0, 1, 2, 3]}})
-    assert got == {"A": {"topic1": [0, 1, 2, 5]}, "B": {"topic1": [3], "topic2": [0, 1, 2, 3]},
-                   "C": {"topic1": [4], "topic3": [0, 1, 2, 3]}}
+    got = build(
+        {"topic1": 6, "topic2": 4, "topic3": 4},
+        {"A": ["topic1"], "B": ["topic1", "topic2"], "C": ["topic1", "topic2", "topic3"]},
+        {
+            "A": {"topic1": [0, 1, 2]},
+            "B": {"topic1": [3], "topic2": [0]},
+            "C": {"topic1": [4, 5], "topic2": [1, 2, 3], "topic3": [0, 1, 2, 3]},
+        },
+    )
+    assert got == {
+        "A": {"topic1": [0, 1, 2, 5]},
+        "B": {"topic1": [3], "topic2": [0, 1, 2, 3]},
+        "C": {"topic1": [4], "topic3": [0, 1, 2, 3]},
+    }
 
 
 def test_reassignment_when_partitions_are_added_for_two_members():
-    got = build({"topic1": 6, "topic2": 5, "topic3": 3, "topic4": 3},
-                {"A": ["topic1", "topic3"], "B": ["topic1", "topic2", "topic3", "topic4"]},
-                {"A": {"topic1": [0, 1, 2, 3], "topic3": [0, 1]}, "B": {"topic2": [0, 1, 2], "topic4": [0, 1, 2]}})
-    assert got == {"A": {"topic1": [0, 1, 2, 3, 4, 5], "topic3": [0, 1, 2]},
-                   "B": {"topic2": [0, 1, 2, 3, 4], "topic4": [0, 1, 2]}}
+    got = build(
+        {"topic1": 6, "topic2": 5, "topic3": 3, "topic4": 3},
+        {"A": ["topic1", "topic3"], "B": ["topic1", "topic2", "topic3", "topic4"]},
+        {"A": {"topic1": [0, 1, 2, 3], "topic3": [0, 1]}, "B": {"topic2": [0, 1, 2], "topic4": [0, 1, 2]}},
+    )
+    assert got == {
+        "A": {"topic1": [0, 1, 2, 3, 4, 5], "topic3": [0, 1, 2]},
+        "B": {"topic2": [0, 1, 2, 3, 4], "topic4": [0, 1, 2]},
+    }
 
 
 def test_reassignment_when_one_member_added_and_partitions_added_two_members_two_topics():
-    got = build({"topic1": 6, "topic2": 7}, {"A": ["topic1"], "B": ["topic1", "topic2"], "C": ["topic1", "topic2"]},
-                {"A": {"topic1": [0, 2], "topic2": [0]}, "B": {"topic1": [1], "topic2": [1, 2]}})
-    assert got == {"A": {"topic1": [0, 2, 3, 4, 5]}, "B": {"topic1": [1], "topic2": [1, 2, 6]},
-                   "C": {"topic2": [0, 3, 4, 5]}}
+    got = build(
+        {"topic1": 6, "topic2": 7},
+        {"A": ["topic1"], "B": ["topic1", "topic2"], "C": ["topic1", "topic2"]},
+        {"A": {"topic1": [0, 2], "topic2": [0]}, "B": {"topic1": [1], "topic2": [1, 2]}},
+    )
+    assert got == {
+        "A": {"topic1": [0, 2, 3, 4, 5]},
+        "B": {"topic1": [1], "topic2": [1, 2, 6]},
+        "C": {"topic2": [0, 3, 4, 5]},
+    }
 
 
 def test_reassignment_when_one_member_removed_after_initial_assignment_with_three_members_three_topics():
-    got = build({"topic1": 3, "topic2": 8, "topic3": 3}, {"A": ["topic1", "topic3"], "B": ["topic2"]},
-                {"A": {"topic1": [0, 1, 2], "topic3": [0, 1]}, "B": {"topic2": [3, 4, 5, 6]}})
+    got = build(
+        {"topic1": 3, "topic2": 8, "topic3": 3},
+        {"A": ["topic1", "topic3"], "B": ["topic2"]},
+        {"A": {"topic1": [0, 1, 2], "topic3": [0, 1]}, "B": {"topic2": [3, 4, 5, 6]}},
+    )
     assert got == {"A": {"topic1": [0, 1, 2], "topic3": [0, 1, 2]}, "B": {"topic2": list(range(8))}}
 
 
 def test_reassignment_when_one_subscription_removed_after_initial_assignment_with_two_members_two_topics():
-    got = build({"topic1": 3, "topic2": 5}, {"A": ["topic1"], "B": ["topic1", "topic2"]},
-                {"A": {"topic1": [0, 2], "topic2": [1, 3]}, "B": {"topic1": [1], "topic2": [0, 2, 4]}})
+    got = build(
+        {"topic1": 3, "topic2": 5},
+        {"A": ["topic1"], "B": ["topic1", "topic2"]},
+        {"A": {"topic1": [0, 2], "topic2": [1, 3]}, "B": {"topic1": [1], "topic2": [0, 2, 4]}},
+    )
     assert got == {"A": {"topic1": [0, 1, 2]}, "B": {"topic2": [0, 1, 2, 3, 4]}}
 
 
-RUN_OUT = ({"topic1": 2, "topic2": 2, "topic3": 2},
-           {"A": ["topic1", "topic2", "topic3"], "B": ["topic1", "topic2", "topic3"]},
-           {"A": {"topic1": [0, 1], "topic2": [0, 1], "topic3": [0, 1]}})
+RUN_OUT = (
+    {"topic1": 2, "topic2": 2, "topic3": 2},
+    {"A": ["topic1", "topic2", "topic3"], "B": ["topic1", "topic2", "topic3"]},
+    {"A": {"topic1": [0, 1], "topic2": [0, 1], "topic3": [0, 1]}},
+)
 
 
 def test_reassignment_when_topic_partitions_run_out_and_members_have_no_partitions():
@@ -108,8 +144,10 @@ def test_the_three_tied_topics_are_taken_in_topic_id_order():
     # RUN_OUT's topics tie on partitions per subscriber and subscriber count: only Uuid.compareTo orders them
     # (T1-… < T2-… < T3-…). Reversed ids reverse the result's roles of topic1 and topic3.
     reverse = {"topic1": 3, "topic2": 2, "topic3": 1}
-    assert build(*RUN_OUT, key=reverse.__getitem__) == {"A": {"topic1": [0, 1], "topic2": [0]},
-                                                        "B": {"topic2": [1], "topic3": [0, 1]}}
+    assert build(*RUN_OUT, key=reverse.__getitem__) == {
+        "A": {"topic1": [0, 1], "topic2": [0]},
+        "B": {"topic2": [1], "topic3": [0, 1]},
+    }
 
 
 def test_uuid_order_is_unsigned():
@@ -141,22 +179,39 @@ def test_overlapping_subscriptions_chain():
 
 # -- through the planner's entry point: Member objects, the coordinator's HashMap member order, topic ids ----------
 
+
 def M(mid, topics, owned=()):
     return Member(id=mid, topics=tuple(topics), owned=tuple(owned))
 
 
 def test_assign_dispatches_mixed_subscriptions_to_the_builder():
-    members = [M("A", ["topic1", "topic2"], [TP("topic1", 3), TP("topic2", 0)]),
-               M("B", ["topic1", "topic2", "topic3"], [TP("topic1", 4), TP("topic1", 5), TP("topic2", 1),
-                                                       TP("topic2", 2), TP("topic2", 3), TP("topic3", 0),
-                                                       TP("topic3", 1), TP("topic3", 2), TP("topic3", 3)]),
-               M("C", ["topic1"], [TP("topic1", p) for p in range(3)])]
+    members = [
+        M("A", ["topic1", "topic2"], [TP("topic1", 3), TP("topic2", 0)]),
+        M(
+            "B",
+            ["topic1", "topic2", "topic3"],
+            [
+                TP("topic1", 4),
+                TP("topic1", 5),
+                TP("topic2", 1),
+                TP("topic2", 2),
+                TP("topic2", 3),
+                TP("topic3", 0),
+                TP("topic3", 1),
+                TP("topic3", 2),
+                TP("topic3", 3),
+            ],
+        ),
+        M("C", ["topic1"], [TP("topic1", p) for p in range(3)]),
+    ]
     got = uniform.assign(members, {"topic1": 6, "topic2": 4, "topic3": 4}, IDS)
     # the Kafka vector with its members renamed, (A, B, C) here being (B, C, A) there: the numbering of the members
     # differs (A..C hash in name order), the result is still the vector's
-    assert got == {"A": [TP("topic1", 3)] + [TP("topic2", p) for p in range(4)],
-                   "B": [TP("topic1", 4)] + [TP("topic3", p) for p in range(4)],
-                   "C": [TP("topic1", p) for p in (0, 1, 2, 5)]}
+    assert got == {
+        "A": [TP("topic1", 3)] + [TP("topic2", p) for p in range(4)],
+        "B": [TP("topic1", 4)] + [TP("topic3", p) for p in range(4)],
+        "C": [TP("topic1", p) for p in (0, 1, 2, 5)],
+    }
     assert uniform.inexact_note(members, {"topic1": 6, "topic2": 4, "topic3": 4}, None) is None  # no ties
 
 
@@ -176,30 +231,41 @@ def tied_members():
 def test_tied_topics_without_ids_are_flagged_only_when_their_order_matters():
     members = tied_members()
     # x and y: 1.0 partitions per subscriber, 2 subscribers each. By name x is balanced first and A gives it away ...
-    assert uniform.assign(members, TIED) == {"A": [TP("y", 0), TP("y", 1)], "B": [TP("x", 0), TP("x", 1)],
-                                             "C": [TP("z", 0)]}
+    assert uniform.assign(members, TIED) == {
+        "A": [TP("y", 0), TP("y", 1)],
+        "B": [TP("x", 0), TP("x", 1)],
+        "C": [TP("z", 0)],
+    }
     # ... with y's id below x's, Kafka balances y first
     ids = {"x": "AAAAAAAAAAAAAAAAAAAAAg", "y": "AAAAAAAAAAAAAAAAAAAAAQ", "z": "AAAAAAAAAAAAAAAAAAAAAw"}
-    assert uniform.assign(members, TIED, ids) == {"A": [TP("x", 0), TP("x", 1)], "B": [TP("y", 0), TP("y", 1)],
-                                                  "C": [TP("z", 0)]}
+    assert uniform.assign(members, TIED, ids) == {
+        "A": [TP("x", 0), TP("x", 1)],
+        "B": [TP("y", 0), TP("y", 1)],
+        "C": [TP("z", 0)],
+    }
     assert uniform.inexact_note(members, TIED, ids) is None
     assert uniform.inexact_note(members, TIED, {"x": ids["x"], "z": ids["z"]}) == (
         "no topic_id for y in the topology: Kafka orders topics with equal partitions per subscriber and equal "
-        "subscriber counts (x, y) by topic id, the planner by name, and here the order changes the result")
+        "subscriber counts (x, y) by topic id, the planner by name, and here the order changes the result"
+    )
     # z has no tie: its id does not matter
     assert uniform.inexact_note(members, TIED, {"x": ids["x"], "y": ids["y"]}) is None
     # nobody owns anything: either order gives the same assignment, so it is exact without ids
     fresh = [M(m.id, m.topics) for m in members]
     assert uniform.inexact_note(fresh, TIED, None) is None
-    assert uniform.assign(fresh, TIED) == {"A": [TP("x", 0), TP("y", 0)], "B": [TP("x", 1), TP("y", 1)],
-                                           "C": [TP("z", 0)]}
+    assert uniform.assign(fresh, TIED) == {
+        "A": [TP("x", 0), TP("y", 0)],
+        "B": [TP("x", 1), TP("y", 1)],
+        "C": [TP("z", 0)],
+    }
 
 
 def test_homogeneous_without_ids_keeps_its_flag():
     members = [M("A", ["x", "y"]), M("B", ["x", "y"])]
     assert uniform.inexact_note(members, {"x": 1, "y": 1}, None) == (
         "no topic_id for x, y in the topology: Kafka walks the topics in the hash order of their ids, the planner in "
-        "name order")
+        "name order"
+    )
 
 
 @st.composite

@@ -1,4 +1,5 @@
 """The partition / consumers / coordinator commands end to end, and GROUP.yaml errors."""
+
 import json
 import subprocess
 import sys
@@ -7,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from planner.coordinator import partition_for
-from planner.producer.murmur2 import murmur2
 from planner.formats.group import parse_group
 from planner.model import PlannerError
 from planner.model import TopicPartition as TP
+from planner.producer.murmur2 import murmur2
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,7 +35,9 @@ topics:
 
 
 def cli(*args, stdin=None):
-    proc = subprocess.run([sys.executable, "-m", "planner", *args], capture_output=True, text=True, cwd=ROOT, input=stdin)
+    proc = subprocess.run(
+        [sys.executable, "-m", "planner", *args], capture_output=True, text=True, cwd=ROOT, input=stdin
+    )
     return proc.returncode, proc.stdout, proc.stderr
 
 
@@ -57,13 +60,30 @@ def test_partition_with_topology_prints_leader_and_replicas(topo):
     assert rc == 0, err
     replicas = {0: "1,2", 1: "2,3", 2: "3,1", 3: "1,3"}
     leader = {0: "1", 1: "2", 2: "1", 3: "1"}  # partition 2's observed leader is 1
-    want = "".join(f"{k}\t{p}\t{leader[p]}\t{replicas[p]}\n" for k in keys for p in [(murmur2(k.encode()) & 0x7FFFFFFF) % 4])
+    want = "".join(
+        f"{k}\t{p}\t{leader[p]}\t{replicas[p]}\n" for k in keys for p in [(murmur2(k.encode()) & 0x7FFFFFFF) % 4]
+    )
     assert out == want
 
 
 def test_partition_offline_leader_shows_none(topo):
-    rc, out, _ = cli("partition", "--topology", topo, "--topic", "events", "--offline-brokers", "2", "--format", "json",
-                     "k1", "k2", "k3", "k4", "k5", "k6")
+    rc, out, _ = cli(
+        "partition",
+        "--topology",
+        topo,
+        "--topic",
+        "events",
+        "--offline-brokers",
+        "2",
+        "--format",
+        "json",
+        "k1",
+        "k2",
+        "k3",
+        "k4",
+        "k5",
+        "k6",
+    )
     assert rc == 0
     data = json.loads(out)
     assert data["partitions"] == 3
@@ -84,7 +104,9 @@ def test_partition_key_types_and_legacy_scala():
 def test_keys_file_streams_summary_and_lines(tmp_path):
     keys = [f"user-{i}" for i in range(5000)] + ["", "ü"]
     path = tmp_path / "keys.txt"
-    path.write_bytes(("\r\n".join(keys[:10]) + "\n" + "\n".join(keys[10:])).encode())  # CRLF lines too; no final newline
+    path.write_bytes(
+        ("\r\n".join(keys[:10]) + "\n" + "\n".join(keys[10:])).encode()
+    )  # CRLF lines too; no final newline
     rc, out, err = cli("partition", "--partitions", "7", "--keys-file", str(path), "--format", "tsv")
     assert rc == 0, err
     want = [f"{k}\t{(murmur2(k.encode()) & 0x7FFFFFFF) % 7}" for k in keys]
@@ -107,13 +129,29 @@ def test_keys_file_chunk_boundaries(tmp_path, monkeypatch):
     path.write_text("\n".join(keys) + "\n")
     got = []
     for data, starts, lengths in cli_partition._line_chunks(str(path)):
-        got += [bytes(data[a:a + b]).decode() for a, b in zip(starts, lengths)]
+        got += [bytes(data[a : a + b]).decode() for a, b in zip(starts, lengths)]
     assert got == keys
 
 
 def test_null_key_simulation_json(topo):
-    rc, out, err = cli("partition", "--topology", topo, "--topic", "events", "--offline-brokers", "3",
-                       "--null-key-simulation", "--records", "3000", "--batch-size", "100", "--seed", "9", "--format", "json")
+    rc, out, err = cli(
+        "partition",
+        "--topology",
+        topo,
+        "--topic",
+        "events",
+        "--offline-brokers",
+        "3",
+        "--null-key-simulation",
+        "--records",
+        "3000",
+        "--batch-size",
+        "100",
+        "--seed",
+        "9",
+        "--format",
+        "json",
+    )
     assert rc == 0, err
     data = json.loads(out)
     assert data["available"] == [0, 1]
@@ -121,8 +159,24 @@ def test_null_key_simulation_json(topo):
         counts = data["eras"][era]["counts"]
         assert sum(counts) == 3000 and counts[2] == 0
     assert data["eras"]["round-robin"]["counts"][:2] == [1500, 1500]
-    rc2, out2, _ = cli("partition", "--topology", topo, "--topic", "events", "--offline-brokers", "3",
-                       "--null-key-simulation", "--records", "3000", "--batch-size", "100", "--seed", "9", "--format", "json")
+    rc2, out2, _ = cli(
+        "partition",
+        "--topology",
+        topo,
+        "--topic",
+        "events",
+        "--offline-brokers",
+        "3",
+        "--null-key-simulation",
+        "--records",
+        "3000",
+        "--batch-size",
+        "100",
+        "--seed",
+        "9",
+        "--format",
+        "json",
+    )
     assert out2 == out
 
 
@@ -134,13 +188,18 @@ def test_partition_help_explains_eras():
         assert text in flat
 
 
-@pytest.mark.parametrize("args,message", [
-    (["partition", "k"], "error: give --partitions N, or --topology TOPOLOGY --topic T\n"),
-    (["partition", "--partitions", "3", "--key-type", "int", "1.5"],
-     "error: key '1.5' is not a valid int key: expected an integer (optional sign, digits only)\n"),
-    (["partition", "--partitions", "3"], None),
-    (["coordinator", "g", "--offline-brokers", "1"], "error: --offline-brokers needs --topology\n"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["partition", "k"], "error: give --partitions N, or --topology TOPOLOGY --topic T\n"),
+        (
+            ["partition", "--partitions", "3", "--key-type", "int", "1.5"],
+            "error: key '1.5' is not a valid int key: expected an integer (optional sign, digits only)\n",
+        ),
+        (["partition", "--partitions", "3"], None),
+        (["coordinator", "g", "--offline-brokers", "1"], "error: --offline-brokers needs --topology\n"),
+    ],
+)
 def test_one_line_errors(args, message):
     rc, out, err = cli(*args)
     assert rc == 2 and out == ""
@@ -155,8 +214,10 @@ def test_coordinator_tsv_and_topology(topo):
     rc, out, _ = cli("coordinator", "--topology", topo, "--format", "json", "foo", "polygenelubricants")
     data = json.loads(out)
     assert data["partitions"] == 10  # the topic's real partition count
-    assert data["ids"] == [{"id": "foo", "partition": 4, "coordinator": 2, "replicas": [2, 1]},
-                           {"id": "polygenelubricants", "partition": 0, "coordinator": 1, "replicas": [1, 2]}]
+    assert data["ids"] == [
+        {"id": "foo", "partition": 4, "coordinator": 2, "replicas": [2, 1]},
+        {"id": "polygenelubricants", "partition": 0, "coordinator": 1, "replicas": [1, 2]},
+    ]
     rc, out, err = cli("coordinator", "--topology", topo, "--partitions", "50", "foo")
     assert rc == 2 and "contradicts" in err
     rc, out, err = cli("coordinator", "--topology", topo, "--transactional", "--format", "tsv", "tx-1")
@@ -175,7 +236,14 @@ members:
     rc, out, err = cli("consumers", topo, "--group-file", str(group), "--format", "json")
     assert rc == 0, err
     data = json.loads(out)
-    assert list(data["strategies"]) == ["range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range"]
+    assert list(data["strategies"]) == [
+        "range",
+        "roundrobin",
+        "sticky",
+        "cooperative-sticky",
+        "uniform",
+        "server-range",
+    ]
     rr = data["strategies"]["roundrobin"]["members"]
     assert rr["c1"]["partitions"] == ["events-0", "events-2", "orders-1", "orders-3"]
     assert rr["c1"]["fetch_from"] == [1, 2, 3]  # leaders of events-0, events-2, orders-1, orders-3
@@ -183,16 +251,24 @@ members:
     assert [(name, s["exact"]) for name, s in data["strategies"].items() if not s["exact"]] == [("uniform", False)]
     assert data["strategies"]["uniform"]["not_exact_because"] == (
         "no topic_id for events, orders in the topology: Kafka walks the topics in the hash order of their ids, "
-        "the planner in name order")
+        "the planner in name order"
+    )
     for s in data["strategies"].values():
         assert s["spread"] <= 1
         assert sorted(p for m in s["members"].values() for p in m["partitions"]) == sorted(
-            [f"events-{i}" for i in range(3)] + [f"orders-{i}" for i in range(4)])
+            [f"events-{i}" for i in range(3)] + [f"orders-{i}" for i in range(4)]
+        )
 
 
 def test_consumers_cooperative_table_from_example():
-    rc, out, err = cli("consumers", "topologies/six-brokers.yaml", "--group-file", "examples/group-sticky.yaml",
-                       "--strategy", "cooperative-sticky")
+    rc, out, err = cli(
+        "consumers",
+        "topologies/six-brokers.yaml",
+        "--group-file",
+        "examples/group-sticky.yaml",
+        "--strategy",
+        "cooperative-sticky",
+    )
     assert rc == 0, err
     assert "first round" in out and "converged" in out
     assert "withheld in the first round until revoked: orders-2->consumer-3-07ce, orders-5->consumer-3-07ce" in out
@@ -202,36 +278,77 @@ def test_consumers_mixed_example_sticky_and_uniform_exact():
     # mixed subscriptions: sticky is Kafka's GeneralAssignmentBuilder, KIP-848 uniform its
     # UniformHeterogeneousAssignmentBuilder. audit-log has no topic_id, but no other topic ties with it (partitions per
     # subscriber 3.0 with 1 subscriber; orders 3.0 with 2; clicks 4.0 with 3), so both are exact
-    rc, out, err = cli("consumers", "topologies/six-brokers.yaml", "--group-file", "examples/group-mixed.yaml",
-                       "--strategy", "sticky", "--strategy", "uniform", "--format", "json")
+    rc, out, err = cli(
+        "consumers",
+        "topologies/six-brokers.yaml",
+        "--group-file",
+        "examples/group-mixed.yaml",
+        "--strategy",
+        "sticky",
+        "--strategy",
+        "uniform",
+        "--format",
+        "json",
+    )
     assert rc == 0, err
     data = json.loads(out)["strategies"]
     assert data["sticky"]["exact"] is True and data["uniform"]["exact"] is True
     assert "not_exact_because" not in data["uniform"]
-    assert {m: v["count"] for m, v in data["sticky"]["members"].items()} == {"consumer-1": 7, "consumer-2": 7, "consumer-3": 7}
+    assert {m: v["count"] for m, v in data["sticky"]["members"].items()} == {
+        "consumer-1": 7,
+        "consumer-2": 7,
+        "consumer-3": 7,
+    }
     assert data["sticky"]["members"]["consumer-3"]["partitions"] == [f"clicks-{i}" for i in (0, 1, 2, 3, 5, 8, 11)]
     # members numbered in HashMap order consumer-3, consumer-2, consumer-1: clicks (4.0 per subscriber) dealt round
     # robin, audit-log to consumer-2, orders to the less loaded consumer-1 first; then clicks rebalanced to consumer-3
     assert {m: v["partitions"] for m, v in data["uniform"]["members"].items()} == {
         "consumer-1": ["clicks-2", "clicks-5"] + [f"orders-{i}" for i in (0, 1, 2, 3, 5)],
         "consumer-2": ["audit-log-0", "audit-log-1", "audit-log-2", "clicks-1", "clicks-4", "clicks-7", "orders-4"],
-        "consumer-3": [f"clicks-{i}" for i in (0, 3, 6, 8, 9, 10, 11)]}
-    rc, out, err = cli("consumers", "topologies/six-brokers.yaml", "--group-file", "examples/group-mixed.yaml",
-                       "--strategy", "sticky", "--strategy", "uniform")
+        "consumer-3": [f"clicks-{i}" for i in (0, 3, 6, 8, 9, 10, 11)],
+    }
+    rc, out, err = cli(
+        "consumers",
+        "topologies/six-brokers.yaml",
+        "--group-file",
+        "examples/group-mixed.yaml",
+        "--strategy",
+        "sticky",
+        "--strategy",
+        "uniform",
+    )
     assert rc == 0, err
     assert "== sticky: classic StickyAssignor (eager)\n" in out
     assert "== uniform: KIP-848 server-side UniformAssignor (group.consumer.assignors default)\n" in out
 
 
-@pytest.mark.parametrize("text,message", [
-    ("members: []\n", "g.yaml:1: members: expected a non-empty list of members"),
-    ("members:\n  - {id: a}\n", "g.yaml:2: members[0].topics: missing"),
-    ("members:\n  - {id: a, topics: [t]}\n  - {id: a, topics: [t]}\n", "g.yaml:3: members[1].id: duplicate member id 'a' (also members[0])"),
-    ("members:\n  - {id: a, topics: [t], owned: [t0]}\n", "g.yaml:2: members[0].owned[0]: 't0' is not a partition: write TOPIC-PARTITION, e.g. orders-3"),
-    ("members:\n  - {id: a, topics: [t], colour: red}\n", "g.yaml:2: members[0].colour: unknown key 'colour' (expected one of: id, instance_id, rack, topics, owned, generation)"),
-    ("members:\n  - {id: a, topics: [t], generation: x}\n", "g.yaml:2: members[0].generation: expected an integer generation id"),
-    ("members:\n  - {id: a, topics: [t], owned: {t: [-1]}}\n", "g.yaml:2: members[0].owned.t[0]: expected a partition number (0 or more)"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("members: []\n", "g.yaml:1: members: expected a non-empty list of members"),
+        ("members:\n  - {id: a}\n", "g.yaml:2: members[0].topics: missing"),
+        (
+            "members:\n  - {id: a, topics: [t]}\n  - {id: a, topics: [t]}\n",
+            "g.yaml:3: members[1].id: duplicate member id 'a' (also members[0])",
+        ),
+        (
+            "members:\n  - {id: a, topics: [t], owned: [t0]}\n",
+            "g.yaml:2: members[0].owned[0]: 't0' is not a partition: write TOPIC-PARTITION, e.g. orders-3",
+        ),
+        (
+            "members:\n  - {id: a, topics: [t], colour: red}\n",
+            "g.yaml:2: members[0].colour: unknown key 'colour' (expected one of: id, instance_id, rack, topics, owned, generation)",
+        ),
+        (
+            "members:\n  - {id: a, topics: [t], generation: x}\n",
+            "g.yaml:2: members[0].generation: expected an integer generation id",
+        ),
+        (
+            "members:\n  - {id: a, topics: [t], owned: {t: [-1]}}\n",
+            "g.yaml:2: members[0].owned.t[0]: expected a partition number (0 or more)",
+        ),
+    ],
+)
 def test_group_yaml_errors(text, message):
     with pytest.raises(PlannerError) as err:
         parse_group(text, "g.yaml")
@@ -239,8 +356,10 @@ def test_group_yaml_errors(text, message):
 
 
 def test_group_yaml_parses_both_owned_forms():
-    g = parse_group("group: x\nmembers:\n  - {id: a, instance_id: i, rack: r, topics: [t, u], owned: {t: [1, 0]}, generation: 3}\n"
-                    "  - {id: b, topics: [t], owned: [my-topic-2]}\n")
+    g = parse_group(
+        "group: x\nmembers:\n  - {id: a, instance_id: i, rack: r, topics: [t, u], owned: {t: [1, 0]}, generation: 3}\n"
+        "  - {id: b, topics: [t], owned: [my-topic-2]}\n"
+    )
     assert g.name == "x"
     assert g.members[0].owned == (TP("t", 1), TP("t", 0)) and g.members[0].generation == 3
     assert g.members[1].owned == (TP("my-topic", 2),) and g.members[1].generation is None
@@ -262,18 +381,37 @@ def test_keys_file_streams_one_document_across_chunks(tmp_path, monkeypatch, cap
     monkeypatch.setattr(cli_partition, "CHUNK_BYTES", 8)
     path = tmp_path / "k.txt"
     path.write_text("a\nb\nabc\n\nlonger-key\n")
-    args = dict(keys=[], partitions=1000, topology=None, topic=None, key_type="string", encoding="utf-8",
-                keys_file=str(path), summary=False, partitioner="default", null_key_simulation=False, records=0,
-                batch_size=1, seed=0, offline_brokers=None)
+    args = dict(
+        keys=[],
+        partitions=1000,
+        topology=None,
+        topic=None,
+        key_type="string",
+        encoding="utf-8",
+        keys_file=str(path),
+        summary=False,
+        partitioner="default",
+        null_key_simulation=False,
+        records=0,
+        batch_size=1,
+        seed=0,
+        offline_brokers=None,
+    )
     cli_partition.run(**args, fmt="json")
     assert json.loads(capsys.readouterr().out)["keys"] == [
-        {"key": "a", "partition": 524}, {"key": "b", "partition": 796},
-        {"key": "abc", "partition": 107}, {"key": "", "partition": 681},
-        {"key": "longer-key", "partition": 294}]
+        {"key": "a", "partition": 524},
+        {"key": "b", "partition": 796},
+        {"key": "abc", "partition": 107},
+        {"key": "", "partition": 681},
+        {"key": "longer-key", "partition": 294},
+    ]
     cli_partition.run(**args, fmt="table")
     lines = capsys.readouterr().out.splitlines()
-    assert lines[:3] == ["# 1000 partitions, string keys, toPositive(murmur2(key)) % partitions", "key  partition",
-                         "---  ---------"]
+    assert lines[:3] == [
+        "# 1000 partitions, string keys, toPositive(murmur2(key)) % partitions",
+        "key  partition",
+        "---  ---------",
+    ]
     assert [line.split()[0] for line in lines[3:]] == ["a", "b", "abc", '""', "longer-key"]
     empty = tmp_path / "empty.txt"
     empty.write_text("")
@@ -283,22 +421,36 @@ def test_keys_file_streams_one_document_across_chunks(tmp_path, monkeypatch, cap
 
 def test_consumers_uniform_exact_with_topic_ids():
     # group-basic: one subscription, both topics have a topic_id in six-brokers.yaml: every strategy is Kafka's own
-    rc, out, err = cli("consumers", "topologies/six-brokers.yaml", "--group-file", "examples/group-basic.yaml", "--format", "json")
+    rc, out, err = cli(
+        "consumers", "topologies/six-brokers.yaml", "--group-file", "examples/group-basic.yaml", "--format", "json"
+    )
     assert rc == 0, err
     data = json.loads(out)["strategies"]
     assert {name: s["exact"] for name, s in data.items()} == dict.fromkeys(data, True)
     assert "not_exact_because" not in data["uniform"]
     assert {m: v["partitions"] for m, v in data["uniform"]["members"].items()} == {
-        "consumer-1-9d3a": [f"clicks-{i}" for i in range(6)], "consumer-2-41bf": [f"clicks-{i}" for i in range(6, 12)],
-        "consumer-3-07ce": [f"orders-{i}" for i in range(6)]}
+        "consumer-1-9d3a": [f"clicks-{i}" for i in range(6)],
+        "consumer-2-41bf": [f"clicks-{i}" for i in range(6, 12)],
+        "consumer-3-07ce": [f"orders-{i}" for i in range(6)],
+    }
 
 
 def test_consumers_notes_owned_partitions_no_strategy_can_keep(tmp_path):
     group = tmp_path / "g.yaml"
-    group.write_text("members:\n  - {id: a, topics: [orders], owned: [orders-99, clicks-0, orders-1], generation: 1}\n"
-                     "  - {id: b, topics: [orders, nope]}\n")
-    rc, out, err = cli("consumers", "topologies/six-brokers.yaml", "--group-file", str(group), "--strategy", "sticky",
-                       "--format", "json")
+    group.write_text(
+        "members:\n  - {id: a, topics: [orders], owned: [orders-99, clicks-0, orders-1], generation: 1}\n"
+        "  - {id: b, topics: [orders, nope]}\n"
+    )
+    rc, out, err = cli(
+        "consumers",
+        "topologies/six-brokers.yaml",
+        "--group-file",
+        str(group),
+        "--strategy",
+        "sticky",
+        "--format",
+        "json",
+    )
     assert rc == 0
     assert err.splitlines() == [
         f"note: {group}: subscribed topic 'nope' is not in topologies/six-brokers.yaml; Kafka assigns nothing for it until it exists",

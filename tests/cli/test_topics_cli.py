@@ -1,4 +1,5 @@
 """The topic commands end to end, through the installed entry point (exit codes, stdout, stderr, files)."""
+
 import os
 import subprocess
 import sys
@@ -25,8 +26,15 @@ def test_describe_classic_example_byte_for_byte():
 
 
 def test_describe_with_offline_brokers_2_3():
-    code, out, _ = run("describe", "topologies/producer-0.yaml", "--offline-brokers", "2,3", "--kafka-version", "2.4",
-                       "--unavailable-partitions")
+    code, out, _ = run(
+        "describe",
+        "topologies/producer-0.yaml",
+        "--offline-brokers",
+        "2,3",
+        "--kafka-version",
+        "2.4",
+        "--unavailable-partitions",
+    )
     assert code == 0
     # both ISR members gone: no leader, the last ISR member stays (our rule for simultaneous failures)
     assert out == "\tTopic: producer-0\tPartition: 1\tLeader: none\tReplicas: 3,2\tIsr: 2\n"
@@ -42,22 +50,55 @@ def test_brokers_table_totals_and_spread():
     code, out, _ = run("brokers", "topologies/producer-0.yaml")
     assert code == 0
     lines = out.splitlines()
-    assert lines[0].split() == ["broker", "rack", "state", "replicas", "preferred", "leaders", "imbalance", "topics",
-                                "max/topic"]
+    assert lines[0].split() == [
+        "broker",
+        "rack",
+        "state",
+        "replicas",
+        "preferred",
+        "leaders",
+        "imbalance",
+        "topics",
+        "max/topic",
+    ]
     assert lines[2].split()[:4] == ["1", "-", "online", "2"]
     assert lines[-2].split()[:5] == ["total", "3/3", "online", "6", "3"]
     assert lines[-1].split()[:4] == ["spread", "(max-min,", "online)", "0"]
 
 
 def test_create_topic_fixed_start_matches_kafka_and_prints_describe_lines():
-    code, out, err = run("create-topic", "topologies/producer-0.yaml", "--topic", "new", "--partitions", "4",
-                         "--replication-factor", "2", "--start-index", "0", "--format", "replica-assignment")
+    code, out, err = run(
+        "create-topic",
+        "topologies/producer-0.yaml",
+        "--topic",
+        "new",
+        "--partitions",
+        "4",
+        "--replication-factor",
+        "2",
+        "--start-index",
+        "0",
+        "--format",
+        "replica-assignment",
+    )
     assert code == 0
     # brokers 1,2,3, start = shift = 0: p0 [1,2] p1 [2,3] p2 [3,1]; p3 crosses n=3 so shift 1: [1,3]
     assert out == "1:2,2:3,3:1,1:3\n"
     assert err.startswith("Kafka AdminUtils, rack-unaware, fixed start index 0\n")
-    code, out, _ = run("create-topic", "topologies/producer-0.yaml", "--topic", "new", "--partitions", "1",
-                       "--replication-factor", "3", "--start-index", "1", "--kafka-version", "3.9")
+    code, out, _ = run(
+        "create-topic",
+        "topologies/producer-0.yaml",
+        "--topic",
+        "new",
+        "--partitions",
+        "1",
+        "--replication-factor",
+        "3",
+        "--start-index",
+        "1",
+        "--kafka-version",
+        "3.9",
+    )
     # start = shift = 1: leader index 1 (broker 2), followers (2 + (1+j)%2)%3 -> indexes 0, 2
     assert out == (
         "Topic: new\tPartitionCount: 1\tReplicationFactor: 3\tConfigs: \n"
@@ -66,8 +107,18 @@ def test_create_topic_fixed_start_matches_kafka_and_prints_describe_lines():
 
 
 def test_create_topic_default_is_deterministic_and_balanced():
-    args = ("create-topic", "topologies/six-brokers.yaml", "--topic", "payments", "--partitions", "12",
-            "--replication-factor", "3", "--format", "replica-assignment")
+    args = (
+        "create-topic",
+        "topologies/six-brokers.yaml",
+        "--topic",
+        "payments",
+        "--partitions",
+        "12",
+        "--replication-factor",
+        "3",
+        "--format",
+        "replica-assignment",
+    )
     first, second = run(*args), run(*args)
     assert first == second and first[0] == 0
     lists = [list(map(int, p.split(":"))) for p in first[1].strip().split(",")]
@@ -78,8 +129,22 @@ def test_create_topic_default_is_deterministic_and_balanced():
 
 
 def test_create_topic_kraft_placer_seeded():
-    code, out, err = run("create-topic", "topologies/six-brokers.yaml", "--topic", "k", "--partitions", "3",
-                         "--replication-factor", "3", "--placer", "kraft", "--seed", "5", "--format", "replica-assignment")
+    code, out, err = run(
+        "create-topic",
+        "topologies/six-brokers.yaml",
+        "--topic",
+        "k",
+        "--partitions",
+        "3",
+        "--replication-factor",
+        "3",
+        "--placer",
+        "kraft",
+        "--seed",
+        "5",
+        "--format",
+        "replica-assignment",
+    )
     assert code == 0
     assert err.startswith("KRaft striped placer, seed 5\n")
     from planner.java import JavaRandom
@@ -92,8 +157,18 @@ def test_create_topic_kraft_placer_seeded():
 
 def test_add_partitions_kafka_rule(tmp_path):
     out_file = tmp_path / "after.yaml"
-    code, out, err = run("add-partitions", "topologies/producer-0.yaml", "--topic", "producer-0", "--partitions", "5",
-                         "--format", "replica-assignment", "--write", str(out_file))
+    code, out, err = run(
+        "add-partitions",
+        "topologies/producer-0.yaml",
+        "--topic",
+        "producer-0",
+        "--partitions",
+        "5",
+        "--format",
+        "replica-assignment",
+        "--write",
+        str(out_file),
+    )
     assert code == 0
     # partition 0's leader is 2 -> fixed start index 1 (brokers 1,2,3); startPartitionId 3 -> shift 1 + 1 on p3:
     # p3 first (3+1)%3=1 -> 2, follower (1+1+(2%2))%3=2 -> 3; p4 first 2 -> 3, follower 0 -> 1
@@ -105,21 +180,71 @@ def test_add_partitions_kafka_rule(tmp_path):
     "args, message",
     [
         (("describe", "nope.yaml"), "error: nope.yaml: no such topology file (see topologies/ for examples)"),
-        (("create-topic", "topologies/producer-0.yaml", "--topic", "x", "--partitions", "3", "--replication-factor", "4"),
-         "error: Replication factor: 4 larger than available brokers: 3."),
-        (("create-topic", "topologies/producer-0.yaml", "--topic", "x", "--partitions", "0", "--replication-factor", "1"),
-         "error: Number of partitions must be larger than 0."),
-        (("create-topic", "topologies/producer-0.yaml", "--topic", "producer-0", "--partitions", "1",
-          "--replication-factor", "1"), "error: Topic 'producer-0' already exists."),
-        (("create-topic", "topologies/producer-0.yaml", "--topic", "bad name", "--partitions", "1",
-          "--replication-factor", "1"),
-         "error: Topic name \"bad name\" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'"),
-        (("describe", "topologies/producer-0.yaml", "--offline-brokers", "9"),
-         "error: unknown broker id(s) 9: the cluster has brokers 1,2,3"),
-        (("describe", "topologies/producer-0.yaml", "--topic", "nope"), "error: Topic 'nope' does not exist as expected"),
-        (("add-partitions", "topologies/producer-0.yaml", "--topic", "producer-0", "--partitions", "2"),
-         "error: The number of partitions for a topic can only be increased. Topic producer-0 currently has 3 partitions, "
-         "2 would not be an increase."),
+        (
+            (
+                "create-topic",
+                "topologies/producer-0.yaml",
+                "--topic",
+                "x",
+                "--partitions",
+                "3",
+                "--replication-factor",
+                "4",
+            ),
+            "error: Replication factor: 4 larger than available brokers: 3.",
+        ),
+        (
+            (
+                "create-topic",
+                "topologies/producer-0.yaml",
+                "--topic",
+                "x",
+                "--partitions",
+                "0",
+                "--replication-factor",
+                "1",
+            ),
+            "error: Number of partitions must be larger than 0.",
+        ),
+        (
+            (
+                "create-topic",
+                "topologies/producer-0.yaml",
+                "--topic",
+                "producer-0",
+                "--partitions",
+                "1",
+                "--replication-factor",
+                "1",
+            ),
+            "error: Topic 'producer-0' already exists.",
+        ),
+        (
+            (
+                "create-topic",
+                "topologies/producer-0.yaml",
+                "--topic",
+                "bad name",
+                "--partitions",
+                "1",
+                "--replication-factor",
+                "1",
+            ),
+            "error: Topic name \"bad name\" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'",
+        ),
+        (
+            ("describe", "topologies/producer-0.yaml", "--offline-brokers", "9"),
+            "error: unknown broker id(s) 9: the cluster has brokers 1,2,3",
+        ),
+        (
+            ("describe", "topologies/producer-0.yaml", "--topic", "nope"),
+            "error: Topic 'nope' does not exist as expected",
+        ),
+        (
+            ("add-partitions", "topologies/producer-0.yaml", "--topic", "producer-0", "--partitions", "2"),
+            "error: The number of partitions for a topic can only be increased. Topic producer-0 currently has 3 partitions, "
+            "2 would not be an increase.",
+        ),
     ],
 )
 def test_errors_are_one_line_exit_2(args, message):
@@ -131,8 +256,18 @@ def test_malformed_yaml_names_file_and_line_and_writes_nothing(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("brokers:\n  - {id: 1\n")
     target = tmp_path / "out.yaml"
-    code, out, err = run("create-topic", str(bad), "--topic", "t", "--partitions", "1", "--replication-factor", "1",
-                         "--write", str(target))
+    code, out, err = run(
+        "create-topic",
+        str(bad),
+        "--topic",
+        "t",
+        "--partitions",
+        "1",
+        "--replication-factor",
+        "1",
+        "--write",
+        str(target),
+    )
     assert code == 2 and out == ""
     assert err.startswith(f"error: {bad}:3: malformed YAML: ") and err.count("\n") == 1
     assert not target.exists() and os.listdir(tmp_path) == ["bad.yaml"]
@@ -156,19 +291,35 @@ def test_describe_does_not_import_numpy_kazoo_or_pyspark():
 
 
 def test_create_topic_json_is_kafkas_reassignment_format():
-    code, out, _ = run("create-topic", "topologies/producer-0.yaml", "--topic", "j", "--partitions", "2",
-                       "--replication-factor", "2", "--start-index", "0", "--format", "json")
+    code, out, _ = run(
+        "create-topic",
+        "topologies/producer-0.yaml",
+        "--topic",
+        "j",
+        "--partitions",
+        "2",
+        "--replication-factor",
+        "2",
+        "--start-index",
+        "0",
+        "--format",
+        "json",
+    )
     assert code == 0
-    assert out == ('{"version":1,"partitions":[{"topic":"j","partition":0,"replicas":[1,2],"log_dirs":["any","any"]},'
-                   '{"topic":"j","partition":1,"replicas":[2,3],"log_dirs":["any","any"]}]}\n')
+    assert out == (
+        '{"version":1,"partitions":[{"topic":"j","partition":0,"replicas":[1,2],"log_dirs":["any","any"]},'
+        '{"topic":"j","partition":1,"replicas":[2,3],"log_dirs":["any","any"]}]}\n'
+    )
 
 
 @pytest.mark.parametrize(
     "args, message",
     [
         (["describe"], "error: Missing argument 'TOPOLOGY'. (see 'kafka-planner describe --help')\n"),
-        (["describe", "topologies/producer-0.yaml", "--bogus"],
-         "error: No such option: --bogus (see 'kafka-planner describe --help')\n"),
+        (
+            ["describe", "topologies/producer-0.yaml", "--bogus"],
+            "error: No such option: --bogus (see 'kafka-planner describe --help')\n",
+        ),
     ],
 )
 def test_usage_errors_are_one_line_exit_2(args, message):
@@ -178,8 +329,9 @@ def test_usage_errors_are_one_line_exit_2(args, message):
 
 def test_bad_option_value_is_one_line_naming_the_option():
     # the middle of the message is typer's own wording, which changes between typer versions
-    code, out, err = run("create-topic", "topologies/producer-0.yaml", "--topic", "t", "--partitions", "x",
-                         "--replication-factor", "1")
+    code, out, err = run(
+        "create-topic", "topologies/producer-0.yaml", "--topic", "t", "--partitions", "x", "--replication-factor", "1"
+    )
     assert (code, out) == (2, "")
     assert err.count("\n") == 1
     assert err.startswith("error: Invalid value for '--partitions': ")
@@ -196,11 +348,32 @@ def test_no_command_prints_help_exit_2():
 def test_create_topic_load_aware_placement_prints_a_replica_assignment(tmp_path):
     # brokers 4-6 are new and empty: the load-aware placer (not Kafka's) fills them first, one replica per rack
     path = tmp_path / "c.yaml"
-    path.write_text("brokers:\n" + "".join(f"  - {{id: {i}, rack: r{i % 3}}}\n" for i in range(1, 7)) +
-                    "topics:\n  - name: old\n    assignment: {0: [1, 2, 3], 1: [2, 3, 1], 2: [3, 1, 2]}\n")
-    proc = subprocess.run([sys.executable, "-m", "planner", "create-topic", str(path), "--topic", "new",
-                           "--partitions", "3", "--replication-factor", "3", "--placer", "load-aware",
-                           "--format", "replica-assignment"], capture_output=True, text=True)
+    path.write_text(
+        "brokers:\n"
+        + "".join(f"  - {{id: {i}, rack: r{i % 3}}}\n" for i in range(1, 7))
+        + "topics:\n  - name: old\n    assignment: {0: [1, 2, 3], 1: [2, 3, 1], 2: [3, 1, 2]}\n"
+    )
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "planner",
+            "create-topic",
+            str(path),
+            "--topic",
+            "new",
+            "--partitions",
+            "3",
+            "--replication-factor",
+            "3",
+            "--placer",
+            "load-aware",
+            "--format",
+            "replica-assignment",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "4:5:6,5:4:6,6:4:5\n"
     assert proc.stderr.startswith("load-aware placement (not Kafka's): lightest brokers first, rack-safe\n")

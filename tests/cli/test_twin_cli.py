@@ -1,4 +1,5 @@
 """`kafka-planner twin`: a topology YAML from Kafka's tool output; conflicts and bad input are one line, exit 2."""
+
 import json
 import shutil
 import subprocess
@@ -27,9 +28,17 @@ def run_inproc(capsys, *args):
 
 
 def test_example_files_give_the_shipped_twin():
-    code, out, err = run("twin", "--describe", "examples/twin/describe.txt",
-                         "--assignment", "examples/twin/generate.txt", "--log-dirs", "examples/twin/log-dirs.json",
-                         "--brokers", "examples/twin/brokers.yaml")
+    code, out, err = run(
+        "twin",
+        "--describe",
+        "examples/twin/describe.txt",
+        "--assignment",
+        "examples/twin/generate.txt",
+        "--log-dirs",
+        "examples/twin/log-dirs.json",
+        "--brokers",
+        "examples/twin/brokers.yaml",
+    )
     assert (code, err) == (0, "")
     assert out == (EX / "twin.yaml").read_text(encoding="utf-8")
 
@@ -51,15 +60,17 @@ def test_the_twin_plans(capsys):
 
 def test_output_file_and_summary(tmp_path, capsys):
     target = tmp_path / "twin.yaml"
-    code, out, err = run_inproc(capsys, "twin", "--describe", str(EX / "describe.txt"), "--racks", "1:a,2:b,3:c,4:a",
-                                "-o", str(target))
+    code, out, err = run_inproc(
+        capsys, "twin", "--describe", str(EX / "describe.txt"), "--racks", "1:a,2:b,3:c,4:a", "-o", str(target)
+    )
     assert (code, out, err) == (0, "", f"wrote {target}: 4 brokers, 2 topics, 5 partitions\n")
     cluster = load_topology(str(target))
     assert [(b.id, b.rack) for b in cluster.brokers] == [(1, "a"), (2, "b"), (3, "c"), (4, "a")]
     assert target.read_text(encoding="utf-8").startswith(
         "mode: kraft\nbrokers:\n  - {id: 1, rack: a}\n  - {id: 2, rack: b}\n  - {id: 3, rack: c}\n"
         "  - {id: 4, rack: a}\n"
-        "topics:\n  - name: orders\n    topic_id: NPmZHyhbR9y00wMglMH2sg\n")
+        "topics:\n  - name: orders\n    topic_id: NPmZHyhbR9y00wMglMH2sg\n"
+    )
 
 
 @pytest.fixture
@@ -79,61 +90,82 @@ def errors(capsys, inputs, *args):
     code, out, err = run_inproc(capsys, "twin", *args)
     assert (code, out) == (2, "")
     assert err.count("\n") == 1 and err.startswith("error: ")
-    return err[len("error: "):].rstrip("\n")
+    return err[len("error: ") :].rstrip("\n")
 
 
 def test_replicas_differ_between_describe_and_assignment(capsys, inputs, monkeypatch):
     monkeypatch.chdir(inputs)
     edit(inputs / "generate.txt", '"partition":1,"replicas":[2,3,1]', '"partition":1,"replicas":[3,2,1]')
     assert errors(capsys, inputs, "--describe", "describe.txt", "--assignment", "generate.txt") == (
-        "generate.txt: partitions[1].replicas: [3,2,1] for orders-1 but describe.txt:3 says Replicas: 2,3,1")
+        "generate.txt: partitions[1].replicas: [3,2,1] for orders-1 but describe.txt:3 says Replicas: 2,3,1"
+    )
 
 
 def test_assignment_partition_the_describe_text_lacks(capsys, inputs, monkeypatch):
     monkeypatch.chdir(inputs)
     edit(inputs / "generate.txt", '"partition":2,"replicas":[3,1,2]', '"partition":5,"replicas":[3,1,2]')
     assert errors(capsys, inputs, "--describe", "describe.txt", "--assignment", "generate.txt") == (
-        "generate.txt: partitions[2].partition: orders-5 but describe.txt:1 says PartitionCount: 3")
+        "generate.txt: partitions[2].partition: orders-5 but describe.txt:1 says PartitionCount: 3"
+    )
 
 
 def test_unknown_broker_in_log_dirs(capsys, inputs, monkeypatch):
     monkeypatch.chdir(inputs)
     assert errors(capsys, inputs, "--describe", "describe.txt", "--log-dirs", "log-dirs.json") == (
         "log-dirs.json: brokers[3].broker: unknown broker 4 (brokers: 1,2,3); list every broker with --brokers or "
-        "--racks")
+        "--racks"
+    )
 
 
 def test_log_dirs_replica_on_a_broker_outside_the_replicas(capsys, inputs, monkeypatch):
     monkeypatch.chdir(inputs)
-    edit(inputs / "log-dirs.json", '{"broker":1,"logDirs":[{"logDir":"/var/lib/kafka/data","error":null,"partitions":['
-         '{"partition":"orders-0"', '{"broker":1,"logDirs":[{"logDir":"/var/lib/kafka/data","error":null,'
-         '"partitions":[{"partition":"payments-0"')
-    assert errors(capsys, inputs, "--describe", "describe.txt", "--log-dirs", "log-dirs.json", "--brokers",
-                  "brokers.yaml") == (
+    edit(
+        inputs / "log-dirs.json",
+        '{"broker":1,"logDirs":[{"logDir":"/var/lib/kafka/data","error":null,"partitions":[{"partition":"orders-0"',
+        '{"broker":1,"logDirs":[{"logDir":"/var/lib/kafka/data","error":null,"partitions":[{"partition":"payments-0"',
+    )
+    assert errors(
+        capsys, inputs, "--describe", "describe.txt", "--log-dirs", "log-dirs.json", "--brokers", "brokers.yaml"
+    ) == (
         "log-dirs.json: brokers[0].logDirs[0].partitions[0].partition: broker 1 holds payments-0 but its replicas "
-        "are 2,3")
+        "are 2,3"
+    )
 
 
 def test_broker_missing_from_the_brokers_file(capsys, inputs, monkeypatch):
     monkeypatch.chdir(inputs)
     assert errors(capsys, inputs, "--describe", "describe.txt", "--racks", "1:a,2:b") == (
-        "describe.txt:2: Replicas: broker 3 of orders-0 is not in --racks (brokers: 1,2)")
+        "describe.txt:2: Replicas: broker 3 of orders-0 is not in --racks (brokers: 1,2)"
+    )
     assert errors(capsys, inputs, "--assignment", "generate.txt", "--racks", "1:a,2:b") == (
-        "generate.txt: partitions[0].replicas: broker 3 of orders-0 is not in --racks (brokers: 1,2)")
+        "generate.txt: partitions[0].replicas: broker 3 of orders-0 is not in --racks (brokers: 1,2)"
+    )
 
 
-@pytest.mark.parametrize("args, message", [
-    ((), "give --describe FILE (kafka-topics --describe output) and/or --assignment FILE "
-         "(kafka-reassign-partitions --generate output)"),
-    (("--describe", "nope.txt"), "--describe nope.txt: no such file"),
-    (("--describe", "describe.txt", "--racks", "1:a,2"),
-     "--racks '1:a,2': '2' is not broker:rack (e.g. --racks 1:a,2:b,3:c)"),
-    (("--describe", "describe.txt", "--racks", "1:a,1:b"), "--racks '1:a,1:b': broker 1 given twice"),
-    (("--describe", "describe.txt", "--racks", "1:a", "--brokers", "brokers.yaml"),
-     "--brokers and --racks both given: use one (a brokers file can hold racks too)"),
-    (("--describe", "describe.txt", "--brokers", "describe.txt"),
-     "describe.txt:1: malformed YAML: mapping values are not allowed in this context"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            (),
+            "give --describe FILE (kafka-topics --describe output) and/or --assignment FILE "
+            "(kafka-reassign-partitions --generate output)",
+        ),
+        (("--describe", "nope.txt"), "--describe nope.txt: no such file"),
+        (
+            ("--describe", "describe.txt", "--racks", "1:a,2"),
+            "--racks '1:a,2': '2' is not broker:rack (e.g. --racks 1:a,2:b,3:c)",
+        ),
+        (("--describe", "describe.txt", "--racks", "1:a,1:b"), "--racks '1:a,1:b': broker 1 given twice"),
+        (
+            ("--describe", "describe.txt", "--racks", "1:a", "--brokers", "brokers.yaml"),
+            "--brokers and --racks both given: use one (a brokers file can hold racks too)",
+        ),
+        (
+            ("--describe", "describe.txt", "--brokers", "describe.txt"),
+            "describe.txt:1: malformed YAML: mapping values are not allowed in this context",
+        ),
+    ],
+)
 def test_bad_arguments(capsys, inputs, monkeypatch, args, message):
     monkeypatch.chdir(inputs)
     assert errors(capsys, inputs, *args) == message
@@ -143,23 +175,27 @@ def test_brokers_file_with_topics(capsys, inputs, monkeypatch):
     monkeypatch.chdir(inputs)
     (inputs / "b.yaml").write_text("brokers: [{id: 1}]\ntopics:\n  - {name: t, assignment: {0: [1]}}\n")
     assert errors(capsys, inputs, "--describe", "describe.txt", "--brokers", "b.yaml") == (
-        "b.yaml: topics: a brokers file lists brokers only (and optionally cluster and mode)")
+        "b.yaml: topics: a brokers file lists brokers only (and optionally cluster and mode)"
+    )
 
 
 def test_not_utf8_and_bad_json(capsys, inputs, monkeypatch):
     monkeypatch.chdir(inputs)
     (inputs / "latin1.txt").write_bytes("Topic: caf\xe9".encode("latin-1"))
     assert errors(capsys, inputs, "--describe", "latin1.txt") == (
-        "--describe latin1.txt: not UTF-8 text (byte 10); save the tool's output as UTF-8")
-    (inputs / "g.txt").write_text("Current partition replica assignment\n{\"version\":1,\"partitions\":[}\n")
+        "--describe latin1.txt: not UTF-8 text (byte 10); save the tool's output as UTF-8"
+    )
+    (inputs / "g.txt").write_text('Current partition replica assignment\n{"version":1,"partitions":[}\n')
     assert errors(capsys, inputs, "--assignment", "g.txt") == (
-        "Unexpected character ('}' (code 125)): Expecting value at [Source: g.txt; line: 1, column: 28]")
+        "Unexpected character ('}' (code 125)): Expecting value at [Source: g.txt; line: 1, column: 28]"
+    )
 
 
 def test_unwritable_output(capsys, inputs, monkeypatch):
     monkeypatch.chdir(inputs)
     assert errors(capsys, inputs, "--describe", "describe.txt", "-o", "/proc/twin.yaml") == (
-        "-o /proc/twin.yaml: cannot write: No such file or directory")
+        "-o /proc/twin.yaml: cannot write: No such file or directory"
+    )
 
 
 def test_docs_error_example():

@@ -1,10 +1,11 @@
 """`kafka-topics.sh --describe` text, byte for byte, per Kafka era (kafka-facts §3)."""
+
 import json
 
 import pytest
 
-from planner.formats import describe as d
 from planner.adapters.topology_yaml import parse_topology
+from planner.formats import describe as d
 from planner.model import PlannerError
 
 TOPO = """
@@ -105,7 +106,9 @@ def test_filters():
     assert text("3.7", unavailable=True) == "\tTopic: gone\tPartition: 0\tLeader: none\tReplicas: 3\tIsr: 3\n"
     # min.insync.replicas=2 on foo: every partition has 2 ISR members -> at min; gone has no leader -> under min
     assert [l.split("\t")[1:3] for l in text("3.7", at_min_isr=True).splitlines()] == [
-        ["Topic: foo", "Partition: 0"], ["Topic: foo", "Partition: 1"], ["Topic: foo", "Partition: 2"],
+        ["Topic: foo", "Partition: 0"],
+        ["Topic: foo", "Partition: 1"],
+        ["Topic: foo", "Partition: 2"],
         ["Topic: gone", "Partition: 0"],  # ISR 3 (kept) == default min.insync.replicas 1
     ]
     assert text("3.7", under_min_isr=True) == "\tTopic: gone\tPartition: 0\tLeader: none\tReplicas: 3\tIsr: 3\n"
@@ -144,8 +147,13 @@ def test_json_and_table_render_the_same_selection():
     sections = d.select(c, d.DescribeOptions(topics=("foo",)))
     data = json.loads(d.render_json(sections))
     assert data["topics"][0]["partitions"][2] == {
-        "partition": 2, "leader": 0, "replicas": [3, 0, 1], "isr": [0, 1], "adding_replicas": [],
-        "removing_replicas": [], "unclean_leader": False,
+        "partition": 2,
+        "leader": 0,
+        "replicas": [3, 0, 1],
+        "isr": [0, 1],
+        "adding_replicas": [],
+        "removing_replicas": [],
+        "unclean_leader": False,
     }
     table = d.render_table(c, sections)
     assert "foo" in table and "3,0,1" in table

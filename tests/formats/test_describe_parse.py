@@ -1,4 +1,5 @@
 """`kafka-topics --describe` text parsed back: render -> parse -> render gives the same text in every era."""
+
 import tempfile
 from pathlib import Path
 
@@ -70,73 +71,106 @@ def test_parsed_fields_trunk_kraft():
     assert parsed.mode == "kraft" and parsed.headers == {"foo": 1}
     (foo,) = parsed.topics
     assert foo == Topic(
-        name="foo", topic_id="NPmZHyhbR9y00wMglMH2sg",
+        name="foo",
+        topic_id="NPmZHyhbR9y00wMglMH2sg",
         configs={"cleanup.policy": "compact,delete", "min.insync.replicas": "2"},
         partitions=(
             Partition("foo", 0, (1, 2, 3), observed=ObservedState(leader=2, isr=(2, 3), elr=(1,))),
-            Partition("foo", 1, (2, 3, 4, 1), adding=(4,), removing=(1,),
-                      observed=ObservedState(leader=2, isr=(2, 3, 1))),
+            Partition(
+                "foo", 1, (2, 3, 4, 1), adding=(4,), removing=(1,), observed=ObservedState(leader=2, isr=(2, 3, 1))
+            ),
         ),
     )
 
 
 def test_pre_2_4_text_is_zookeeper_and_minus_one_is_no_leader():
-    text = ("Topic:gone\tPartitionCount:1\tReplicationFactor:1\tConfigs:\tMarkedForDeletion:true\n"
-            "\tTopic: gone\tPartition: 0\tLeader: -1\tReplicas: 3\tIsr: 3\n")
+    text = (
+        "Topic:gone\tPartitionCount:1\tReplicationFactor:1\tConfigs:\tMarkedForDeletion:true\n"
+        "\tTopic: gone\tPartition: 0\tLeader: -1\tReplicas: 3\tIsr: 3\n"
+    )
     parsed = d.parse_describe(text, "old.txt")
     assert parsed.mode == "zookeeper"
-    assert parsed.topics == (Topic("gone", (Partition("gone", 0, (3,), observed=ObservedState(NO_LEADER, (3,))),),
-                                   marked_for_deletion=True),)
+    assert parsed.topics == (
+        Topic("gone", (Partition("gone", 0, (3,), observed=ObservedState(NO_LEADER, (3,))),), marked_for_deletion=True),
+    )
 
 
 def test_configs_continue_list_values():
     assert d.parse_configs("") == {}
-    assert d.parse_configs("a=1,cleanup.policy=compact,delete,b=") == {"a": "1", "cleanup.policy": "compact,delete",
-                                                                         "b": ""}
+    assert d.parse_configs("a=1,cleanup.policy=compact,delete,b=") == {
+        "a": "1",
+        "cleanup.policy": "compact,delete",
+        "b": "",
+    }
 
 
-@pytest.mark.parametrize("text, message", [
-    ("hello\n", "d.txt:1: not a line of kafka-topics --describe output: 'hello'"),
-    ("", "d.txt: no topics found; expected the output of kafka-topics --describe"),
-    ("\tTopic: foo\tPartition: 0\tLeader: 1\tReplicas: 1\tIsr: 1\n",
-     "d.txt:1: partition line of topic 'foo' without its 'Topic: foo' header line: give the whole "
-     "`kafka-topics --describe` output (without --under-replicated-partitions, --unavailable-partitions, "
-     "--under-min-isr-partitions, --at-min-isr-partitions, --topics-with-overrides)"),
-    ("Topic: foo\tPartitionCount: 2\tReplicationFactor: 1\tConfigs: \n"
-     "\tTopic: foo\tPartition: 0\tLeader: 1\tReplicas: 1\tIsr: 1\n",
-     "d.txt:1: PartitionCount: 2 but no line for partition(s) 1 of foo: give the whole `kafka-topics --describe` "
-     "output (without --under-replicated-partitions, --unavailable-partitions, --under-min-isr-partitions, "
-     "--at-min-isr-partitions, --topics-with-overrides)"),
-    ("Topic: foo\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n"
-     "\tTopic: foo\tPartition: 0\tLeader: 1\tReplicas: 1,x\tIsr: 1\n",
-     "d.txt:2: Replicas: '1,x' is not a comma-separated list of broker ids"),
-    ("Topic: foo\tPartitionCount: 1\tReplicationFactor: 2\tConfigs: \n"
-     "\tTopic: foo\tPartition: 0\tLeader: 1\tReplicas: 1,2\tIsr: 1,3\n",
-     "d.txt:2: Isr: broker 3 is not among the Replicas 1,2"),
-    ("Topic: foo\tPartitionCount: 1\tReplicationFactor: 2\tConfigs: \n"
-     "\tTopic: foo\tPartition: 0\tLeader: 4\tReplicas: 1,2\tIsr: 1,2\n",
-     "d.txt:2: Leader: broker 4 is not among the Replicas 1,2"),
-    ("Topic: foo\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n"
-     "\tTopic: foo\tPartition: 0\tLeader: 1\tReplicas: 1\tIsr: 1\tOffline: 2\n",
-     "d.txt:2: unexpected field 'Offline: 2' (expected Topic, Partition, Leader, Replicas, Isr, Adding Replicas, "
-     "Removing Replicas, Elr, LastKnownElr, MarkedForDeletion)"),
-    ("Topic: foo\tPartitionCount: x\tReplicationFactor: 1\tConfigs: \n",
-     "d.txt:1: PartitionCount: 'x' is not a number of at least 1"),
-    ("Topic: foo\tPartitionCount: 1\tReplicationFactor: 3\tConfigs: \n"
-     "\tTopic: foo\tPartition: 0\tLeader: 1\tReplicas: 1,2,3,4\tIsr: 1,2,3\n",
-     "d.txt:1: ReplicationFactor: 3 but partition foo-0 (line 2) lists 4 replicas: a reassignment in progress? "
-     "kafka-topics before 2.6 does not say which replicas are being added; describe with Kafka 2.6 or later"),
-    ("Topic: foo\tPartitionCount: 2\tReplicationFactor: 1\tConfigs: \n"
-     "\tTopic: foo\tPartition: 0\tLeader: 1\tReplicas: 1\tIsr: 1\n"
-     "\tTopic: foo\tPartition: 1\tLeader: 1\tReplicas: 1,2\tIsr: 1\n",
-     "d.txt:3: partition foo-1 has 2 replicas (not counting adding ones) but foo-0 has 1: the planner needs one "
-     "replication factor per topic"),
-    ("Topic: foo\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n"
-     "Topic: foo\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n",
-     "d.txt:2: topic 'foo' described twice (also line 1)"),
-    ("Topic: foo\tTopicId: abc\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n",
-     "d.txt:1: TopicId: 'abc' is not a Kafka topic id (22 characters of base64url)"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("hello\n", "d.txt:1: not a line of kafka-topics --describe output: 'hello'"),
+        ("", "d.txt: no topics found; expected the output of kafka-topics --describe"),
+        (
+            "\tTopic: foo\tPartition: 0\tLeader: 1\tReplicas: 1\tIsr: 1\n",
+            "d.txt:1: partition line of topic 'foo' without its 'Topic: foo' header line: give the whole "
+            "`kafka-topics --describe` output (without --under-replicated-partitions, --unavailable-partitions, "
+            "--under-min-isr-partitions, --at-min-isr-partitions, --topics-with-overrides)",
+        ),
+        (
+            "Topic: foo\tPartitionCount: 2\tReplicationFactor: 1\tConfigs: \n"
+            "\tTopic: foo\tPartition: 0\tLeader: 1\tReplicas: 1\tIsr: 1\n",
+            "d.txt:1: PartitionCount: 2 but no line for partition(s) 1 of foo: give the whole `kafka-topics --describe` "
+            "output (without --under-replicated-partitions, --unavailable-partitions, --under-min-isr-partitions, "
+            "--at-min-isr-partitions, --topics-with-overrides)",
+        ),
+        (
+            "Topic: foo\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n"
+            "\tTopic: foo\tPartition: 0\tLeader: 1\tReplicas: 1,x\tIsr: 1\n",
+            "d.txt:2: Replicas: '1,x' is not a comma-separated list of broker ids",
+        ),
+        (
+            "Topic: foo\tPartitionCount: 1\tReplicationFactor: 2\tConfigs: \n"
+            "\tTopic: foo\tPartition: 0\tLeader: 1\tReplicas: 1,2\tIsr: 1,3\n",
+            "d.txt:2: Isr: broker 3 is not among the Replicas 1,2",
+        ),
+        (
+            "Topic: foo\tPartitionCount: 1\tReplicationFactor: 2\tConfigs: \n"
+            "\tTopic: foo\tPartition: 0\tLeader: 4\tReplicas: 1,2\tIsr: 1,2\n",
+            "d.txt:2: Leader: broker 4 is not among the Replicas 1,2",
+        ),
+        (
+            "Topic: foo\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n"
+            "\tTopic: foo\tPartition: 0\tLeader: 1\tReplicas: 1\tIsr: 1\tOffline: 2\n",
+            "d.txt:2: unexpected field 'Offline: 2' (expected Topic, Partition, Leader, Replicas, Isr, Adding Replicas, "
+            "Removing Replicas, Elr, LastKnownElr, MarkedForDeletion)",
+        ),
+        (
+            "Topic: foo\tPartitionCount: x\tReplicationFactor: 1\tConfigs: \n",
+            "d.txt:1: PartitionCount: 'x' is not a number of at least 1",
+        ),
+        (
+            "Topic: foo\tPartitionCount: 1\tReplicationFactor: 3\tConfigs: \n"
+            "\tTopic: foo\tPartition: 0\tLeader: 1\tReplicas: 1,2,3,4\tIsr: 1,2,3\n",
+            "d.txt:1: ReplicationFactor: 3 but partition foo-0 (line 2) lists 4 replicas: a reassignment in progress? "
+            "kafka-topics before 2.6 does not say which replicas are being added; describe with Kafka 2.6 or later",
+        ),
+        (
+            "Topic: foo\tPartitionCount: 2\tReplicationFactor: 1\tConfigs: \n"
+            "\tTopic: foo\tPartition: 0\tLeader: 1\tReplicas: 1\tIsr: 1\n"
+            "\tTopic: foo\tPartition: 1\tLeader: 1\tReplicas: 1,2\tIsr: 1\n",
+            "d.txt:3: partition foo-1 has 2 replicas (not counting adding ones) but foo-0 has 1: the planner needs one "
+            "replication factor per topic",
+        ),
+        (
+            "Topic: foo\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n"
+            "Topic: foo\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n",
+            "d.txt:2: topic 'foo' described twice (also line 1)",
+        ),
+        (
+            "Topic: foo\tTopicId: abc\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n",
+            "d.txt:1: TopicId: 'abc' is not a Kafka topic id (22 characters of base64url)",
+        ),
+    ],
+)
 def test_bad_describe_text(text, message):
     with pytest.raises(PlannerError) as e:
         d.parse_describe(text, "d.txt")
@@ -158,8 +192,13 @@ def clusters(draw, reassigning):
 @st.composite
 def topics_of(draw, name, ids, reassigning):
     rf, count = draw(st.integers(1, len(ids))), draw(st.integers(1, 4))
-    configs = draw(st.dictionaries(st.from_regex(r"[a-z][a-z.]{0,10}", fullmatch=True),
-                                   st.from_regex(r"[a-z0-9,.]{0,8}", fullmatch=True), max_size=3))
+    configs = draw(
+        st.dictionaries(
+            st.from_regex(r"[a-z][a-z.]{0,10}", fullmatch=True),
+            st.from_regex(r"[a-z0-9,.]{0,8}", fullmatch=True),
+            max_size=3,
+        )
+    )
     if draw(st.booleans()):
         configs["unclean.leader.election.enable"] = "true"
     parts = [draw(partitions_of(name, pid, ids, rf, reassigning)) for pid in range(count)]
@@ -181,9 +220,11 @@ def partitions_of(draw, name, pid, ids, rf, reassigning):
         isr = tuple(draw(st.permutations([r for r in replicas if draw(st.booleans())])))
         rest = [r for r in replicas if r not in isr]
         observed = ObservedState(
-            leader=draw(st.sampled_from(replicas + (NO_LEADER,))), isr=isr,
+            leader=draw(st.sampled_from(replicas + (NO_LEADER,))),
+            isr=isr,
             elr=tuple(r for r in rest if draw(st.booleans())),
-            last_known_elr=tuple(r for r in rest if draw(st.booleans())))
+            last_known_elr=tuple(r for r in rest if draw(st.booleans())),
+        )
     return Partition(name, pid, replicas, adding, removing, observed)
 
 

@@ -1,4 +1,5 @@
 """Load-aware placement (`--placer load-aware`): the lightest brokers fill first, rack-safe, each topic spread."""
+
 from collections import Counter
 
 from planner.model import Broker, Cluster, make_topic

@@ -1,4 +1,5 @@
 """Placement: AdminUtils (P1–P5, P7 rack texts), KRaft striped placer (P6), vectorised and balanced placement."""
+
 from collections import Counter
 
 import pytest
@@ -16,6 +17,7 @@ from planner.placement.policy import place_new_partitions, plan_new_topic
 def place_new_topic(*args, **kwargs):
     return plan_new_topic(*args, **kwargs)[0]
 
+
 P1_RACKS = {0: "rack1", 1: "rack3", 2: "rack3", 3: "rack2", 4: "rack2", 5: "rack1"}
 
 
@@ -24,6 +26,7 @@ def as_lists(assignment):
 
 
 # -- P1 / P2 / P3 ------------------------------------------------------------------------------------------
+
 
 def test_p1_rack_alternated_list():
     assert kafka.rack_alternated_brokers(P1_RACKS) == [0, 3, 1, 5, 4, 2]
@@ -34,15 +37,29 @@ def test_p1_rack_alternated_list():
 def test_p1_rack_aware_assignment():
     brokers = sorted(P1_RACKS.items())
     assert kafka.assign_replicas_to_brokers(brokers, 7, 3, 0, 0) == {
-        0: [0, 3, 1], 1: [3, 1, 5], 2: [1, 5, 4], 3: [5, 4, 2], 4: [4, 2, 0], 5: [2, 0, 3], 6: [0, 4, 2],
+        0: [0, 3, 1],
+        1: [3, 1, 5],
+        2: [1, 5, 4],
+        3: [5, 4, 2],
+        4: [4, 2, 0],
+        5: [2, 0, 3],
+        6: [0, 4, 2],
     }
 
 
 def test_p2_rack_unaware_assignment():
     brokers = [(b, None) for b in range(5)]
     assert kafka.assign_replicas_to_brokers(brokers, 10, 3, 0, -1) == {
-        0: [0, 1, 2], 1: [1, 2, 3], 2: [2, 3, 4], 3: [3, 4, 0], 4: [4, 0, 1],
-        5: [0, 2, 3], 6: [1, 3, 4], 7: [2, 4, 0], 8: [3, 0, 1], 9: [4, 1, 2],
+        0: [0, 1, 2],
+        1: [1, 2, 3],
+        2: [2, 3, 4],
+        3: [3, 4, 0],
+        4: [4, 0, 1],
+        5: [0, 2, 3],
+        6: [1, 3, 4],
+        7: [2, 4, 0],
+        8: [3, 0, 1],
+        9: [4, 1, 2],
     }
 
 
@@ -52,7 +69,9 @@ def test_p2_invalid_replication_factor(rf):
     with pytest.raises(PlannerError) as e:
         kafka.assign_replicas_to_brokers(brokers, 10, rf, 0)
     assert str(e.value) == (
-        "Replication factor must be larger than 0." if rf == 0 else "Replication factor: 6 larger than available brokers: 5."
+        "Replication factor must be larger than 0."
+        if rf == 0
+        else "Replication factor: 6 larger than available brokers: 5."
     )
 
 
@@ -74,6 +93,7 @@ def test_p3_invalid_parameters(n, rf, message):
 
 # -- P4 / P5: adding partitions ------------------------------------------------------------------------------
 
+
 def four_brokers(assignment):
     return Cluster(brokers=tuple(Broker(i) for i in range(4)), topics=(make_topic("t", assignment),))
 
@@ -82,8 +102,14 @@ def test_p4_add_partitions_all_servers():
     cluster = four_brokers({0: [2, 3, 0, 1]})
     assert kafka.add_partitions_start([0, 1, 2, 3], [2, 3, 0, 1]) == 2
     added = place_new_partitions(cluster, "t", 7)
-    expected = {1: (3, {3, 2, 0, 1}), 2: (0, {0, 3, 1, 2}), 3: (1, {1, 0, 2, 3}), 4: (2, {2, 3, 0, 1}),
-                5: (3, {3, 0, 1, 2}), 6: (0, {0, 1, 2, 3})}
+    expected = {
+        1: (3, {3, 2, 0, 1}),
+        2: (0, {0, 3, 1, 2}),
+        3: (1, {1, 0, 2, 3}),
+        4: (2, {2, 3, 0, 1}),
+        5: (3, {3, 0, 1, 2}),
+        6: (0, {0, 1, 2, 3}),
+    }
     assert {p: (r[0], set(r)) for p, r in added.items()} == expected
 
 
@@ -103,6 +129,7 @@ def test_add_partitions_must_increase():
 
 # -- P7 rack information rules of the tools ----------------------------------------------------------------
 
+
 def test_p7_broker_rack_information():
     nodes = [(0, "rack0"), (1, "rack1"), (2, None)]
     assert kafka.broker_metadatas(nodes[:2], True) == [(0, "rack0"), (1, "rack1")]
@@ -121,6 +148,7 @@ def test_p7_not_enough_brokers_text():
 
 # -- P6: KRaft StripedReplicaPlacer --------------------------------------------------------------------------
 
+
 def test_p6_broker_list():
     bl = kraft.BrokerList([0, 1, 2, 3])
     assert [bl.next(0) for _ in range(6)] == [0, 1, 2, 3, -1, -1]
@@ -129,7 +157,9 @@ def test_p6_broker_list():
 
 
 def test_p6_avoid_fenced_replica_single_rack():
-    rl = kraft.RackList(MockRandom(), [(3, None, False), (1, None, True), (0, None, False), (4, None, False), (2, None, False)])
+    rl = kraft.RackList(
+        MockRandom(), [(3, None, False), (1, None, True), (0, None, False), (4, None, False), (2, None, False)]
+    )
     assert (rl.total, rl.unfenced, rl.names) == (5, 4, [None])
     for rf in (0, -1):
         with pytest.raises(PlannerError) as e:
@@ -144,15 +174,28 @@ def test_p6_placement_on_fenced_replica_single_rack():
 
 
 def test_p6_multiple_racks():
-    rl = kraft.RackList(MockRandom(), [(11, "1", False), (10, "1", False), (30, "3", False), (31, "3", False),
-                                       (21, "2", False), (20, "2", True)])
+    rl = kraft.RackList(
+        MockRandom(),
+        [(11, "1", False), (10, "1", False), (30, "3", False), (31, "3", False), (21, "2", False), (20, "2", True)],
+    )
     assert (rl.total, rl.unfenced, rl.names) == (6, 5, ["1", "2", "3"])
     assert [rl.place(4) for _ in range(3)] == [[11, 21, 31, 10], [21, 30, 10, 20], [31, 11, 21, 30]]
 
 
 def test_p6_invalid_racks():
-    rl = kraft.RackList(MockRandom(), [(11, "1", False), (10, "1", False), (30, "3", True), (31, "3", True),
-                                       (20, "2", True), (21, "2", True), (41, "4", False), (40, "4", True)])
+    rl = kraft.RackList(
+        MockRandom(),
+        [
+            (11, "1", False),
+            (10, "1", False),
+            (30, "3", True),
+            (31, "3", True),
+            (20, "2", True),
+            (21, "2", True),
+            (41, "4", False),
+            (40, "4", True),
+        ],
+    )
     assert (rl.total, rl.unfenced, rl.names) == (8, 3, ["1", "2", "3", "4"])
     assert [rl.place(4) for _ in range(3)] == [[41, 11, 21, 30], [10, 20, 31, 41], [41, 21, 30, 11]]
 
@@ -160,7 +203,11 @@ def test_p6_invalid_racks():
 def test_p6_successful_placement():
     brokers = [(0, None, False), (3, None, False), (2, None, False), (1, None, False)]
     assert kraft.place_striped(brokers, 5, 3, MockRandom()) == {
-        0: [2, 3, 0], 1: [3, 0, 1], 2: [0, 1, 2], 3: [1, 2, 3], 4: [1, 0, 2],
+        0: [2, 3, 0],
+        1: [3, 0, 1],
+        2: [0, 1, 2],
+        3: [1, 2, 3],
+        4: [1, 0, 2],
     }
 
 
@@ -171,17 +218,36 @@ def test_p6_single_unfenced_broker():
 def test_p6_even_distribution():
     placed = kraft.place_striped([(i, None, False) for i in range(4)], 200, 2, MockRandom())
     counts = Counter(tuple(r) for r in placed.values())
-    assert counts == {(0, 1): 14, (0, 2): 22, (0, 3): 14, (1, 0): 17, (1, 2): 17, (1, 3): 16,
-                      (2, 0): 13, (2, 1): 17, (2, 3): 20, (3, 0): 20, (3, 1): 19, (3, 2): 11}
+    assert counts == {
+        (0, 1): 14,
+        (0, 2): 22,
+        (0, 3): 14,
+        (1, 0): 17,
+        (1, 2): 17,
+        (1, 3): 16,
+        (2, 0): 13,
+        (2, 1): 17,
+        (2, 3): 20,
+        (3, 0): 20,
+        (3, 1): 19,
+        (3, 2): 11,
+    }
 
 
 @pytest.mark.parametrize(
     "brokers, rf, message",
     [
         ([(11, None, True), (10, None, True)], 1, "All brokers are currently fenced."),
-        ([(1, None, False), (2, None, False)], 3,
-         "The target replication factor of 3 cannot be reached because only 2 broker(s) are registered."),
-        ([(1, None, False), (2, None, False)], 0, "Invalid replication factor 0: the replication factor must be positive."),
+        (
+            [(1, None, False), (2, None, False)],
+            3,
+            "The target replication factor of 3 cannot be reached because only 2 broker(s) are registered.",
+        ),
+        (
+            [(1, None, False), (2, None, False)],
+            0,
+            "Invalid replication factor 0: the replication factor must be positive.",
+        ),
     ],
 )
 def test_p6_placer_errors(brokers, rf, message):
@@ -197,7 +263,9 @@ def test_p6_rack_list_errors():
     few = kraft.RackList(MockRandom(), [(1, None, False), (2, None, False)])
     with pytest.raises(PlannerError, match=r"only 2 broker\(s\) are registered\.$"):
         few.place(3)
-    with pytest.raises(PlannerError, match=r"^Invalid replication factor -1: the replication factor must be positive\.$"):
+    with pytest.raises(
+        PlannerError, match=r"^Invalid replication factor -1: the replication factor must be positive\.$"
+    ):
         few.place(-1)
 
 
@@ -205,8 +273,10 @@ def test_kraft_placer_errors_are_wrapped_like_the_controller():
     cluster = Cluster(brokers=(Broker(1),))
     with pytest.raises(PlannerError) as e:
         place_new_topic(cluster, 3, 3, placer="kraft")
-    assert str(e.value) == ("Unable to replicate the partition 3 time(s): The target replication factor of 3 cannot be "
-                            "reached because only 1 broker(s) are registered.")
+    assert str(e.value) == (
+        "Unable to replicate the partition 3 time(s): The target replication factor of 3 cannot be "
+        "reached because only 1 broker(s) are registered."
+    )
 
 
 def test_kraft_add_partitions_continue_after_the_last_partition():
@@ -224,9 +294,11 @@ def test_kraft_add_partitions_continue_after_the_last_partition():
 
 # -- vectorised placement equals the scalar loops ------------------------------------------------------------
 
+
 @settings(max_examples=150, deadline=None)
 @given(
-    n=st.integers(1, 12), data=st.data(),
+    n=st.integers(1, 12),
+    data=st.data(),
 )
 def test_bulk_equals_scalar(n, data):
     rf = data.draw(st.integers(1, n))
@@ -236,16 +308,27 @@ def test_bulk_equals_scalar(n, data):
     start_pid = data.draw(st.sampled_from([-1, 0, 1, 5, 13, 29]))
     ids = data.draw(st.lists(st.integers(0, 99), min_size=n, max_size=n, unique=True))
     racks = {b: data.draw(st.sampled_from("abcd")) for b in ids}
-    assert bulk.matrix_to_assignment(bulk.unaware_matrix(ids, parts, rf, start, shift, start_pid), start_pid) == \
-        kafka.place_unaware(ids, parts, rf, start, shift, start_pid)
-    assert bulk.matrix_to_assignment(bulk.aware_matrix(racks, parts, rf, start, shift, start_pid), start_pid) == \
-        kafka.place_aware(racks, parts, rf, start, shift, start_pid)
+    assert bulk.matrix_to_assignment(
+        bulk.unaware_matrix(ids, parts, rf, start, shift, start_pid), start_pid
+    ) == kafka.place_unaware(ids, parts, rf, start, shift, start_pid)
+    assert bulk.matrix_to_assignment(
+        bulk.aware_matrix(racks, parts, rf, start, shift, start_pid), start_pid
+    ) == kafka.place_aware(racks, parts, rf, start, shift, start_pid)
 
 
-@pytest.mark.parametrize("n_brokers, racks, parts, rf, seed", [
-    (6, 3, 2_000, 3, 0), (7, 0, 2_001, 2, 1), (12, 4, 5_003, 3, 42), (30, 10, 10_000, 3, 7),
-    (5, 0, 3_000, 5, 99), (9, 2, 2_500, 4, 12345), (1, 0, 2_000, 1, 3), (11, 11, 4_000, 3, 2024),
-])
+@pytest.mark.parametrize(
+    "n_brokers, racks, parts, rf, seed",
+    [
+        (6, 3, 2_000, 3, 0),
+        (7, 0, 2_001, 2, 1),
+        (12, 4, 5_003, 3, 42),
+        (30, 10, 10_000, 3, 7),
+        (5, 0, 3_000, 5, 99),
+        (9, 2, 2_500, 4, 12345),
+        (1, 0, 2_000, 1, 3),
+        (11, 11, 4_000, 3, 2024),
+    ],
+)
 def test_assign_replicas_at_scale_equals_scalar_loops(n_brokers, racks, parts, rf, seed):
     """From BULK_PARTITIONS on, AdminUtils placement runs vectorised: same result as Kafka's loops, for random draws
     (java.util.Random(seed)), fixed starts and a continued partition range."""
@@ -269,6 +352,7 @@ def test_assign_replicas_at_scale_equals_scalar_loops(n_brokers, racks, parts, r
 
 
 # -- properties over random clusters --------------------------------------------------------------------------
+
 
 @settings(max_examples=200, deadline=None)
 @given(data=st.data())
@@ -317,6 +401,7 @@ def test_kraft_properties(data):
 
 # -- the balanced choice ----------------------------------------------------------------------------------------
 
+
 def test_balanced_beats_a_fixed_start_on_a_loaded_cluster():
     brokers = tuple(Broker(i) for i in range(1, 7))
     loaded = Cluster(brokers=brokers, topics=(make_topic("old", {0: [1, 2], 1: [2, 3], 2: [3, 1]}),))
@@ -349,8 +434,10 @@ def test_balanced_choice_is_a_placement_kafka_could_draw():
 
 def test_balanced_large_problem_uses_the_vectorised_path_and_agrees_with_scalar():
     brokers = [(b, None) for b in range(40)]
-    cluster = Cluster(brokers=tuple(Broker(b) for b, _ in brokers),
-                      topics=(make_topic("x", {p: [p % 7, (p % 7) + 1] for p in range(30)}),))
+    cluster = Cluster(
+        brokers=tuple(Broker(b) for b, _ in brokers),
+        topics=(make_topic("x", {p: [p % 7, (p % 7) + 1] for p in range(30)}),),
+    )
     assignment, start, shift = balanced.choose_start(cluster, brokers, 400, 3)
     assert assignment == kafka.place_unaware([b for b, _ in brokers], 400, 3, start, shift)
     new = Counter(b for r in assignment.values() for b in r)

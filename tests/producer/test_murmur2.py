@@ -1,4 +1,5 @@
 """murmur2, keyed partitions and serializers: every vector of kafka-facts §6.1/§6.2, scalar ≡ vectorised."""
+
 import struct
 
 import numpy as np
@@ -6,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.producer.murmur2 import murmur2, murmur2_batch, pack_keys, partition_batch
-from planner.producer.serializers import partition_for_key, serialize
 from planner.java import java_abs
 from planner.model import PlannerError
+from planner.producer.murmur2 import murmur2, murmur2_batch, pack_keys, partition_batch
+from planner.producer.serializers import partition_for_key, serialize
 
 # Kafka UtilsTest.testMurmur2
 KAFKA_VECTORS = [
@@ -81,7 +82,7 @@ def test_vectorised_equals_scalar_fixed_length_with_offset(length, n, seed, lead
     rng = np.random.default_rng(seed)
     buf = rng.integers(0, 256, lead + n * length + 3, dtype=np.uint8)
     offsets = lead + np.arange(n + 1, dtype=np.int32) * length
-    keys = [bytes(buf[offsets[i]:offsets[i + 1]]) for i in range(n)]
+    keys = [bytes(buf[offsets[i] : offsets[i + 1]]) for i in range(n)]
     assert murmur2_batch(buf, offsets).tolist() == [murmur2(k) for k in keys]
 
 
@@ -92,7 +93,7 @@ def test_vectorised_crosses_chunk_boundary():
     data = rng.integers(0, 256, int(offsets[-1]), dtype=np.uint8)
     got = murmur2_batch(data, offsets)
     sample = range(0, 70_000, 997)
-    assert [int(got[i]) for i in sample] == [murmur2(bytes(data[offsets[i]:offsets[i + 1]])) for i in sample]
+    assert [int(got[i]) for i in sample] == [murmur2(bytes(data[offsets[i] : offsets[i + 1]])) for i in sample]
 
 
 def test_empty_batch():
@@ -104,7 +105,9 @@ def test_empty_batch():
 
 def test_string_serializer_encodings():
     assert serialize("héllo", "string") == "héllo".encode("utf-8")
-    assert serialize("héllo", "string", "utf-16") == b"\xfe\xff" + "héllo".encode("utf-16-be")  # Java UTF-16 writes a BOM
+    assert serialize("héllo", "string", "utf-16") == b"\xfe\xff" + "héllo".encode(
+        "utf-16-be"
+    )  # Java UTF-16 writes a BOM
     assert serialize("héllo", "string", "ISO-8859-1") == b"h\xe9llo"
     assert serialize("", "string") == b""
     assert serialize("ab", "string", "utf-32") == b"\x00\x00\x00a\x00\x00\x00b"
@@ -121,12 +124,24 @@ def test_integer_serializers_big_endian():
     assert serialize("-2", "long") == b"\xff" * 7 + b"\xfe"
 
 
-@pytest.mark.parametrize("value,key_type", [
-    ("2147483648", "int"), ("32768", "short"), ("9223372036854775808", "long"),
-    ("1.5", "int"), ("1_000", "int"), (" 1", "int"), ("", "long"), ("0x10", "int"),
-    ("abc", "double"), ("inf", "double"), ("maybe", "boolean"),
-    ("123e4567e89b12d3a456426614174000", "uuid"), ("abc", "bytes-hex"),
-])
+@pytest.mark.parametrize(
+    "value,key_type",
+    [
+        ("2147483648", "int"),
+        ("32768", "short"),
+        ("9223372036854775808", "long"),
+        ("1.5", "int"),
+        ("1_000", "int"),
+        (" 1", "int"),
+        ("", "long"),
+        ("0x10", "int"),
+        ("abc", "double"),
+        ("inf", "double"),
+        ("maybe", "boolean"),
+        ("123e4567e89b12d3a456426614174000", "uuid"),
+        ("abc", "bytes-hex"),
+    ],
+)
 def test_bad_values_name_value_and_type(value, key_type):
     with pytest.raises(PlannerError) as err:
         serialize(value, key_type)

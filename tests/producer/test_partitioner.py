@@ -1,9 +1,11 @@
 """Legacy Scala partitioner, keyless-record simulation per era, 3.3+ adaptive choice, coordinator partitions (§6.3, §8)."""
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner.coordinator import partition_for
+from planner.model import PlannerError
 from planner.producer.partitioner import (
     ERAS,
     adaptive_frequency_table,
@@ -12,7 +14,6 @@ from planner.producer.partitioner import (
     legacy_scala_partition,
     simulate_null_keys,
 )
-from planner.model import PlannerError
 
 # -- coordinator (§8) ---------------------------------------------------------------------------------------------
 
@@ -71,9 +72,14 @@ def test_legacy_scala_partitions():
         legacy_scala_partition("00ff", "bytes-hex", 3)
     assert str(err.value) == (
         "--partitioner legacy-scala cannot place a bytes-hex key: the Scala producer hashed a byte[] key by its identity "
-        "hashCode, which differs in every JVM; use --key-type string|int|long|short|double|float|boolean|uuid")
+        "hashCode, which differs in every JVM; use --key-type string|int|long|short|double|float|boolean|uuid"
+    )
     # the other types have a Java hashCode: Float 1.5 → 0x3FC00000, Boolean.TRUE → 1231, "x" → 120
-    assert [legacy_scala_partition(v, t, 7) for v, t in [("1.5", "float"), ("true", "boolean"), ("x", "string")]] == [6, 6, 1]
+    assert [legacy_scala_partition(v, t, 7) for v, t in [("1.5", "float"), ("true", "boolean"), ("x", "string")]] == [
+        6,
+        6,
+        1,
+    ]
 
 
 # -- keyless records ----------------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """Seeded clusters the rebalance tests share: the issue's scale-out (9 -> 12 brokers, 3 racks, 31 topics placed by
 Kafka's AdminUtils plus __consumer_offsets 50x3)."""
+
 from planner.java import JavaRandom
 from planner.model import Broker, Cluster, make_topic
 from planner.placement.adminutils import assign_replicas_to_brokers

@@ -1,4 +1,5 @@
 """`kafka-planner reassign ...` and `failures` end to end (exit codes, stdout, stderr, files)."""
+
 import json
 import re
 import subprocess
@@ -42,8 +43,17 @@ def topo(tmp_path):
 def test_generate_prints_kafka_text(topo, tmp_path):
     f = tmp_path / "topics.json"
     f.write_text('{"topics":[{"topic":"bar"}],"version":1}')
-    code, out, err = run("reassign", "generate", topo, "--topics-to-move-json-file", str(f), "--broker-list", "4,5,6",
-                         "--start-index", "0")
+    code, out, err = run(
+        "reassign",
+        "generate",
+        topo,
+        "--topics-to-move-json-file",
+        str(f),
+        "--broker-list",
+        "4,5,6",
+        "--start-index",
+        "0",
+    )
     assert (code, err) == (0, "")
     # rack-aware AdminUtils on racks a:4, b:5, c:6 (alternated 4,5,6), start 0, shift 0
     assert out == (
@@ -74,12 +84,14 @@ def test_rebalance_output_dir_and_round_trip(topo, tmp_path):
     assert "leader.replication.throttled.replicas=" in out
     proposed = json.loads((out_dir / "proposed.json").read_text())
     current = json.loads((out_dir / "current.json").read_text())
-    assert [(p["topic"], p["partition"]) for p in proposed["partitions"]] == \
-           [(p["topic"], p["partition"]) for p in current["partitions"]]
+    assert [(p["topic"], p["partition"]) for p in proposed["partitions"]] == [
+        (p["topic"], p["partition"]) for p in current["partitions"]
+    ]
     # apply proposed, then the rollback: back to the start
     step1, step2 = tmp_path / "after.yaml", tmp_path / "back.yaml"
-    code, _, err = run("reassign", "apply", topo, "--reassignment-json-file", str(out_dir / "proposed.json"),
-                       "--write", str(step1))
+    code, _, err = run(
+        "reassign", "apply", topo, "--reassignment-json-file", str(out_dir / "proposed.json"), "--write", str(step1)
+    )
     assert code == 0, err
     after = load_topology(str(step1))
     counts = {}
@@ -87,16 +99,24 @@ def test_rebalance_output_dir_and_round_trip(topo, tmp_path):
         for b in p.replicas:
             counts[b] = counts.get(b, 0) + 1
     assert max(counts.values()) - min(counts.get(b, 0) for b in after.broker_ids) <= 1
-    code, _, err = run("reassign", "apply", str(step1), "--reassignment-json-file", str(out_dir / "current.json"),
-                       "--write", str(step2))
+    code, _, err = run(
+        "reassign",
+        "apply",
+        str(step1),
+        "--reassignment-json-file",
+        str(out_dir / "current.json"),
+        "--write",
+        str(step2),
+    )
     assert code == 0, err
     assert load_topology(str(step2)).assignment() == load_topology(topo).assignment()
 
 
 def test_batches_written(topo, tmp_path):
     out_dir = tmp_path / "plan"
-    code, _, err = run("reassign", "decommission", topo, "--brokers", "1", "--batch-size", "2",
-                       "--output-dir", str(out_dir))
+    code, _, err = run(
+        "reassign", "decommission", topo, "--brokers", "1", "--batch-size", "2", "--output-dir", str(out_dir)
+    )
     assert code == 0, err
     batches = sorted(p.name for p in out_dir.iterdir() if p.name.startswith("proposed-"))
     assert batches[0] == "proposed-001.json" and len(batches) >= 2
@@ -108,8 +128,10 @@ def test_failed_plan_writes_nothing(topo, tmp_path):
     out_dir = tmp_path / "plan"
     code, out, err = run("reassign", "decommission", topo, "--brokers", "1,2,3,4", "--output-dir", str(out_dir))
     assert code == 2 and out == ""
-    assert err == ("error: cannot decommission broker(s) 1,2,3,4: foo-0 has replication factor 3 but only 2 "
-                   "online broker(s) would remain\n")
+    assert err == (
+        "error: cannot decommission broker(s) 1,2,3,4: foo-0 has replication factor 3 but only 2 "
+        "online broker(s) would remain\n"
+    )
     assert not out_dir.exists()
 
 
@@ -125,14 +147,22 @@ def test_verify_valid_with_warnings(topo, tmp_path):
     assert code == 0 and "warning: bar-0 changes replication factor 2 -> 3" in err
 
 
-@pytest.mark.parametrize("text,message", [
-    ('{"version":1,"partitions":[]}', "Partition reassignment list cannot be empty"),
-    ('{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,9]}]}', "Unknown broker id 9"),
-    ('{"version":1,"partitions":[{"topic":"quux","partition":0,"replicas":[1,2]}]}', "Topic quux not found."),
-    ('{"version":1,"partitions":[{"topic":"bar","partition":7,"replicas":[1,2]}]}', "Unable to find partition: bar-7"),
-    ('{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,1]}]}',
-     "Partition replica lists may not contain duplicate entries: bar-0 contains multiple entries for 1"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ('{"version":1,"partitions":[]}', "Partition reassignment list cannot be empty"),
+        ('{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,9]}]}', "Unknown broker id 9"),
+        ('{"version":1,"partitions":[{"topic":"quux","partition":0,"replicas":[1,2]}]}', "Topic quux not found."),
+        (
+            '{"version":1,"partitions":[{"topic":"bar","partition":7,"replicas":[1,2]}]}',
+            "Unable to find partition: bar-7",
+        ),
+        (
+            '{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,1]}]}',
+            "Partition replica lists may not contain duplicate entries: bar-0 contains multiple entries for 1",
+        ),
+    ],
+)
 def test_verify_errors(topo, tmp_path, text, message):
     f = tmp_path / "r.json"
     f.write_text(text)
@@ -154,11 +184,24 @@ def test_elect_leaders_kafka_format(topo):
 
 def test_sizes_file(topo, tmp_path):
     sizes = tmp_path / "sizes.json"
-    sizes.write_text('Querying brokers for log directories information\n'
-                     '{"version":1,"brokers":[{"broker":1,"logDirs":[{"logDir":"/d","error":null,"partitions":['
-                     '{"partition":"bar-0","size":5000,"offsetLag":0,"isFuture":false}]}]}]}\n')
-    code, out, err = run("reassign", "set-replication-factor", topo, "--topic", "bar", "--replication-factor", "3",
-                         "--sizes", str(sizes), "--format", "json")
+    sizes.write_text(
+        "Querying brokers for log directories information\n"
+        '{"version":1,"brokers":[{"broker":1,"logDirs":[{"logDir":"/d","error":null,"partitions":['
+        '{"partition":"bar-0","size":5000,"offsetLag":0,"isFuture":false}]}]}]}\n'
+    )
+    code, out, err = run(
+        "reassign",
+        "set-replication-factor",
+        topo,
+        "--topic",
+        "bar",
+        "--replication-factor",
+        "3",
+        "--sizes",
+        str(sizes),
+        "--format",
+        "json",
+    )
     assert code == 0, err
     data = json.loads(out)
     assert data["replica_moves"] == 2 == data["lower_bound"]
@@ -178,13 +221,17 @@ def test_failures_command(topo):
 
 def test_status_and_list(topo, tmp_path):
     f = tmp_path / "r.json"
-    f.write_text('{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,2]},'
-                 '{"topic":"bar","partition":1,"replicas":[3,2]}]}')
+    f.write_text(
+        '{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,2]},'
+        '{"topic":"bar","partition":1,"replicas":[3,2]}]}'
+    )
     code, out, err = run("reassign", "verify", topo, "--reassignment-json-file", str(f))
     assert (code, err) == (0, "")
-    assert out == ("Status of partition reassignment:\n"
-                   "Reassignment of partition bar-0 is completed.\n"
-                   "There is no active reassignment of partition bar-1, but replica set is 2,3 rather than 3,2.\n")
+    assert out == (
+        "Status of partition reassignment:\n"
+        "Reassignment of partition bar-0 is completed.\n"
+        "There is no active reassignment of partition bar-1, but replica set is 2,3 rather than 3,2.\n"
+    )
     assert run("reassign", "list", topo) == (0, "No partition reassignments found.\n", "")
 
 
@@ -195,13 +242,17 @@ def test_apply_refuses_a_partial_rf_change(topo, tmp_path):
     out_file = tmp_path / "after.yaml"
     code, out, err = run("reassign", "apply", topo, "--reassignment-json-file", str(f), "--write", str(out_file))
     assert (code, out) == (2, "")
-    assert err == ("error: after this reassignment topic bar mixes replication factors (bar-1 has 2, bar-0 has 3); "
-                   "a topology file keeps one replication factor per topic: give every partition of bar the same "
-                   "number of replicas\n")
+    assert err == (
+        "error: after this reassignment topic bar mixes replication factors (bar-1 has 2, bar-0 has 3); "
+        "a topology file keeps one replication factor per topic: give every partition of bar the same "
+        "number of replicas\n"
+    )
     assert not out_file.exists()
     # the whole topic at once is fine, and the result loads
-    f.write_text('{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,2,3]},'
-                 '{"topic":"bar","partition":1,"replicas":[2,3,4]}]}')
+    f.write_text(
+        '{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,2,3]},'
+        '{"topic":"bar","partition":1,"replicas":[2,3,4]}]}'
+    )
     code, _, err = run("reassign", "apply", topo, "--reassignment-json-file", str(f), "--write", str(out_file))
     assert (code, err) == (0, f"wrote {out_file} (2 partition(s) reassigned)\n")
     assert load_topology(str(out_file)).topic("bar").replication_factor == 3
@@ -209,42 +260,80 @@ def test_apply_refuses_a_partial_rf_change(topo, tmp_path):
 
 def test_output_dir_drops_files_of_an_earlier_plan(topo, tmp_path):
     out_dir = tmp_path / "plan"
-    code, _, err = run("reassign", "decommission", topo, "--brokers", "1", "--batch-size", "2",
-                       "--output-dir", str(out_dir))
+    code, _, err = run(
+        "reassign", "decommission", topo, "--brokers", "1", "--batch-size", "2", "--output-dir", str(out_dir)
+    )
     assert code == 0, err
-    assert sorted(p.name for p in out_dir.iterdir()) == ["current.json", "plan.txt", "proposed-001.json",
-                                                         "proposed-002.json", "proposed-003.json"]
+    assert sorted(p.name for p in out_dir.iterdir()) == [
+        "current.json",
+        "plan.txt",
+        "proposed-001.json",
+        "proposed-002.json",
+        "proposed-003.json",
+    ]
     rollback = (out_dir / "current.json").read_text()
     (out_dir / "leader-election.json").write_text('{"partitions":[{"topic":"foo","partition":0}]}\n')
     (out_dir / "notes.txt").write_text("mine")
     # the same plan in bigger batches: same rollback, so it may replace the set; the user's notes stay
-    code, _, err = run("reassign", "decommission", topo, "--brokers", "1", "--batch-size", "3",
-                       "--output-dir", str(out_dir))
+    code, _, err = run(
+        "reassign", "decommission", topo, "--brokers", "1", "--batch-size", "3", "--output-dir", str(out_dir)
+    )
     assert code == 0, err
-    assert sorted(p.name for p in out_dir.iterdir()) == ["current.json", "notes.txt", "plan.txt",
-                                                         "proposed-001.json", "proposed-002.json"]
+    assert sorted(p.name for p in out_dir.iterdir()) == [
+        "current.json",
+        "notes.txt",
+        "plan.txt",
+        "proposed-001.json",
+        "proposed-002.json",
+    ]
     assert (out_dir / "notes.txt").read_text() == "mine"
     # another plan would replace the rollback of a plan that may have been executed: refused, nothing changes
-    code, out, err = run("reassign", "set-replication-factor", topo, "--topic", "bar", "--replication-factor", "3",
-                         "--output-dir", str(out_dir))
+    code, out, err = run(
+        "reassign",
+        "set-replication-factor",
+        topo,
+        "--topic",
+        "bar",
+        "--replication-factor",
+        "3",
+        "--output-dir",
+        str(out_dir),
+    )
     assert (code, out) == (2, "")
-    assert err == (f"error: --output-dir {out_dir} holds an earlier plan whose rollback (current.json) differs from "
-                   "this plan's; that plan may have been executed: move the folder away or choose another "
-                   "--output-dir\n")
+    assert err == (
+        f"error: --output-dir {out_dir} holds an earlier plan whose rollback (current.json) differs from "
+        "this plan's; that plan may have been executed: move the folder away or choose another "
+        "--output-dir\n"
+    )
     assert (out_dir / "current.json").read_text() == rollback
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plan", "t.yaml"]
 
 
 def test_state_column_marks_only_brokers_the_plan_empties(topo):
-    code, out, err = run("reassign", "set-replication-factor", topo, "--topic", "bar", "--replication-factor", "3",
-                         "--offline-brokers", "1")
+    code, out, err = run(
+        "reassign",
+        "set-replication-factor",
+        topo,
+        "--topic",
+        "bar",
+        "--replication-factor",
+        "3",
+        "--offline-brokers",
+        "1",
+    )
     assert code == 0, err
-    states = {cells[0]: cells[2] for cells in (re.split(r"\s{2,}", line) for line in out.splitlines() if re.match(r"\d+ ", line))}
+    states = {
+        cells[0]: cells[2]
+        for cells in (re.split(r"\s{2,}", line) for line in out.splitlines() if re.match(r"\d+ ", line))
+    }
     # broker 1 is offline but keeps its replicas; 6 is online and empty
     assert states == {"1": "offline", "2": "online", "3": "online", "4": "online", "5": "online", "6": "online"}
     code, out, err = run("reassign", "decommission", topo, "--brokers", "1,6")
     assert code == 0, err
-    states = {cells[0]: cells[2] for cells in (re.split(r"\s{2,}", line) for line in out.splitlines() if re.match(r"\d+ ", line))}
+    states = {
+        cells[0]: cells[2]
+        for cells in (re.split(r"\s{2,}", line) for line in out.splitlines() if re.match(r"\d+ ", line))
+    }
     assert states["1"] == "online, leaving" and states["6"] == "online, unused"
 
 
@@ -253,19 +342,27 @@ def test_elect_leaders_output_dir(topo, tmp_path):
     code, out, err = run("reassign", "elect-leaders", topo, "--output-dir", str(out_dir))
     assert code == 0, err
     # heads: foo 1,2,3,1 and bar 1,2, so broker 1 leads 3 and broker 3 one: foo-0 goes to 3 (no data moves)
-    assert json.loads((out_dir / "proposed.json").read_text()) == {"version": 1, "partitions": [
-        {"topic": "foo", "partition": 0, "replicas": [3, 2, 1], "log_dirs": ["any", "any", "any"]}]}
+    assert json.loads((out_dir / "proposed.json").read_text()) == {
+        "version": 1,
+        "partitions": [{"topic": "foo", "partition": 0, "replicas": [3, 2, 1], "log_dirs": ["any", "any", "any"]}],
+    }
     assert (out_dir / "leader-election.json").read_text() == '{"partitions":[{"topic":"foo","partition":0}]}\n'
     # once applied, nothing is left to reorder or elect: only plan.txt, and no empty reassignment
     after = tmp_path / "after.yaml"
-    assert run("reassign", "apply", topo, "--reassignment-json-file", str(out_dir / "proposed.json"),
-               "--write", str(after))[0] == 0
+    assert (
+        run(
+            "reassign", "apply", topo, "--reassignment-json-file", str(out_dir / "proposed.json"), "--write", str(after)
+        )[0]
+        == 0
+    )
     code, out, err = run("reassign", "elect-leaders", str(after), "--output-dir", str(tmp_path / "again"))
     assert code == 0, err
     assert sorted(p.name for p in (tmp_path / "again").iterdir()) == ["plan.txt"]
-    assert err == (f"wrote {tmp_path / 'again' / 'plan.txt'}\nnothing to reassign: no replica list changes, so no "
-                   "current.json or proposed.json (Kafka refuses an empty list: Partition reassignment list cannot "
-                   "be empty)\n")
+    assert err == (
+        f"wrote {tmp_path / 'again' / 'plan.txt'}\nnothing to reassign: no replica list changes, so no "
+        "current.json or proposed.json (Kafka refuses an empty list: Partition reassignment list cannot "
+        "be empty)\n"
+    )
     assert out.endswith("Partitions to elect (current leader is not preferred): 0\n")
 
 
@@ -291,8 +388,9 @@ def test_json_format_lists_the_partitions_to_elect(topo):
     assert data["partitions"] == [{"topic": "foo", "partition": 0, "current": [1, 2, 3], "proposed": [3, 2, 1]}]
     assert data["leader_election"] == [{"topic": "foo", "partition": 0}]
     # a plan whose leaders follow their replica lists has an empty list (set-rf only appends replicas)
-    code, out, err = run("reassign", "set-replication-factor", topo, "--topic", "bar", "--replication-factor", "3",
-                         "--format", "json")
+    code, out, err = run(
+        "reassign", "set-replication-factor", topo, "--topic", "bar", "--replication-factor", "3", "--format", "json"
+    )
     assert code == 0, err
     assert json.loads(out)["leader_election"] == []
 
@@ -316,15 +414,22 @@ def test_rebalance_repairs_rack_unsafe_partitions_unless_told_not_to():
         "Preferred-leader changes: 3",
         "Rack-unsafe partitions: 1 -> 0",
     ]
-    assert ("note: 1 rack-unsafe partition(s) repaired with 1 move(s) (a replica sharing its rack with another "
-            "replica of the partition goes to a rack the partition does not use); the lower bound includes them; "
-            "--no-rack-repair leaves unsafe partitions as they are") in out.splitlines()
+    assert (
+        "note: 1 rack-unsafe partition(s) repaired with 1 move(s) (a replica sharing its rack with another "
+        "replica of the partition goes to a rack the partition does not use); the lower bound includes them; "
+        "--no-rack-repair leaves unsafe partitions as they are"
+    ) in out.splitlines()
     code, out, err = run("reassign", "rebalance", OFFLINE_BROKER, "--format", "kafka")
     assert code == 0, err
     # the follower on broker 5 moves to broker 4 (r1); the leader, broker 2, stays
     assert [(p["topic"], p["partition"], p["replicas"]) for p in _proposed(out)] == [
-        ("events", 0, [1, 2, 5]), ("events", 1, [2, 1, 4]), ("events", 2, [2, 4, 5]), ("legacy", 0, [4]),
-        ("metrics", 0, [5, 1]), ("metrics", 1, [2, 4])]
+        ("events", 0, [1, 2, 5]),
+        ("events", 1, [2, 1, 4]),
+        ("events", 2, [2, 4, 5]),
+        ("legacy", 0, [4]),
+        ("metrics", 0, [5, 1]),
+        ("metrics", 1, [2, 4]),
+    ]
     # --no-rack-repair: no repair move, but the topic
     # goal spreads metrics (4 replicas over 4 brokers, broker 5 held 2): its move off broker 5 goes to broker 4 (r1),
     # which makes metrics-1 rack-safe anyway; the bound is the count goal's (5), the topic goal's move is the sixth
@@ -339,21 +444,33 @@ def test_rebalance_repairs_rack_unsafe_partitions_unless_told_not_to():
     assert "repaired" not in out
     code, out, err = run("reassign", "rebalance", OFFLINE_BROKER, "--no-rack-repair", "--format", "kafka")
     assert [(p["topic"], p["partition"], p["replicas"]) for p in _proposed(out)] == [
-        ("events", 0, [1, 2, 5]), ("events", 1, [2, 1, 4]), ("events", 2, [2, 4, 5]), ("legacy", 0, [4]),
-        ("metrics", 0, [5, 1]), ("metrics", 1, [2, 4])]
+        ("events", 0, [1, 2, 5]),
+        ("events", 1, [2, 1, 4]),
+        ("events", 2, [2, 4, 5]),
+        ("legacy", 0, [4]),
+        ("metrics", 0, [5, 1]),
+        ("metrics", 1, [2, 4]),
+    ]
 
 
 def test_decommission_takes_no_rack_repair(tmp_path):
     # racks r0 (0, 3, 6), r1 (1, 4, 7), r2 (2, 5, 8); t-0 has its three replicas in r0. Decommissioning r2's brokers
     # leaves two racks, so t-0 needs one replica in r1: one move besides the three replicas of u leaving 2, 5, 8
     path = tmp_path / "u.yaml"
-    path.write_text("brokers:\n" + "".join(f"  - {{id: {i}, rack: r{i % 3}}}\n" for i in range(9)) +
-                    "topics:\n  - name: t\n    assignment: {0: [0, 3, 6]}\n"
-                    "  - name: u\n    assignment: {" + ", ".join(f"{p}: [{1 + p}]" for p in range(8)) + "}\n")
+    path.write_text(
+        "brokers:\n"
+        + "".join(f"  - {{id: {i}, rack: r{i % 3}}}\n" for i in range(9))
+        + "topics:\n  - name: t\n    assignment: {0: [0, 3, 6]}\n"
+        "  - name: u\n    assignment: {" + ", ".join(f"{p}: [{1 + p}]" for p in range(8)) + "}\n"
+    )
     code, out, err = run("reassign", "decommission", str(path), "--brokers", "2,5,8", "--format", "kafka")
     assert code == 0, err
     assert [(p["topic"], p["partition"], p["replicas"]) for p in _proposed(out)] == [
-        ("t", 0, [0, 7, 6]), ("u", 1, [0]), ("u", 4, [1]), ("u", 7, [4])]
+        ("t", 0, [0, 7, 6]),
+        ("u", 1, [0]),
+        ("u", 4, [1]),
+        ("u", 7, [4]),
+    ]
     code, out, err = run("reassign", "decommission", str(path), "--brokers", "2,5,8", "--no-rack-repair")
     assert code == 0, err
     assert out.splitlines()[1:5] == [

@@ -1,16 +1,17 @@
 """The goal-driven rebalancer: properties over random clusters (every goal holds or a note names what prevents it,
 nothing lost, rollback exact, the applied plan a fixed point) and the issue's scale-out as a regression."""
+
 from collections import Counter
 
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from rebalance_scenarios import scale_out
 
-from planner.formats.plan import word_note
 from planner.model import Broker, Cluster, Partition, Topic
 from planner.rebalance.decommission import decommission
 from planner.rebalance.goals import balance
 from planner.rebalance.metrics import plan_metrics
 from planner.rebalance.moves import rack_count, rack_safe
-from rebalance_scenarios import scale_out
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -25,9 +26,15 @@ def clusters(draw):
     for ti in range(draw(st.integers(1, 4))):
         rf = draw(st.integers(1, min(3, n)))
         known = sized == "all" or (sized == "some" and ti % 2 == 0)
-        parts = tuple(Partition(f"t{ti}", p, tuple(draw(st.permutations(range(n)))[:rf]),
-                                size=draw(st.integers(0, 1000)) if known else None)
-                      for p in range(draw(st.integers(1, 14))))
+        parts = tuple(
+            Partition(
+                f"t{ti}",
+                p,
+                tuple(draw(st.permutations(range(n)))[:rf]),
+                size=draw(st.integers(0, 1000)) if known else None,
+            )
+            for p in range(draw(st.integers(1, 14)))
+        )
         topics.append(Topic(f"t{ti}", parts))
     return Cluster(brokers=brokers, topics=tuple(topics))
 
@@ -38,8 +45,7 @@ def notes_of(plan, goal):
 
 def reached(plan):
     """Every goal reached: no note of a goal left unmet (racks or placement may prevent one)."""
-    return not any(getattr(n, "kind", "").startswith(("unmet", "topics-unmet", "internal-unmet"))
-                   for n in plan.notes)
+    return not any(getattr(n, "kind", "").startswith(("unmet", "topics-unmet", "internal-unmet")) for n in plan.notes)
 
 
 def spread(values):
@@ -79,8 +85,9 @@ def check_goals(c, plan, targets):
     if unknown and len(unknown) < len(c.topics):
         assert any(n.kind == "unknown-sizes" and list(n.topics) == unknown for n in notes_of(plan, "bytes"))
         moved = {tp for tp, r in plan.proposed.items() if set(r) != set(cur[tp])}
-        assert plan.moved_bytes() == sum(p.size for p in c.partitions() if p.tp in moved and p.size is not None) \
-            or True  # bytes count known sizes only (checked exactly in plan_metrics' tests)
+        assert (
+            plan.moved_bytes() == sum(p.size for p in c.partitions() if p.tp in moved and p.size is not None) or True
+        )  # bytes count known sizes only (checked exactly in plan_metrics' tests)
     return after
 
 
@@ -130,14 +137,30 @@ def test_scale_out_of_kafka_placed_topics_spreads_every_topic_and_the_internal_l
     assert (plan.replica_moves, plan.lower_bound, plan.leader_changes, len(plan.proposed)) == (633, 625, 278, 531)
     assert plan.notes == ()
     m = plan_metrics(c, plan.after)
-    assert m.before == PlacementMetrics(replica_spread=284, leader_spread=120, topic_replica_spread=18,
-                                        topics_replica_spread_over_1=32, topic_leader_spread=7,
-                                        topics_leader_spread_over_1=29, internal_leader_spread=6,
-                                        bytes_max_over_mean=None, bytes_spread=None, rack_unsafe=0)
-    assert m.after == PlacementMetrics(replica_spread=1, leader_spread=1, topic_replica_spread=1,
-                                       topics_replica_spread_over_1=0, topic_leader_spread=1,
-                                       topics_leader_spread_over_1=0, internal_leader_spread=1,
-                                       bytes_max_over_mean=None, bytes_spread=None, rack_unsafe=0)
+    assert m.before == PlacementMetrics(
+        replica_spread=284,
+        leader_spread=120,
+        topic_replica_spread=18,
+        topics_replica_spread_over_1=32,
+        topic_leader_spread=7,
+        topics_leader_spread_over_1=29,
+        internal_leader_spread=6,
+        bytes_max_over_mean=None,
+        bytes_spread=None,
+        rack_unsafe=0,
+    )
+    assert m.after == PlacementMetrics(
+        replica_spread=1,
+        leader_spread=1,
+        topic_replica_spread=1,
+        topics_replica_spread_over_1=0,
+        topic_leader_spread=1,
+        topics_leader_spread_over_1=0,
+        internal_leader_spread=1,
+        bytes_max_over_mean=None,
+        bytes_spread=None,
+        rack_unsafe=0,
+    )
     offsets = Counter(p.replicas[0] for p in plan.after.topic("__consumer_offsets").partitions)
     assert sorted(offsets.values()) == [4] * 10 + [5] * 2  # 50 groups' coordinators over 12 brokers
     assert balance(plan.after).proposed == {}  # a second run finds nothing to do

@@ -1,17 +1,20 @@
 """Kafka's reassignment / election / log-dirs JSON formats and validation (kafka-facts §4.1, §4.2, §4.4, §4.6)."""
+
 import json
 
 import pytest
 
 from planner.formats import kafka_json as kj
+from planner.model import Broker, Cluster, Partition, PlannerError, Topic, make_topic
+from planner.model import TopicPartition as TP
 from planner.rebalance import reassignment as ra
-from planner.model import Broker, Cluster, Partition, PlannerError, Topic, TopicPartition as TP, make_topic
 
 
 def cluster_of(n_brokers, topics, offline=()):
     brokers = tuple(Broker(i, state="offline" if i in offline else "online") for i in range(n_brokers))
-    return Cluster(brokers=brokers, topics=tuple(sorted((make_topic(n, a) for n, a in topics.items()),
-                                                        key=lambda t: t.name)))
+    return Cluster(
+        brokers=brokers, topics=tuple(sorted((make_topic(n, a) for n, a in topics.items()), key=lambda t: t.name))
+    )
 
 
 def err(fn, *args, **kw):
@@ -69,13 +72,17 @@ def test_render_log_dirs_known():
 
 def test_znode_encoding_vector():
     # ReassignPartitionsZNodeTest.testEncode
-    assert kj.render_reassign_znode({TP("foo", 0): [1, 2]}) == '{"version":1,"partitions":[{"topic":"foo","partition":0,"replicas":[1,2]}]}'
+    assert (
+        kj.render_reassign_znode({TP("foo", 0): [1, 2]})
+        == '{"version":1,"partitions":[{"topic":"foo","partition":0,"replicas":[1,2]}]}'
+    )
 
 
 # -- §4.6 testParseExecuteAssignmentArgs ---------------------------------------------------------------------------
 def test_parse_execute_empty():
     assert err(kj.parse_reassignment_json, '{"version":1,"partitions":[]}', "f").startswith(
-        "Partition reassignment list cannot be empty")
+        "Partition reassignment list cannot be empty"
+    )
 
 
 def test_parse_execute_missing_partitions_is_empty_list():
@@ -84,20 +91,25 @@ def test_parse_execute_missing_partitions_is_empty_list():
 
 def test_parse_execute_duplicate_partitions():
     text = doc(entry("foo", 0, [0, 1], ["any", "any"]), entry("foo", 0, [2, 3, 4], ["any", "any", "any"]))
-    assert err(kj.parse_reassignment_json, text, "f") == "Partition reassignment contains duplicate topic partitions: foo-0"
+    assert (
+        err(kj.parse_reassignment_json, text, "f")
+        == "Partition reassignment contains duplicate topic partitions: foo-0"
+    )
 
 
 def test_parse_execute_duplicate_replicas():
     text = doc(entry("foo", 0, [0, 0], ["any", "any"]))
     assert err(kj.parse_reassignment_json, text, "f") == (
-        "Partition replica lists may not contain duplicate entries: foo-0 contains multiple entries for 0")
+        "Partition replica lists may not contain duplicate entries: foo-0 contains multiple entries for 0"
+    )
 
 
 def test_parse_execute_duplicate_replicas_several_partitions_joined():
     text = doc(entry("foo", 0, [1, 1, 2, 2]), entry("foo", 1, [3, 4]), entry("bar", 0, [5, 5]))
     assert err(kj.parse_reassignment_json, text, "f") == (
         "Partition replica lists may not contain duplicate entries: foo-0 contains multiple entries for 1,2. "
-        "bar-0 contains multiple entries for 5")
+        "bar-0 contains multiple entries for 5"
+    )
 
 
 def test_parse_execute_all_any():
@@ -110,24 +122,32 @@ def test_parse_execute_log_dir_moves():
     text = doc(entry("foo", 0, [1, 2, 3], ["/tmp/a", "/tmp/b", "/tmp/c"]))
     assert kj.parse_reassignment_json(text, "f") == {TP("foo", 0): (1, 2, 3)}
     assert kj.parse_log_dir_moves(text, "f") == {
-        (TP("foo", 0), 1): "/tmp/a", (TP("foo", 0), 2): "/tmp/b", (TP("foo", 0), 3): "/tmp/c"}
+        (TP("foo", 0), 1): "/tmp/a",
+        (TP("foo", 0), 2): "/tmp/b",
+        (TP("foo", 0), 3): "/tmp/c",
+    }
 
 
 def test_parse_size_mismatch_is_first_check():
     text = doc(entry("foo", 0, [1, 2], ["any"]))
     assert err(kj.parse_reassignment_json, text, "f") == (
-        "Size of replicas list [1, 2] is different from size of log dirs list [any] for partition foo-0")
+        "Size of replicas list [1, 2] is different from size of log dirs list [any] for partition foo-0"
+    )
 
 
 def test_parse_empty_replica_list():
     assert err(kj.parse_reassignment_json, doc(entry("foo", 0, [1]), entry("foo", 1, [])), "f") == (
-        "Partition replica list cannot be empty")
+        "Partition replica list cannot be empty"
+    )
 
 
 def test_parse_invalid_json():
     # testPropagateInvalidJsonError: Jackson's message starts "Unexpected character"
-    msg = err(kj.parse_reassignment_json, '{"version":1,"partitions":[{"topic":"foo","partition":0,"replicas":[1,2],'
-                                          '"log_dirs":["any","any"]}', "reassign.json")
+    msg = err(
+        kj.parse_reassignment_json,
+        '{"version":1,"partitions":[{"topic":"foo","partition":0,"replicas":[1,2],"log_dirs":["any","any"]}',
+        "reassign.json",
+    )
     msg2 = err(kj.parse_reassignment_json, "{invalid-json", "reassign.json")
     assert msg2.startswith("Unexpected character ('i' (code 105))")
     assert "reassign.json" in msg2
@@ -135,14 +155,19 @@ def test_parse_invalid_json():
 
 
 def test_parse_unsupported_version():
-    assert err(kj.parse_reassignment_json, doc(entry("foo", 0, [1]), version=2), "f") == "Not supported version field value 2"
+    assert (
+        err(kj.parse_reassignment_json, doc(entry("foo", 0, [1]), version=2), "f")
+        == "Not supported version field value 2"
+    )
 
 
 def test_parse_type_errors_name_the_field():
     assert err(kj.parse_reassignment_json, '{"partitions":[{"topic":"foo","replicas":[1]}]}', "f.json") == (
-        "No such field exists: `partition` (f.json)")
-    assert err(kj.parse_reassignment_json, '{"partitions":[{"topic":"foo","partition":"0","replicas":[1]}]}', "f.json") == (
-        'Expected `Integer` value, received "0" (f.json)')
+        "No such field exists: `partition` (f.json)"
+    )
+    assert err(
+        kj.parse_reassignment_json, '{"partitions":[{"topic":"foo","partition":"0","replicas":[1]}]}', "f.json"
+    ) == ('Expected `Integer` value, received "0" (f.json)')
 
 
 # -- §4.6 testParseGenerateAssignmentArgs --------------------------------------------------------------------------
@@ -162,7 +187,10 @@ def test_parse_generate_ok():
 
 def test_parse_generate_duplicate_topics():
     dup = '{"topics":[{"topic":"foo"},{"topic":"foo"}],"version":1}'
-    assert err(kj.parse_generate_args, dup, "5,2,3,4", "t") == "List of topics to reassign contains duplicate entries: [foo]"
+    assert (
+        err(kj.parse_generate_args, dup, "5,2,3,4", "t")
+        == "List of topics to reassign contains duplicate entries: [foo]"
+    )
 
 
 def test_topics_to_move_defaults_and_errors():
@@ -202,7 +230,8 @@ def test_unknown_topic_then_partition():
     c = cluster_of(4, {"foo": {0: [0, 1, 2], 1: [1, 2, 3]}})
     assert err(ra.validate_reassignment, c, {TP("foo", 0): [0, 1], TP("quux", 0): [2, 3]}) == "Topic quux not found."
     assert err(ra.validate_reassignment, c, {TP("foo", 0): [0, 1], TP("foo", 5): [2, 3]}) == (
-        "Unable to find partition: foo-5")
+        "Unable to find partition: foo-5"
+    )
 
 
 def test_broker_check_before_topic_check():
@@ -226,26 +255,44 @@ def test_validate_ok():
 def test_move_map_and_throttles():
     def p(pid, replicas, adding=(), removing=()):
         return Partition("foo", pid, tuple(replicas), tuple(adding), tuple(removing))
-    foo = Topic("foo", (
-        p(0, [1, 2, 3, 4], [4], [3]), p(1, [4, 5, 6, 7, 8], [7, 8], [4, 5]),
-        p(2, [1, 2, 3, 4], [3, 4], [1, 2]), p(3, [1, 2, 3, 4], [3, 4], [1, 2]),
-        p(4, [1, 2, 3, 4], [3, 4], [1, 2]), p(5, [1, 2, 3, 4], [3, 4], [1, 2]),
-    ))
+
+    foo = Topic(
+        "foo",
+        (
+            p(0, [1, 2, 3, 4], [4], [3]),
+            p(1, [4, 5, 6, 7, 8], [7, 8], [4, 5]),
+            p(2, [1, 2, 3, 4], [3, 4], [1, 2]),
+            p(3, [1, 2, 3, 4], [3, 4], [1, 2]),
+            p(4, [1, 2, 3, 4], [3, 4], [1, 2]),
+            p(5, [1, 2, 3, 4], [3, 4], [1, 2]),
+        ),
+    )
     bar = make_topic("bar", {0: [2, 3, 4]})
     c = Cluster(brokers=tuple(Broker(i) for i in range(1, 9)), topics=(bar, foo))
-    proposed = {TP("foo", 0): [1, 2, 5], TP("foo", 2): [3, 4], TP("foo", 3): [5, 6], TP("foo", 4): [3],
-                TP("foo", 5): [3, 4, 5, 6], TP("bar", 0): [1, 2, 3]}
+    proposed = {
+        TP("foo", 0): [1, 2, 5],
+        TP("foo", 2): [3, 4],
+        TP("foo", 3): [5, 6],
+        TP("foo", 4): [3],
+        TP("foo", 5): [3, 4, 5, 6],
+        TP("bar", 0): [1, 2, 3],
+    }
     moves = ra.move_map(c, proposed)
     got = {(t, pid): (sorted(m.sources), sorted(m.destinations)) for t, ps in moves.items() for pid, m in ps.items()}
     assert got == {
-        ("foo", 0): ([1, 2, 3], [5]), ("foo", 1): ([4, 5, 6], [7, 8]), ("foo", 2): ([1, 2], [3, 4]),
-        ("foo", 3): ([1, 2], [5, 6]), ("foo", 4): ([1, 2], [3]), ("foo", 5): ([1, 2], [3, 4, 5, 6]),
+        ("foo", 0): ([1, 2, 3], [5]),
+        ("foo", 1): ([4, 5, 6], [7, 8]),
+        ("foo", 2): ([1, 2], [3, 4]),
+        ("foo", 3): ([1, 2], [5, 6]),
+        ("foo", 4): ([1, 2], [3]),
+        ("foo", 5): ([1, 2], [3, 4, 5, 6]),
         ("bar", 0): ([2, 3, 4], [1]),
     }
     assert ra.leader_throttles(moves) == {
-        "foo": "0:1,0:2,0:3,1:4,1:5,1:6,2:1,2:2,3:1,3:2,4:1,4:2,5:1,5:2", "bar": "0:2,0:3,0:4"}
-    assert ra.follower_throttles(moves) == {
-        "foo": "0:5,1:7,1:8,2:3,2:4,3:5,3:6,4:3,5:3,5:4,5:5,5:6", "bar": "0:1"}
+        "foo": "0:1,0:2,0:3,1:4,1:5,1:6,2:1,2:2,3:1,3:2,4:1,4:2,5:1,5:2",
+        "bar": "0:2,0:3,0:4",
+    }
+    assert ra.follower_throttles(moves) == {"foo": "0:5,1:7,1:8,2:3,2:4,3:5,3:6,4:3,5:3,5:4,5:5,5:6", "bar": "0:1"}
     assert ra.reassigning_brokers(moves) == [1, 2, 3, 4, 5, 6, 7, 8]
 
 
@@ -266,7 +313,8 @@ def test_election_json_round_trip_and_errors():
     dup = '{"partitions":[{"topic":"foo","partition":1},{"topic":"foo","partition":1}]}'
     assert err(kj.parse_election_json, dup, "e") == "Replica election data contains duplicate partitions: foo-1"
     assert err(kj.parse_election_json, dup, "e", java_set=True) == (
-        "Replica election data contains duplicate partitions: [foo-1]")
+        "Replica election data contains duplicate partitions: [foo-1]"
+    )
 
 
 # -- kafka-log-dirs sizes -------------------------------------------------------------------------------------------
@@ -288,8 +336,11 @@ def test_log_dirs_sizes():
 # -- §4.6 --verify / --list texts -----------------------------------------------------------------------------------
 def test_partition_reassign_states_to_string():
     S = ra.PartitionReassignmentState
-    states = {TP("foo", 0): S((1, 2, 3), (1, 2, 3), True), TP("foo", 1): S((1, 2, 3), (1, 2, 4), False),
-              TP("bar", 0): S((1, 2, 3), (1, 2, 4), False)}
+    states = {
+        TP("foo", 0): S((1, 2, 3), (1, 2, 3), True),
+        TP("foo", 1): S((1, 2, 3), (1, 2, 4), False),
+        TP("bar", 0): S((1, 2, 3), (1, 2, 4), False),
+    }
     assert kj.partition_reassignment_states_text(states).split("\n") == [
         "Status of partition reassignment:",
         "Reassignment of partition bar-0 is still in progress.",
@@ -332,8 +383,10 @@ def test_replica_move_states_to_string():
 
 def test_cur_reassignments_to_string():
     # The vector's MockAdminClient reports `replicas` without the adding ones; the formatting is what is pinned here.
-    foo = Topic("foo", (Partition("foo", 0, (0, 1, 2), adding=(4,)),
-                        Partition("foo", 1, (1, 2, 3), adding=(4, 5), removing=(1, 2))))
+    foo = Topic(
+        "foo",
+        (Partition("foo", 0, (0, 1, 2), adding=(4,)), Partition("foo", 1, (1, 2, 3), adding=(4, 5), removing=(1, 2))),
+    )
     bar = Topic("bar", (Partition("bar", 0, (2, 3, 0), removing=(0,)),))
     c = Cluster(brokers=tuple(Broker(i) for i in range(6)), topics=(bar, foo))
     assert kj.current_reassignments_text(cluster_of(3, {"t": {0: [0]}})) == "No partition reassignments found."

@@ -1,5 +1,7 @@
 """plan_metrics: the figures every plan (ours or a peer's) is scored by."""
-from planner.model import Broker, Cluster, TopicPartition as TP, make_topic
+
+from planner.model import Broker, Cluster, make_topic
+from planner.model import TopicPartition as TP
 from planner.rebalance.metrics import PlacementMetrics, plan_metrics
 
 
@@ -8,10 +10,12 @@ def _cluster(topics):
     return Cluster(brokers=brokers, topics=tuple(make_topic(n, a) for n, a in sorted(topics.items())))
 
 
-BEFORE = _cluster({
-    "__consumer_offsets": {0: (0, 2), 1: (0, 1), 2: (0, 3), 3: (1, 2)},
-    "t": {0: (0, 2), 1: (0, 2), 2: (1, 3)},
-})
+BEFORE = _cluster(
+    {
+        "__consumer_offsets": {0: (0, 2), 1: (0, 1), 2: (0, 3), 3: (1, 2)},
+        "t": {0: (0, 2), 1: (0, 2), 2: (1, 3)},
+    }
+)
 AFTER = BEFORE.with_assignment({TP("t", 1): (3, 0), TP("__consumer_offsets", 2): (2, 3)})
 
 
@@ -21,14 +25,30 @@ def test_plan_metrics_counts_moves_and_spreads_before_and_after():
     # replicas 5,3,4,2 -> 4,3,4,3; leaders 5,2,0,0 -> 3,2,1,1; __consumer_offsets replicas 3,2,2,1 -> 2,2,3,1,
     # leaders 3,1,0,0 -> 2,1,1,0; t leaders 2,1,0,0 -> 1,1,0,1; racks r0 = {0, 2}, r1 = {1, 3}: (0, 2) and (1, 3)
     # are rack-unsafe
-    assert m.before == PlacementMetrics(replica_spread=3, leader_spread=5, topic_replica_spread=2,
-                                        topics_replica_spread_over_1=1, topic_leader_spread=3,
-                                        topics_leader_spread_over_1=2, internal_leader_spread=3,
-                                        bytes_max_over_mean=None, bytes_spread=None, rack_unsafe=4)
-    assert m.after == PlacementMetrics(replica_spread=1, leader_spread=2, topic_replica_spread=2,
-                                       topics_replica_spread_over_1=1, topic_leader_spread=2,
-                                       topics_leader_spread_over_1=1, internal_leader_spread=2,
-                                       bytes_max_over_mean=None, bytes_spread=None, rack_unsafe=3)
+    assert m.before == PlacementMetrics(
+        replica_spread=3,
+        leader_spread=5,
+        topic_replica_spread=2,
+        topics_replica_spread_over_1=1,
+        topic_leader_spread=3,
+        topics_leader_spread_over_1=2,
+        internal_leader_spread=3,
+        bytes_max_over_mean=None,
+        bytes_spread=None,
+        rack_unsafe=4,
+    )
+    assert m.after == PlacementMetrics(
+        replica_spread=1,
+        leader_spread=2,
+        topic_replica_spread=2,
+        topics_replica_spread_over_1=1,
+        topic_leader_spread=2,
+        topics_leader_spread_over_1=1,
+        internal_leader_spread=2,
+        bytes_max_over_mean=None,
+        bytes_spread=None,
+        rack_unsafe=3,
+    )
     assert m.as_dict()["after"]["leader_spread"] == 2
 
 

@@ -1,17 +1,28 @@
 """Minimal-movement planning: rebalance, decommission, replace-broker, RF change, leaders, generate, failures."""
+
 from collections import Counter
 from itertools import combinations
 
 import pytest
 
-from planner.rebalance.reassignment import leader_throttles
+from planner.formats.kafka_json import parse_generate_args
 from planner.formats.plan import word_note
-from planner.model import Broker, Cluster, ObservedState, Partition, PlannerError, Topic, TopicPartition as TP, make_topic
+from planner.model import (
+    Broker,
+    Cluster,
+    ObservedState,
+    Partition,
+    PlannerError,
+    Topic,
+    make_topic,
+)
+from planner.model import (
+    TopicPartition as TP,
+)
 from planner.placement.adminutils import assign_replicas_to_brokers
 from planner.rebalance import failures
 from planner.rebalance.batches import batches
 from planner.rebalance.decommission import decommission, replace_broker
-from planner.formats.kafka_json import parse_generate_args
 from planner.rebalance.generate import generate
 from planner.rebalance.goals import balance
 from planner.rebalance.leaders import elect_leaders
@@ -21,8 +32,9 @@ from planner.rebalance.throttle import throttle_for
 
 
 def cluster(n, racks=0, topics=None, states=None):
-    brokers = tuple(Broker(i, rack=f"r{i % racks}" if racks else None, state=(states or {}).get(i, "online"))
-                    for i in range(n))
+    brokers = tuple(
+        Broker(i, rack=f"r{i % racks}" if racks else None, state=(states or {}).get(i, "online")) for i in range(n)
+    )
     ts = tuple(make_topic(name, a) for name, a in sorted((topics or {}).items()))
     return Cluster(brokers=brokers, topics=ts)
 
@@ -151,8 +163,10 @@ def test_lower_bound_counts_a_repair_move_off_a_full_broker_once():
 
 def _two_racks_one_unsafe():
     # racks a (0, 2) and b (1, 3); every broker holds 2 replicas of t, and u-0 has both replicas in rack a
-    return Cluster(brokers=tuple(Broker(i, rack="ab"[i % 2]) for i in range(4)),
-                   topics=(make_topic("t", {0: (0, 1), 1: (1, 2), 2: (2, 3), 3: (3, 0)}), make_topic("u", {0: (0, 2)})))
+    return Cluster(
+        brokers=tuple(Broker(i, rack="ab"[i % 2]) for i in range(4)),
+        topics=(make_topic("t", {0: (0, 1), 1: (1, 2), 2: (2, 3), 3: (3, 0)}), make_topic("u", {0: (0, 2)})),
+    )
 
 
 def test_rack_repair_makes_one_move_for_a_partition_with_two_replicas_in_one_rack():
@@ -166,7 +180,8 @@ def test_rack_repair_makes_one_move_for_a_partition_with_two_replicas_in_one_rac
     assert words(plan) == (
         "1 rack-unsafe partition(s) repaired with 1 move(s) (a replica sharing its rack with another replica of the "
         "partition goes to a rack the partition does not use); the lower bound includes them; --no-rack-repair "
-        "leaves unsafe partitions as they are",)
+        "leaves unsafe partitions as they are",
+    )
     # repair moves are required, like the moves off removed brokers: --max-moves does not cap them
     assert balance(c, max_moves=0).proposed == plan.proposed
     # without repair the counts are already within 1: nothing moves, u-0 stays unsafe
@@ -229,7 +244,8 @@ def test_decommission_balanced_cluster_meets_bound():
 def test_decommission_errors():
     c = cluster(3, 0, {"t": placed(3, 0, 3, 3)})
     assert err(decommission, c, [2]) == (
-        "cannot decommission broker(s) 2: t-0 has replication factor 3 but only 2 online broker(s) would remain")
+        "cannot decommission broker(s) 2: t-0 has replication factor 3 but only 2 online broker(s) would remain"
+    )
     assert err(decommission, c, [7]).startswith("--brokers: unknown broker id(s) 7")
 
 
@@ -304,8 +320,13 @@ def test_elect_leaders_skips_out_of_isr():
 
 
 def test_elect_leaders_lists_partitions_whose_leader_is_not_preferred():
-    t = Topic("t", (Partition("t", 0, (0, 1), observed=ObservedState(leader=1, isr=(1, 0))),
-                    Partition("t", 1, (1, 0), observed=ObservedState(leader=1, isr=(1, 0)))))
+    t = Topic(
+        "t",
+        (
+            Partition("t", 0, (0, 1), observed=ObservedState(leader=1, isr=(1, 0))),
+            Partition("t", 1, (1, 0), observed=ObservedState(leader=1, isr=(1, 0))),
+        ),
+    )
     c = Cluster(brokers=(Broker(0), Broker(1)), topics=(t,))
     proposed, elect = elect_leaders(c)
     assert proposed == {} and elect == [TP("t", 0)]
@@ -358,12 +379,16 @@ def test_generate_matches_admin_utils_with_fixed_start():
 
 def test_generate_errors_in_kafka_order():
     c = cluster(4, 0, {"foo": {0: (0, 1)}})
-    assert err(generate_from_args, c, '{"topics":[{"topic":"foo"}]}', "1,1", "t") == "Broker list contains duplicate entries: [1]"
+    assert (
+        err(generate_from_args, c, '{"topics":[{"topic":"foo"}]}', "1,1", "t")
+        == "Broker list contains duplicate entries: [1]"
+    )
     assert err(generate_from_args, c, '{"topics":[{"topic":"quux"}]}', "1,2", "t") == "Topic quux not found."
     mixed = Cluster(brokers=(Broker(0, rack="a"), Broker(1)), topics=c.topics)
     assert err(generate_from_args, mixed, '{"topics":[{"topic":"foo"}]}', "0,1", "t") == (
         "Not all brokers have rack information. Add --disable-rack-aware in command line to make replica "
-        "assignment without rack information.")
+        "assignment without rack information."
+    )
     generate(mixed, *parse_generate_args('{"topics":[{"topic":"foo"}]}', "0,1", "t"), rack_aware=False)
 
 
@@ -374,8 +399,10 @@ def brute_force(c, k):
     for size in range(1, k + 1):
         for s in combinations(sorted(c.online_ids), size):
             S = set(s)
-            out[s] = (sum(1 for m in el if len(S & set(m)) >= len(m)),
-                      sum(1 for m, nd in zip(isr, need) if len(S & set(m)) >= nd))
+            out[s] = (
+                sum(1 for m in el if len(S & set(m)) >= len(m)),
+                sum(1 for m, nd in zip(isr, need) if len(S & set(m)) >= nd),
+            )
     return out
 
 
@@ -429,7 +456,8 @@ def test_leaderless_partition_moves_are_flagged():
 def test_failures_refuses_huge_direct_counts():
     c = cluster(300, 0, {"t": {0: (0, 1, 2)}})
     assert err(failures.broker_failures, c, 3).startswith(
-        "--max-failed-brokers 3 over 300 brokers means 4,455,100 sets of 3 or more brokers")
+        "--max-failed-brokers 3 over 300 brokers means 4,455,100 sets of 3 or more brokers"
+    )
 
 
 def _load(cl):
@@ -508,7 +536,8 @@ def test_bytes_tolerance_applies_within_each_rack_when_partitions_keep_one_repli
         "every partition keeps one replica per rack and racks differ in size (a: 1, b: 2 brokers), so counts are "
         "balanced within each rack (2..4 overall)",
         "1 topic(s) spread more than 1 over all brokers because every partition keeps one replica per rack and racks "
-        "differ in size; each is within 1 inside every rack (t)")
+        "differ in size; each is within 1 inside every rack (t)",
+    )
 
 
 def test_bytes_goal_capped_by_max_moves_says_so():
@@ -524,7 +553,8 @@ def test_bytes_goal_capped_by_max_moves_says_so():
         assert words(plan) == (
             "bytes per broker could not be brought within the tolerance: the largest broker holds "
             f"{20 / 15:.3f} × the mean, against 1.10 (--max-moves was reached)",
-            "--max-moves left these goals unmet: bytes")
+            "--max-moves left these goals unmet: bytes",
+        )
     assert balance(c, leaders=False, max_moves=4).replica_moves == 4
 
 
@@ -537,11 +567,17 @@ def test_decommission_and_rebalance_of_six_brokers_with_unknown_sizes():
     g = 1 << 30
     c = load_topology(str(Path(__file__).resolve().parents[2] / "topologies" / "six-brokers.yaml"))
     plan = decommission(c, [6])
-    assert (plan.replica_moves, plan.lower_bound, plan.moved_bytes(), plan.bytes_lower_bound) == (37, 33, 57 * g,
-                                                                                                  57 * g)
+    assert (plan.replica_moves, plan.lower_bound, plan.moved_bytes(), plan.bytes_lower_bound) == (
+        37,
+        33,
+        57 * g,
+        57 * g,
+    )
     assert {b: n / g for b, n in _bytes(plan.after).items()} == {1: 58, 2: 55, 3: 117, 4: 59, 5: 62, 6: 0}
-    unknown = ("3 topic(s) have no known size (__consumer_offsets, audit-log, clicks): counted as unknown, not 0 B, "
-               "and never moved to balance bytes")
+    unknown = (
+        "3 topic(s) have no known size (__consumer_offsets, audit-log, clicks): counted as unknown, not 0 B, "
+        "and never moved to balance bytes"
+    )
     assert unknown in words(plan)
     # a rebalance: bytes 55..62 GiB are within 10 % of the mean (58.5 GiB): only preferred leaders are reordered
     plan = balance(c)
@@ -551,42 +587,48 @@ def test_decommission_and_rebalance_of_six_brokers_with_unknown_sizes():
     assert (plan.replica_moves, plan.moved_bytes() // g) == (4, 78)
     assert {b: n / g for b, n in _bytes(plan.after).items()} == {1: 58, 2: 58, 3: 59, 4: 59, 5: 59, 6: 58}
     cur = c.assignment()
-    assert all(set(r) == set(cur[tp]) for tp, r in plan.proposed.items() if c.topic(tp.topic).partitions[0].size
-               is None)
+    assert all(
+        set(r) == set(cur[tp]) for tp, r in plan.proposed.items() if c.topic(tp.topic).partitions[0].size is None
+    )
 
 
 # ReassignPartitionsUnitTest generate cases, with its addTopics: foo [0,1,2],[1,2,3]; bar [2,3,0]
 def _unit_topics(brokers):
-    return Cluster(brokers=brokers, topics=(make_topic("bar", {0: (2, 3, 0)}),
-                                            make_topic("foo", {0: (0, 1, 2), 1: (1, 2, 3)})))
+    return Cluster(
+        brokers=brokers, topics=(make_topic("bar", {0: (2, 3, 0)}), make_topic("foo", {0: (0, 1, 2), 1: (1, 2, 3)}))
+    )
 
 
 def test_generate_with_fewer_brokers():
     c = _unit_topics(tuple(Broker(i) for i in range(4)))
-    current, proposed = generate(c, *parse_generate_args('{"topics":[{"topic":"foo"},{"topic":"bar"}]}', "0,1,3", "t"),
-                                 rack_aware=False)
+    current, proposed = generate(
+        c, *parse_generate_args('{"topics":[{"topic":"foo"},{"topic":"bar"}]}', "0,1,3", "t"), rack_aware=False
+    )
     assert current == {TP("foo", 0): (0, 1, 2), TP("foo", 1): (1, 2, 3), TP("bar", 0): (2, 3, 0)}
     assert all(set(r) <= {0, 1, 3} and len(r) == 3 for r in proposed.values())
 
 
 def test_generate_with_invalid_partitions_fails():
     c = _unit_topics(tuple(Broker(i) for i in range(5)))
-    assert err(generate_from_args, c, '{"topics":[{"topic":"foo"},{"topic":"quux"}]}', "0,1", "t", rack_aware=False) == (
-        "Topic quux not found.")
+    assert err(
+        generate_from_args, c, '{"topics":[{"topic":"foo"},{"topic":"quux"}]}', "0,1", "t", rack_aware=False
+    ) == ("Topic quux not found.")
 
 
 def test_generate_without_enough_replicas_fails():
     # AdminUtils text (the 3.x tool; 4.x trunk moved --generate to another placer and message)
     c = _unit_topics(tuple(Broker(i) for i in range(4)))
     assert err(generate_from_args, c, '{"topics":[{"topic":"foo"},{"topic":"bar"}]}', "0,1", "t", rack_aware=False) == (
-        "Replication factor: 3 larger than available brokers: 2.")
+        "Replication factor: 3 larger than available brokers: 2."
+    )
 
 
 def test_generate_with_inconsistent_racks():
     racks = ["rack0", "rack0", None, "rack1", "rack1", "rack2"]
     c = _unit_topics(tuple(Broker(i, rack=r) for i, r in enumerate(racks)))
     assert err(generate_from_args, c, '{"topics":[{"topic":"foo"}]}', "0,1,2,3", "t").startswith(
-        "Not all brokers have rack information.")
+        "Not all brokers have rack information."
+    )
     current, _ = generate(c, *parse_generate_args('{"topics":[{"topic":"foo"}]}', "0,1,2,3", "t"), rack_aware=False)
     assert current == {TP("foo", 0): (0, 1, 2), TP("foo", 1): (1, 2, 3)}
 
@@ -594,12 +636,19 @@ def test_generate_with_inconsistent_racks():
 def test_broker_list_rejects_offline_brokers():
     c = cluster(3, 0, {"t": {0: (0, 1)}}, states={2: "offline"})
     assert err(balance, c, brokers=[0, 1, 2]) == (
-        "--broker-list: broker(s) 2 are not online and cannot receive replicas; leave them out")
+        "--broker-list: broker(s) 2 are not online and cannot receive replicas; leave them out"
+    )
 
 
 def test_partitions_under_reassignment_stay_put():
-    t = Topic("t", (Partition("t", 0, (0, 1, 2), adding=(2,), removing=(0,)),
-                    Partition("t", 1, (0, 1)), Partition("t", 2, (0, 1))))
+    t = Topic(
+        "t",
+        (
+            Partition("t", 0, (0, 1, 2), adding=(2,), removing=(0,)),
+            Partition("t", 1, (0, 1)),
+            Partition("t", 2, (0, 1)),
+        ),
+    )
     c = Cluster(brokers=tuple(Broker(i) for i in range(4)), topics=(t,))
     plan = balance(c)
     assert TP("t", 0) not in plan.proposed

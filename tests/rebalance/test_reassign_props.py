@@ -1,7 +1,9 @@
 """Property tests over random clusters and random operations (hypothesis)."""
+
 from collections import Counter
 
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from planner.model import Broker, Cluster, make_topic
 from planner.rebalance.decommission import decommission, replace_broker
@@ -110,8 +112,7 @@ def equal_rack_clusters(draw):
     topics = []
     for ti in range(draw(st.integers(1, 3))):
         parts = draw(st.integers(1, 12))
-        topics.append(make_topic(f"t{ti}", {p: tuple(draw(st.permutations(range(n)))[:n_racks])
-                                            for p in range(parts)}))
+        topics.append(make_topic(f"t{ti}", {p: tuple(draw(st.permutations(range(n)))[:n_racks]) for p in range(parts)}))
     return Cluster(brokers=brokers, topics=tuple(topics))
 
 
@@ -137,8 +138,10 @@ def tiny_racked_clusters(draw):
     brokers = tuple(Broker(i, rack=f"r{i % n_racks}") for i in range(n))
     rf = draw(st.integers(1, 3))
     parts = draw(st.integers(1, 3))
-    return Cluster(brokers=brokers, topics=(make_topic("t", {p: tuple(draw(st.permutations(range(n)))[:rf])
-                                                             for p in range(parts)}),))
+    return Cluster(
+        brokers=brokers,
+        topics=(make_topic("t", {p: tuple(draw(st.permutations(range(n)))[:rf]) for p in range(parts)}),),
+    )
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -156,8 +159,14 @@ def test_lower_bound_with_rack_repair_is_a_lower_bound(c):
     groups = {}
     for b in targets:
         groups.setdefault(rack_of[b] if by_rack else None, []).append(b)
-    options = [[(len(set(s) - set(p.replicas)), s) for s in itertools.combinations(targets, len(p.replicas))
-                if rack_safe(s, rack_of, n_racks)] for p in parts]
+    options = [
+        [
+            (len(set(s) - set(p.replicas)), s)
+            for s in itertools.combinations(targets, len(p.replicas))
+            if rack_safe(s, rack_of, n_racks)
+        ]
+        for p in parts
+    ]
     best = None
     for combo in itertools.product(*options):
         moves = sum(m for m, _ in combo)
@@ -211,7 +220,7 @@ def test_set_rf_invariants(c, data):
         if tp.topic == topic:
             assert len(r) == rf
             if rf >= len(cur[tp]):
-                assert r[:len(cur[tp])] == cur[tp]  # existing replicas and order kept when growing
+                assert r[: len(cur[tp])] == cur[tp]  # existing replicas and order kept when growing
             else:
                 assert set(r) <= set(cur[tp])  # shrinking only removes
         else:

@@ -31,6 +31,7 @@ def topo(tmp_path):
 @pytest.fixture
 def cli(capsys):
     """Run the CLI in this process: (exit code, stdout, stderr)."""
+
     def call(*args):
         try:
             run(list(args))
@@ -40,4 +41,5 @@ def cli(capsys):
             code = 0
         out, err = capsys.readouterr()
         return code, out, err
+
     return call

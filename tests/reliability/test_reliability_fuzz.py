@@ -1,6 +1,7 @@
 """A bounded, seeded fuzz run over the four kinds of input (topology YAML, Kafka JSON, consumer-group YAML, CLI
 arguments): every case ends with exit 0 and output that loads back, or exit 2 with exactly one line on stderr and no
 traceback. A few hundred cases per kind, in this process (about 20 s in all)."""
+
 from __future__ import annotations
 
 import json
@@ -8,9 +9,9 @@ import random
 
 import pytest
 
+from planner.adapters.topology_yaml import load_topology
 from planner.cli import run
 from planner.formats.group import parse_group
-from planner.adapters.topology_yaml import load_topology
 
 CASES = 250
 TOPOLOGY = """\
@@ -34,8 +35,10 @@ topics:
     partitions: 4
     replication_factor: 2
 """
-REASSIGNMENT = ('{"version":1,"partitions":[{"topic":"orders","partition":0,"replicas":[2,1,3],'
-                '"log_dirs":["any","any","any"]},{"topic":"planned","partition":1,"replicas":[1,3]}]}')
+REASSIGNMENT = (
+    '{"version":1,"partitions":[{"topic":"orders","partition":0,"replicas":[2,1,3],'
+    '"log_dirs":["any","any","any"]},{"topic":"planned","partition":1,"replicas":[1,3]}]}'
+)
 GROUP = """\
 group: g
 members:
@@ -43,9 +46,44 @@ members:
   - {id: b, topics: [orders], instance_id: i-b, owned: [orders-0, orders-2], generation: 3}
   - {id: c, topics: [planned], owned: {planned: [0, 1]}}
 """
-ODD = ["", "-1", "0", "2147483648", "-99999999999999999999", "1e20", "1.5", "null", "~", "true", "[]", "{}",
-       "'", '"', "bad name!", "a\tb", "\u00e9", "\u202e", "&x", "*x", "!!python/object:os.system", "? ", "- ",
-       "[[[[", "{{", ": ", "#", "%YAML 1.1", "---", "...", "0x10", "010", ".inf", ".nan", "\\x00", "9" * 40]
+ODD = [
+    "",
+    "-1",
+    "0",
+    "2147483648",
+    "-99999999999999999999",
+    "1e20",
+    "1.5",
+    "null",
+    "~",
+    "true",
+    "[]",
+    "{}",
+    "'",
+    '"',
+    "bad name!",
+    "a\tb",
+    "\u00e9",
+    "\u202e",
+    "&x",
+    "*x",
+    "!!python/object:os.system",
+    "? ",
+    "- ",
+    "[[[[",
+    "{{",
+    ": ",
+    "#",
+    "%YAML 1.1",
+    "---",
+    "...",
+    "0x10",
+    "010",
+    ".inf",
+    ".nan",
+    "\\x00",
+    "9" * 40,
+]
 
 
 def _mutate_text(rnd: random.Random, text: str) -> str:
@@ -68,12 +106,12 @@ def _mutate_text(rnd: random.Random, text: str) -> str:
             lines.insert(i, lines[i])
             text = "\n".join(lines)
         elif kind == 4:  # truncate
-            text = text[:rnd.randrange(len(text) + 1)]
+            text = text[: rnd.randrange(len(text) + 1)]
         else:  # change a digit
             digits = [i for i, c in enumerate(text) if c.isdigit()]
             if digits:
                 i = rnd.choice(digits)
-                text = text[:i] + rnd.choice("0123456789") + text[i + 1:]
+                text = text[:i] + rnd.choice("0123456789") + text[i + 1 :]
     return text
 
 
@@ -108,8 +146,18 @@ def test_fuzz_topology_yaml(tmp_path):
         text = _mutate_text(rnd, TOPOLOGY)
         src.write_text(text)
         out.unlink(missing_ok=True)
-        code, _, err = _call("create-topic", str(src), "--topic", "fuzz", "--partitions", "3",
-                             "--replication-factor", "1", "--write", str(out))
+        code, _, err = _call(
+            "create-topic",
+            str(src),
+            "--topic",
+            "fuzz",
+            "--partitions",
+            "3",
+            "--replication-factor",
+            "1",
+            "--write",
+            str(out),
+        )
         if _check(f"topology case {n}: {text!r}", code, err):
             load_topology(str(out))  # what the tool wrote loads back
 
@@ -137,8 +185,18 @@ def test_fuzz_group_yaml(tmp_path):
     for n in range(CASES):
         text = _mutate_text(rnd, GROUP)
         src.write_text(text)
-        code, stdout, err = _call("consumers", str(topo), "--group-file", str(src), "--strategy", "range",
-                                  "--strategy", "cooperative-sticky", "--format", "json")
+        code, stdout, err = _call(
+            "consumers",
+            str(topo),
+            "--group-file",
+            str(src),
+            "--strategy",
+            "range",
+            "--strategy",
+            "cooperative-sticky",
+            "--format",
+            "json",
+        )
         if _check(f"group case {n}: {text!r}", code, err):
             json.loads(stdout)
             parse_group(text)
@@ -159,8 +217,30 @@ COMMANDS = [
     ["coordinator", "S", "--partitions", "N"],
 ]
 NUMBERS = ["0", "1", "2", "3", "4", "-1", "5", "2147483647", "2147483648", "-99999999999999999999", "1e3", "x", ""]
-STRINGS = ["orders", "planned", "moving", "nope", "", "bad name!", "a\tb", "'orders'", '"orders"', "UTF-16", "UTF-8",
-           "2.3", "9.9", "4.1", "50MB", "0", "1,2", ",", "1,,2", "x", "\u00e9", "-"]
+STRINGS = [
+    "orders",
+    "planned",
+    "moving",
+    "nope",
+    "",
+    "bad name!",
+    "a\tb",
+    "'orders'",
+    '"orders"',
+    "UTF-16",
+    "UTF-8",
+    "2.3",
+    "9.9",
+    "4.1",
+    "50MB",
+    "0",
+    "1,2",
+    ",",
+    "1,,2",
+    "x",
+    "\u00e9",
+    "-",
+]
 LISTS = ["1,2,3", "1", "", ",", "1,x", "2147483648", "-1", "4", "9", "1,1"]
 
 

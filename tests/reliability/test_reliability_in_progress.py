@@ -1,4 +1,5 @@
 """Partitions mid-reassignment are never re-planned; lower bounds leave them out; fewer racks get a note."""
+
 TOPOLOGY = """\
 brokers:
   - {id: 1, rack: a}
@@ -12,8 +13,10 @@ topics:
     adding: {3: [4]}
     removing: {3: [3]}
 """
-NOTE = ("note: 1 partition(s) have a reassignment in progress and were left as they are (foo-3); Kafka needs "
-        "--additional to execute this plan while they run\n")
+NOTE = (
+    "note: 1 partition(s) have a reassignment in progress and were left as they are (foo-3); Kafka needs "
+    "--additional to execute this plan while they run\n"
+)
 
 
 def _topo(tmp_path):
@@ -24,18 +27,31 @@ def _topo(tmp_path):
 
 def _moved(out):
     import json
+
     return {(x["topic"], x["partition"]): x["proposed"] for x in json.loads(out)["partitions"]}
 
 
 def test_set_replication_factor_leaves_moving_partitions(cli, tmp_path):
-    code, out, err = cli("reassign", "set-replication-factor", _topo(tmp_path), "--topic", "foo",
-                         "--replication-factor", "2", "--format", "json")
+    code, out, err = cli(
+        "reassign",
+        "set-replication-factor",
+        _topo(tmp_path),
+        "--topic",
+        "foo",
+        "--replication-factor",
+        "2",
+        "--format",
+        "json",
+    )
     assert (code, err) == (0, "")
     assert sorted(_moved(out)) == [("foo", 0), ("foo", 1), ("foo", 2)]
-    code, out, _ = cli("reassign", "set-replication-factor", _topo(tmp_path), "--topic", "foo",
-                       "--replication-factor", "2")
-    assert out.endswith("note: 3 partition(s) span fewer racks, so a rack failure can take more of their replicas: "
-                        "foo-0 3 -> 2, foo-1 3 -> 2, foo-2 3 -> 2\n" + NOTE)
+    code, out, _ = cli(
+        "reassign", "set-replication-factor", _topo(tmp_path), "--topic", "foo", "--replication-factor", "2"
+    )
+    assert out.endswith(
+        "note: 3 partition(s) span fewer racks, so a rack failure can take more of their replicas: "
+        "foo-0 3 -> 2, foo-1 3 -> 2, foo-2 3 -> 2\n" + NOTE
+    )
 
 
 def test_replace_broker_leaves_moving_partitions_out_of_plan_and_bound(cli, tmp_path):

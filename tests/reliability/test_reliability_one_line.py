@@ -1,4 +1,5 @@
 """Bad input and failing output: one line on stderr, exit 2 (130 for Ctrl-C), never a traceback or a crash."""
+
 import signal
 import subprocess
 import sys
@@ -16,40 +17,63 @@ def _bad(tmp_path, name="bad.yaml"):
 
 def test_non_utf8_topology(cli, tmp_path):
     p = _bad(tmp_path)
-    assert cli("describe", str(p)) == (2, "", f"error: {p}: not UTF-8 text (byte 0xe9 at offset 12); save it as UTF-8\n")
+    assert cli("describe", str(p)) == (
+        2,
+        "",
+        f"error: {p}: not UTF-8 text (byte 0xe9 at offset 12); save it as UTF-8\n",
+    )
 
 
 def test_non_utf8_reassignment_json_and_sizes(cli, topo, tmp_path):
     p = _bad(tmp_path, "r.json")
     assert cli("reassign", "check-execute", topo, "--reassignment-json-file", str(p)) == (
-        2, "", f"error: --reassignment-json-file {p}: not UTF-8 text (byte 0xe9 at offset 12); save it as UTF-8\n")
+        2,
+        "",
+        f"error: --reassignment-json-file {p}: not UTF-8 text (byte 0xe9 at offset 12); save it as UTF-8\n",
+    )
     assert cli("reassign", "rebalance", topo, "--sizes", str(p)) == (
-        2, "", f"error: --sizes {p}: not UTF-8 text (byte 0xe9 at offset 12); save it as UTF-8\n")
+        2,
+        "",
+        f"error: --sizes {p}: not UTF-8 text (byte 0xe9 at offset 12); save it as UTF-8\n",
+    )
 
 
 def test_non_utf8_group_and_zk_auth_file(cli, topo, tmp_path):
     p = _bad(tmp_path, "g.yaml")
     assert cli("consumers", topo, "--group-file", str(p)) == (
-        2, "", f"error: group file {p}: not UTF-8 text (byte 0xe9 at offset 12); save it as UTF-8\n")
+        2,
+        "",
+        f"error: group file {p}: not UTF-8 text (byte 0xe9 at offset 12); save it as UTF-8\n",
+    )
     assert cli("zk", "export", "zk://127.0.0.1:1/", "--zk-auth-file", str(p)) == (
-        2, "", f"error: --zk-auth-file {p}: not UTF-8 text (byte 0xe9 at offset 12); save it as UTF-8\n")
+        2,
+        "",
+        f"error: --zk-auth-file {p}: not UTF-8 text (byte 0xe9 at offset 12); save it as UTF-8\n",
+    )
 
 
 def test_json_nested_too_deep(cli, topo, tmp_path):
     p = tmp_path / "deep.json"
     p.write_text("[" * 100_000)
     assert cli("reassign", "check-execute", topo, "--reassignment-json-file", str(p)) == (
-        2, "", f"error: {p}: JSON nested too deep (over {sys.getrecursionlimit()} levels)\n")
+        2,
+        "",
+        f"error: {p}: JSON nested too deep (over {sys.getrecursionlimit()} levels)\n",
+    )
 
 
-@pytest.mark.parametrize("text,line", [("[" * 30_000, 1), ("- " * 30_000 + "x\n", 1),
-                                       ("a:\n" + "".join(" " * i + "- \n" for i in range(1, 1200)), 1001)])
+@pytest.mark.parametrize(
+    "text,line",
+    [("[" * 30_000, 1), ("- " * 30_000 + "x\n", 1), ("a:\n" + "".join(" " * i + "- \n" for i in range(1, 1200)), 1001)],
+)
 def test_yaml_nested_too_deep_is_refused_before_libyaml_composes_it(tmp_path, text, line):
     p = tmp_path / "deep.yaml"
     p.write_text(text)
     proc = subprocess.run([sys.executable, "-m", "planner", "describe", str(p)], capture_output=True, text=True)
     assert (proc.returncode, proc.stderr) == (
-        2, f"error: {p}:{line}: YAML nested more than 1000 levels deep; a topology or group file needs about 6\n")
+        2,
+        f"error: {p}:{line}: YAML nested more than 1000 levels deep; a topology or group file needs about 6\n",
+    )
 
 
 def test_yaml_mapping_used_as_a_key(cli, topo, tmp_path):
@@ -59,25 +83,38 @@ def test_yaml_mapping_used_as_a_key(cli, topo, tmp_path):
     g = tmp_path / "g.yaml"
     g.write_text("members:\n  - {id: a, topics: [t], ? [x]: 1}\n")
     assert cli("consumers", topo, "--group-file", str(g)) == (
-        2, "", f"error: {g}:2: members[0]: a key must be a single value, got a list\n")
+        2,
+        "",
+        f"error: {g}:2: members[0]: a key must be a single value, got a list\n",
+    )
 
 
 def test_out_of_range_numbers(cli, topo):
     assert cli("failures", topo, "--top", "-99999999999999999999") == (
-        2, "", "error: Invalid value for '--top': Input should be greater than or equal to 0 "
-               "(see 'kafka-planner failures --help')\n")
+        2,
+        "",
+        "error: Invalid value for '--top': Input should be greater than or equal to 0 "
+        "(see 'kafka-planner failures --help')\n",
+    )
     assert cli("create-topic", topo, "--topic", "x", "--partitions", "2147483648", "--replication-factor", "1") == (
-        2, "", "error: Invalid value for '--partitions': Input should be less than or equal to 10000000 "
-               "(see 'kafka-planner create-topic --help')\n")
+        2,
+        "",
+        "error: Invalid value for '--partitions': Input should be less than or equal to 10000000 "
+        "(see 'kafka-planner create-topic --help')\n",
+    )
     assert cli("partition", "--partitions", "3", "--null-key-simulation", "--records", "2000000000") == (
-        2, "", "error: Invalid value for '--records': Input should be less than or equal to 100000000 "
-               "(see 'kafka-planner partition --help')\n")
+        2,
+        "",
+        "error: Invalid value for '--records': Input should be less than or equal to 100000000 "
+        "(see 'kafka-planner partition --help')\n",
+    )
 
 
 def test_full_stdout_is_one_line(topo):
     with open("/dev/full", "w") as full:
-        proc = subprocess.run([sys.executable, "-m", "planner", "describe", topo], stdout=full,
-                              stderr=subprocess.PIPE, text=True)
+        proc = subprocess.run(
+            [sys.executable, "-m", "planner", "describe", topo], stdout=full, stderr=subprocess.PIPE, text=True
+        )
     assert (proc.returncode, proc.stderr) == (2, "error: cannot write the output: No space left on device\n")
 
 

@@ -1,4 +1,5 @@
 """An --output-dir holds one plan, whole: interrupted or failing at any file, it keeps the earlier set."""
+
 import errno
 import os
 
@@ -7,10 +8,10 @@ import pytest
 import planner.adapters.files as atomic
 
 
-
 def _plan(cli, topo, out_dir, batch):
-    return cli("reassign", "decommission", topo, "--brokers", "1", "--batch-size", str(batch),
-               "--output-dir", str(out_dir))
+    return cli(
+        "reassign", "decommission", topo, "--brokers", "1", "--batch-size", str(batch), "--output-dir", str(out_dir)
+    )
 
 
 def _snapshot(folder):
@@ -79,8 +80,12 @@ def test_the_new_set_replaces_the_earlier_one_whole(cli, topo, tmp_path):
     inode = out_dir.stat().st_ino
     code, _, err = _plan(cli, topo, out_dir, 3)
     assert code == 0, err
-    assert sorted(p.name for p in out_dir.iterdir()) == ["current.json", "plan.txt", "proposed-001.json",
-                                                         "proposed-002.json"]
+    assert sorted(p.name for p in out_dir.iterdir()) == [
+        "current.json",
+        "plan.txt",
+        "proposed-001.json",
+        "proposed-002.json",
+    ]
     assert out_dir.stat().st_ino != inode  # swapped in, not rewritten file by file
 
 
@@ -105,8 +110,11 @@ def test_output_dir_that_is_a_file_or_empty(cli, topo, tmp_path):
 def test_output_dir_with_a_sub_folder_is_refused(cli, topo, tmp_path):
     (tmp_path / "plan" / "old").mkdir(parents=True)
     assert _plan(cli, topo, tmp_path / "plan", 2) == (
-        2, "", f"error: --output-dir {tmp_path / 'plan'} holds the folder old; give the plan a folder of its own "
-               "(its files are swapped in as one set)\n")
+        2,
+        "",
+        f"error: --output-dir {tmp_path / 'plan'} holds the folder old; give the plan a folder of its own "
+        "(its files are swapped in as one set)\n",
+    )
 
 
 def test_read_only_output_dir(cli, topo, tmp_path):
@@ -121,6 +129,7 @@ def test_read_only_output_dir(cli, topo, tmp_path):
         return real_mkdir(path, mode, *a, **k)
 
     import planner.adapters.files as mod
+
     mod_os = mod.os
     orig = mod_os.mkdir
     mod_os.mkdir = mkdir

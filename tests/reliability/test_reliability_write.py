@@ -1,5 +1,6 @@
 """--write / --output: Kafka's tools' permissions, written through to devices and FIFOs, symlinks followed, hard
 links and non-files refused, every OSError one line."""
+
 import os
 import threading
 
@@ -47,8 +48,11 @@ def test_hard_link_is_refused(cli, topo, tmp_path):
     a.write_text("old")
     os.link(a, tmp_path / "b.yaml")
     assert _apply(cli, topo, tmp_path, a) == (
-        2, "", f"error: --write {a}: the file has 2 hard links, which a new file would split; write to another file "
-               "(or remove the other links)\n")
+        2,
+        "",
+        f"error: --write {a}: the file has 2 hard links, which a new file would split; write to another file "
+        "(or remove the other links)\n",
+    )
     assert a.read_text() == "old" and os.stat(a).st_nlink == 2
 
 

@@ -1,4 +1,5 @@
 """Spark fixtures: one local SparkSession for the session, and a real standalone master + worker on 127.0.0.1."""
+
 from __future__ import annotations
 
 import json
@@ -11,9 +12,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-import pytest
-
 import pyspark
+import pytest
 
 SPARK_HOME = str(Path(pyspark.__file__).resolve().parent)
 SPARK_CLASS = str(Path(SPARK_HOME) / "bin" / "spark-class")
@@ -21,14 +21,16 @@ SPARK_CLASS = str(Path(SPARK_HOME) / "bin" / "spark-class")
 
 def spark_env() -> dict[str, str]:
     env = dict(os.environ)
-    env.update({
-        "SPARK_HOME": SPARK_HOME,
-        "SPARK_LOCAL_IP": "127.0.0.1",
-        "PYSPARK_PYTHON": sys.executable,
-        "PYSPARK_DRIVER_PYTHON": sys.executable,
-        "SPARK_DAEMON_MEMORY": "256m",
-        "SPARK_NO_DAEMONIZE": "1",
-    })
+    env.update(
+        {
+            "SPARK_HOME": SPARK_HOME,
+            "SPARK_LOCAL_IP": "127.0.0.1",
+            "PYSPARK_PYTHON": sys.executable,
+            "PYSPARK_DRIVER_PYTHON": sys.executable,
+            "SPARK_DAEMON_MEMORY": "256m",
+            "SPARK_NO_DAEMONIZE": "1",
+        }
+    )
     return env
 
 
@@ -80,15 +82,50 @@ def standalone(tmp_path_factory):
     procs = []
     try:
         master_log = open(work / "master.log", "wb")
-        procs.append(subprocess.Popen(
-            [SPARK_CLASS, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port),
-             "--webui-port", str(ui)],
-            env=env, stdout=master_log, stderr=subprocess.STDOUT, start_new_session=True, cwd=work))
+        procs.append(
+            subprocess.Popen(
+                [
+                    SPARK_CLASS,
+                    "org.apache.spark.deploy.master.Master",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(port),
+                    "--webui-port",
+                    str(ui),
+                ],
+                env=env,
+                stdout=master_log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                cwd=work,
+            )
+        )
         worker_log = open(work / "worker.log", "wb")
-        procs.append(subprocess.Popen(
-            [SPARK_CLASS, "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--cores", "1",
-             "--memory", "768m", "--webui-port", str(worker_ui), "--work-dir", str(work / "work"), url],
-            env=env, stdout=worker_log, stderr=subprocess.STDOUT, start_new_session=True, cwd=work))
+        procs.append(
+            subprocess.Popen(
+                [
+                    SPARK_CLASS,
+                    "org.apache.spark.deploy.worker.Worker",
+                    "--host",
+                    "127.0.0.1",
+                    "--cores",
+                    "1",
+                    "--memory",
+                    "768m",
+                    "--webui-port",
+                    str(worker_ui),
+                    "--work-dir",
+                    str(work / "work"),
+                    url,
+                ],
+                env=env,
+                stdout=worker_log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                cwd=work,
+            )
+        )
         deadline = time.monotonic() + 120
         while True:
             for p in procs:

@@ -1,5 +1,5 @@
 """The Arrow-batched partitioner equals the scalar one (serializers + murmur2) for every key; no Spark here."""
-import numpy as np
+
 import pyarrow as pa
 import pytest
 from hypothesis import given, settings
@@ -47,14 +47,20 @@ def test_kafka_python_partition_vectors_through_the_arrow_path():
 
 def test_sliced_and_large_arrays_and_nulls():
     base = pa.array(["skip", "héllo", None, "", "😀 emoji", "x" * 33, "tail"])
-    for arr in (base.slice(1, 5), pa.array(base.to_pylist(), pa.large_string()).slice(1, 5),
-                pa.array([None if s is None else s.encode() for s in base.to_pylist()], pa.binary()).slice(1, 5)):
+    for arr in (
+        base.slice(1, 5),
+        pa.array(base.to_pylist(), pa.large_string()).slice(1, 5),
+        pa.array([None if s is None else s.encode() for s in base.to_pylist()], pa.binary()).slice(1, 5),
+    ):
         data, offsets, valid = key_layout(arr)
-        keys = [None if not ok else bytes(data[offsets[i]:offsets[i + 1]]) for i, ok in enumerate(valid)]
+        keys = [None if not ok else bytes(data[offsets[i] : offsets[i + 1]]) for i, ok in enumerate(valid)]
         assert keys == [b"h\xc3\xa9llo", None, b"", "😀 emoji".encode(), b"x" * 33]
     c = counted([pa.RecordBatch.from_arrays([base.slice(1, 5)], names=["_k"])], (7,))
     assert c.null_records == 1
-    assert c.records[7].tolist() == scalar_counts([None if s is None else s.encode() for s in base.to_pylist()[1:6]], (7,))[0][7]
+    assert (
+        c.records[7].tolist()
+        == scalar_counts([None if s is None else s.encode() for s in base.to_pylist()[1:6]], (7,))[0][7]
+    )
 
 
 def test_int_and_long_keys_are_big_endian_like_kafka():
@@ -74,8 +80,13 @@ def test_int_and_long_keys_are_big_endian_like_kafka():
 
 def test_bad_rows_and_value_bytes():
     batch = pa.RecordBatch.from_arrays(
-        [pa.array(["a", None, None, "bb"]), pa.array([10, 20, 30, 40], pa.int64()), pa.array([False, False, True, False])],
-        names=["_k", "_v", "_bad"])
+        [
+            pa.array(["a", None, None, "bb"]),
+            pa.array([10, 20, 30, 40], pa.int64()),
+            pa.array([False, False, True, False]),
+        ],
+        names=["_k", "_v", "_bad"],
+    )
     c = counted([batch], (4,))
     assert (c.null_records, c.null_bytes, c.unreadable, c.unreadable_bytes) == (1, 20, 1, 30)
     rec, byt = scalar_counts([b"a", b"bb"], (4,), [10, 40])
@@ -87,19 +98,28 @@ def test_bad_rows_and_value_bytes():
 def test_partition_batches_per_key_rows():
     batch = pa.RecordBatch.from_arrays(
         [pa.array(["a", "bb", ""]), pa.array([3, 1, 2], pa.int64()), pa.array([5, None, 0], pa.int64())],
-        names=["_k", "records", "value_bytes"])
+        names=["_k", "records", "value_bytes"],
+    )
     out = next(partition_batches([batch], 10)).to_pydict()
-    assert out == {"_k": ["a", "bb", ""], "records": [3, 1, 2], "bytes": [8, 2, 0],
-                   "partition": [partition_for_key(b"a", 10), partition_for_key(b"bb", 10), partition_for_key(b"", 10)]}
+    assert out == {
+        "_k": ["a", "bb", ""],
+        "records": [3, 1, 2],
+        "bytes": [8, 2, 0],
+        "partition": [partition_for_key(b"a", 10), partition_for_key(b"bb", 10), partition_for_key(b"", 10)],
+    }
 
 
-keys = st.lists(st.one_of(st.none(), st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40)),
-                max_size=300)
+keys = st.lists(
+    st.one_of(st.none(), st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40)), max_size=300
+)
 
 
 @settings(max_examples=60, deadline=None)
-@given(keys, st.lists(st.integers(min_value=1, max_value=5000), min_size=1, max_size=4, unique=True),
-       st.integers(min_value=1, max_value=97))
+@given(
+    keys,
+    st.lists(st.integers(min_value=1, max_value=5000), min_size=1, max_size=4, unique=True),
+    st.integers(min_value=1, max_value=97),
+)
 def test_any_text_keys_in_any_batching_equal_the_scalar_partitioner(texts, counts, chunk):
     arr = pa.array(texts, pa.string())
     batches = [pa.RecordBatch.from_arrays([arr.slice(i, chunk)], names=["_k"]) for i in range(0, len(texts), chunk)]
@@ -114,8 +134,10 @@ def test_any_text_keys_in_any_batching_equal_the_scalar_partitioner(texts, count
 @given(st.lists(st.one_of(st.none(), st.integers(min_value=-(2**63), max_value=2**63 - 1)), max_size=200))
 def test_any_long_keys_equal_the_scalar_partitioner(values):
     c = counted([pa.RecordBatch.from_arrays([pa.array(values, pa.int64())], names=["_k"])], (31,))
-    assert c.records[31].tolist() == scalar_counts(
-        [None if v is None else serialize(str(v), "long") for v in values], (31,))[0][31]
+    assert (
+        c.records[31].tolist()
+        == scalar_counts([None if v is None else serialize(str(v), "long") for v in values], (31,))[0][31]
+    )
 
 
 def test_unsupported_arrow_type_is_refused():

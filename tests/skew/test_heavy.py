@@ -1,5 +1,6 @@
 """The Misra-Gries hot-key summary: its bound as a property over random streams, batches and merges, and the hot keys
 of the job against exact counts (both readers)."""
+
 from __future__ import annotations
 
 import random
@@ -34,8 +35,9 @@ def _check(mg: MisraGries, truth: Counter, total: int, k: int) -> None:
     assert set(est) <= set(truth)
 
 
-streams = st.lists(st.lists(st.integers(0, 40) | st.integers(0, 3) | st.integers(0, 2**32 - 1), max_size=60),
-                   min_size=1, max_size=8)
+streams = st.lists(
+    st.lists(st.integers(0, 40) | st.integers(0, 3) | st.integers(0, 2**32 - 1), max_size=60), min_size=1, max_size=8
+)
 
 
 @settings(max_examples=150, deadline=None)
@@ -71,14 +73,21 @@ def test_count_candidates_counts_exactly_the_keys_with_a_candidate_hash():
 
 def test_job_hot_keys_are_exact_with_a_proven_bound(spark, tmp_path):
     rnd = random.Random(11)
-    keys = [f"hot-{rnd.randrange(4)}" if rnd.random() < 0.2 else f"warm-{rnd.randrange(40)}" if rnd.random() < 0.3
-            else f"cold-{rnd.randrange(5000)}" for _ in range(20000)]
+    keys = [
+        f"hot-{rnd.randrange(4)}"
+        if rnd.random() < 0.2
+        else f"warm-{rnd.randrange(40)}"
+        if rnd.random() < 0.3
+        else f"cold-{rnd.randrange(5000)}"
+        for _ in range(20000)
+    ]
     pq.write_table(pa.table({"key": keys}), tmp_path / "k.parquet", row_group_size=2500)
     truth = Counter(keys)
     ranked = sorted(truth.items(), key=lambda kv: (-kv[1], kv[0].encode()))
     for reader in ("pyarrow", "spark"):
-        spec = job.JobSpec(keys=str(tmp_path / "k.parquet"), counts=(12,), primary=12, top=10, reader=reader,
-                           heavy_k=100)
+        spec = job.JobSpec(
+            keys=str(tmp_path / "k.parquet"), counts=(12,), primary=12, top=10, reader=reader, heavy_k=100
+        )
         c = job.run(spark, spec)
         assert c.heavy_counters == 100
         listed = [(t.key, t.records) for t in c.top]

@@ -1,6 +1,7 @@
 """Spark's process lifecycle seen from the shell: Ctrl-C at several points of start-up and mid-job stops the JVM too
 (nothing of ours is left, with parent 1 or otherwise), prints one line and exits 130, leaving no --output behind;
 input problems a local file shows are found before Spark starts; no PySpark is one line naming the extra."""
+
 from __future__ import annotations
 
 import os
@@ -31,20 +32,38 @@ def _args(proc: int) -> str:
 def _session_processes(sid: int) -> list[str]:
     """Every process of the session the CLI ran in (its JVM and Python workers would stay in it)."""
     listing = subprocess.run(["ps", "-A", "-o", "pid=,sid=,stat=,args="], capture_output=True, text=True).stdout
-    return [line for line in listing.splitlines()
-            if line.split()[1] == str(sid) and not line.split()[2].startswith("Z")]
+    return [
+        line for line in listing.splitlines() if line.split()[1] == str(sid) and not line.split()[2].startswith("Z")
+    ]
 
 
 def _interrupt_when(point: str, keys: Path, env: dict[str, str], output: Path) -> subprocess.CompletedProcess:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "planner", "skew", "--keys", str(keys), "--partitions", "6", "--top", "5",
-         "--output", str(output)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "planner",
+            "skew",
+            "--keys",
+            str(keys),
+            "--partitions",
+            "6",
+            "--top",
+            "5",
+            "--output",
+            str(output),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        start_new_session=True,
+    )
     reached = {
         "spark-submit started": lambda kids: bool(kids),
         "JVM running": lambda kids: any("java" in _args(k) and "SparkSubmit" in _args(k) for k in kids),
-        "Python workers hashing": lambda kids: any("pyspark.daemon" in _args(k) or "pyspark.worker" in _args(k)
-                                                   for k in kids),
+        "Python workers hashing": lambda kids: any(
+            "pyspark.daemon" in _args(k) or "pyspark.worker" in _args(k) for k in kids
+        ),
     }[point]
     try:
         deadline = time.monotonic() + 180
@@ -79,13 +98,20 @@ def test_ctrl_c_stops_the_jvm_prints_one_line_exit_130(point, tmp_path, spark_su
 
 def test_without_pyspark_one_line_naming_the_extra(tmp_path):
     pq.write_table(pa.table({"key": ["a"]}), tmp_path / "k.parquet")
-    blocked = ("import sys; sys.modules['pyspark'] = None; sys.argv[0] = 'kafka-planner'; "
-               "from planner.cli import main; main()")
-    done = subprocess.run([sys.executable, "-c", blocked, "skew", "--keys", str(tmp_path / "k.parquet"),
-                           "--partitions", "3"], capture_output=True, text=True, timeout=60)
+    blocked = (
+        "import sys; sys.modules['pyspark'] = None; sys.argv[0] = 'kafka-planner'; from planner.cli import main; main()"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", blocked, "skew", "--keys", str(tmp_path / "k.parquet"), "--partitions", "3"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert (done.returncode, done.stdout, done.stderr) == (
-        2, "", "error: skew runs on Spark and needs pyspark, which is not installed: "
-               "pip install 'kafka-planner[spark]'\n")
+        2,
+        "",
+        "error: skew runs on Spark and needs pyspark, which is not installed: pip install 'kafka-planner[spark]'\n",
+    )
 
 
 def test_input_format_detected_or_refused_before_spark(tmp_path):
@@ -99,23 +125,30 @@ def test_input_format_detected_or_refused_before_spark(tmp_path):
     (folder / "_SUCCESS").write_text("")
     (folder / "part-0.csv").write_text("key\nb\n")
     assert [detect_format(str(tmp_path / name), None) for name in ("k.parquet", "k.csv", "k.jsonl", "k.txt")] == [
-        "parquet", "csv", "json", "text"]
+        "parquet",
+        "csv",
+        "json",
+        "text",
+    ]
     assert detect_format(str(folder), None) == "csv"  # the directory's data files, as Spark lists them
     assert detect_format("s3a://bucket/keys", None) == "parquet"  # remote: left to Spark
     assert detect_format(str(tmp_path / "k.dat"), "csv") == "csv"
     with pytest.raises(PlannerError) as exc:
         detect_format(str(tmp_path / "k.dat"), None)
-    assert str(exc.value) == (f"--keys {tmp_path / 'k.dat'}: cannot tell its format (not Parquet, no .csv/.json/.txt "
-                              "suffix); give --input-format csv, json or text")
+    assert str(exc.value) == (
+        f"--keys {tmp_path / 'k.dat'}: cannot tell its format (not Parquet, no .csv/.json/.txt "
+        "suffix); give --input-format csv, json or text"
+    )
     with pytest.raises(PlannerError) as exc:
         detect_format(str(tmp_path / "k.csv"), "parquet")
-    assert str(exc.value) == (f"--keys {tmp_path / 'k.csv'}: not a Parquet file (no PAR1 magic); "
-                              "give --input-format csv")
+    assert str(exc.value) == (
+        f"--keys {tmp_path / 'k.csv'}: not a Parquet file (no PAR1 magic); give --input-format csv"
+    )
 
 
 def test_missing_key_column_of_a_local_file_before_spark(tmp_path):
     pq.write_table(pa.table({"key": ["a"], "n": [1]}), tmp_path / "k.parquet")
-    (tmp_path / "k.csv").write_text("id,\"user id\"\n1,a\n")
+    (tmp_path / "k.csv").write_text('id,"user id"\n1,a\n')
     check_key_column(str(tmp_path / "k.csv"), "csv", "user id")
     check_key_column(str(tmp_path / "k.parquet"), "parquet", "n")
     with pytest.raises(PlannerError) as exc:
@@ -129,7 +162,15 @@ def test_missing_key_column_of_a_local_file_before_spark(tmp_path):
 def test_csv_without_input_format_fails_fast_in_a_fresh_process(tmp_path, spark_subprocess_env):
     """The whole command from the shell: the CSV is detected and its header read before Spark would start."""
     (tmp_path / "k.csv").write_text("id,name\n1,a\n")
-    done = subprocess.run([sys.executable, "-m", "planner", "skew", "--keys", str(tmp_path / "k.csv"),
-                           "--partitions", "3"], capture_output=True, text=True, env=spark_subprocess_env, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "planner", "skew", "--keys", str(tmp_path / "k.csv"), "--partitions", "3"],
+        capture_output=True,
+        text=True,
+        env=spark_subprocess_env,
+        timeout=60,
+    )
     assert (done.returncode, done.stdout, done.stderr) == (
-        2, "", f"error: --key-column 'key' not found in {tmp_path / 'k.csv'}; its columns are: id, name\n")
+        2,
+        "",
+        f"error: --key-column 'key' not found in {tmp_path / 'k.csv'}; its columns are: id, name\n",
+    )

@@ -1,4 +1,5 @@
 """Skew metrics (max/mean, CV, Gini) and the sweep recommendation: exact values and properties."""
+
 import math
 
 import pytest
@@ -28,8 +29,16 @@ def test_metrics_even_and_empty():
     assert (max_over_mean([5, 5, 5]), coefficient_of_variation([5, 5, 5]), gini([5, 5, 5])) == (1.0, 0.0, 0.0)
     s = skew([0, 0])
     assert (s.max_over_mean, s.cv, s.gini, s.total, s.mean) == (None, None, None, 0, 0.0)
-    assert skew([]).as_dict() == {"n": 0, "total": 0, "min": 0, "max": 0, "mean": 0.0, "max_over_mean": None,
-                                  "cv": None, "gini": None}
+    assert skew([]).as_dict() == {
+        "n": 0,
+        "total": 0,
+        "min": 0,
+        "max": 0,
+        "mean": 0.0,
+        "max_over_mean": None,
+        "cv": None,
+        "gini": None,
+    }
 
 
 loads = st.lists(st.integers(min_value=0, max_value=10**6), min_size=1, max_size=40).filter(lambda x: sum(x) > 0)
@@ -71,11 +80,16 @@ def test_sweep_recommends_the_smallest_count_within_max_skew():
     records = {2: [6, 4], 3: [4, 3, 3], 4: [3, 3, 2, 2]}
     result = evaluate_sweep(records, records, max_skew=1.2)
     assert [(r.partitions, r.records.max_over_mean, r.within) for r in result.rows] == [
-        (2, 1.2, True), (3, 1.2, True), (4, 1.2, True)]
+        (2, 1.2, True),
+        (3, 1.2, True),
+        (4, 1.2, True),
+    ]
     assert result.recommended == 2
     strict = evaluate_sweep(records, records, max_skew=1.1)
     assert strict.recommended is None
-    assert evaluate_sweep({4: [10, 0, 0, 0], 8: [3, 3, 2, 2, 2, 2, 3, 3]}, {4: [0] * 4, 8: [0] * 8}, 1.2).recommended == 8
+    assert (
+        evaluate_sweep({4: [10, 0, 0, 0], 8: [3, 3, 2, 2, 2, 2, 3, 3]}, {4: [0] * 4, 8: [0] * 8}, 1.2).recommended == 8
+    )
     with pytest.raises(PlannerError, match="never below 1.0"):
         evaluate_sweep(records, records, max_skew=0.9)
 

@@ -1,4 +1,5 @@
 """The skew command on a real standalone Spark cluster (master + one worker on 127.0.0.1) equals local mode."""
+
 import json
 import os
 import subprocess
@@ -20,15 +21,52 @@ def test_standalone_cluster_gives_the_local_results(spark, standalone, spark_sub
     folder.mkdir()
     for i in range(4):  # several files: several tasks on the executor
         chunk = keys[i::4]
-        pq.write_table(pa.table({"key": pa.array(chunk, pa.string()), "size": [len(chunk)] * len(chunk)}),
-                       folder / f"part-{i}.parquet")
-    args = ["skew", "--keys", str(folder), "--topology", "topologies/six-brokers.yaml", "--topic", "orders",
-            "--offline-brokers", "3", "--value-bytes-column", "size", "--sweep", "3,6,12", "--top", "5",
-            "--format", "json"]
+        pq.write_table(
+            pa.table({"key": pa.array(chunk, pa.string()), "size": [len(chunk)] * len(chunk)}),
+            folder / f"part-{i}.parquet",
+        )
+    args = [
+        "skew",
+        "--keys",
+        str(folder),
+        "--topology",
+        "topologies/six-brokers.yaml",
+        "--topic",
+        "orders",
+        "--offline-brokers",
+        "3",
+        "--value-bytes-column",
+        "size",
+        "--sweep",
+        "3,6,12",
+        "--top",
+        "5",
+        "--format",
+        "json",
+    ]
     proc = subprocess.run(
-        [sys.executable, "-m", "planner", *args, "--master", standalone, "--spark-conf", "spark.executor.memory=512m",
-         "--spark-conf", "spark.cores.max=1", "--reader", "spark", "--output", str(tmp_path / "out")],
-        cwd=ROOT, env=spark_subprocess_env, capture_output=True, text=True, timeout=600)
+        [
+            sys.executable,
+            "-m",
+            "planner",
+            *args,
+            "--master",
+            standalone,
+            "--spark-conf",
+            "spark.executor.memory=512m",
+            "--spark-conf",
+            "spark.cores.max=1",
+            "--reader",
+            "spark",
+            "--output",
+            str(tmp_path / "out"),
+        ],
+        cwd=ROOT,
+        env=spark_subprocess_env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     on_cluster = json.loads(proc.stdout)
 

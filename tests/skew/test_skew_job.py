@@ -1,4 +1,5 @@
 """The skew job in Spark local mode against the scalar partitioner; readers, key types, report, CLI and bad input."""
+
 import json
 import random
 from collections import Counter
@@ -10,11 +11,11 @@ import pytest
 
 from planner.cli.app import run as cli_run
 from planner.cli.common import load_cluster
-from planner.producer.serializers import partition_for_key, serialize
+from planner.leadership import topic_states
 from planner.model import NO_LEADER, PlannerError
+from planner.producer.serializers import partition_for_key, serialize
 from planner.skew import job
 from planner.skew.report import build_report
-from planner.leadership import topic_states
 
 ROOT = Path(__file__).resolve().parents[2]
 ALPHABET = "abcxyz019-_ é ñ 中文 😀 \u0000\u007f\u00ff\u07ff\u0800\uffff\U00010000"
@@ -69,7 +70,7 @@ def test_generated_string_keys_equal_the_scalar_partitioner(spark, tmp_path):
     folder = tmp_path / "keys"
     folder.mkdir()
     for i, lo in enumerate(range(0, len(keys), 1000)):  # a directory of part files
-        pq.write_table(pa.table({"key": pa.array(keys[lo:lo + 1000], pa.string())}), folder / f"part-{i}.parquet")
+        pq.write_table(pa.table({"key": pa.array(keys[lo : lo + 1000], pa.string())}), folder / f"part-{i}.parquet")
     raw = [None if k is None else serialize(k, "string") for k in keys]
     rec, byt = scalar(raw, (1, 7, 12, 100))
     for reader in ("pyarrow", "spark"):  # pyarrow reads the row groups in Spark tasks / Spark reads, mapInArrow
@@ -87,34 +88,55 @@ def test_int_and_long_keys_from_integer_and_text_columns(spark, tmp_path):
     pq.write_table(pa.table({"key": pa.array(ints, pa.int32())}), tmp_path / "i.parquet")
     rec, byt = scalar([None if v is None else serialize(str(v), "int") for v in ints], (6, 10))
     for reader in ("spark", "pyarrow"):
-        counts = job.run(spark, job.JobSpec(keys=str(tmp_path / "i.parquet"), key_type="int", counts=(6, 10),
-                                            primary=6, top=2, reader=reader))
+        counts = job.run(
+            spark,
+            job.JobSpec(
+                keys=str(tmp_path / "i.parquet"), key_type="int", counts=(6, 10), primary=6, top=2, reader=reader
+            ),
+        )
         assert counts.records == rec and counts.bytes == byt and counts.null_records == 1
-    assert [(t.key, t.records, t.partition) for t in counts.top] == top_scalar(
-        ints, lambda v: serialize(str(v), "int"), 6, 2, order=int) == [("7", 4, 3), ("1", 2, 0)]
+    assert (
+        [(t.key, t.records, t.partition) for t in counts.top]
+        == top_scalar(ints, lambda v: serialize(str(v), "int"), 6, 2, order=int)
+        == [("7", 4, 3), ("1", 2, 0)]
+    )
 
     # 64-bit column as int: values outside int32 are unreadable; as long: every value is a key
     longs = [5, 2**31, -(2**31) - 1, 2**63 - 1, -(2**63), None, 123456789012]
     pq.write_table(pa.table({"key": pa.array(longs, pa.int64())}), tmp_path / "l.parquet")
-    as_int = job.run(spark, job.JobSpec(keys=str(tmp_path / "l.parquet"), key_type="int", counts=(4,), primary=4, top=0))
+    as_int = job.run(
+        spark, job.JobSpec(keys=str(tmp_path / "l.parquet"), key_type="int", counts=(4,), primary=4, top=0)
+    )
     assert as_int.unreadable == 5 and as_int.records == scalar([serialize("5", "int")], (4,))[0]
-    as_long = job.run(spark, job.JobSpec(keys=str(tmp_path / "l.parquet"), key_type="long", counts=(4,), primary=4, top=0))
+    as_long = job.run(
+        spark, job.JobSpec(keys=str(tmp_path / "l.parquet"), key_type="long", counts=(4,), primary=4, top=0)
+    )
     assert as_long.records == scalar([None if v is None else serialize(str(v), "long") for v in longs], (4,))[0]
-    fast = job.run(spark, job.JobSpec(keys=str(tmp_path / "l.parquet"), key_type="long", counts=(4,), primary=4, top=0,
-                                      reader="pyarrow"))
+    fast = job.run(
+        spark,
+        job.JobSpec(keys=str(tmp_path / "l.parquet"), key_type="long", counts=(4,), primary=4, top=0, reader="pyarrow"),
+    )
     assert (fast.records, fast.bytes, fast.null_records) == (as_long.records, as_long.bytes, 1)
     with pytest.raises(PlannerError, match="--reader pyarrow needs Parquet files"):  # int64 column as int keys
-        job.run(spark, job.JobSpec(keys=str(tmp_path / "l.parquet"), key_type="int", counts=(4,), primary=4, top=0,
-                                   reader="pyarrow"))
+        job.run(
+            spark,
+            job.JobSpec(
+                keys=str(tmp_path / "l.parquet"), key_type="int", counts=(4,), primary=4, top=0, reader="pyarrow"
+            ),
+        )
 
     # text of integers (CSV-style): Java Integer.parseInt rules; "007" and "7" are the same Integer key
     texts = ["7", "007", "+7", "-2147483648", "2147483647", "2147483648", "abc", "1.5", " 7", "", None]
     pq.write_table(pa.table({"key": pa.array(texts, pa.string())}), tmp_path / "t.parquet")
-    parsed = job.run(spark, job.JobSpec(keys=str(tmp_path / "t.parquet"), key_type="int", counts=(9,), primary=9, top=1))
+    parsed = job.run(
+        spark, job.JobSpec(keys=str(tmp_path / "t.parquet"), key_type="int", counts=(9,), primary=9, top=1)
+    )
     good = ["7", "7", "7", "-2147483648", "2147483647"]
     assert parsed.records == scalar([serialize(v, "int") for v in good], (9,))[0]
     assert (parsed.unreadable, parsed.null_records) == (5, 1)
-    assert [(t.key, t.records, t.partition) for t in parsed.top] == [("7", 3, partition_for_key(serialize("7", "int"), 9))]
+    assert [(t.key, t.records, t.partition) for t in parsed.top] == [
+        ("7", 3, partition_for_key(serialize("7", "int"), 9))
+    ]
 
 
 def test_bytes_hex_keys_from_text_and_binary(spark, tmp_path):
@@ -122,28 +144,55 @@ def test_bytes_hex_keys_from_text_and_binary(spark, tmp_path):
     binary = [b"\x00\xff", b"", b"\x00 ", None, b"123456789"]
     pq.write_table(pa.table({"key": pa.array(texts)}), tmp_path / "h.parquet")
     pq.write_table(pa.table({"key": pa.array(binary, pa.binary())}), tmp_path / "b.parquet")
-    h = job.run(spark, job.JobSpec(keys=str(tmp_path / "h.parquet"), key_type="bytes-hex", counts=(1000,), primary=1000, top=1))
+    h = job.run(
+        spark, job.JobSpec(keys=str(tmp_path / "h.parquet"), key_type="bytes-hex", counts=(1000,), primary=1000, top=1)
+    )
     assert h.records == scalar([serialize(t, "bytes-hex") for t in ["00ff", "0x00FF", "", "0a0b0c0d0e"]], (1000,))[0]
     assert (h.unreadable, h.null_records) == (2, 1)
     assert [(t.key, t.records) for t in h.top] == [("00ff", 2)]
-    b = job.run(spark, job.JobSpec(keys=str(tmp_path / "b.parquet"), key_type="bytes-hex", counts=(1000,), primary=1000, top=0,
-                                   reader="pyarrow"))
+    b = job.run(
+        spark,
+        job.JobSpec(
+            keys=str(tmp_path / "b.parquet"),
+            key_type="bytes-hex",
+            counts=(1000,),
+            primary=1000,
+            top=0,
+            reader="pyarrow",
+        ),
+    )
     # kafka-facts §6.1 (kafka-python): b'' → 681, b'\x00 ' → 742, b'123456789' → 566 for 1000 partitions
     nonzero = {p: c for p, c in enumerate(b.records[1000]) if c}
     assert nonzero == {681: 1, 742: 1, 566: 1, partition_for_key(b"\x00\xff", 1000): 1}
 
 
 def test_csv_json_text_readers_count_null_and_unreadable_rows(spark, tmp_path):
-    (tmp_path / "k.csv").write_text('key,size\nuser-1,100\nuser-2,20\nuser-1,5\n,7\nshort-row\nuser-4,1,2\n"é",3\nuser-5,x\n')
-    c = job.run(spark, job.JobSpec(keys=str(tmp_path / "k.csv"), input_format="csv", value_bytes_column="size",
-                                   counts=(6,), primary=6, top=2))
+    (tmp_path / "k.csv").write_text(
+        'key,size\nuser-1,100\nuser-2,20\nuser-1,5\n,7\nshort-row\nuser-4,1,2\n"é",3\nuser-5,x\n'
+    )
+    c = job.run(
+        spark,
+        job.JobSpec(
+            keys=str(tmp_path / "k.csv"), input_format="csv", value_bytes_column="size", counts=(6,), primary=6, top=2
+        ),
+    )
     assert (c.records, c.bytes) == scalar([b"user-1", b"user-2", b"user-1", "é".encode()], (6,), [100, 20, 5, 3])
     assert (c.null_records, c.null_bytes, c.unreadable) == (1, 7, 3)  # short row, long row, size "x"
     assert [(t.key, t.records, t.bytes) for t in c.top] == [("user-1", 2, 117), ("user-2", 1, 26)]
 
     (tmp_path / "k.json").write_text('{"id": "a", "v": 3}\n{"id": "b"}\nnot json\n{"id": null}\n{"id": "a", "v": 1}\n')
-    j = job.run(spark, job.JobSpec(keys=str(tmp_path / "k.json"), input_format="json", key_column="id",
-                                   value_bytes_column="v", counts=(3,), primary=3, top=1))
+    j = job.run(
+        spark,
+        job.JobSpec(
+            keys=str(tmp_path / "k.json"),
+            input_format="json",
+            key_column="id",
+            value_bytes_column="v",
+            counts=(3,),
+            primary=3,
+            top=1,
+        ),
+    )
     assert (j.records, j.bytes) == scalar([b"a", b"b", b"a"], (3,), [3, 0, 1])
     assert (j.null_records, j.unreadable) == (1, 1)
 
@@ -159,12 +208,21 @@ def test_report_per_broker_with_offline_brokers(spark, tmp_path):
     topic = cluster.topic("orders")
     n = topic.partition_count
     counts = job.run(spark, job.JobSpec(keys=str(tmp_path / "k.parquet"), counts=(n, 3), primary=n, top=1))
-    report = build_report(counts, source="k", key_column="key", key_type="string", partitions=n, sweep_counts=(3,),
-                          cluster=cluster, topic="orders")
+    report = build_report(
+        counts,
+        source="k",
+        key_column="key",
+        key_type="string",
+        partitions=n,
+        sweep_counts=(3,),
+        cluster=cluster,
+        topic="orders",
+    )
     states = topic_states(cluster, topic)
     per_partition = scalar([k.encode() for k in keys], (n,))[0][n]
     assert [(p.partition, p.records, p.leader) for p in report.per_partition] == [
-        (i, per_partition[i], states[i].leader) for i in range(n)]
+        (i, per_partition[i], states[i].leader) for i in range(n)
+    ]
     expect_leaders = Counter()
     expect_replicas = Counter()
     for p in topic.partitions:
@@ -172,7 +230,8 @@ def test_report_per_broker_with_offline_brokers(spark, tmp_path):
         for b in p.replicas:
             expect_replicas[b] += per_partition[p.id]
     assert {b.broker: b.records for b in report.leaders if b.records or b.partitions} == {
-        b: r for b, r in expect_leaders.items()}
+        b: r for b, r in expect_leaders.items()
+    }
     assert {b.broker: b.records for b in report.replicas} == {b.id: expect_replicas[b.id] for b in cluster.brokers}
     assert all(b.broker not in (1, 2) for b in report.leaders if b.partitions)
     hot = report.top[0]
@@ -186,8 +245,23 @@ def test_cli_json_and_output_files(spark, tmp_path, capsys):
     keys = [f"user-{i % 37}" for i in range(500)] + [None] * 3
     pq.write_table(pa.table({"key": pa.array(keys, pa.string()), "size": list(range(503))}), tmp_path / "k.parquet")
     out_dir = tmp_path / "out"
-    code, out, err = run_cli(capsys, "--keys", str(tmp_path / "k.parquet"), "--partitions", "8", "--sweep", "4,8,16",
-                             "--top", "3", "--value-bytes-column", "size", "--format", "json", "--output", str(out_dir))
+    code, out, err = run_cli(
+        capsys,
+        "--keys",
+        str(tmp_path / "k.parquet"),
+        "--partitions",
+        "8",
+        "--sweep",
+        "4,8,16",
+        "--top",
+        "3",
+        "--value-bytes-column",
+        "size",
+        "--format",
+        "json",
+        "--output",
+        str(out_dir),
+    )
     assert (code, err) == (0, "")
     data = json.loads(out)
     rec, byt = scalar([None if k is None else k.encode() for k in keys], (8,), list(range(503)))
@@ -220,22 +294,41 @@ def test_bad_input_is_one_line_exit_2(spark, tmp_path, capsys):
     (tmp_path / "junk.parquet").write_bytes(b"this is not parquet")
     (tmp_path / "words.csv").write_text("key\nalpha\nbeta\n")
     missing = tmp_path / "nope"
-    assert bad(capsys, "--keys", str(missing), "--partitions", "3") == f"error: --keys {missing}: no such file or directory"
+    assert (
+        bad(capsys, "--keys", str(missing), "--partitions", "3")
+        == f"error: --keys {missing}: no such file or directory"
+    )
     assert bad(capsys, "--keys", str(tmp_path / "k.parquet"), "--partitions", "3", "--key-column", "id") == (
-        f"error: --key-column 'id' not found in {tmp_path / 'k.parquet'}; its columns are: key, f")
+        f"error: --key-column 'id' not found in {tmp_path / 'k.parquet'}; its columns are: key, f"
+    )
     assert bad(capsys, "--keys", str(tmp_path / "junk.parquet"), "--partitions", "3") == (
         f"error: --keys {tmp_path / 'junk.parquet'}: not a Parquet file (no PAR1 magic); "
-        "give --input-format csv, json or text if it is one of those")
-    assert bad(capsys, "--keys", str(tmp_path / "k.parquet"), "--partitions", "3", "--key-column", "f",
-               "--key-type", "int") == (
-        "error: key column 'f' is double, which cannot be a int key: use an integer column or text of integers")
-    assert bad(capsys, "--keys", str(tmp_path / "words.csv"), "--input-format", "csv", "--partitions", "3",
-               "--key-type", "long") == (
+        "give --input-format csv, json or text if it is one of those"
+    )
+    assert bad(
+        capsys, "--keys", str(tmp_path / "k.parquet"), "--partitions", "3", "--key-column", "f", "--key-type", "int"
+    ) == ("error: key column 'f' is double, which cannot be a int key: use an integer column or text of integers")
+    assert bad(
+        capsys,
+        "--keys",
+        str(tmp_path / "words.csv"),
+        "--input-format",
+        "csv",
+        "--partitions",
+        "3",
+        "--key-type",
+        "long",
+    ) == (
         f"error: none of the 2 keys in column 'key' of {tmp_path / 'words.csv'} can be read as --key-type long; "
-        "check --key-type and --key-column")
-    assert bad(capsys, "--keys", str(tmp_path / "k.parquet")) == "error: give --partitions N, or --topology TOPOLOGY --topic T"
+        "check --key-type and --key-column"
+    )
+    assert (
+        bad(capsys, "--keys", str(tmp_path / "k.parquet"))
+        == "error: give --partitions N, or --topology TOPOLOGY --topic T"
+    )
     assert bad(capsys, "--keys", str(tmp_path / "k.parquet"), "--partitions", "3", "--sweep", "4,x") == (
-        "error: --sweep '4,x': 'x' is not a partition count (use e.g. --sweep 6,12,24,48)")
+        "error: --sweep '4,x': 'x' is not a partition count (use e.g. --sweep 6,12,24,48)"
+    )
     # a run failing inside Spark leaves no partial output behind: a directory it made is gone again, an existing
     # one keeps exactly what it held
     out_dir = tmp_path / "out" / "run1"
@@ -253,10 +346,19 @@ def test_murmur2_as_spark_sql_expressions_equals_kafka(spark):
     from planner.producer.murmur2 import murmur2
     from planner.skew.sqlhash import with_murmur2, with_partition
 
-    vectors = {b"21": -973932308, b"foobar": -790332482, b"a-little-bit-long-string": -985981536,
-               b"a-little-bit-longer-string": -1486304829,
-               b"lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8": -58897971, b"abc": 479470107, b"": 275646681,
-               b"a": -1563381124, b"ab": 316155434, b"123456789": -1822237082, b"\x00 ": 1121897742}
+    vectors = {
+        b"21": -973932308,
+        b"foobar": -790332482,
+        b"a-little-bit-long-string": -985981536,
+        b"a-little-bit-longer-string": -1486304829,
+        b"lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8": -58897971,
+        b"abc": 479470107,
+        b"": 275646681,
+        b"a": -1563381124,
+        b"ab": 316155434,
+        b"123456789": -1822237082,
+        b"\x00 ": 1121897742,
+    }
     rnd = random.Random(3)
     extra = [bytes(rnd.randrange(256) for _ in range(rnd.randrange(0, 30))) for _ in range(200)]
     keys = list(vectors) + extra + [None]
@@ -278,27 +380,35 @@ def test_bad_master_and_malformed_input_are_one_line(spark, tmp_path, capsys):
     with socket.socket() as sock:  # a port nobody listens on: bound, never listening
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-        assert bad(capsys, "--keys", str(tmp_path / "k.parquet"), "--partitions", "3", "--master",
-                   f"spark://127.0.0.1:{port}") == (
-            f"error: --master spark://127.0.0.1:{port}: no Spark master answers at 127.0.0.1:{port} (Connection refused)")
+        assert bad(
+            capsys, "--keys", str(tmp_path / "k.parquet"), "--partitions", "3", "--master", f"spark://127.0.0.1:{port}"
+        ) == (
+            f"error: --master spark://127.0.0.1:{port}: no Spark master answers at 127.0.0.1:{port} (Connection refused)"
+        )
     assert bad(capsys, "--keys", str(tmp_path / "k.parquet"), "--partitions", "3", "--master", "spark://nohost") == (
-        "error: --master spark://nohost: use spark://HOST:PORT (e.g. spark://127.0.0.1:7077)")
+        "error: --master spark://nohost: use spark://HOST:PORT (e.g. spark://127.0.0.1:7077)"
+    )
     (tmp_path / "junk.json").write_text("not json\n{broken\n")
     assert bad(capsys, "--keys", str(tmp_path / "junk.json"), "--input-format", "json", "--partitions", "3") == (
-        f"error: --keys {tmp_path / 'junk.json'}: no json record can be read (every row is malformed)")
+        f"error: --keys {tmp_path / 'junk.json'}: no json record can be read (every row is malformed)"
+    )
 
 
 def test_a_failing_per_key_step_is_one_planner_error(spark, tmp_path, monkeypatch):
     pq.write_table(pa.table({"key": ["a", "b"]}), tmp_path / "k.parquet")
 
     def fail(*args, **kwargs):
-        raise RuntimeError("An error occurred while calling o9.collect.\n: java.lang.OutOfMemoryError: Java heap space\n\tat x")
+        raise RuntimeError(
+            "An error occurred while calling o9.collect.\n: java.lang.OutOfMemoryError: Java heap space\n\tat x"
+        )
 
     monkeypatch.setattr(job, "_per_key", fail)
     with pytest.raises(PlannerError) as exc:
         job.run(spark, job.JobSpec(keys=str(tmp_path / "k.parquet"), counts=(3,), primary=3, top=1, exact_top=True))
     assert str(exc.value) == f"counting records per key of --keys {tmp_path / 'k.parquet'} failed: Java heap space"
-    assert job.run(spark, job.JobSpec(keys=str(tmp_path / "k.parquet"), counts=(3,), primary=3, top=0)).keyed_records == 2
+    assert (
+        job.run(spark, job.JobSpec(keys=str(tmp_path / "k.parquet"), counts=(3,), primary=3, top=0)).keyed_records == 2
+    )
 
 
 def test_local_driver_memory_is_half_the_machine_between_1g_and_8g():

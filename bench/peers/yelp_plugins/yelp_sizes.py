@@ -1,6 +1,7 @@
 """Loaded by Yelp's kafka-cluster-manager (--partition-measurer DIR:yelp_sizes --measurer-args "--log-dirs FILE"):
 each partition's weight and size are its bytes from `kafka-log-dirs.sh --describe` output (the largest replica, as
 kafka-planner's --sizes reads it). Runs inside the kafka-utils venv."""
+
 import argparse
 import json
 
@@ -15,7 +16,7 @@ class LogDirsMeasurer(PartitionMeasurer):
         with open(path) as fh:
             text = fh.read()
         self.sizes = {}
-        for broker in json.loads(text[text.index("{"):])["brokers"]:
+        for broker in json.loads(text[text.index("{") :])["brokers"]:
             for log_dir in broker["logDirs"]:
                 for part in log_dir["partitions"]:
                     topic, _, pid = part["partition"].rpartition("-")

@@ -3,6 +3,7 @@
 `connection`: the URL, `--command-config` settings, a session whose failures are one line; `snapshot`: the cluster
 read into a `Cluster`. kafka-python is imported only when a session opens.
 """
+
 from planner.adapters.kafka.connection import KafkaOptions, load_options, parse_url
 from planner.adapters.kafka.snapshot import KafkaSnapshot, read_snapshot
 

@@ -4,6 +4,7 @@ ElectLeaders, AlterReplicaLogDirs. Answers come back as (error code, message) pe
 
 A broker that does not implement a call (tansu, noida-db) gives one line naming the URL and the call.
 """
+
 from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
@@ -23,9 +24,12 @@ TOPIC_LEVEL_THROTTLES = (LEADER_REPLICAS, FOLLOWER_REPLICAS)
 
 # Java exception class of an error code, as `Throwable.toString` prints it (LeaderElectionCommand).
 EXCEPTIONS = {
-    3: "UnknownTopicOrPartitionException", 39: "InvalidReplicaAssignmentException",
-    80: "PreferredLeaderNotAvailableException", 83: "EligibleLeadersNotAvailableException",
-    84: "ElectionNotNeededException", 85: "NoReassignmentInProgressException",
+    3: "UnknownTopicOrPartitionException",
+    39: "InvalidReplicaAssignmentException",
+    80: "PreferredLeaderNotAvailableException",
+    83: "EligibleLeadersNotAvailableException",
+    84: "ElectionNotNeededException",
+    85: "NoReassignmentInProgressException",
 }
 
 
@@ -43,12 +47,15 @@ def _unsupported_guard(session: KafkaSession, what: str, request: Any) -> Any:
     try:
         return session.send(what, request)
     except (Errors.IncompatibleBrokerVersion, Errors.UnsupportedVersionError):
-        raise PlannerError(f"{session.url}: the broker does not support {type(request).__name__[:-7]} "
-                           f"(needed to {what}); nothing was changed by this call") from None
+        raise PlannerError(
+            f"{session.url}: the broker does not support {type(request).__name__[:-7]} "
+            f"(needed to {what}); nothing was changed by this call"
+        ) from None
 
 
-def alter_reassignments(session: KafkaSession, targets: Mapping[TopicPartition, Iterable[int] | None]
-                        ) -> dict[TopicPartition, tuple[int, str | None]]:
+def alter_reassignments(
+    session: KafkaSession, targets: Mapping[TopicPartition, Iterable[int] | None]
+) -> dict[TopicPartition, tuple[int, str | None]]:
     """AlterPartitionReassignments: a target list, or None to cancel. (code, message) per partition."""
     from kafka.protocol.admin import AlterPartitionReassignmentsRequest
 
@@ -57,19 +64,26 @@ def alter_reassignments(session: KafkaSession, targets: Mapping[TopicPartition, 
     by_topic: dict[str, list] = {}
     for tp, replicas in targets.items():
         by_topic.setdefault(tp.topic, []).append(
-            P(partition_index=tp.partition, replicas=None if replicas is None else [int(r) for r in replicas]))
+            P(partition_index=tp.partition, replicas=None if replicas is None else [int(r) for r in replicas])
+        )
     request = AlterPartitionReassignmentsRequest(
-        timeout_ms=int(session.opts.timeout * 1000), allow_replication_factor_change=True,
-        topics=[T(name=t, partitions=parts) for t, parts in by_topic.items()])
+        timeout_ms=int(session.opts.timeout * 1000),
+        allow_replication_factor_change=True,
+        topics=[T(name=t, partitions=parts) for t, parts in by_topic.items()],
+    )
     what = "alter partition reassignments"
     response = _unsupported_guard(session, what, request)
     check_code(session, response.error_code, what, response.error_message)
-    return {TopicPartition(t.name, p.partition_index): (p.error_code, p.error_message)
-            for t in response.responses for p in t.partitions}
+    return {
+        TopicPartition(t.name, p.partition_index): (p.error_code, p.error_message)
+        for t in response.responses
+        for p in t.partitions
+    }
 
 
-def incremental_alter(session: KafkaSession, ops: Mapping[tuple[int, str], list[tuple[str, int, str | None]]],
-                      what: str) -> None:
+def incremental_alter(
+    session: KafkaSession, ops: Mapping[tuple[int, str], list[tuple[str, int, str | None]]], what: str
+) -> None:
     """IncrementalAlterConfigs: {(resource type, name): [(config, op, value)]}; any error is one line."""
     from kafka.protocol.admin import IncrementalAlterConfigsRequest
 
@@ -78,17 +92,25 @@ def incremental_alter(session: KafkaSession, ops: Mapping[tuple[int, str], list[
     R = IncrementalAlterConfigsRequest.AlterConfigsResource
     C = R.AlterableConfig
     request = IncrementalAlterConfigsRequest(
-        resources=[R(resource_type=rtype, resource_name=name,
-                     configs=[C(name=k, config_operation=op, value=v) for k, op, v in configs])
-                   for (rtype, name), configs in ops.items()], validate_only=False)
+        resources=[
+            R(
+                resource_type=rtype,
+                resource_name=name,
+                configs=[C(name=k, config_operation=op, value=v) for k, op, v in configs],
+            )
+            for (rtype, name), configs in ops.items()
+        ],
+        validate_only=False,
+    )
     response = _unsupported_guard(session, what, request)
     for r in response.responses:
         kind = "topic" if r.resource_type == TOPIC_RESOURCE else "broker"
         check_code(session, r.error_code, f"{what} ({kind} {r.resource_name})", r.error_message)
 
 
-def set_throttles(session: KafkaSession, leader: Mapping[str, str], follower: Mapping[str, str],
-                  brokers: Iterable[int], rate: int) -> None:
+def set_throttles(
+    session: KafkaSession, leader: Mapping[str, str], follower: Mapping[str, str], brokers: Iterable[int], rate: int
+) -> None:
     """`modifyTopicThrottles` then `modifyInterBrokerThrottle`: topic replica lists, then both broker rates."""
     topic_ops: dict[tuple[int, str], list] = {}
     for topic in sorted(set(leader) | set(follower)):
@@ -104,37 +126,54 @@ def set_throttles(session: KafkaSession, leader: Mapping[str, str], follower: Ma
 
 
 def set_log_dir_throttle(session: KafkaSession, brokers: Iterable[int], rate: int) -> None:
-    incremental_alter(session, {(BROKER_RESOURCE, str(b)): [(LOG_DIR_RATE, SET, str(rate))] for b in brokers},
-                      "set the replica-alter-dir throttle")
+    incremental_alter(
+        session,
+        {(BROKER_RESOURCE, str(b)): [(LOG_DIR_RATE, SET, str(rate))] for b in brokers},
+        "set the replica-alter-dir throttle",
+    )
 
 
 def clear_throttles(session: KafkaSession, brokers: Iterable[int], topics: Iterable[str]) -> None:
     """`clearBrokerLevelThrottles` and `clearTopicLevelThrottles`: DELETE of every throttle config."""
-    incremental_alter(session, {(BROKER_RESOURCE, str(b)): [(k, DELETE, None) for k in BROKER_LEVEL_THROTTLES]
-                                for b in brokers}, "clear the broker throttles")
-    incremental_alter(session, {(TOPIC_RESOURCE, t): [(k, DELETE, None) for k in TOPIC_LEVEL_THROTTLES]
-                                for t in topics}, "clear the topic throttles")
+    incremental_alter(
+        session,
+        {(BROKER_RESOURCE, str(b)): [(k, DELETE, None) for k in BROKER_LEVEL_THROTTLES] for b in brokers},
+        "clear the broker throttles",
+    )
+    incremental_alter(
+        session,
+        {(TOPIC_RESOURCE, t): [(k, DELETE, None) for k in TOPIC_LEVEL_THROTTLES] for t in topics},
+        "clear the topic throttles",
+    )
 
 
-def elect_leaders(session: KafkaSession, partitions: Iterable[TopicPartition], election_type: int = 0
-                  ) -> dict[TopicPartition, tuple[int, str | None]]:
+def elect_leaders(
+    session: KafkaSession, partitions: Iterable[TopicPartition], election_type: int = 0
+) -> dict[TopicPartition, tuple[int, str | None]]:
     from kafka.protocol.admin import ElectLeadersRequest
 
     T = ElectLeadersRequest.TopicPartitions
     by_topic: dict[str, list[int]] = {}
     for tp in partitions:
         by_topic.setdefault(tp.topic, []).append(tp.partition)
-    request = ElectLeadersRequest(election_type=election_type, timeout_ms=int(session.opts.timeout * 1000),
-                                  topic_partitions=[T(topic=t, partitions=p) for t, p in by_topic.items()])
+    request = ElectLeadersRequest(
+        election_type=election_type,
+        timeout_ms=int(session.opts.timeout * 1000),
+        topic_partitions=[T(topic=t, partitions=p) for t, p in by_topic.items()],
+    )
     what = "elect leaders"
     response = _unsupported_guard(session, what, request)
     check_code(session, getattr(response, "error_code", 0) or 0, what)
-    return {TopicPartition(r.topic, p.partition_id): (p.error_code, p.error_message)
-            for r in response.replica_election_results for p in r.partition_result}
+    return {
+        TopicPartition(r.topic, p.partition_id): (p.error_code, p.error_message)
+        for r in response.replica_election_results
+        for p in r.partition_result
+    }
 
 
-def alter_replica_log_dirs(session: KafkaSession, moves: Mapping[tuple[TopicPartition, int], str]
-                           ) -> dict[tuple[TopicPartition, int], int]:
+def alter_replica_log_dirs(
+    session: KafkaSession, moves: Mapping[tuple[TopicPartition, int], str]
+) -> dict[tuple[TopicPartition, int], int]:
     """AlterReplicaLogDirs, one request per broker: error code per (partition, broker)."""
     from kafka.protocol.admin import AlterReplicaLogDirsRequest
 
@@ -145,16 +184,21 @@ def alter_replica_log_dirs(session: KafkaSession, moves: Mapping[tuple[TopicPart
         per_broker.setdefault(broker, {}).setdefault(path, {}).setdefault(tp.topic, []).append(tp.partition)
     out = {}
     for broker, dirs in sorted(per_broker.items()):
-        request = AlterReplicaLogDirsRequest(dirs=[D(path=path, topics=[T(name=t, partitions=ps)
-                                                                         for t, ps in topics.items()])
-                                                   for path, topics in dirs.items()])
+        request = AlterReplicaLogDirsRequest(
+            dirs=[
+                D(path=path, topics=[T(name=t, partitions=ps) for t, ps in topics.items()])
+                for path, topics in dirs.items()
+            ]
+        )
         from kafka import errors as Errors
 
         try:
             response = session.send(f"alter replica log dirs on broker {broker}", request, broker)
         except (Errors.IncompatibleBrokerVersion, Errors.UnsupportedVersionError):
-            raise PlannerError(f"{session.url}: the broker does not support AlterReplicaLogDirs (needed to move "
-                               "replicas between log dirs)") from None
+            raise PlannerError(
+                f"{session.url}: the broker does not support AlterReplicaLogDirs (needed to move "
+                "replicas between log dirs)"
+            ) from None
         for r in response.results:
             for p in r.partitions:
                 out[(TopicPartition(r.topic_name, p.partition_index), broker)] = p.error_code

@@ -4,6 +4,7 @@ over kafka-python's `KafkaAdminClient` whose every failure is one `PlannerError`
 kafka-python is imported only inside `KafkaSession`. Credentials live only in `KafkaOptions` (whose repr hides
 them) and in the client: no message, log line or file carries them.
 """
+
 from __future__ import annotations
 
 import logging
@@ -37,10 +38,11 @@ def parse_url(url: str) -> KafkaUrl:
     """`kafka://host:port[,host:port…]` (a host without a port is :9092, as in `bootstrap.servers`)."""
     if not url.startswith("kafka://"):
         raise PlannerError(f"{url}: not a Kafka URL: expected kafka://host:port[,host:port...]")
-    rest = url[len("kafka://"):].rstrip("/")
+    rest = url[len("kafka://") :].rstrip("/")
     if "@" in rest:
-        raise PlannerError("kafka://...: do not put credentials in the URL; use --command-config FILE "
-                           f"or ${COMMAND_CONFIG_ENV}")
+        raise PlannerError(
+            f"kafka://...: do not put credentials in the URL; use --command-config FILE or ${COMMAND_CONFIG_ENV}"
+        )
     if not rest or "/" in rest:
         raise PlannerError(f"{url}: expected kafka://host:port[,host:port...] (bootstrap servers, no path)")
     hosts = []
@@ -70,14 +72,25 @@ class KafkaOptions:
     def client_configs(self) -> dict[str, Any]:
         """kafka-python's `KafkaAdminClient` settings."""
         ms = int(self.timeout * 1000)
-        out: dict[str, Any] = {"request_timeout_ms": ms, "bootstrap_timeout_ms": ms, "client_id": "kafka-planner",
-                               "security_protocol": self.security_protocol, "reconnect_backoff_max_ms": 1000}
+        out: dict[str, Any] = {
+            "request_timeout_ms": ms,
+            "bootstrap_timeout_ms": ms,
+            "client_id": "kafka-planner",
+            "security_protocol": self.security_protocol,
+            "reconnect_backoff_max_ms": 1000,
+        }
         if self.sasl_mechanism:
-            out.update(sasl_mechanism=self.sasl_mechanism, sasl_plain_username=self.username,
-                       sasl_plain_password=self.password)
+            out.update(
+                sasl_mechanism=self.sasl_mechanism, sasl_plain_username=self.username, sasl_plain_password=self.password
+            )
         if "SSL" in self.security_protocol:
-            out.update(ssl_cafile=self.ssl_cafile, ssl_certfile=self.ssl_certfile, ssl_keyfile=self.ssl_keyfile,
-                       ssl_password=self.ssl_password, ssl_check_hostname=self.ssl_check_hostname)
+            out.update(
+                ssl_cafile=self.ssl_cafile,
+                ssl_certfile=self.ssl_certfile,
+                ssl_keyfile=self.ssl_keyfile,
+                ssl_password=self.ssl_password,
+                ssl_check_hostname=self.ssl_check_hostname,
+            )
         return out
 
 
@@ -115,14 +128,18 @@ def options_from_properties(props: Mapping[str, str], source: str, timeout: floa
     if protocol.startswith("SASL_"):
         mechanism = props.get("sasl.mechanism", "GSSAPI").strip().upper()
         if mechanism not in MECHANISMS:
-            raise PlannerError(f"{source}: sasl.mechanism {mechanism} is not supported by kafka-planner "
-                               f"(use one of {', '.join(MECHANISMS)})")
+            raise PlannerError(
+                f"{source}: sasl.mechanism {mechanism} is not supported by kafka-planner "
+                f"(use one of {', '.join(MECHANISMS)})"
+            )
         jaas = props.get("sasl.jaas.config", "")
         creds = {k: v.replace('\\"', '"').replace("\\\\", "\\") for k, v in _JAAS_RE.findall(jaas)}
         if "username" not in creds or "password" not in creds:
-            raise PlannerError(f"{source}: sasl.jaas.config needs username=\"...\" password=\"...\" "
-                               f"(e.g. org.apache.kafka.common.security.plain.PlainLoginModule required "
-                               f"username=\"alice\" password=\"...\";)")
+            raise PlannerError(
+                f'{source}: sasl.jaas.config needs username="..." password="..." '
+                f"(e.g. org.apache.kafka.common.security.plain.PlainLoginModule required "
+                f'username="alice" password="...";)'
+            )
         kwargs.update(sasl_mechanism=mechanism, username=creds["username"], password=creds["password"])
     if protocol.endswith("SSL"):
         kwargs.update(_ssl_options(props, source))
@@ -136,8 +153,10 @@ def _ssl_options(props: Mapping[str, str], source: str) -> dict[str, Any]:
         if not location:
             continue
         if props.get(f"{key}.type", "PEM").strip().upper() != "PEM":
-            raise PlannerError(f"{source}: {key}.type {props[f'{key}.type']} is not supported: give a PEM file "
-                               f"({key}.type=PEM; convert with keytool -exportcert -rfc / openssl)")
+            raise PlannerError(
+                f"{source}: {key}.type {props[f'{key}.type']} is not supported: give a PEM file "
+                f"({key}.type=PEM; convert with keytool -exportcert -rfc / openssl)"
+            )
         if not os.path.isfile(location):
             raise PlannerError(f"{source}: {key}.location {location}: no such file")
         out[kind] = location
@@ -150,8 +169,9 @@ def _ssl_options(props: Mapping[str, str], source: str) -> dict[str, Any]:
     return out
 
 
-def load_options(command_config: str | None = None, timeout: float | None = None,
-                 environ: Mapping[str, str] | None = None) -> KafkaOptions:
+def load_options(
+    command_config: str | None = None, timeout: float | None = None, environ: Mapping[str, str] | None = None
+) -> KafkaOptions:
     """Settings from `--command-config FILE` (else $KAFKA_PLANNER_KAFKA_COMMAND_CONFIG) and the timeout (else
     $KAFKA_PLANNER_KAFKA_TIMEOUT, else 10 s)."""
     env = environ if environ is not None else os.environ
@@ -190,8 +210,13 @@ class _Recorder(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         text = record.getMessage()
-        for marker in ("SaslAuthenticationFailedError", "SSLCertVerificationError", "SSLError",
-                       "UnsupportedSaslMechanism", "IllegalSaslState"):
+        for marker in (
+            "SaslAuthenticationFailedError",
+            "SSLCertVerificationError",
+            "SSLError",
+            "UnsupportedSaslMechanism",
+            "IllegalSaslState",
+        ):
             if marker in text:
                 self.last_failure = text
                 return
@@ -219,8 +244,9 @@ class KafkaSession:
         try:
             from kafka.admin import KafkaAdminClient
         except ImportError:
-            raise PlannerError(f"{url}: reading a live cluster needs kafka-python: "
-                               "pip install 'kafka-planner[kafka]'") from None
+            raise PlannerError(
+                f"{url}: reading a live cluster needs kafka-python: pip install 'kafka-planner[kafka]'"
+            ) from None
         self.recorder = _quiet_kafka_logging()
         try:
             self.admin = KafkaAdminClient(bootstrap_servers=self.kurl.bootstrap, **opts.client_configs())
@@ -233,18 +259,24 @@ class KafkaSession:
         if "SaslAuthenticationFailed" in failure:
             reason = failure.rsplit("SaslAuthenticationFailedError:", 1)[-1].strip()
             reason = re.sub(r"\s*\(backoff [^)]*\)$", "", reason)
-            return PlannerError(f"{self.url}: SASL authentication failed ({reason}): check the user and password in "
-                                f"sasl.jaas.config of {settings}")
+            return PlannerError(
+                f"{self.url}: SASL authentication failed ({reason}): check the user and password in "
+                f"sasl.jaas.config of {settings}"
+            )
         if "UnsupportedSaslMechanism" in failure:
-            return PlannerError(f"{self.url}: the broker does not accept sasl.mechanism "
-                                f"{self.opts.sasl_mechanism}: check {settings}")
+            return PlannerError(
+                f"{self.url}: the broker does not accept sasl.mechanism {self.opts.sasl_mechanism}: check {settings}"
+            )
         if "SSL" in failure:
-            return PlannerError(f"{self.url}: TLS handshake failed: check ssl.truststore.location in {settings} and "
-                                "that the certificate names the host in the URL")
+            return PlannerError(
+                f"{self.url}: TLS handshake failed: check ssl.truststore.location in {settings} and "
+                "that the certificate names the host in the URL"
+            )
         return PlannerError(
             f"{self.url}: cannot connect to Kafka at {self.kurl.bootstrap} within {self.opts.timeout:g} s "
             f"(is a broker running there, and does it speak {self.opts.security_protocol}? --timeout or "
-            f"${TIMEOUT_ENV} sets the wait)")
+            f"${TIMEOUT_ENV} sets the wait)"
+        )
 
     def call(self, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """`fn(*args)` with every kafka-python error as one line naming the URL and `what` was being done."""
@@ -253,13 +285,17 @@ class KafkaSession:
         try:
             return fn(*args, **kwargs)
         except Errors.AuthorizationError as exc:
-            return self._raise(f"not authorised to {what} ({type(exc).__name__}): grant the client's principal the "
-                               "ACL (Describe/DescribeConfigs on the cluster and topics; Alter/AlterConfigs to act)")
+            return self._raise(
+                f"not authorised to {what} ({type(exc).__name__}): grant the client's principal the "
+                "ACL (Describe/DescribeConfigs on the cluster and topics; Alter/AlterConfigs to act)"
+            )
         except (Errors.IncompatibleBrokerVersion, Errors.UnsupportedVersionError):
             raise
         except (Errors.KafkaTimeoutError, Errors.KafkaConnectionError, Errors.NodeNotReadyError):
-            return self._raise(f"no answer while trying to {what} within {self.opts.timeout:g} s "
-                               f"(--timeout or ${TIMEOUT_ENV} sets the wait)")
+            return self._raise(
+                f"no answer while trying to {what} within {self.opts.timeout:g} s "
+                f"(--timeout or ${TIMEOUT_ENV} sets the wait)"
+            )
         except Errors.KafkaError as exc:
             return self._raise(f"cannot {what}: {_explain(exc)}")
 
@@ -290,8 +326,9 @@ class KafkaSession:
         except Exception:  # versions unknown: let the call itself answer
             return
         if api_key not in offered:
-            raise PlannerError(f"{self.url}: the broker does not support {name} (needed to {what}); "
-                               "nothing was changed")
+            raise PlannerError(
+                f"{self.url}: the broker does not support {name} (needed to {what}); nothing was changed"
+            )
 
     def close(self) -> None:
         try:
@@ -327,8 +364,10 @@ def check_code(session: KafkaSession, code: int, what: str, message: str | None 
 
     cls = Errors.for_code(code)
     if issubclass(cls, Errors.AuthorizationError):
-        session._raise(f"not authorised to {what} ({getattr(cls, 'message', cls.__name__)}): grant the client's "
-                       "principal the ACL (Describe/DescribeConfigs on the cluster and topics; Alter/AlterConfigs "
-                       "to act)")
+        session._raise(
+            f"not authorised to {what} ({getattr(cls, 'message', cls.__name__)}): grant the client's "
+            "principal the ACL (Describe/DescribeConfigs on the cluster and topics; Alter/AlterConfigs "
+            "to act)"
+        )
     detail = f": {message}" if message else ""
     session._raise(f"cannot {what}: {getattr(cls, 'message', cls.__name__)}{detail}")

@@ -15,6 +15,7 @@ Calls, in order (each one round trip per broker at most):
 A broker that lacks DescribeLogDirs or ListPartitionReassignments (tansu, noida-db) leaves sizes unknown or no
 reassignment: `KafkaSnapshot.notes` says so.
 """
+
 from __future__ import annotations
 
 import base64
@@ -63,7 +64,8 @@ class KafkaSnapshot:
     replicas: dict[TopicPartition, tuple[ReplicaDir, ...]] = field(default_factory=dict)
     log_dirs: tuple[LogDir, ...] = ()
     reassigning: dict[TopicPartition, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = field(
-        default_factory=dict)  # replicas, adding, removing
+        default_factory=dict
+    )  # replicas, adding, removing
     cordoned: dict[int, tuple[str, ...]] = field(default_factory=dict)  # broker -> cordoned.log.dirs
     notes: tuple[str, ...] = ()
 
@@ -96,8 +98,14 @@ def read_session(session: KafkaSession) -> KafkaSnapshot:
     cluster = build_cluster(brokers, topics, configs, reassigning, replicas, cluster_id)
     for b in fully_cordoned(log_dirs, cordoned):
         notes.append(f"broker {b}: every log dir is cordoned (cordoned.log.dirs, KIP-1066): it takes no new replicas")
-    return KafkaSnapshot(cluster=cluster, replicas=replicas, log_dirs=log_dirs, reassigning=reassigning,
-                         cordoned=cordoned, notes=tuple(notes))
+    return KafkaSnapshot(
+        cluster=cluster,
+        replicas=replicas,
+        log_dirs=log_dirs,
+        reassigning=reassigning,
+        cordoned=cordoned,
+        notes=tuple(notes),
+    )
 
 
 def _unsupported(session: KafkaSession, what: str, fn: Callable[[], Any]) -> tuple[bool, Any]:
@@ -118,8 +126,16 @@ def _brokers(session: KafkaSession) -> tuple[list[Broker], str | None]:
         described = session.call("read the cluster metadata", admin._manager.run, admin._get_cluster_metadata, [])
         for b in described["brokers"]:
             b["broker_id"] = b.pop("node_id")
-    brokers = [Broker(id=b["broker_id"], rack=b.get("rack"), host=b.get("host"), port=b.get("port"),
-                      state=FENCED if b.get("is_fenced") else "online") for b in described["brokers"]]
+    brokers = [
+        Broker(
+            id=b["broker_id"],
+            rack=b.get("rack"),
+            host=b.get("host"),
+            port=b.get("port"),
+            state=FENCED if b.get("is_fenced") else "online",
+        )
+        for b in described["brokers"]
+    ]
     return sorted(brokers, key=lambda b: b.id), described.get("cluster_id")
 
 
@@ -131,15 +147,15 @@ def _topics(session: KafkaSession, notes: list[str]) -> list[dict]:
     topics: dict[str, dict] = {}
     cursor = None
     while True:
-        ok, page = _unsupported(session, "describe topic partitions",
-                                partial(admin.describe_topic_partitions, names, PAGE, cursor))
+        ok, page = _unsupported(
+            session, "describe topic partitions", partial(admin.describe_topic_partitions, names, PAGE, cursor)
+        )
         if not ok:
             notes.append("the broker lacks DescribeTopicPartitions: ELR and LastKnownElr unknown (read Metadata)")
             described = session.call("describe topics", admin.describe_topics, names)
             for t in described:
                 check_code(session, t["error_code"], f"describe topic {t['name']}")
-            return [dict(t, partitions=sorted(t["partitions"], key=lambda p: p["partition_index"]))
-                    for t in described]
+            return [dict(t, partitions=sorted(t["partitions"], key=lambda p: p["partition_index"])) for t in described]
         for t in page["topics"]:
             check_code(session, t["error_code"], f"describe topic {t['name']}")
             entry = topics.setdefault(t["name"], dict(t, partitions=[]))
@@ -147,8 +163,10 @@ def _topics(session: KafkaSession, notes: list[str]) -> list[dict]:
         cursor = page["next_cursor"]
         if cursor is None:
             break
-    return [dict(topics[n], partitions=sorted(topics[n]["partitions"], key=lambda p: p["partition_index"]))
-            for n in sorted(topics)]
+    return [
+        dict(topics[n], partitions=sorted(topics[n]["partitions"], key=lambda p: p["partition_index"]))
+        for n in sorted(topics)
+    ]
 
 
 def _reassignments(session: KafkaSession, notes: list[str]) -> dict:
@@ -156,36 +174,52 @@ def _reassignments(session: KafkaSession, notes: list[str]) -> dict:
     if not ok:
         notes.append("the broker lacks ListPartitionReassignments: no reassignment in progress is known")
         return {}
-    out = {TopicPartition(tp.topic, tp.partition): (tuple(r["replicas"]), tuple(r["adding_replicas"]),
-                                                    tuple(r["removing_replicas"]))
-           for tp, r in listed.items()}
+    out = {
+        TopicPartition(tp.topic, tp.partition): (
+            tuple(r["replicas"]),
+            tuple(r["adding_replicas"]),
+            tuple(r["removing_replicas"]),
+        )
+        for tp, r in listed.items()
+    }
     # Kafka lists a partition only while it has adding or removing replicas (isReassignmentInProgress); tansu
     # lists every partition, with neither
     empty = [tp for tp, (_, adding, removing) in out.items() if not adding and not removing]
     if empty:
-        notes.append(f"the broker listed {len(empty)} partition(s) as reassigning with no adding or removing "
-                     "replicas: not a reassignment in Kafka's sense, ignored")
+        notes.append(
+            f"the broker listed {len(empty)} partition(s) as reassigning with no adding or removing "
+            "replicas: not a reassignment in Kafka's sense, ignored"
+        )
     return {tp: r for tp, r in out.items() if tp not in empty}
 
 
-def _describe_configs(session: KafkaSession, rtype: int, names: list[str], keys: list[str] | None,
-                      node_id: int | None = None, optional: bool = False
-                      ) -> dict[str, dict[str, tuple[str | None, int]]] | None:
+def _describe_configs(
+    session: KafkaSession,
+    rtype: int,
+    names: list[str],
+    keys: list[str] | None,
+    node_id: int | None = None,
+    optional: bool = False,
+) -> dict[str, dict[str, tuple[str | None, int]]] | None:
     from kafka.protocol.admin import DescribeConfigsRequest
 
     if not names:
         return {}
     R = DescribeConfigsRequest.DescribeConfigsResource
-    request = DescribeConfigsRequest(resources=[R(resource_type=rtype, resource_name=n, configuration_keys=keys)
-                                                for n in names], include_synonyms=False, include_documentation=False)
+    request = DescribeConfigsRequest(
+        resources=[R(resource_type=rtype, resource_name=n, configuration_keys=keys) for n in names],
+        include_synonyms=False,
+        include_documentation=False,
+    )
     response = session.send("describe configs", request, node_id, optional)
     if response is None:
         return None
     out = {}
     for result in response.results:
         kind = "topic" if rtype == TOPIC_RESOURCE else "broker"
-        check_code(session, result.error_code, f"describe the configs of {kind} {result.resource_name}",
-                   result.error_message)
+        check_code(
+            session, result.error_code, f"describe the configs of {kind} {result.resource_name}", result.error_message
+        )
         out[result.resource_name] = {c.name: (c.value, c.config_source) for c in result.configs}
     return out
 
@@ -200,11 +234,13 @@ def _cordoned(session: KafkaSession, broker_ids: list[int], notes: list[str]) ->
     """Every broker's `cordoned.log.dirs` (KIP-1066; a broker that does not know the key reports nothing)."""
     out = {}
     for b in broker_ids:
-        described = _describe_configs(session, BROKER_RESOURCE, [str(b)], ["cordoned.log.dirs"], node_id=b,
-                                      optional=True)
+        described = _describe_configs(
+            session, BROKER_RESOURCE, [str(b)], ["cordoned.log.dirs"], node_id=b, optional=True
+        )
         if described is None:
-            notes.append(f"broker {b} closed the connection on DescribeConfigs for its own configs: "
-                         "cordoned.log.dirs unknown")
+            notes.append(
+                f"broker {b} closed the connection on DescribeConfigs for its own configs: cordoned.log.dirs unknown"
+            )
             continue
         value = described.get(str(b), {}).get("cordoned.log.dirs", (None, 0))[0]
         if value:
@@ -212,8 +248,9 @@ def _cordoned(session: KafkaSession, broker_ids: list[int], notes: list[str]) ->
     return out
 
 
-def _log_dirs(session: KafkaSession, broker_ids: list[int], notes: list[str]
-              ) -> tuple[dict[TopicPartition, tuple[ReplicaDir, ...]], tuple[LogDir, ...]]:
+def _log_dirs(
+    session: KafkaSession, broker_ids: list[int], notes: list[str]
+) -> tuple[dict[TopicPartition, tuple[ReplicaDir, ...]], tuple[LogDir, ...]]:
     from kafka import errors as Errors
     from kafka.protocol.admin import DescribeLogDirsRequest
 
@@ -234,7 +271,8 @@ def _log_dirs(session: KafkaSession, broker_ids: list[int], notes: list[str]
             for t in d.topics:
                 for p in t.partitions:
                     replicas.setdefault(TopicPartition(t.name, p.partition_index), []).append(
-                        ReplicaDir(b, d.log_dir, p.partition_size, p.offset_lag, p.is_future_key))
+                        ReplicaDir(b, d.log_dir, p.partition_size, p.offset_lag, p.is_future_key)
+                    )
     return {tp: tuple(r) for tp, r in replicas.items()}, tuple(dirs)
 
 
@@ -246,9 +284,14 @@ def fully_cordoned(log_dirs: tuple[LogDir, ...], cordoned: dict[int, tuple[str, 
     return sorted(b for b, flags in dirs.items() if flags and all(flags))
 
 
-def build_cluster(brokers: list[Broker], topics: list[dict], configs: dict[str, dict[str, str]],
-                  reassigning: dict, replicas: dict[TopicPartition, tuple[ReplicaDir, ...]],
-                  cluster_id: str | None) -> Cluster:
+def build_cluster(
+    brokers: list[Broker],
+    topics: list[dict],
+    configs: dict[str, dict[str, str]],
+    reassigning: dict,
+    replicas: dict[TopicPartition, tuple[ReplicaDir, ...]],
+    cluster_id: str | None,
+) -> Cluster:
     """A `Cluster` (mode "kraft") from decoded answers (pure). Brokers named by a partition but not registered are
     offline; a partition's size is its largest non-future replica."""
     referenced: set[int] = set()
@@ -260,18 +303,40 @@ def build_cluster(brokers: list[Broker], topics: list[dict], configs: dict[str, 
             _, adding, removing = reassigning.get(tp, ((), (), ()))
             elr, lkelr = p.get("eligible_leader_replicas"), p.get("last_known_elr")
             leader = p["leader_id"] if p["leader_id"] is not None and p["leader_id"] >= 0 else NO_LEADER
-            observed = ObservedState(leader=leader, isr=tuple(p["isr_nodes"]), leader_epoch=p.get("leader_epoch"),
-                                     elr=tuple(elr or ()) if "eligible_leader_replicas" in p else None,
-                                     last_known_elr=tuple(lkelr or ()) if "last_known_elr" in p else None)
+            observed = ObservedState(
+                leader=leader,
+                isr=tuple(p["isr_nodes"]),
+                leader_epoch=p.get("leader_epoch"),
+                elr=tuple(elr or ()) if "eligible_leader_replicas" in p else None,
+                last_known_elr=tuple(lkelr or ()) if "last_known_elr" in p else None,
+            )
             sizes = [r.size for r in replicas.get(tp, ()) if not r.future]
             referenced.update(p["replica_nodes"], p["isr_nodes"])
-            parts.append(Partition(topic=tp.topic, id=tp.partition, replicas=tuple(p["replica_nodes"]),
-                                   adding=tuple(adding), removing=tuple(removing), observed=observed,
-                                   size=max(sizes) if sizes else None))
-        out.append(Topic(name=t["name"], partitions=tuple(parts), configs=dict(configs.get(t["name"], {})),
-                         topic_id=topic_id_text(t.get("topic_id"))))
+            parts.append(
+                Partition(
+                    topic=tp.topic,
+                    id=tp.partition,
+                    replicas=tuple(p["replica_nodes"]),
+                    adding=tuple(adding),
+                    removing=tuple(removing),
+                    observed=observed,
+                    size=max(sizes) if sizes else None,
+                )
+            )
+        out.append(
+            Topic(
+                name=t["name"],
+                partitions=tuple(parts),
+                configs=dict(configs.get(t["name"], {})),
+                topic_id=topic_id_text(t.get("topic_id")),
+            )
+        )
     known = {b.id: b for b in brokers}
     for b in referenced - set(known):
         known[b] = Broker(id=b, state=OFFLINE)
-    return Cluster(brokers=tuple(known[b] for b in sorted(known)), topics=tuple(sorted(out, key=lambda t: t.name)),
-                   name=cluster_id, mode="kraft")
+    return Cluster(
+        brokers=tuple(known[b] for b in sorted(known)),
+        topics=tuple(sorted(out, key=lambda t: t.name)),
+        name=cluster_id,
+        mode="kraft",
+    )

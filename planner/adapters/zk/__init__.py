@@ -5,6 +5,7 @@ clear errors), `znodes` (decoding Kafka's znodes, pure; `Znodes` -> `snapshot_of
 server), `snapshot` (a consistent, watch-checked read of a live cluster) and `texts` (what Kafka's ZooKeeper-era
 tools printed). kazoo is imported only inside the functions that talk to ZooKeeper.
 """
+
 from planner.adapters.zk.session import Session, connect
 from planner.adapters.zk.snapshot import MAX_READ_ATTEMPTS, Progress, read_cluster, read_consistent, read_snapshot
 from planner.adapters.zk.texts import election_in_progress_message, election_lines, scala_set, tp_list, verify_lines
@@ -38,10 +39,40 @@ from planner.adapters.zk.znodes import (
 )
 
 __all__ = [
-    "AUTH_ENV", "CA_FILE_ENV", "CERT_FILE_ENV", "DEFAULT_PORT", "ELECTION_PATH", "KEY_FILE_ENV", "MAX_READ_ATTEMPTS",
-    "Progress", "REASSIGN_PATH", "Session", "TIMEOUT_ENV", "TopicZnode", "ZkOptions", "ZkSnapshot", "ZkUrl", "Znodes",
-    "auth_from", "build_cluster", "connect", "decode_broker", "decode_config", "decode_reassignment", "decode_state",
-    "decode_topic", "election_in_progress_message", "election_lines", "encode_election", "options_from_env",
-    "parse_url", "read_cluster", "read_consistent", "read_snapshot", "scala_set", "snapshot_of", "tp_list",
+    "AUTH_ENV",
+    "CA_FILE_ENV",
+    "CERT_FILE_ENV",
+    "DEFAULT_PORT",
+    "ELECTION_PATH",
+    "KEY_FILE_ENV",
+    "MAX_READ_ATTEMPTS",
+    "Progress",
+    "REASSIGN_PATH",
+    "Session",
+    "TIMEOUT_ENV",
+    "TopicZnode",
+    "ZkOptions",
+    "ZkSnapshot",
+    "ZkUrl",
+    "Znodes",
+    "auth_from",
+    "build_cluster",
+    "connect",
+    "decode_broker",
+    "decode_config",
+    "decode_reassignment",
+    "decode_state",
+    "decode_topic",
+    "election_in_progress_message",
+    "election_lines",
+    "encode_election",
+    "options_from_env",
+    "parse_url",
+    "read_cluster",
+    "read_consistent",
+    "read_snapshot",
+    "scala_set",
+    "snapshot_of",
+    "tp_list",
     "verify_lines",
 ]

@@ -1,5 +1,6 @@
 """A kazoo session with a deadline: connecting (plain, digest, TLS), waiting on async requests, creating
 the admin znodes atomically, and one clear error per failure. kazoo is imported only here, only when used."""
+
 from __future__ import annotations
 
 import os
@@ -50,7 +51,9 @@ class Session:
         try:
             import kazoo  # noqa: F401
         except ImportError:
-            raise PlannerError(f"{zk_url.url}: reading ZooKeeper needs kazoo: pip install 'kafka-planner[zk]'") from None
+            raise PlannerError(
+                f"{zk_url.url}: reading ZooKeeper needs kazoo: pip install 'kafka-planner[zk]'"
+            ) from None
         from kazoo.client import KazooClient
         from kazoo.handlers.threading import KazooTimeoutError
         from kazoo.retry import KazooRetry
@@ -66,8 +69,14 @@ class Session:
                 if path and not os.path.isfile(path):
                     raise PlannerError(f"{self.url}: TLS {what} file {path} does not exist")
             # check_hostname: kazoo's default is off; ZooKeeper's own client verifies the host name by default
-            kwargs.update(use_ssl=True, ca=opts.ca_file, certfile=opts.cert_file, keyfile=opts.key_file,
-                          verify_certs=True, check_hostname=True)
+            kwargs.update(
+                use_ssl=True,
+                ca=opts.ca_file,
+                certfile=opts.cert_file,
+                keyfile=opts.key_file,
+                verify_certs=True,
+                check_hostname=True,
+            )
         self.client = KazooClient(
             hosts=zk_url.connect_string,
             handler=_fast_handler(),
@@ -86,8 +95,12 @@ class Session:
         except KazooTimeoutError:
             self.close()
             hosts = ",".join(f"{h}:{p}" for h, p in zk_url.hosts)
-            tls = (" with TLS (does the server speak TLS on that port, does the --zk-ca-file CA sign its "
-                   "certificate, and does the certificate name the host in the URL?)" if opts.ca_file else "")
+            tls = (
+                " with TLS (does the server speak TLS on that port, does the --zk-ca-file CA sign its "
+                "certificate, and does the certificate name the host in the URL?)"
+                if opts.ca_file
+                else ""
+            )
             raise PlannerError(
                 f"{self.url}: cannot connect to ZooKeeper at {hosts} within {opts.timeout:g} s{tls} "
                 "(is the server running and the address right? --zk-timeout sets the wait)"
@@ -176,8 +189,10 @@ class Session:
 
             if isinstance(exc, (KazooTimeoutError, ConnectionLoss, SessionExpiredError)):
                 what = "no answer from ZooKeeper" if isinstance(exc, KazooTimeoutError) else "lost the connection"
-                raise PlannerError(f"{self.url}: {what} while creating {path}: it may or may not have been created; "
-                                   f"check {path} (zk status) before retrying") from None
+                raise PlannerError(
+                    f"{self.url}: {what} while creating {path}: it may or may not have been created; "
+                    f"check {path} (zk status) before retrying"
+                ) from None
             raise self.failure(path, exc) from None
 
     def __enter__(self) -> "Session":
@@ -218,8 +233,10 @@ class Session:
                 return PlannerError(
                     f"{self.url}: lost the ZooKeeper connection at {path}; nothing was written, try again"
                 )
-            return PlannerError(f"{self.url}: no answer from ZooKeeper for {path} within {self.timeout:g} s "
-                                "(--zk-timeout sets the wait)")
+            return PlannerError(
+                f"{self.url}: no answer from ZooKeeper for {path} within {self.timeout:g} s "
+                "(--zk-timeout sets the wait)"
+            )
         return PlannerError(f"{self.url}: {path}: {_explain(exc)}")
 
 

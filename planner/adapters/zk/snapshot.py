@@ -16,6 +16,7 @@ before the read completes, the cluster changed under us and the snapshot is read
 Every failure becomes one `PlannerError` naming the URL and the problem.
 kazoo is imported only inside the functions that talk to ZooKeeper.
 """
+
 from __future__ import annotations
 
 import re
@@ -50,15 +51,27 @@ class _Changed(Exception):
     pass
 
 
-def read_cluster(url: str, timeout: float = 10, auth: str | None = None, ca_file: str | None = None,
-                 cert_file: str | None = None, key_file: str | None = None, progress: Progress = None) -> Cluster:
+def read_cluster(
+    url: str,
+    timeout: float = 10,
+    auth: str | None = None,
+    ca_file: str | None = None,
+    cert_file: str | None = None,
+    key_file: str | None = None,
+    progress: Progress = None,
+) -> Cluster:
     """The live cluster behind `zk://…` as a `Cluster` (mode "zookeeper").
 
     `auth` defaults to $KAFKA_PLANNER_ZK_AUTH. Registered brokers are online; brokers named in assignments or
     partition states but not registered are offline.
     """
-    opts = ZkOptions(timeout=timeout, auth=auth if auth is not None else auth_from(None),
-                     ca_file=ca_file, cert_file=cert_file, key_file=key_file)
+    opts = ZkOptions(
+        timeout=timeout,
+        auth=auth if auth is not None else auth_from(None),
+        ca_file=ca_file,
+        cert_file=cert_file,
+        key_file=key_file,
+    )
     return read_snapshot(url, opts, progress).cluster
 
 
@@ -76,11 +89,13 @@ def read_consistent(session: Session, progress: Progress = None) -> ZkSnapshot:
                 progress(f"the cluster changed while reading; reading again ({attempt}/{MAX_READ_ATTEMPTS})")
             continue
         return replace(snap, attempts=attempt)
-    raise PlannerError(f"{session.url}: the cluster kept changing while reading ({MAX_READ_ATTEMPTS} attempts); "
-                       "no consistent snapshot, try again when it is quieter")
+    raise PlannerError(
+        f"{session.url}: the cluster kept changing while reading ({MAX_READ_ATTEMPTS} attempts); "
+        "no consistent snapshot, try again when it is quieter"
+    )
 
 
-def _read_once(session: Session, progress: Progress) -> ZkSnapshot:
+def _read_once(session: Session, progress: Progress) -> ZkSnapshot:  # noqa: C901
     from kazoo.exceptions import NoNodeError
 
     client, url = session.client, session.url
@@ -196,9 +211,16 @@ def _read_once(session: Session, progress: Progress) -> ZkSnapshot:
     if session.lost.is_set():
         raise session.failure("the cluster", None)
 
-    znodes = Znodes(brokers=brokers, topics=topics, configs=configs, states=states, deleting=frozenset(deleting),
-                    reassigning=reassigning, electing=election_stat is not None,
-                    cluster_id=cluster_id_raw[0] if cluster_id_raw is not None else None)
+    znodes = Znodes(
+        brokers=brokers,
+        topics=topics,
+        configs=configs,
+        states=states,
+        deleting=frozenset(deleting),
+        reassigning=reassigning,
+        electing=election_stat is not None,
+        cluster_id=cluster_id_raw[0] if cluster_id_raw is not None else None,
+    )
     read = 3 + len(broker_ids) + 2 * len(topic_names) + len(state_reqs) + (1 if reassign_req else 0)
     snap = snapshot_of(znodes, read)
     # the same rules as a topology file's: what zk export writes must load back

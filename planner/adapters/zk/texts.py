@@ -1,5 +1,6 @@
 """The texts Kafka's ZooKeeper-era tools printed: `kafka-reassign-partitions.sh --verify` and
 `kafka-preferred-replica-election.sh` (pure functions of a snapshot)."""
+
 from __future__ import annotations
 
 import json
@@ -14,8 +15,9 @@ def _tp_legacy(tp: TopicPartition, version: tuple[int, int]) -> str:
     return f"[{tp.topic},{tp.partition}]" if version < (2, 0) else str(tp)
 
 
-def verify_lines(snapshot: ZkSnapshot, targets: Mapping[TopicPartition, Iterable[int]],
-                 version: tuple[int, int]) -> list[str]:
+def verify_lines(
+    snapshot: ZkSnapshot, targets: Mapping[TopicPartition, Iterable[int]], version: tuple[int, int]
+) -> list[str]:
     """`kafka-reassign-partitions.sh --verify` over ZooKeeper, per Kafka version (kafka-facts §4.3).
 
     A partition is in progress while `/admin/reassign_partitions` lists it (Kafka's ZK check) or, 2.4+, while its
@@ -42,8 +44,10 @@ def verify_lines(snapshot: ZkSnapshot, targets: Mapping[TopicPartition, Iterable
             elif cur == target:
                 statuses.append(f"Reassignment of partition {name} completed successfully")
             else:
-                lines.append(f"ERROR: Assigned replicas ({','.join(map(str, cur))}) don't match the list of replicas "
-                             f"for reassignment ({','.join(map(str, target))}) for partition {name}")
+                lines.append(
+                    f"ERROR: Assigned replicas ({','.join(map(str, cur))}) don't match the list of replicas "
+                    f"for reassignment ({','.join(map(str, target))}) for partition {name}"
+                )
                 statuses.append(f"Reassignment of partition {name} failed")
         return lines + statuses
     lines.append("Status of partition reassignment:")
@@ -55,8 +59,10 @@ def verify_lines(snapshot: ZkSnapshot, targets: Mapping[TopicPartition, Iterable
         elif cur == target:
             lines.append(f"Reassignment of partition {tp} is {done_word}.")
         else:
-            lines.append(f"There is no active reassignment of partition {tp}, but replica set is "
-                         f"{','.join(map(str, cur))} rather than {','.join(map(str, target))}.")
+            lines.append(
+                f"There is no active reassignment of partition {tp}, but replica set is "
+                f"{','.join(map(str, cur))} rather than {','.join(map(str, target))}."
+            )
     return lines
 
 
@@ -81,10 +87,10 @@ def election_lines(valid: Iterable[TopicPartition], skipped: Iterable[TopicParti
     prints once it created the node: the created line, the started line, then one line per partition that does
     not exist (in the input's order)."""
     valid = list(valid)
-    return ([f"Created preferred replica election path with {tp_list(valid)}",
-             f"Successfully started preferred replica election for partitions {scala_set(valid)}"]
-            + [f"Skipping preferred replica leader election for partition {tp} since it doesn't exist."
-               for tp in skipped])
+    return [
+        f"Created preferred replica election path with {tp_list(valid)}",
+        f"Successfully started preferred replica election for partitions {scala_set(valid)}",
+    ] + [f"Skipping preferred replica leader election for partition {tp} since it doesn't exist." for tp in skipped]
 
 
 def election_in_progress_message(url: str, current: bytes | None) -> str:

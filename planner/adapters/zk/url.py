@@ -1,4 +1,5 @@
 """`zk://` URLs and connection options (timeout, digest credentials, TLS files), from flags or the environment."""
+
 from __future__ import annotations
 
 import os
@@ -30,7 +31,7 @@ def parse_url(url: str) -> ZkUrl:
     """`zk://host:port[,host:port…][/chroot]` → hosts and chroot; one clear error for anything else."""
     if not url.startswith("zk://"):
         raise PlannerError(f"{url}: not a ZooKeeper URL: expected zk://host:port[,host:port...][/chroot]")
-    rest = url[len("zk://"):]
+    rest = url[len("zk://") :]
     hosts_part, slash, chroot = rest.partition("/")
     chroot = ("/" + chroot).rstrip("/") if slash else ""
     if "@" in hosts_part:

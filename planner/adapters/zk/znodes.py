@@ -4,6 +4,7 @@ The layout and JSON formats are Kafka's (`core/src/main/scala/kafka/zk/ZkData.sc
 `TopicZNode`, `TopicPartitionStateZNode`, `ConfigEntityZNode`, `ReassignPartitionsZNode`,
 `PreferredReplicaElectionZNode`. `Znodes` holds a whole cluster's decoded znodes: `snapshot_of` turns them into a
 `ZkSnapshot` without a server (the seam tests and other readers feed)."""
+
 from __future__ import annotations
 
 import json
@@ -75,7 +76,9 @@ def decode_broker(url: str, broker_id: int, data: bytes | None) -> Broker:
         raise PlannerError(f"{url}: {path}: expected a JSON object")
     version = _int_field(url, path, obj, "version")
     if version < 1:
-        raise PlannerError(f"{url}: {path}: Unsupported version of broker registration: {data.decode('utf-8', 'replace')}")
+        raise PlannerError(
+            f"{url}: {path}: Unsupported version of broker registration: {(data or b'').decode('utf-8', 'replace')}"
+        )
     host = obj.get("host")
     port = obj.get("port")
     if host is not None and not isinstance(host, str):
@@ -85,8 +88,10 @@ def decode_broker(url: str, broker_id: int, data: bytes | None) -> Broker:
     if version >= 2:
         endpoints = obj.get("endpoints")
         if not isinstance(endpoints, list) or not all(isinstance(e, str) for e in endpoints):
-            raise PlannerError(f"{url}: {path}: version {version} registration needs 'endpoints' (a list of "
-                               f"\"LISTENER://host:port\"), got {json.dumps(endpoints)}")
+            raise PlannerError(
+                f"{url}: {path}: version {version} registration needs 'endpoints' (a list of "
+                f'"LISTENER://host:port"), got {json.dumps(endpoints)}'
+            )
         parsed = []
         for e in endpoints:
             m = _ENDPOINT_RE.match(e)
@@ -96,8 +101,10 @@ def decode_broker(url: str, broker_id: int, data: bytes | None) -> Broker:
         if not host and parsed and parsed[0][0]:
             host, port = parsed[0]  # no PLAINTEXT listener: Kafka writes host null; the first endpoint names it
     if not host:
-        raise PlannerError(f"{url}: {path}: broker registration has no host (neither 'host' nor 'endpoints' "
-                           "name one); the broker's advertised.listeners must be set")
+        raise PlannerError(
+            f"{url}: {path}: broker registration has no host (neither 'host' nor 'endpoints' "
+            "name one); the broker's advertised.listeners must be set"
+        )
     if port is None or port < 0:
         port = None
     rack = obj.get("rack")
@@ -140,8 +147,9 @@ def decode_topic(url: str, name: str, data: bytes | None) -> TopicZnode:
     partitions = pmap("partitions")
     missing = [p for p in range(len(partitions)) if p not in partitions]
     if missing:
-        raise PlannerError(f"{url}: {path}: partition ids must be 0..{len(partitions) - 1}; "
-                           f"missing {','.join(map(str, missing))}")
+        raise PlannerError(
+            f"{url}: {path}: partition ids must be 0..{len(partitions) - 1}; missing {','.join(map(str, missing))}"
+        )
     topic_id = obj.get("topic_id")
     if topic_id is not None and not isinstance(topic_id, str):
         raise PlannerError(f"{url}: {path}: field 'topic_id' must be a string")
@@ -179,7 +187,7 @@ def decode_reassignment(url: str, data: bytes | None) -> dict[TopicPartition, tu
     obj = _json(url, REASSIGN_PATH, data)
     parts = obj.get("partitions") if isinstance(obj, dict) else None
     if not isinstance(parts, list):
-        raise PlannerError(f"{url}: {REASSIGN_PATH}: expected {{\"version\":1,\"partitions\":[...]}}")
+        raise PlannerError(f'{url}: {REASSIGN_PATH}: expected {{"version":1,"partitions":[...]}}')
     out = {}
     for entry in parts:
         if not isinstance(entry, dict) or not isinstance(entry.get("topic"), str):
@@ -231,8 +239,14 @@ def cluster_name(cluster_id: bytes | None) -> str | None:
 
 def snapshot_of(znodes: Znodes, read: int = 0) -> ZkSnapshot:
     """The snapshot the decoded znodes describe (pure): `read` is the number of znodes read for it."""
-    cluster = build_cluster(znodes.brokers, znodes.topics, znodes.configs, znodes.states, znodes.deleting,
-                            name=cluster_name(znodes.cluster_id))
+    cluster = build_cluster(
+        znodes.brokers,
+        znodes.topics,
+        znodes.configs,
+        znodes.states,
+        znodes.deleting,
+        name=cluster_name(znodes.cluster_id),
+    )
     return ZkSnapshot(cluster=cluster, reassigning=znodes.reassigning, electing=znodes.electing, znodes=read)
 
 
@@ -266,10 +280,21 @@ def build_cluster(
                 if obs.leader != NO_LEADER:
                     referenced.add(obs.leader)
             parts.append(Partition(topic=t, id=p, replicas=replicas, adding=adding, removing=removing, observed=obs))
-        out_topics.append(Topic(name=t, partitions=tuple(parts), configs=dict(configs.get(t, {})),
-                                topic_id=tz.topic_id, marked_for_deletion=t in deleting))
+        out_topics.append(
+            Topic(
+                name=t,
+                partitions=tuple(parts),
+                configs=dict(configs.get(t, {})),
+                topic_id=tz.topic_id,
+                marked_for_deletion=t in deleting,
+            )
+        )
     all_brokers = dict(brokers)
     for b in referenced - set(brokers):
         all_brokers[b] = Broker(id=b, state=OFFLINE)
-    return Cluster(brokers=tuple(all_brokers[b] for b in sorted(all_brokers)), topics=tuple(out_topics),
-                   name=name, mode="zookeeper")
+    return Cluster(
+        brokers=tuple(all_brokers[b] for b in sorted(all_brokers)),
+        topics=tuple(out_topics),
+        name=name,
+        mode="zookeeper",
+    )

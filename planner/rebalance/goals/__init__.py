@@ -14,6 +14,7 @@ undoes an earlier one:
 
 What a goal could not reach, and why, comes back as `base.Note` data for the renderer to word.
 """
+
 from __future__ import annotations
 
 import re
@@ -63,13 +64,17 @@ def _target_brokers(cluster: Cluster, brokers: Sequence[int] | None) -> list[int
     return targets
 
 
-def excluded(parts: Sequence[Partition], exclude_topics: Sequence[str] = (), exclude_internal: bool = False
-             ) -> tuple[frozenset[int], frozenset[int]]:
+def excluded(
+    parts: Sequence[Partition], exclude_topics: Sequence[str] = (), exclude_internal: bool = False
+) -> tuple[frozenset[int], frozenset[int]]:
     """(partitions mid-reassignment, partitions of excluded topics: a pattern matching the whole name, or internal)."""
     patterns = [re.compile(p) for p in exclude_topics]
     moving = frozenset(i for i, p in enumerate(parts) if p.adding or p.removing)
-    out = frozenset(i for i, p in enumerate(parts)
-                    if (exclude_internal and p.topic in INTERNAL_TOPICS) or any(x.fullmatch(p.topic) for x in patterns))
+    out = frozenset(
+        i
+        for i, p in enumerate(parts)
+        if (exclude_internal and p.topic in INTERNAL_TOPICS) or any(x.fullmatch(p.topic) for x in patterns)
+    )
     return moving, out
 
 
@@ -132,8 +137,16 @@ def balance(
         lower = max(lower, topic_lower)
     proposed = {p.tp: tuple(r) for p, r in zip(parts, st.reps) if tuple(r) != p.replicas}
     notes += _leaderless(cluster, proposed)
-    return Plan(before=cluster, proposed=proposed, goal=goal, lower_bound=lower, brokers=tuple(targets),
-                notes=tuple(notes), bytes_lower_bound=bytes_lower, unmet=tuple(dict.fromkeys(st.capped)))
+    return Plan(
+        before=cluster,
+        proposed=proposed,
+        goal=goal,
+        lower_bound=lower,
+        brokers=tuple(targets),
+        notes=tuple(notes),
+        bytes_lower_bound=bytes_lower,
+        unmet=tuple(dict.fromkeys(st.capped)),
+    )
 
 
 def _check_fits(parts: Sequence[Partition], targets: Sequence[int]) -> None:
@@ -162,8 +175,15 @@ def _run(st: State, goals: Sequence[Goal], settle_leaders: bool) -> None:
         next(g for g in goals if g.name == "preferred-leaders").optimize(st, frozen)
 
 
-def _notes(st: State, hard: HardGoal, leaders: bool, byte_goal: ByteGoal | None, tolerance: float,
-           moving: frozenset[int], skipped: frozenset[int]) -> list[Note]:
+def _notes(
+    st: State,
+    hard: HardGoal,
+    leaders: bool,
+    byte_goal: ByteGoal | None,
+    tolerance: float,
+    moving: frozenset[int],
+    skipped: frozenset[int],
+) -> list[Note]:
     notes = count_notes(st, "replica-count") + topic_notes(st, "topic-spread")
     notes += leader_notes(st, "preferred-leaders") if leaders else []
     notes += byte_notes(st, byte_goal, tolerance)
@@ -190,6 +210,12 @@ def _leaderless(cluster: Cluster, proposed: dict) -> list[Note]:
     from planner.leadership import cluster_states
 
     states = cluster_states(cluster)
-    stuck = tuple(sorted(tp for tp in proposed if not states[tp.topic][tp.partition].has_leader
-                         and set(proposed[tp]) - set(cluster.topic(tp.topic).partition(tp.partition).replicas)))
+    stuck = tuple(
+        sorted(
+            tp
+            for tp in proposed
+            if not states[tp.topic][tp.partition].has_leader
+            and set(proposed[tp]) - set(cluster.topic(tp.topic).partition(tp.partition).replicas)
+        )
+    )
     return [Note("hard", "leaderless", len(stuck), partitions=stuck)] if stuck else []

@@ -5,6 +5,7 @@ constraints of the goals before it (`Frozen`), and returns the constraint that k
 only make changes every earlier constraint accepts, so it never undoes an earlier goal (Cruise Control's goal
 priorities, in spirit).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -7,6 +7,7 @@ allow it (replica counts may differ by one), else an exchange of a big replica o
 on the light broker (two moves, counts unchanged). Preferred: a change that brings the heavy broker within the limit
 without lifting the light one above it, with the fewest copies and then the fewest bytes; otherwise the largest step.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -46,7 +47,7 @@ def bytes_lower_bound(st: State, tolerance: float, by_rack: dict | None) -> int:
         ceil = -(-total // len(members))
         for b in members:
             sizes = sorted(st.sz(i) for i in st.where[b] if i not in st.fixed)
-            by_count = sum(sizes[:max(0, st.count[b] - ceil)])
+            by_count = sum(sizes[: max(0, st.count[b] - ceil)])
             bound += max(by_count, int(max(0.0, st.bytes[b] - limit)))
     return bound
 
@@ -105,7 +106,7 @@ class ByteGoal:
             # exchanges: j as small as possible with si - sj between want and min(room, gap - 1)
             top = min(room, gap - 1)
             k = bisect.bisect_left(sizes, si - top)
-            for sj, j in theirs[k:k + 6]:
+            for sj, j in theirs[k : k + 6]:
                 if sj >= si:
                     break
                 pair = [(i, heavy, light), (j, light, heavy)]

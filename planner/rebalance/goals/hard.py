@@ -4,6 +4,7 @@ rack-unsafe partitions repaired with the fewest moves, partitions mid-reassignme
 The rest of the hard goal (replication factor kept, no two replicas on one broker, rack safety never lowered) is
 `State.can_move`, which every later goal's moves pass.
 """
+
 from __future__ import annotations
 
 import heapq
@@ -22,11 +23,17 @@ def targets_of(st: State, repaired: bool = False) -> tuple[dict[int, int], dict[
     rack-safe, or about to be repaired when `repaired`), each rack holds exactly one replica of every partition, so
     the targets are balanced within each rack."""
     n = st.n_racks
-    if n and st.reps and all(len(r) == n and (st.distinct_racks(r) == n or (repaired and i not in st.fixed))
-                             for i, r in enumerate(st.reps)):
+    if (
+        n
+        and st.reps
+        and all(
+            len(r) == n and (st.distinct_racks(r) == n or (repaired and i not in st.fixed))
+            for i, r in enumerate(st.reps)
+        )
+    ):
         by_rack: dict[str, list[int]] = {}
         for b in st.targets:
-            by_rack.setdefault(st.rack_of[b], []).append(b)  # type: ignore[index]
+            by_rack.setdefault(st.rack_of[b] or "", []).append(b)
         target: dict[int, int] = {}
         for members in by_rack.values():
             target.update(count_targets(st.count, members, len(st.reps)))
@@ -179,8 +186,16 @@ def _best_repair(st: State, i: int, shed: _Shed, heaps: _RackHeaps) -> tuple[int
             continue
         for k in dsts:
             dst = k[2]
-            key = (shed.delta({src: -1, dst: 1}), pos == 0, -st.count[src], st.count[dst], -st.bytes[src],
-                   st.bytes[dst], src, dst)
+            key = (
+                shed.delta({src: -1, dst: 1}),
+                pos == 0,
+                -st.count[src],
+                st.count[dst],
+                -st.bytes[src],
+                st.bytes[dst],
+                src,
+                dst,
+            )
             if best is None or key < best:
                 best = key
     assert best is not None

@@ -1,4 +1,5 @@
 """Choosing destination brokers: a lazily updated heap of brokers by (count − target, bytes, id)."""
+
 from __future__ import annotations
 
 import heapq

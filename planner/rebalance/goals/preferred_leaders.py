@@ -2,6 +2,7 @@
 first (so the internal topics' leaders, which decide which broker coordinates which consumer group or transaction,
 are spread evenly), then every broker's within 1 by handing leadership only from a broker leading more of the
 partition's topic to one leading less (never widening a topic's spread)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -29,10 +30,12 @@ class LeaderConstraint:
         per = net_deltas([(s, -1) for _, s, _ in heads] + [(d, 1) for _, _, d in heads])
         if not all(keeps(st.lead[b], d, self.lo, self.hi) for b, d in per.items() if b in st.lead):
             return False
-        per_t = net_deltas([((s, st.topic_of[i]), -1) for i, s, _ in heads]
-                           + [((d, st.topic_of[i]), 1) for i, _, d in heads])
-        return all(keeps(st.tlead.get(k, 0), d, self.tlo[k[1]], self.thi[k[1]]) for k, d in per_t.items()
-                   if k[0] in st.lead)
+        per_t = net_deltas(
+            [((s, st.topic_of[i]), -1) for i, s, _ in heads] + [((d, st.topic_of[i]), 1) for i, _, d in heads]
+        )
+        return all(
+            keeps(st.tlead.get(k, 0), d, self.tlo[k[1]], self.thi[k[1]]) for k, d in per_t.items() if k[0] in st.lead
+        )
 
 
 @dataclass
@@ -67,8 +70,12 @@ class PreferredLeaderGoal:
                     r[0], r[j] = r[j], r[0]
                 st.recount_leads()
         ranges = {t: st.topic_lead_range(t) for t in range(len(st.topic_names))}
-        return LeaderConstraint(min(st.lead.values()), max(st.lead.values()),
-                                {t: r[0] for t, r in ranges.items()}, {t: r[1] for t, r in ranges.items()})
+        return LeaderConstraint(
+            min(st.lead.values()),
+            max(st.lead.values()),
+            {t: r[0] for t, r in ranges.items()},
+            {t: r[1] for t, r in ranges.items()},
+        )
 
 
 def _within_one(st: State) -> bool:
@@ -85,12 +92,26 @@ def leader_notes(st: State, name: str) -> list[Note]:
     wide = [(st.topic_names[t], st.topic_lead_range(t)) for t in range(len(st.topic_names))]
     wide = [(n, r) for n, r in wide if r[1] - r[0] > 1]
     if wide:
-        notes.append(Note(name, "topics-unmet", len(wide), topics=tuple(n for n, _ in wide),
-                          values=(max(r[1] - r[0] for _, r in wide),)))
+        notes.append(
+            Note(
+                name,
+                "topics-unmet",
+                len(wide),
+                topics=tuple(n for n, _ in wide),
+                values=(max(r[1] - r[0] for _, r in wide),),
+            )
+        )
     internal = [(n, r) for n, r in wide if n in INTERNAL_TOPICS]
     if internal:
-        notes.append(Note(name, "internal-unmet", len(internal), topics=tuple(n for n, _ in internal),
-                          values=(max(r[1] - r[0] for _, r in internal),)))
+        notes.append(
+            Note(
+                name,
+                "internal-unmet",
+                len(internal),
+                topics=tuple(n for n, _ in internal),
+                values=(max(r[1] - r[0] for _, r in internal),),
+            )
+        )
     return notes
 
 
@@ -146,8 +167,9 @@ def _fixed_leads(st: State, in_scope: set[int]) -> tuple[dict[int, int], dict[tu
     return lead, tlead, per_topic
 
 
-def flow_leaders(st: State, movable: Sequence[int], eligible: Callable[[int, int], bool],
-                 per_topic_too: bool = True) -> dict[int, int] | None:
+def flow_leaders(
+    st: State, movable: Sequence[int], eligible: Callable[[int, int], bool], per_topic_too: bool = True
+) -> dict[int, int] | None:
     """A head for every movable partition such that each topic's leaders per target broker are within 1 and every
     broker's too (partitions not movable keep theirs), or None when no such choice exists: a feasible flow with
     lower bounds, source → partition (1) → (topic, broker) [topic floor, ceiling] → broker [floor, ceiling] → sink.

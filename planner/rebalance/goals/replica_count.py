@@ -4,6 +4,7 @@ only leave brokers above their target for brokers below theirs (so the plan meet
 forbid it. The replicas that leave are chosen for the goals after this one: first those of topics the broker holds
 more of than the topic's even share, then the smallest (known sizes; unknown last), followers before preferred
 leaders."""
+
 from __future__ import annotations
 
 import heapq
@@ -25,8 +26,11 @@ class CountConstraint:
 
     def allows(self, st: State, changes: Sequence[Change]) -> bool:
         deltas = net_deltas([(s, -1) for _, s, _ in changes] + [(d, 1) for _, _, d in changes])
-        return all(keeps(st.count[b], d, self.lo[st.group_of(b)], self.hi[st.group_of(b)])
-                   for b, d in deltas.items() if b in st.target_set)
+        return all(
+            keeps(st.count[b], d, self.lo[st.group_of(b)], self.hi[st.group_of(b)])
+            for b, d in deltas.items()
+            if b in st.target_set
+        )
 
 
 def topic_ceilings(st: State) -> dict[tuple[str | None, int], int]:
@@ -168,12 +172,26 @@ def count_notes(st: State, name: str) -> list[Note]:
     for g, members in st.groups.items():
         counts = [st.count[b] for b in members]
         if max(counts) - min(counts) > 1:
-            notes.append(Note(name, "unmet", max(counts) - min(counts), values=(min(counts), max(counts)),
-                              topics=(g,) if g is not None else ()))
+            notes.append(
+                Note(
+                    name,
+                    "unmet",
+                    max(counts) - min(counts),
+                    values=(min(counts), max(counts)),
+                    topics=(g,) if g is not None else (),
+                )
+            )
     sizes = tuple(len(m) for m in st.groups.values())
     if None not in st.groups and len(set(sizes)) > 1:
         counts = [st.count[b] for b in st.targets]
         if max(counts) - min(counts) > 1:
-            notes.append(Note(name, "per-rack", len(st.groups), topics=tuple(str(g) for g in st.groups),
-                              values=(min(counts), max(counts)) + sizes))
+            notes.append(
+                Note(
+                    name,
+                    "per-rack",
+                    len(st.groups),
+                    topics=tuple(str(g) for g in st.groups),
+                    values=(min(counts), max(counts)) + sizes,
+                )
+            )
     return notes

@@ -1,5 +1,6 @@
 """The working copy the goals optimize: replica lists of the partitions in scope, with per-broker and per-topic
 indexes, the replicas copied so far and the --max-moves budget."""
+
 from __future__ import annotations
 
 from typing import Iterable, Sequence
@@ -9,8 +10,14 @@ from planner.rebalance.moves import rack_count
 
 
 class State:
-    def __init__(self, cluster: Cluster, parts: list[Partition], targets: Sequence[int], fixed: Iterable[int],
-                 max_moves: int | None = None):
+    def __init__(
+        self,
+        cluster: Cluster,
+        parts: list[Partition],
+        targets: Sequence[int],
+        fixed: Iterable[int],
+        max_moves: int | None = None,
+    ):
         self.cluster = cluster
         self.parts = parts
         self.reps = [list(p.replicas) for p in parts]
@@ -120,5 +127,10 @@ class State:
     def can_move(self, i: int, src: int, dst: int) -> bool:
         """The hard goal: only to target brokers, never fixed partitions, never two replicas on one broker, never
         lowering rack safety."""
-        return (i not in self.fixed and dst in self.target_set and dst not in self.reps[i] and src in self.reps[i]
-                and self.rack_delta(i, src, dst) is not None)
+        return (
+            i not in self.fixed
+            and dst in self.target_set
+            and dst not in self.reps[i]
+            and src in self.reps[i]
+            and self.rack_delta(i, src, dst) is not None
+        )

@@ -6,6 +6,7 @@ in range, else exchanged for a replica of another topic the receiving broker hol
 moves, counts unchanged, that topic's spread not widened). Cheapest first: a replica moved earlier in the plan moves
 again at no extra copy, or goes back home; then the smallest, then followers.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -23,8 +24,9 @@ class TopicConstraint:
     hi: dict
 
     def allows(self, st: State, changes: Sequence[Change]) -> bool:
-        deltas = net_deltas([((s, st.topic_of[i]), -1) for i, s, _ in changes]
-                            + [((d, st.topic_of[i]), 1) for i, _, d in changes])
+        deltas = net_deltas(
+            [((s, st.topic_of[i]), -1) for i, s, _ in changes] + [((d, st.topic_of[i]), 1) for i, _, d in changes]
+        )
         for (b, t), d in deltas.items():
             g = st.group_of(b)
             if (g, t) in self.lo and not keeps(st.tcount[b].get(t, 0), d, self.lo[(g, t)], self.hi[(g, t)]):
@@ -90,8 +92,9 @@ class TopicSpreadGoal:
         return None
 
     def _between(self, st: State, frozen: Frozen, t: int, a: int, b: int) -> list[Change] | None:
-        cands = sorted((i for i in st.where[a] if st.topic_of[i] == t and st.can_move(i, a, b)),
-                       key=lambda i: _order(st, i, a, b))
+        cands = sorted(
+            (i for i in st.where[a] if st.topic_of[i] == t and st.can_move(i, a, b)), key=lambda i: _order(st, i, a, b)
+        )
         for i in cands:
             if st.allowed(max(0, st.cost(i, a, b))) and frozen.allows(st, [(i, a, b)]):
                 return [(i, a, b)]
@@ -104,9 +107,16 @@ class TopicSpreadGoal:
     @staticmethod
     def _swap(st: State, frozen: Frozen, i: int, a: int, b: int) -> list[Change] | None:
         t = st.topic_of[i]
-        back = sorted((j for j in st.where[b] if st.topic_of[j] != t
-                       and st.tcount[b].get(st.topic_of[j], 0) > st.tcount[a].get(st.topic_of[j], 0)
-                       and st.can_move(j, b, a)), key=lambda j: _order(st, j, b, a))
+        back = sorted(
+            (
+                j
+                for j in st.where[b]
+                if st.topic_of[j] != t
+                and st.tcount[b].get(st.topic_of[j], 0) > st.tcount[a].get(st.topic_of[j], 0)
+                and st.can_move(j, b, a)
+            ),
+            key=lambda j: _order(st, j, b, a),
+        )
         for j in back:
             changes = [(i, a, b), (j, b, a)]
             if st.allowed(max(0, st.cost(i, a, b) + st.cost(j, b, a))) and frozen.allows(st, changes):

@@ -19,6 +19,7 @@ Replicas catch up only when the test says so: `step(nbytes)` copies up to `nbyte
 (and every future replica of an AlterReplicaLogDirs move); a replica that holds all of the leader's bytes joins the
 ISR, and a reassignment whose target replicas are all in the ISR completes.
 """
+
 from __future__ import annotations
 
 import base64
@@ -47,8 +48,11 @@ LOG_DIR_NOT_FOUND = 57
 
 TOPIC, BROKER = 2, 4  # ConfigResource.Type
 SOURCE_DYNAMIC_TOPIC, SOURCE_DYNAMIC_BROKER, SOURCE_DEFAULT = 1, 2, 5
-TOPIC_DEFAULTS = {"min.insync.replicas": "1", "unclean.leader.election.enable": "false",
-                  "remote.storage.enable": "false"}
+TOPIC_DEFAULTS = {
+    "min.insync.replicas": "1",
+    "unclean.leader.election.enable": "false",
+    "remote.storage.enable": "false",
+}
 
 # Kafka's default messages (`org.apache.kafka.common.protocol.Errors`) for the codes the fake returns.
 MESSAGES = {
@@ -116,17 +120,33 @@ class FakeCluster:
         self._threads: list[threading.Thread] = []
 
     # -- building the cluster ------------------------------------------------------------------------------------
-    def add_topic(self, name: str, assignment: list[list[int]], sizes: list[int] | None = None,
-                  configs: dict[str, str] | None = None) -> FakeTopic:
+    def add_topic(
+        self,
+        name: str,
+        assignment: list[list[int]],
+        sizes: list[int] | None = None,
+        configs: dict[str, str] | None = None,
+    ) -> FakeTopic:
         """A topic with partitions 0..n-1: leader = first replica, ISR = all replicas, every replica caught up."""
         parts = []
         for pid, replicas in enumerate(assignment):
             size = sizes[pid] if sizes else 0
-            parts.append(FakePartition(replicas=list(replicas), isr=list(replicas), leader=replicas[0], size=size,
-                                       have={b: size for b in replicas},
-                                       dirs={b: self.brokers[b].log_dirs[0] for b in replicas}))
-        topic = FakeTopic(name=name, partitions=parts, topic_id=uuid.UUID(int=(len(self.topics) + 1) * 0x1111),
-                          configs=dict(configs or {}))
+            parts.append(
+                FakePartition(
+                    replicas=list(replicas),
+                    isr=list(replicas),
+                    leader=replicas[0],
+                    size=size,
+                    have={b: size for b in replicas},
+                    dirs={b: self.brokers[b].log_dirs[0] for b in replicas},
+                )
+            )
+        topic = FakeTopic(
+            name=name,
+            partitions=parts,
+            topic_id=uuid.UUID(int=(len(self.topics) + 1) * 0x1111),
+            configs=dict(configs or {}),
+        )
         with self.lock:
             self.topics[name] = topic
         return topic
@@ -233,8 +253,10 @@ class FakeCluster:
         isr = [b for b in p.isr if b not in p.adding]
         if not isr:
             if t.configs.get("unclean.leader.election.enable", "false") != "true":
-                return INVALID_REPLICA_ASSIGNMENT, (f"Unable to revert partition assignment for {t.name}:{pid} "
-                                                    "because it would require an unclean leader election.")
+                return INVALID_REPLICA_ASSIGNMENT, (
+                    f"Unable to revert partition assignment for {t.name}:{pid} "
+                    "because it would require an unclean leader election."
+                )
             isr = [replicas[0]]
         for b in p.adding:
             p.have.pop(b, None)
@@ -310,6 +332,7 @@ class FakeCluster:
 
         cluster = self
         for b in self.brokers.values():
+
             class Handler(socketserver.BaseRequestHandler):
                 broker_id = b.id
 
@@ -381,8 +404,9 @@ def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 60) 
 
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("KAFKA_PLANNER_KAFKA_")}
     full_env.update(env or {})
-    proc = subprocess.run([sys.executable, "-m", "planner", *args], capture_output=True, text=True, env=full_env,
-                          timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, "-m", "planner", *args], capture_output=True, text=True, env=full_env, timeout=timeout
+    )
     return proc.returncode, proc.stdout, proc.stderr
 
 

@@ -5,6 +5,7 @@ JSON schemas); the fake never writes a byte of a message body itself. Versions a
 highest both kafka-python and Kafka 4.1 know (kafka-python's `BROKER_API_VERSIONS[(4, 1)]`), lowered per API by
 `FakeCluster.max_versions`.
 """
+
 from __future__ import annotations
 
 import copy
@@ -12,6 +13,7 @@ import socket
 import struct
 from typing import Any, Callable
 
+import fake_cluster as fc
 from kafka.protocol.admin import (
     AlterPartitionReassignmentsRequest,
     AlterPartitionReassignmentsResponse,
@@ -41,14 +43,24 @@ from kafka.protocol.sasl import (
     SaslHandshakeResponse,
 )
 
-import fake_cluster as fc
-
-REQUESTS = {cls.API_KEY: cls for cls in (
-    ApiVersionsRequest, MetadataRequest, DescribeClusterRequest, DescribeTopicPartitionsRequest,
-    DescribeConfigsRequest, DescribeLogDirsRequest, ListPartitionReassignmentsRequest,
-    AlterPartitionReassignmentsRequest, ElectLeadersRequest, IncrementalAlterConfigsRequest,
-    AlterReplicaLogDirsRequest, SaslHandshakeRequest, SaslAuthenticateRequest,
-)}
+REQUESTS = {
+    cls.API_KEY: cls
+    for cls in (
+        ApiVersionsRequest,
+        MetadataRequest,
+        DescribeClusterRequest,
+        DescribeTopicPartitionsRequest,
+        DescribeConfigsRequest,
+        DescribeLogDirsRequest,
+        ListPartitionReassignmentsRequest,
+        AlterPartitionReassignmentsRequest,
+        ElectLeadersRequest,
+        IncrementalAlterConfigsRequest,
+        AlterReplicaLogDirsRequest,
+        SaslHandshakeRequest,
+        SaslAuthenticateRequest,
+    )
+}
 KAFKA_41 = BROKER_API_VERSIONS[(4, 1)]
 NEWER = {DescribeLogDirsRequest.API_KEY}  # v5 (KIP-1066 isCordoned) is newer than 4.1: advertise kafka-python's max
 
@@ -80,13 +92,23 @@ def serve(cluster: "fc.FakeCluster", broker_id: int, sock: socket.socket) -> Non
             return
 
 
-def _answer(cluster: "fc.FakeCluster", broker_id: int, state: dict, api_key: int, version: int,
-            correlation_id: int, frame: bytes) -> bytes | None:
+def _answer(
+    cluster: "fc.FakeCluster",
+    broker_id: int,
+    state: dict,
+    api_key: int,
+    version: int,
+    correlation_id: int,
+    frame: bytes,
+) -> bytes | None:
     versions = advertised(cluster)
     if api_key == ApiVersionsRequest.API_KEY and version > versions[api_key][1]:
         # Kafka answers a too-new ApiVersions at v0 with UNSUPPORTED_VERSION (KIP-511)
-        response = ApiVersionsResponse(error_code=fc.UNSUPPORTED_VERSION, api_keys=[
-            ApiVersionsResponse.ApiVersion(api_key=18, min_version=0, max_version=versions[18][1])], throttle_time_ms=0)
+        response = ApiVersionsResponse(
+            error_code=fc.UNSUPPORTED_VERSION,
+            api_keys=[ApiVersionsResponse.ApiVersion(api_key=18, min_version=0, max_version=versions[18][1])],
+            throttle_time_ms=0,
+        )
         return _encode(response, 0, correlation_id)
     if api_key not in versions or not versions[api_key][0] <= version <= versions[api_key][1]:
         return None  # a real broker closes the connection on a request it cannot parse
@@ -114,8 +136,15 @@ def _encode(response: Any, version: int, correlation_id: int) -> bytes:
 def api_versions(cluster, broker_id, request, version, state):
     av = ApiVersionsResponse.ApiVersion
     keys = [av(api_key=k, min_version=lo, max_version=hi) for k, (lo, hi) in sorted(advertised(cluster).items())]
-    return ApiVersionsResponse(error_code=0, api_keys=keys, throttle_time_ms=0, supported_features=[],
-                               finalized_features_epoch=-1, finalized_features=[], zk_migration_ready=False)
+    return ApiVersionsResponse(
+        error_code=0,
+        api_keys=keys,
+        throttle_time_ms=0,
+        supported_features=[],
+        finalized_features_epoch=-1,
+        finalized_features=[],
+        zk_migration_ready=False,
+    )
 
 
 def _live_brokers(cluster):
@@ -135,28 +164,68 @@ def metadata(cluster, broker_id, request, version, state):
     for name in names:
         t = cluster.topics.get(name)
         if t is None:
-            topics.append(T(error_code=fc.UNKNOWN_TOPIC_OR_PARTITION, name=name, topic_id=fc.uuid.UUID(int=0),
-                            is_internal=False, partitions=[], authorized_operations=set()))
+            topics.append(
+                T(
+                    error_code=fc.UNKNOWN_TOPIC_OR_PARTITION,
+                    name=name,
+                    topic_id=fc.uuid.UUID(int=0),
+                    is_internal=False,
+                    partitions=[],
+                    authorized_operations=set(),
+                )
+            )
             continue
-        parts = [P(error_code=0, partition_index=i, leader_id=p.leader, leader_epoch=p.leader_epoch,
-                   replica_nodes=list(p.replicas), isr_nodes=list(p.isr),
-                   offline_replicas=[b for b in p.replicas if b not in live])
-                 for i, p in enumerate(t.partitions)]
-        topics.append(T(error_code=0, name=name, topic_id=t.topic_id, is_internal=name.startswith("__"),
-                        partitions=parts, authorized_operations=set()))
-    return MetadataResponse(throttle_time_ms=0, brokers=brokers, cluster_id=cluster.cluster_id,
-                            controller_id=min(live), topics=topics, authorized_operations=set(),
-                            error_code=0)
+        parts = [
+            P(
+                error_code=0,
+                partition_index=i,
+                leader_id=p.leader,
+                leader_epoch=p.leader_epoch,
+                replica_nodes=list(p.replicas),
+                isr_nodes=list(p.isr),
+                offline_replicas=[b for b in p.replicas if b not in live],
+            )
+            for i, p in enumerate(t.partitions)
+        ]
+        topics.append(
+            T(
+                error_code=0,
+                name=name,
+                topic_id=t.topic_id,
+                is_internal=name.startswith("__"),
+                partitions=parts,
+                authorized_operations=set(),
+            )
+        )
+    return MetadataResponse(
+        throttle_time_ms=0,
+        brokers=brokers,
+        cluster_id=cluster.cluster_id,
+        controller_id=min(live),
+        topics=topics,
+        authorized_operations=set(),
+        error_code=0,
+    )
 
 
 def describe_cluster(cluster, broker_id, request, version, state):
     D = DescribeClusterResponse.DescribeClusterBroker
     include_fenced = version >= 2 and request.include_fenced_brokers
-    brokers = [D(broker_id=b.id, host="127.0.0.1", port=b.port, rack=b.rack, is_fenced=b.fenced)
-               for b in sorted(cluster.brokers.values(), key=lambda b: b.id) if include_fenced or not b.fenced]
-    return DescribeClusterResponse(throttle_time_ms=0, error_code=0, error_message=None, endpoint_type=1,
-                                   cluster_id=cluster.cluster_id, controller_id=min(b.broker_id for b in brokers),
-                                   brokers=brokers, authorized_operations=set())
+    brokers = [
+        D(broker_id=b.id, host="127.0.0.1", port=b.port, rack=b.rack, is_fenced=b.fenced)
+        for b in sorted(cluster.brokers.values(), key=lambda b: b.id)
+        if include_fenced or not b.fenced
+    ]
+    return DescribeClusterResponse(
+        throttle_time_ms=0,
+        error_code=0,
+        error_message=None,
+        endpoint_type=1,
+        cluster_id=cluster.cluster_id,
+        controller_id=min(b.broker_id for b in brokers),
+        brokers=brokers,
+        authorized_operations=set(),
+    )
 
 
 def describe_topic_partitions(cluster, broker_id, request, version, state):
@@ -172,8 +241,16 @@ def describe_topic_partitions(cluster, broker_id, request, version, state):
     for name in names:
         t = cluster.topics.get(name)
         if t is None:
-            topics.append(T(error_code=fc.UNKNOWN_TOPIC_OR_PARTITION, name=name, topic_id=fc.uuid.UUID(int=0),
-                            is_internal=False, partitions=[], topic_authorized_operations=-2147483648))
+            topics.append(
+                T(
+                    error_code=fc.UNKNOWN_TOPIC_OR_PARTITION,
+                    name=name,
+                    topic_id=fc.uuid.UUID(int=0),
+                    is_internal=False,
+                    partitions=[],
+                    topic_authorized_operations=-2147483648,
+                )
+            )
             continue
         start = cursor.partition_index if cursor is not None and name == cursor.topic_name else 0
         parts = []
@@ -182,13 +259,30 @@ def describe_topic_partitions(cluster, broker_id, request, version, state):
                 next_cursor = DescribeTopicPartitionsResponse.Cursor(topic_name=name, partition_index=i)
                 break
             p = t.partitions[i]
-            parts.append(P(error_code=0, partition_index=i, leader_id=p.leader, leader_epoch=p.leader_epoch,
-                           replica_nodes=list(p.replicas), isr_nodes=list(p.isr),
-                           eligible_leader_replicas=p.elr, last_known_elr=p.last_known_elr,
-                           offline_replicas=[b for b in p.replicas if cluster.brokers[b].fenced]))
+            parts.append(
+                P(
+                    error_code=0,
+                    partition_index=i,
+                    leader_id=p.leader,
+                    leader_epoch=p.leader_epoch,
+                    replica_nodes=list(p.replicas),
+                    isr_nodes=list(p.isr),
+                    eligible_leader_replicas=p.elr,
+                    last_known_elr=p.last_known_elr,
+                    offline_replicas=[b for b in p.replicas if cluster.brokers[b].fenced],
+                )
+            )
             count += 1
-        topics.append(T(error_code=0, name=name, topic_id=t.topic_id, is_internal=name.startswith("__"),
-                        partitions=parts, topic_authorized_operations=-2147483648))
+        topics.append(
+            T(
+                error_code=0,
+                name=name,
+                topic_id=t.topic_id,
+                is_internal=name.startswith("__"),
+                partitions=parts,
+                topic_authorized_operations=-2147483648,
+            )
+        )
         if next_cursor is not None:
             break
     return DescribeTopicPartitionsResponse(throttle_time_ms=0, topics=topics, next_cursor=next_cursor)
@@ -202,25 +296,55 @@ def describe_configs(cluster, broker_id, request, version, state):
         if res.resource_type == fc.TOPIC:
             t = cluster.topics.get(res.resource_name)
             if t is None:
-                results.append(R(error_code=fc.UNKNOWN_TOPIC_OR_PARTITION, error_message=None,
-                                 resource_type=res.resource_type, resource_name=res.resource_name, configs=[]))
+                results.append(
+                    R(
+                        error_code=fc.UNKNOWN_TOPIC_OR_PARTITION,
+                        error_message=None,
+                        resource_type=res.resource_type,
+                        resource_name=res.resource_name,
+                        configs=[],
+                    )
+                )
                 continue
             values = {k: (v, fc.SOURCE_DEFAULT) for k, v in fc.TOPIC_DEFAULTS.items()}
             values.update({k: (v, fc.SOURCE_DYNAMIC_TOPIC) for k, v in t.configs.items()})
         else:
             b = int(res.resource_name) if res.resource_name.isdigit() else None
-            values = {"cordoned.log.dirs": (",".join(cluster.brokers[b].cordoned), fc.SOURCE_DEFAULT)
-                      if b in cluster.brokers and not cluster.brokers[b].cordoned else
-                      (",".join(cluster.brokers[b].cordoned), fc.SOURCE_DYNAMIC_BROKER) if b in cluster.brokers
-                      else ("", fc.SOURCE_DEFAULT)}
-            values.update({k: (v, fc.SOURCE_DYNAMIC_BROKER)
-                           for k, v in cluster.broker_configs.get(res.resource_name, {}).items()})
+            values = {
+                "cordoned.log.dirs": (",".join(cluster.brokers[b].cordoned), fc.SOURCE_DEFAULT)
+                if b in cluster.brokers and not cluster.brokers[b].cordoned
+                else (",".join(cluster.brokers[b].cordoned), fc.SOURCE_DYNAMIC_BROKER)
+                if b in cluster.brokers
+                else ("", fc.SOURCE_DEFAULT)
+            }
+            values.update(
+                {k: (v, fc.SOURCE_DYNAMIC_BROKER) for k, v in cluster.broker_configs.get(res.resource_name, {}).items()}
+            )
         keys = res.configuration_keys
-        configs = [C(name=k, value=v, read_only=False, config_source=src, is_default=src == fc.SOURCE_DEFAULT,
-                     is_sensitive=False, synonyms=[], config_type=0, documentation=None)
-                   for k, (v, src) in sorted(values.items()) if keys is None or k in keys]
-        results.append(R(error_code=0, error_message=None, resource_type=res.resource_type,
-                         resource_name=res.resource_name, configs=configs))
+        configs = [
+            C(
+                name=k,
+                value=v,
+                read_only=False,
+                config_source=src,
+                is_default=src == fc.SOURCE_DEFAULT,
+                is_sensitive=False,
+                synonyms=[],
+                config_type=0,
+                documentation=None,
+            )
+            for k, (v, src) in sorted(values.items())
+            if keys is None or k in keys
+        ]
+        results.append(
+            R(
+                error_code=0,
+                error_message=None,
+                resource_type=res.resource_type,
+                resource_name=res.resource_name,
+                configs=configs,
+            )
+        )
     return DescribeConfigsResponse(throttle_time_ms=0, results=results)
 
 
@@ -241,18 +365,38 @@ def describe_log_dirs(cluster, broker_id, request, version, state):
                     continue
                 if p.dirs.get(broker_id) == path and broker_id in p.have:
                     have = p.have[broker_id]
-                    parts.append(P(partition_index=i, partition_size=have, offset_lag=0 if broker_id in p.isr
-                                   else p.size - have, is_future_key=False))
+                    parts.append(
+                        P(
+                            partition_index=i,
+                            partition_size=have,
+                            offset_lag=0 if broker_id in p.isr else p.size - have,
+                            is_future_key=False,
+                        )
+                    )
                     used += have
                 future = p.future.get(broker_id)
                 if future is not None and future[0] == path:
-                    parts.append(P(partition_index=i, partition_size=future[1], offset_lag=p.size - future[1],
-                                   is_future_key=True))
+                    parts.append(
+                        P(
+                            partition_index=i,
+                            partition_size=future[1],
+                            offset_lag=p.size - future[1],
+                            is_future_key=True,
+                        )
+                    )
                     used += future[1]
             if parts:
                 topics.append(T(name=name, partitions=parts))
-        results.append(R(error_code=0, log_dir=path, topics=topics, total_bytes=broker.total_bytes,
-                         usable_bytes=broker.total_bytes - used, is_cordoned=path in broker.cordoned))
+        results.append(
+            R(
+                error_code=0,
+                log_dir=path,
+                topics=topics,
+                total_bytes=broker.total_bytes,
+                usable_bytes=broker.total_bytes - used,
+                is_cordoned=path in broker.cordoned,
+            )
+        )
     return DescribeLogDirsResponse(throttle_time_ms=0, error_code=0, results=results)
 
 
@@ -267,9 +411,16 @@ def list_reassignments(cluster, broker_id, request, version, state):
     topics = []
     for name, pids in wanted:
         t = cluster.topics[name]
-        parts = [P(partition_index=i, replicas=list(t.partitions[i].replicas),
-                   adding_replicas=list(t.partitions[i].adding), removing_replicas=list(t.partitions[i].removing))
-                 for i in pids if 0 <= i < len(t.partitions) and (t.partitions[i].adding or t.partitions[i].removing)]
+        parts = [
+            P(
+                partition_index=i,
+                replicas=list(t.partitions[i].replicas),
+                adding_replicas=list(t.partitions[i].adding),
+                removing_replicas=list(t.partitions[i].removing),
+            )
+            for i in pids
+            if 0 <= i < len(t.partitions) and (t.partitions[i].adding or t.partitions[i].removing)
+        ]
         if parts:
             topics.append(T(name=name, partitions=parts))
     return ListPartitionReassignmentsResponse(throttle_time_ms=0, error_code=0, error_message=None, topics=topics)
@@ -282,12 +433,14 @@ def alter_reassignments(cluster, broker_id, request, version, state):
     for topic in request.topics:
         parts = []
         for part in topic.partitions:
-            code, message = cluster.alter_reassignment(topic.name, part.partition_index,
-                                                       None if part.replicas is None else list(part.replicas))
+            code, message = cluster.alter_reassignment(
+                topic.name, part.partition_index, None if part.replicas is None else list(part.replicas)
+            )
             parts.append(P(partition_index=part.partition_index, error_code=code, error_message=message))
         responses.append(T(name=topic.name, partitions=parts))
-    return AlterPartitionReassignmentsResponse(throttle_time_ms=0, allow_replication_factor_change=True,
-                                               error_code=0, error_message=None, responses=responses)
+    return AlterPartitionReassignmentsResponse(
+        throttle_time_ms=0, allow_replication_factor_change=True, error_code=0, error_message=None, responses=responses
+    )
 
 
 def elect_leaders(cluster, broker_id, request, version, state):
@@ -316,10 +469,12 @@ def incremental_alter_configs(cluster, broker_id, request, version, state):
         code = 0
         if not request.validate_only:
             for c in res.configs:
-                code = code or cluster.alter_config(res.resource_type, res.resource_name, c.name,
-                                                    c.config_operation, c.value)
-        responses.append(R(error_code=code, error_message=None, resource_type=res.resource_type,
-                           resource_name=res.resource_name))
+                code = code or cluster.alter_config(
+                    res.resource_type, res.resource_name, c.name, c.config_operation, c.value
+                )
+        responses.append(
+            R(error_code=code, error_message=None, resource_type=res.resource_type, resource_name=res.resource_name)
+        )
     return IncrementalAlterConfigsResponse(throttle_time_ms=0, responses=responses)
 
 
@@ -329,8 +484,10 @@ def alter_replica_log_dirs(cluster, broker_id, request, version, state):
     results = []
     for d in request.dirs:
         for t in d.topics:
-            parts = [P(partition_index=i, error_code=cluster.alter_log_dir(broker_id, t.name, i, d.path))
-                     for i in t.partitions]
+            parts = [
+                P(partition_index=i, error_code=cluster.alter_log_dir(broker_id, t.name, i, d.path))
+                for i in t.partitions
+            ]
             results.append(R(topic_name=t.name, partitions=parts))
     return AlterReplicaLogDirsResponse(throttle_time_ms=0, results=results)
 
@@ -345,14 +502,21 @@ def sasl_handshake(cluster, broker_id, request, version, state):
 def sasl_authenticate(cluster, broker_id, request, version, state):
     """SASL/PLAIN (RFC 4616): authzid NUL user NUL password; Kafka's PlainServerCallbackHandler's text on failure."""
     if state["mechanism"] != "PLAIN":
-        return SaslAuthenticateResponse(error_code=fc.ILLEGAL_SASL_STATE, error_message="Unexpected handshake request",
-                                        auth_bytes=b"", session_lifetime_ms=0)
+        return SaslAuthenticateResponse(
+            error_code=fc.ILLEGAL_SASL_STATE,
+            error_message="Unexpected handshake request",
+            auth_bytes=b"",
+            session_lifetime_ms=0,
+        )
     parts = bytes(request.auth_bytes).split(b"\0")
     ok = len(parts) == 3 and (cluster.sasl_users or {}).get(parts[1].decode()) == parts[2].decode()
     if not ok:
-        return SaslAuthenticateResponse(error_code=fc.SASL_AUTHENTICATION_FAILED,
-                                        error_message="Authentication failed: Invalid username or password",
-                                        auth_bytes=b"", session_lifetime_ms=0)
+        return SaslAuthenticateResponse(
+            error_code=fc.SASL_AUTHENTICATION_FAILED,
+            error_message="Authentication failed: Invalid username or password",
+            auth_bytes=b"",
+            session_lifetime_ms=0,
+        )
     state["authenticated"] = True
     return SaslAuthenticateResponse(error_code=0, error_message=None, auth_bytes=b"", session_lifetime_ms=0)
 

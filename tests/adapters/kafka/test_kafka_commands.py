@@ -1,6 +1,7 @@
 """`kafka-planner kafka submit / status / cancel / elect-leaders / export` against the fake KRaft cluster: Kafka's
 texts (ReassignPartitionsCommand, LeaderElectionCommand), the throttles as IncrementalAlterConfigs sets them, the
 rollback JSON written before anything changes, batches with --wait, Ctrl-C."""
+
 from __future__ import annotations
 
 import json
@@ -8,18 +9,27 @@ import os
 import signal
 import subprocess
 import sys
-import time
-
 import threading
+import time
 
 from fake_cluster import run_here
 
-PLAN = {"version": 1, "partitions": [{"topic": "orders", "partition": 0, "replicas": [3, 2]},
-                                     {"topic": "orders", "partition": 1, "replicas": [1, 3]}]}
-ROLLBACK = ('{"version":1,"partitions":[{"topic":"orders","partition":0,"replicas":[1,2],"log_dirs":["any","any"]},'
-            '{"topic":"orders","partition":1,"replicas":[2,3],"log_dirs":["any","any"]}]}')
-CURRENT = ("Current partition replica assignment\n\n" + ROLLBACK
-           + "\n\nSave this to use as the --reassignment-json-file option during rollback\n")
+PLAN = {
+    "version": 1,
+    "partitions": [
+        {"topic": "orders", "partition": 0, "replicas": [3, 2]},
+        {"topic": "orders", "partition": 1, "replicas": [1, 3]},
+    ],
+}
+ROLLBACK = (
+    '{"version":1,"partitions":[{"topic":"orders","partition":0,"replicas":[1,2],"log_dirs":["any","any"]},'
+    '{"topic":"orders","partition":1,"replicas":[2,3],"log_dirs":["any","any"]}]}'
+)
+CURRENT = (
+    "Current partition replica assignment\n\n"
+    + ROLLBACK
+    + "\n\nSave this to use as the --reassignment-json-file option during rollback\n"
+)
 
 
 def _plan(tmp_path, plan=PLAN, name="plan.json"):
@@ -29,99 +39,153 @@ def _plan(tmp_path, plan=PLAN, name="plan.json"):
 
 
 def _throttles(kraft):
-    return ({b: dict(c) for b, c in kraft.broker_configs.items() if c},
-            {n: {k: v for k, v in t.configs.items() if "throttled" in k} for n, t in kraft.topics.items()})
+    return (
+        {b: dict(c) for b, c in kraft.broker_configs.items() if c},
+        {n: {k: v for k, v in t.configs.items() if "throttled" in k} for n, t in kraft.topics.items()},
+    )
 
 
 def test_submit_dry_run_changes_nothing(kraft, tmp_path):
     plan = _plan(tmp_path)
     code, out, err = run_here("kafka", "submit", kraft.url, "--reassignment-json-file", plan, "--throttle", "1000")
     assert (code, err) == (0, "")
-    assert out == CURRENT + ("Dry run: would start the reassignment of 2 partitions with a throttle of 1000 B/s. "
-                             "Nothing was changed; add --execute to start it.\n")
+    assert out == CURRENT + (
+        "Dry run: would start the reassignment of 2 partitions with a throttle of 1000 B/s. "
+        "Nothing was changed; add --execute to start it.\n"
+    )
     assert not os.path.exists(plan + ".rollback.json")
     assert _throttles(kraft) == ({}, {"orders": {}, "payments": {}})
     assert kraft.partition("orders", 0).replicas == [1, 2]
     kraft.topics["orders"].configs["remote.storage.enable"] = "true"
     kraft.brokers[3].cordoned = ("/var/lib/kafka/data",)
     code, out, err = run_here("kafka", "submit", kraft.url, "--reassignment-json-file", plan)
-    assert err == ("warning: the plan adds replicas to broker(s) 3, whose log dirs are all cordoned "
-                   "(cordoned.log.dirs, KIP-1066): no new replicas go there\n"
-                   "note: remote.storage.enable=true on orders: only local log segments move in a reassignment (the "
-                   "bytes DescribeLogDirs reports); tiered segments stay in remote storage\n")
+    assert err == (
+        "warning: the plan adds replicas to broker(s) 3, whose log dirs are all cordoned "
+        "(cordoned.log.dirs, KIP-1066): no new replicas go there\n"
+        "note: remote.storage.enable=true on orders: only local log segments move in a reassignment (the "
+        "bytes DescribeLogDirs reports); tiered segments stay in remote storage\n"
+    )
 
 
 def test_submit_execute_throttles_status_and_clearing(kraft, tmp_path):
     plan = _plan(tmp_path)
-    code, out, err = run_here("kafka", "submit", kraft.url, "--reassignment-json-file", plan, "--throttle", "1000",
-                             "--execute")
+    code, out, err = run_here(
+        "kafka", "submit", kraft.url, "--reassignment-json-file", plan, "--throttle", "1000", "--execute"
+    )
     assert code == 0, err
     assert out == CURRENT + (
         "Warning: You must run --verify periodically, until the reassignment completes, to ensure the throttle is "
         "removed.\nThe inter-broker throttle limit was set to 1000 B/s\n"
-        "Successfully started partition reassignments for orders-0,orders-1\n")
+        "Successfully started partition reassignments for orders-0,orders-1\n"
+    )
     assert err == f"wrote the rollback JSON to {plan}.rollback.json\n"
     with open(plan + ".rollback.json", encoding="utf-8") as fh:
         assert fh.read() == ROLLBACK + "\n"
     rates = {"leader.replication.throttled.rate": "1000", "follower.replication.throttled.rate": "1000"}
     # calculateLeaderThrottles / calculateFollowerThrottles: sources as leaders, new replicas as followers
-    assert _throttles(kraft) == ({"1": rates, "2": rates, "3": rates}, {
-        "orders": {"leader.replication.throttled.replicas": "0:1,0:2,1:2,1:3",
-                   "follower.replication.throttled.replicas": "0:3,1:1"}, "payments": {}})
+    assert _throttles(kraft) == (
+        {"1": rates, "2": rates, "3": rates},
+        {
+            "orders": {
+                "leader.replication.throttled.replicas": "0:1,0:2,1:2,1:3",
+                "follower.replication.throttled.replicas": "0:3,1:1",
+            },
+            "payments": {},
+        },
+    )
     assert (kraft.partition("orders", 0).replicas, kraft.partition("orders", 0).adding) == ([3, 2, 1], [3])
 
-    code, out, err = run_here("kafka", "submit", kraft.url, "--reassignment-json-file", plan, "--execute",
-                             "--rollback-file", str(tmp_path / "second.json"))
+    code, out, err = run_here(
+        "kafka",
+        "submit",
+        kraft.url,
+        "--reassignment-json-file",
+        plan,
+        "--execute",
+        "--rollback-file",
+        str(tmp_path / "second.json"),
+    )
     assert (code, out) == (2, "")
-    assert err == ("error: Cannot execute because there is an existing partition assignment.  Use --additional to "
-                   "override this and create a new partition assignment in addition to the existing one. The "
-                   "--additional flag can also be used to change the throttle by resubmitting the current "
-                   "reassignment.\n")
+    assert err == (
+        "error: Cannot execute because there is an existing partition assignment.  Use --additional to "
+        "override this and create a new partition assignment in addition to the existing one. The "
+        "--additional flag can also be used to change the throttle by resubmitting the current "
+        "reassignment.\n"
+    )
     assert not (tmp_path / "second.json").exists()
-    code, out, err = run_here("kafka", "submit", kraft.url, "--reassignment-json-file", plan, "--execute",
-                              "--additional", "--rollback-file", "/proc/no/such/dir/rollback.json")
-    assert (code, err) == (2, "error: --rollback-file /proc/no/such/dir/rollback.json: cannot write: No such file or "
-                              "directory. Nothing was changed.\n")
+    code, out, err = run_here(
+        "kafka",
+        "submit",
+        kraft.url,
+        "--reassignment-json-file",
+        plan,
+        "--execute",
+        "--additional",
+        "--rollback-file",
+        "/proc/no/such/dir/rollback.json",
+    )
+    assert (code, err) == (
+        2,
+        "error: --rollback-file /proc/no/such/dir/rollback.json: cannot write: No such file or "
+        "directory. Nothing was changed.\n",
+    )
 
     code, out, err = run_here("kafka", "status", kraft.url, "--reassignment-json-file", plan)
-    assert (code, out, err) == (0, "Status of partition reassignment:\n"
-                                   "Reassignment of partition orders-0 is still in progress.\n"
-                                   "Reassignment of partition orders-1 is still in progress.\n", "")
+    assert (code, out, err) == (
+        0,
+        "Status of partition reassignment:\n"
+        "Reassignment of partition orders-0 is still in progress.\n"
+        "Reassignment of partition orders-1 is still in progress.\n",
+        "",
+    )
     kraft.step(1000)  # orders-0 (1000 bytes) done, orders-1 (2000) half way
     code, out, err = run_here("kafka", "status", kraft.url, "--reassignment-json-file", plan)
-    assert out == ("Status of partition reassignment:\nReassignment of partition orders-0 is completed.\n"
-                   "Reassignment of partition orders-1 is still in progress.\n")
+    assert out == (
+        "Status of partition reassignment:\nReassignment of partition orders-0 is completed.\n"
+        "Reassignment of partition orders-1 is still in progress.\n"
+    )
     kraft.step(1000)
     code, out, err = run_here("kafka", "status", kraft.url, "--reassignment-json-file", plan)
     assert (code, err) == (0, "")
-    assert out == ("Status of partition reassignment:\nReassignment of partition orders-0 is completed.\n"
-                   "Reassignment of partition orders-1 is completed.\n"
-                   "Clearing broker-level throttles on brokers 1,2,3\n"
-                   "Clearing topic-level throttles on topic orders\n")
+    assert out == (
+        "Status of partition reassignment:\nReassignment of partition orders-0 is completed.\n"
+        "Reassignment of partition orders-1 is completed.\n"
+        "Clearing broker-level throttles on brokers 1,2,3\n"
+        "Clearing topic-level throttles on topic orders\n"
+    )
     assert _throttles(kraft) == ({}, {"orders": {}, "payments": {}})
     assert kraft.partition("orders", 1).replicas == [1, 3]
 
 
 def test_cancel_reverts_and_clears_throttles(kraft, tmp_path):
     plan = _plan(tmp_path)
-    assert run_here("kafka", "submit", kraft.url, "--reassignment-json-file", plan, "--throttle", "500",
-                   "--execute")[0] == 0
+    assert (
+        run_here("kafka", "submit", kraft.url, "--reassignment-json-file", plan, "--throttle", "500", "--execute")[0]
+        == 0
+    )
     code, out, _ = run_here("kafka", "cancel", kraft.url, "--reassignment-json-file", plan)
-    assert out == ("Dry run: would cancel the reassignment of orders-0,orders-1. Nothing was changed; add --execute "
-                   "to cancel.\n")
+    assert out == (
+        "Dry run: would cancel the reassignment of orders-0,orders-1. Nothing was changed; add --execute to cancel.\n"
+    )
     code, out, err = run_here("kafka", "cancel", kraft.url, "--reassignment-json-file", plan, "--execute")
     assert (code, err) == (0, "")
-    assert out == ("Successfully cancelled partition reassignments for: orders-0,orders-1\n"
-                   "None of the specified partition moves are active.Clearing broker-level throttles on brokers "
-                   "1,2,3\nClearing topic-level throttles on topic orders\n")
+    assert out == (
+        "Successfully cancelled partition reassignments for: orders-0,orders-1\n"
+        "None of the specified partition moves are active.Clearing broker-level throttles on brokers "
+        "1,2,3\nClearing topic-level throttles on topic orders\n"
+    )
     # PartitionReassignmentRevert: the original replicas (in the reassignment's order), no adding/removing
     assert [(p.replicas, p.adding, p.removing) for p in kraft.topics["orders"].partitions[:2]] == [
-        ([2, 1], [], []), ([3, 2], [], [])]
+        ([2, 1], [], []),
+        ([3, 2], [], []),
+    ]
     assert _throttles(kraft) == ({}, {"orders": {}, "payments": {}})
-    code, out, err = run_here("kafka", "cancel", kraft.url, "--reassignment-json-file", plan, "--execute",
-                             "--preserve-throttles")
-    assert out == ("None of the specified partition reassignments are active.\n"
-                   "None of the specified partition moves are active.\n")
+    code, out, err = run_here(
+        "kafka", "cancel", kraft.url, "--reassignment-json-file", plan, "--execute", "--preserve-throttles"
+    )
+    assert out == (
+        "None of the specified partition reassignments are active.\nNone of the specified partition moves are active.\n"
+    )
 
 
 def test_elect_leaders(kraft, tmp_path):
@@ -131,15 +195,19 @@ def test_elect_leaders(kraft, tmp_path):
     path = tmp_path / "elect.json"
     path.write_text(json.dumps({"partitions": [{"topic": "orders", "partition": p} for p in (0, 1, 2)]}))
     code, out, err = run_here("kafka", "elect-leaders", kraft.url, "--path-to-json-file", str(path))
-    assert out == ("Dry run: 3 partition(s), 2 not led by their preferred replica (orders-1,orders-2). Nothing was "
-                   "changed; add --execute to elect.\n")
+    assert out == (
+        "Dry run: 3 partition(s), 2 not led by their preferred replica (orders-1,orders-2). Nothing was "
+        "changed; add --execute to elect.\n"
+    )
     code, out, err = run_here("kafka", "elect-leaders", kraft.url, "--path-to-json-file", str(path), "--execute")
     assert (code, err) == (2, "error: 1 replica(s) could not be elected\n")
-    assert out == ("Successfully completed leader election (PREFERRED) for partitions orders-2\n"
-                   "Valid replica already elected for partitions orders-0\n"
-                   "Error completing leader election (PREFERRED) for partition: orders-1: "
-                   "org.apache.kafka.common.errors.PreferredLeaderNotAvailableException: The preferred leader was "
-                   "not available.\n")
+    assert out == (
+        "Successfully completed leader election (PREFERRED) for partitions orders-2\n"
+        "Valid replica already elected for partitions orders-0\n"
+        "Error completing leader election (PREFERRED) for partition: orders-1: "
+        "org.apache.kafka.common.errors.PreferredLeaderNotAvailableException: The preferred leader was "
+        "not available.\n"
+    )
     assert kraft.partition("orders", 2).leader == 3
 
 
@@ -155,8 +223,9 @@ def test_export_writes_sizes(kraft, tmp_path):
 
 def _start(args):
     env = {k: v for k, v in os.environ.items() if not k.startswith("KAFKA_PLANNER_KAFKA_")}
-    return subprocess.Popen([sys.executable, "-m", "planner", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
+    return subprocess.Popen(
+        [sys.executable, "-m", "planner", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
 
 
 def test_batches_wait_with_progress_then_verify(kraft, tmp_path):
@@ -170,8 +239,21 @@ def test_batches_wait_with_progress_then_verify(kraft, tmp_path):
     driver = threading.Thread(target=drive)
     driver.start()
     try:
-        code, out, err = run_here("kafka", "submit", kraft.url, "--reassignment-json-file", plan, "--execute",
-                                  "--batch-size", "1", "--throttle", "100", "--poll", "0.1", "--wait")
+        code, out, err = run_here(
+            "kafka",
+            "submit",
+            kraft.url,
+            "--reassignment-json-file",
+            plan,
+            "--execute",
+            "--batch-size",
+            "1",
+            "--throttle",
+            "100",
+            "--poll",
+            "0.1",
+            "--wait",
+        )
     finally:
         finished.set()
         driver.join()
@@ -179,10 +261,12 @@ def test_batches_wait_with_progress_then_verify(kraft, tmp_path):
     assert out.count("Successfully started partition reassignment for ") == 2
     assert out.startswith("Batch 1/2: 1 partition\n")
     assert "\nBatch 2/2: 1 partition\n" in out
-    assert out.endswith("Status of partition reassignment:\nReassignment of partition orders-0 is completed.\n"
-                        "Reassignment of partition orders-1 is completed.\n"
-                        "Clearing broker-level throttles on brokers 1,2,3\n"
-                        "Clearing topic-level throttles on topic orders\n")
+    assert out.endswith(
+        "Status of partition reassignment:\nReassignment of partition orders-0 is completed.\n"
+        "Reassignment of partition orders-1 is completed.\n"
+        "Clearing broker-level throttles on brokers 1,2,3\n"
+        "Clearing topic-level throttles on topic orders\n"
+    )
     progress = [line for line in err.splitlines() if "copied" in line]
     assert progress and progress[0].startswith("batch 1/2: 1 partition moving, ")
     assert any(" of 2.0 KiB copied (" in line and "ETA" in line for line in progress), progress
@@ -191,8 +275,20 @@ def test_batches_wait_with_progress_then_verify(kraft, tmp_path):
 
 def test_ctrl_c_while_waiting_leaves_a_state_cancel_finishes(kraft, tmp_path):
     plan = _plan(tmp_path)
-    proc = _start(["kafka", "submit", kraft.url, "--reassignment-json-file", plan, "--execute", "--batch-size", "1",
-                   "--poll", "0.1"])
+    proc = _start(
+        [
+            "kafka",
+            "submit",
+            kraft.url,
+            "--reassignment-json-file",
+            plan,
+            "--execute",
+            "--batch-size",
+            "1",
+            "--poll",
+            "0.1",
+        ]
+    )
     deadline = time.monotonic() + 30
     while not kraft.partition("orders", 0).adding and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -200,8 +296,10 @@ def test_ctrl_c_while_waiting_leaves_a_state_cancel_finishes(kraft, tmp_path):
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130
-    assert f"interrupted: batch 1/2 was submitted and is running on the cluster; 'kafka-planner kafka status " \
-           f"{kraft.url} --reassignment-json-file {plan}'" in err
+    assert (
+        f"interrupted: batch 1/2 was submitted and is running on the cluster; 'kafka-planner kafka status "
+        f"{kraft.url} --reassignment-json-file {plan}'" in err
+    )
     assert "Traceback" not in err
     assert kraft.partition("orders", 0).adding == [3] and kraft.partition("orders", 1).adding == []
     code, out, err = run_here("kafka", "cancel", kraft.url, "--reassignment-json-file", plan, "--execute")
@@ -214,20 +312,31 @@ def test_jbod_log_dirs_moved_with_alter_replica_log_dirs(tmp_path):
 
     with FakeCluster([FakeBroker(1, "a", log_dirs=("/d1", "/d2")), FakeBroker(2, "b")]) as cluster:
         cluster.add_topic("t", [[1, 2]], sizes=[100])
-        plan = _plan(tmp_path, {"version": 1, "partitions": [{"topic": "t", "partition": 0, "replicas": [1, 2],
-                                                              "log_dirs": ["/d2", "any"]}]})
+        plan = _plan(
+            tmp_path,
+            {
+                "version": 1,
+                "partitions": [{"topic": "t", "partition": 0, "replicas": [1, 2], "log_dirs": ["/d2", "any"]}],
+            },
+        )
         code, out, err = run_here("kafka", "submit", cluster.url, "--reassignment-json-file", plan, "--execute")
         assert code == 0, err
-        assert out.endswith("Successfully started partition reassignment for t-0\n"
-                            "Successfully started moving log directory to /d2 for replica t-0 with broker 1 \n")
+        assert out.endswith(
+            "Successfully started partition reassignment for t-0\n"
+            "Successfully started moving log directory to /d2 for replica t-0 with broker 1 \n"
+        )
         code, out, err = run_here("kafka", "status", cluster.url, "--reassignment-json-file", plan)
-        assert out == ("Status of partition reassignment:\nReassignment of partition t-0 is completed.\n"
-                       "Reassignment of replica t-0-1 is still in progress.\n")
+        assert out == (
+            "Status of partition reassignment:\nReassignment of partition t-0 is completed.\n"
+            "Reassignment of replica t-0-1 is still in progress.\n"
+        )
         cluster.step(100)
         code, out, err = run_here("kafka", "status", cluster.url, "--reassignment-json-file", plan)
-        assert out == ("Status of partition reassignment:\nReassignment of partition t-0 is completed.\n"
-                       "Reassignment of replica t-0-1 completed successfully.\n"
-                       "Clearing broker-level throttles on brokers 1,2\nClearing topic-level throttles on topic t\n")
+        assert out == (
+            "Status of partition reassignment:\nReassignment of partition t-0 is completed.\n"
+            "Reassignment of replica t-0-1 completed successfully.\n"
+            "Clearing broker-level throttles on brokers 1,2\nClearing topic-level throttles on topic t\n"
+        )
         assert cluster.partition("t", 0).dirs[1] == "/d2"
 
 
@@ -236,10 +345,16 @@ def test_plans_from_a_live_cluster_use_its_sizes_and_note_tiered_storage():
 
     brokers = [FakeBroker(1, "a"), FakeBroker(2, "b"), FakeBroker(3, "c"), FakeBroker(4, "d")]
     with FakeCluster(brokers) as cluster:
-        cluster.add_topic("orders", [[1, 2], [2, 3], [3, 1], [1, 2], [2, 3], [3, 1]], sizes=[1 << 30] * 6,
-                          configs={"remote.storage.enable": "true"})
+        cluster.add_topic(
+            "orders",
+            [[1, 2], [2, 3], [3, 1], [1, 2], [2, 3], [3, 1]],
+            sizes=[1 << 30] * 6,
+            configs={"remote.storage.enable": "true"},
+        )
         code, out, err = run_here("reassign", "rebalance", cluster.url)
     assert code == 0, err
-    assert "note: remote.storage.enable=true on orders: only local log segments move (the sizes are local bytes); " \
-           "tiered segments stay in remote storage" in out
+    assert (
+        "note: remote.storage.enable=true on orders: only local log segments move (the sizes are local bytes); "
+        "tiered segments stay in remote storage" in out
+    )
     assert "GiB" in out  # byte figures from DescribeLogDirs, without a --sizes file

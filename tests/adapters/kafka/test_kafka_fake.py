@@ -3,11 +3,11 @@
 Expected values follow Kafka's ReplicationControlManagerTest (testAlterPartitionReassignment,
 testCancelReassignPartitions) and PartitionReassignmentReplicasTest / PartitionReassignmentRevertTest.
 """
+
 from __future__ import annotations
 
 import pytest
-
-from fake_cluster import NO_REASSIGNMENT_IN_PROGRESS, INVALID_REPLICA_ASSIGNMENT
+from fake_cluster import INVALID_REPLICA_ASSIGNMENT, NO_REASSIGNMENT_IN_PROGRESS
 
 
 @pytest.fixture
@@ -31,11 +31,16 @@ def test_reassignment_lists_target_then_removing_and_completes_as_replicas_catch
     assert admin.alter_partition_reassignments({tp("orders", 0): [3, 2]}) == {tp("orders", 0): None}
     # PartitionReassignmentReplicas: replicas = target + removing, adding = target - current
     assert admin.list_partition_reassignments() == {
-        tp("orders", 0): {"replicas": [3, 2, 1], "adding_replicas": [3], "removing_replicas": [1]}}
+        tp("orders", 0): {"replicas": [3, 2, 1], "adding_replicas": [3], "removing_replicas": [1]}
+    }
     kraft.step(400)
     dirs = {d["broker"]: d["log_dirs"][0]["topics"] for d in admin.describe_log_dirs(brokers=[3])}
-    assert dirs[3][0]["partitions"][0] == {"partition_index": 0, "partition_size": 400, "offset_lag": 600,
-                                           "is_future_key": False}
+    assert dirs[3][0]["partitions"][0] == {
+        "partition_index": 0,
+        "partition_size": 400,
+        "offset_lag": 600,
+        "is_future_key": False,
+    }
     assert admin.list_partition_reassignments() != {}
     kraft.step(600)  # 1000 bytes: broker 3 joins the ISR and the reassignment completes
     assert admin.list_partition_reassignments() == {}
@@ -60,9 +65,12 @@ def test_cancel_reverts_to_the_original_replicas(kraft, admin):
 def test_invalid_assignments_get_kafkas_error_and_text(kraft):
     assert kraft.alter_reassignment("orders", 0, [1, 9]) == (
         INVALID_REPLICA_ASSIGNMENT,
-        "The manual partition assignment includes broker 9, but no such broker is registered.")
+        "The manual partition assignment includes broker 9, but no such broker is registered.",
+    )
     assert kraft.alter_reassignment("orders", 0, [2, 2]) == (
-        INVALID_REPLICA_ASSIGNMENT, "The manual partition assignment includes the broker 2 more than once.")
+        INVALID_REPLICA_ASSIGNMENT,
+        "The manual partition assignment includes the broker 2 more than once.",
+    )
     assert kraft.alter_reassignment("orders", 7, [1]) == (3, "Unable to find partition orders:7.")
     assert kraft.alter_reassignment("nope", 0, [1]) == (3, "Unable to find a topic named nope.")
 
@@ -79,15 +87,21 @@ def test_elect_leaders_and_throttle_configs(kraft, admin):
         kraft.partition("orders", 1).isr = [3]
         kraft.partition("orders", 1).leader = 3
         admin.elect_leaders(0, {"orders": [1]})
-    admin.alter_configs([ConfigResource(ConfigResourceType.BROKER, "2",
-                                        {"leader.replication.throttled.rate": "1000"}),
-                         ConfigResource(ConfigResourceType.TOPIC, "orders",
-                                        {"leader.replication.throttled.replicas": "0:1,0:2"})], raise_on_unknown=False)
-    described = admin.describe_configs([ConfigResource(ConfigResourceType.BROKER, "2"),
-                                        ConfigResource(ConfigResourceType.TOPIC, "orders")])
+    admin.alter_configs(
+        [
+            ConfigResource(ConfigResourceType.BROKER, "2", {"leader.replication.throttled.rate": "1000"}),
+            ConfigResource(ConfigResourceType.TOPIC, "orders", {"leader.replication.throttled.replicas": "0:1,0:2"}),
+        ],
+        raise_on_unknown=False,
+    )
+    described = admin.describe_configs(
+        [ConfigResource(ConfigResourceType.BROKER, "2"), ConfigResource(ConfigResourceType.TOPIC, "orders")]
+    )
     assert described["broker"]["2"]["leader.replication.throttled.rate"]["value"] == "1000"
     assert {k: v["value"] for k, v in described["topic"]["orders"].items()} == {
-        "leader.replication.throttled.replicas": "0:1,0:2", "min.insync.replicas": "2"}
+        "leader.replication.throttled.replicas": "0:1,0:2",
+        "min.insync.replicas": "2",
+    }
 
 
 def test_describe_topic_partitions_pages_and_elr(kraft, admin):
@@ -100,14 +114,15 @@ def test_describe_topic_partitions_pages_and_elr(kraft, admin):
     assert first["next_cursor"] == {"topic_name": "orders", "partition_index": 2}
     rest = admin.describe_topic_partitions(["orders", "payments"], 2, first["next_cursor"])
     assert [(t["name"], p["partition_index"]) for t in rest["topics"] for p in t["partitions"]] == [
-        ("orders", 2), ("payments", 0)]
+        ("orders", 2),
+        ("payments", 0),
+    ]
     assert rest["next_cursor"] is None
 
 
 def test_alter_replica_log_dirs_moves_through_a_future_replica():
-    from kafka.admin import KafkaAdminClient
-
     from fake_cluster import FakeBroker, FakeCluster
+    from kafka.admin import KafkaAdminClient
 
     with FakeCluster([FakeBroker(1, "a", log_dirs=("/d1", "/d2")), FakeBroker(2, "b")]) as cluster:
         cluster.add_topic("t", [[1, 2]], sizes=[100])
@@ -117,9 +132,13 @@ def test_alter_replica_log_dirs_moves_through_a_future_replica():
             assert [e.__name__ for e in result.values()] == ["NoError"]
             cluster.step(30)
             dirs = client.describe_log_dirs(brokers=[1])[0]["log_dirs"]
-            assert [(d["log_dir"], [(p["partition_size"], p["is_future_key"]) for t in d["topics"]
-                                    for p in t["partitions"]]) for d in dirs] == [
-                ("/d1", [(100, False)]), ("/d2", [(30, True)])]
+            assert [
+                (
+                    d["log_dir"],
+                    [(p["partition_size"], p["is_future_key"]) for t in d["topics"] for p in t["partitions"]],
+                )
+                for d in dirs
+            ] == [("/d1", [(100, False)]), ("/d2", [(30, True)])]
             cluster.step(70)
             dirs = client.describe_log_dirs(brokers=[1])[0]["log_dirs"]
             assert [len(d["topics"]) for d in dirs] == [0, 1]

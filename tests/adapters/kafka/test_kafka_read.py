@@ -1,11 +1,12 @@
 """`kafka://` as a TOPOLOGY: the live cluster read through the Admin API (kafka-python) from the fake KRaft cluster."""
+
 from __future__ import annotations
 
 import time
 
 import pytest
-
 from fake_cluster import FakeBroker, FakeCluster, free_port, run_cli, run_here
+
 from planner.adapters import kafka
 from planner.adapters.kafka.connection import load_options, options_from_properties, parse_properties, parse_url
 from planner.model import FENCED, ONLINE, ObservedState, PlannerError, TopicPartition
@@ -31,11 +32,15 @@ def test_snapshot_reads_racks_topics_elr_configs_sizes_and_reassignments(kraft):
     assert p1.observed == ObservedState(leader=2, isr=(2,), leader_epoch=0, elr=(3,), last_known_elr=())
     assert snap.reassigning == {TopicPartition("orders", 0): ((3, 2, 1), (3,), (1,))}
     assert [(r.broker, r.size, r.offset_lag, r.future) for r in snap.replicas[TopicPartition("orders", 0)]] == [
-        (1, 1000, 0, False), (2, 1000, 0, False), (3, 250, 750, False)]
+        (1, 1000, 0, False),
+        (2, 1000, 0, False),
+        (3, 250, 750, False),
+    ]
     assert snap.cordoned == {3: ("/var/lib/kafka/data",)}
     assert [(d.broker, d.cordoned) for d in snap.log_dirs] == [(1, False), (2, False), (3, True)]
-    assert snap.notes == ("broker 3: every log dir is cordoned (cordoned.log.dirs, KIP-1066): it takes no new "
-                          "replicas",)
+    assert snap.notes == (
+        "broker 3: every log dir is cordoned (cordoned.log.dirs, KIP-1066): it takes no new replicas",
+    )
 
 
 def test_describe_kafka_url_prints_kafka_topics_text(kraft):
@@ -48,14 +53,17 @@ def test_describe_kafka_url_prints_kafka_topics_text(kraft):
         "Configs: min.insync.replicas=2\n"
         "\tTopic: orders\tPartition: 0\tLeader: 1\tReplicas: 1,2\tIsr: 1,2\tElr: \tLastKnownElr: \n"
         "\tTopic: orders\tPartition: 1\tLeader: 2\tReplicas: 2,3\tIsr: 2\tElr: 3\tLastKnownElr: \n"
-        "\tTopic: orders\tPartition: 2\tLeader: 3\tReplicas: 3,1\tIsr: 3,1\tElr: \tLastKnownElr: \n")
+        "\tTopic: orders\tPartition: 2\tLeader: 3\tReplicas: 3,1\tIsr: 3,1\tElr: \tLastKnownElr: \n"
+    )
 
 
 def test_fenced_brokers_and_describe_cluster_v0_fallback():
     with FakeCluster([FakeBroker(1, "a"), FakeBroker(2, "b", fenced=True)]) as cluster:
         cluster.add_topic("t", [[1, 2]])
         assert [b.state for b in kafka.read_snapshot(cluster.url, load_options(environ={})).cluster.brokers] == [
-            ONLINE, FENCED]
+            ONLINE,
+            FENCED,
+        ]
         cluster.max_versions[60] = 0  # kafka-python 3.0.12 raises KeyError 'endpoint_type' here: Metadata instead
         snap = kafka.read_snapshot(cluster.url, load_options(environ={}))
         assert [(b.id, b.rack) for b in snap.cluster.brokers] == [(1, "a"), (2, None)]
@@ -68,27 +76,34 @@ def test_unreachable_bootstrap_is_one_line_within_the_timeout():
     code, out, err = run_here("describe", f"kafka://127.0.0.1:{port}", env={"KAFKA_PLANNER_KAFKA_TIMEOUT": "1"})
     assert time.monotonic() - start < 4  # the 1 s timeout, and closing the client
     assert (code, out) == (2, "")
-    assert err == (f"error: kafka://127.0.0.1:{port}: cannot connect to Kafka at 127.0.0.1:{port} within 1 s (is a "
-                   "broker running there, and does it speak PLAINTEXT? --timeout or $KAFKA_PLANNER_KAFKA_TIMEOUT "
-                   "sets the wait)\n")
+    assert err == (
+        f"error: kafka://127.0.0.1:{port}: cannot connect to Kafka at 127.0.0.1:{port} within 1 s (is a "
+        "broker running there, and does it speak PLAINTEXT? --timeout or $KAFKA_PLANNER_KAFKA_TIMEOUT "
+        "sets the wait)\n"
+    )
 
 
 def test_sasl_plain_from_the_command_config_and_a_wrong_password(kraft, tmp_path):
     kraft.sasl_users = {"alice": "s3cret-pw"}
     good, bad = tmp_path / "good.properties", tmp_path / "bad.properties"
     jaas = 'org.apache.kafka.common.security.plain.PlainLoginModule required username="alice" password="{}";'
-    good.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
-                    f"sasl.jaas.config={jaas.format('s3cret-pw')}\n")
-    bad.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
-                   f"sasl.jaas.config={jaas.format('wrong-pw')}\n")
+    good.write_text(
+        f"security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\nsasl.jaas.config={jaas.format('s3cret-pw')}\n"
+    )
+    bad.write_text(
+        f"security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\nsasl.jaas.config={jaas.format('wrong-pw')}\n"
+    )
     snap = kafka.read_snapshot(kraft.url, load_options(str(good), timeout=5))
     assert [t.name for t in snap.cluster.topics] == ["orders", "payments"]
-    code, out, err = run_here("describe", kraft.url, env={"KAFKA_PLANNER_KAFKA_COMMAND_CONFIG": str(bad),
-                                                         "KAFKA_PLANNER_KAFKA_TIMEOUT": "2"})
+    code, out, err = run_here(
+        "describe", kraft.url, env={"KAFKA_PLANNER_KAFKA_COMMAND_CONFIG": str(bad), "KAFKA_PLANNER_KAFKA_TIMEOUT": "2"}
+    )
     assert (code, out) == (2, "")
-    assert err == (f"error: {kraft.url}: SASL authentication failed (Authentication failed: Invalid username or "
-                   f"password): check the user and password in sasl.jaas.config of "
-                   f"$KAFKA_PLANNER_KAFKA_COMMAND_CONFIG {bad}\n")
+    assert err == (
+        f"error: {kraft.url}: SASL authentication failed (Authentication failed: Invalid username or "
+        f"password): check the user and password in sasl.jaas.config of "
+        f"$KAFKA_PLANNER_KAFKA_COMMAND_CONFIG {bad}\n"
+    )
     assert "wrong-pw" not in err and "s3cret" not in repr(load_options(str(good)))
 
 
@@ -98,32 +113,45 @@ def test_missing_authorization_is_one_line(kraft):
         kafka.read_snapshot(kraft.url, load_options(environ={}))
     assert str(info.value) == (
         f"{kraft.url}: not authorised to list partition reassignments (ClusterAuthorizationFailedError): grant the "
-        "client's principal the ACL (Describe/DescribeConfigs on the cluster and topics; Alter/AlterConfigs to act)")
+        "client's principal the ACL (Describe/DescribeConfigs on the cluster and topics; Alter/AlterConfigs to act)"
+    )
     del kraft.fail[46]
     kraft.fail[32] = 29  # DescribeConfigs: TOPIC_AUTHORIZATION_FAILED per resource
-    with pytest.raises(PlannerError, match=r"not authorised to describe the configs of topic orders \("
-                                           r"TOPIC_AUTHORIZATION_FAILED\)"):
+    with pytest.raises(
+        PlannerError,
+        match=r"not authorised to describe the configs of topic orders \("
+        r"TOPIC_AUTHORIZATION_FAILED\)",
+    ):
         kafka.read_snapshot(kraft.url, load_options(environ={}))
 
 
 def test_urls_and_command_configs():
     assert parse_url("kafka://b1,b2:9093").hosts == (("b1", 9092), ("b2", 9093))
-    for url, message in (("kafka://u:p@b1:9092", "do not put credentials in the URL"),
-                         ("kafka://b1:99999", "'b1:99999' is not host:port"),
-                         ("kafka://", "expected kafka://host:port")):
+    for url, message in (
+        ("kafka://u:p@b1:9092", "do not put credentials in the URL"),
+        ("kafka://b1:99999", "'b1:99999' is not host:port"),
+        ("kafka://", "expected kafka://host:port"),
+    ):
         with pytest.raises(PlannerError, match=message):
             parse_url(url)
-    props = parse_properties("# client\nsecurity.protocol = SASL_SSL\nsasl.mechanism: SCRAM-SHA-512\n"
-                             "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required \\\n"
-                             '    username="bob" password="p\\"w";\n')
+    props = parse_properties(
+        "# client\nsecurity.protocol = SASL_SSL\nsasl.mechanism: SCRAM-SHA-512\n"
+        "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required \\\n"
+        '    username="bob" password="p\\"w";\n'
+    )
     opts = options_from_properties(props, "f")
     assert (opts.security_protocol, opts.sasl_mechanism, opts.username, opts.password) == (
-        "SASL_SSL", "SCRAM-SHA-512", "bob", 'p"w')
-    assert "p\\\"w" not in repr(opts) and 'p"w' not in repr(opts)
+        "SASL_SSL",
+        "SCRAM-SHA-512",
+        "bob",
+        'p"w',
+    )
+    assert 'p\\"w' not in repr(opts) and 'p"w' not in repr(opts)
     with pytest.raises(PlannerError, match="sasl.mechanism GSSAPI is not supported"):
         options_from_properties({"security.protocol": "SASL_SSL"}, "f")
     with pytest.raises(PlannerError, match="ssl.truststore.type JKS is not supported: give a PEM file"):
-        options_from_properties({"security.protocol": "SSL", "ssl.truststore.location": "/x.jks",
-                                 "ssl.truststore.type": "JKS"}, "f")
+        options_from_properties(
+            {"security.protocol": "SSL", "ssl.truststore.location": "/x.jks", "ssl.truststore.type": "JKS"}, "f"
+        )
     with pytest.raises(PlannerError, match=r"^\$KAFKA_PLANNER_KAFKA_TIMEOUT: expected a number of seconds"):
         load_options(environ={"KAFKA_PLANNER_KAFKA_TIMEOUT": "soon"})

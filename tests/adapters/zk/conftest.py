@@ -2,10 +2,10 @@
 
 `zk_server` is session-scoped and shared; tests that stop a server start their own `ZkServer`.
 """
+
 from __future__ import annotations
 
 import pytest
-
 from zk_support import ZkServer, populate
 
 
@@ -40,8 +40,6 @@ def kafka_url(zk_server, kazoo_client, request):
         kazoo_client.delete(chroot, recursive=True)
     populate(kazoo_client, chroot)
     return f"{zk_server.url}{chroot}"
-
-
 
 
 @pytest.fixture

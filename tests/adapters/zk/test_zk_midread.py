@@ -1,6 +1,7 @@
 """A real ZooKeeper killed, stopped or expiring mid-read on a 3,000-partition cluster: the read returns within its
 timeout with one line (kazoo's connection thread retries without end and its wake-up socket fills; see
 planner.adapters.zk.session.Session._guard_requests)."""
+
 from __future__ import annotations
 
 import os
@@ -8,19 +9,23 @@ import signal
 import time
 
 import pytest
+from zk_support import ZkServer
 
 import planner.adapters.zk.snapshot as snapshot
 from planner.adapters import zk
 from planner.model import PlannerError
-from zk_support import ZkServer
 
 TOPICS, PARTITIONS = 30, 100  # 3,000 partitions
 
 
 def _populate_big(client, chroot: str) -> None:
     for b in (1, 2, 3):
-        client.create(f"{chroot}/brokers/ids/{b}", f'{{"version":4,"host":"k{b}","port":9092,"jmx_port":-1,'
-                      f'"timestamp":"1","endpoints":["PLAINTEXT://k{b}:9092"]}}'.encode(), makepath=True)
+        client.create(
+            f"{chroot}/brokers/ids/{b}",
+            f'{{"version":4,"host":"k{b}","port":9092,"jmx_port":-1,'
+            f'"timestamp":"1","endpoints":["PLAINTEXT://k{b}:9092"]}}'.encode(),
+            makepath=True,
+        )
     client.ensure_path(f"{chroot}/brokers/topics")
     for t in range(TOPICS):
         parts = ",".join(f'"{p}":[{p % 3 + 1},{(p + 1) % 3 + 1}]' for p in range(PARTITIONS))
@@ -29,9 +34,11 @@ def _populate_big(client, chroot: str) -> None:
         tx.create(f"{chroot}/brokers/topics/t{t}/partitions")
         for p in range(PARTITIONS):
             tx.create(f"{chroot}/brokers/topics/t{t}/partitions/{p}")
-            tx.create(f"{chroot}/brokers/topics/t{t}/partitions/{p}/state",
-                      f'{{"controller_epoch":1,"leader":{p % 3 + 1},"version":1,"leader_epoch":0,'
-                      f'"isr":[{p % 3 + 1},{(p + 1) % 3 + 1}]}}'.encode())
+            tx.create(
+                f"{chroot}/brokers/topics/t{t}/partitions/{p}/state",
+                f'{{"controller_epoch":1,"leader":{p % 3 + 1},"version":1,"leader_epoch":0,'
+                f'"isr":[{p % 3 + 1},{(p + 1) % 3 + 1}]}}'.encode(),
+            )
         assert all(r is True or isinstance(r, str) for r in tx.commit())
 
 
@@ -105,7 +112,7 @@ def test_server_stopped_mid_read_returns_within_the_timeout(big, monkeypatch):
         os.kill(big.proc.pid, signal.SIGCONT)
     assert elapsed < 2 + 2
     assert message.startswith(f"{url}: ")
-    assert ("no answer from ZooKeeper for /brokers/" in message or "lost the ZooKeeper connection" in message), message
+    assert "no answer from ZooKeeper for /brokers/" in message or "lost the ZooKeeper connection" in message, message
 
 
 def test_server_killed_mid_read_returns_within_the_timeout(big, monkeypatch):

@@ -1,11 +1,12 @@
 """TLS through kazoo's options (--zk-ca-file) against a real ZooKeeper server with a TLS client port."""
+
 from __future__ import annotations
 
 import pytest
+from zk_support import ZkServer, make_tls_material, populate, run_cli
 
 from planner.adapters import zk
 from planner.model import PlannerError
-from zk_support import ZkServer, make_tls_material, populate, run_cli
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +42,8 @@ def test_tls_with_the_wrong_ca_is_refused(tls_server, tmp_path):
     assert str(exc.value) == (
         f"{url}: cannot connect to ZooKeeper at {tls_server.hosts} within 2 s with TLS (does the server speak TLS "
         "on that port, does the --zk-ca-file CA sign its certificate, and does the certificate name the host in the "
-        "URL?) (is the server running and the address right? --zk-timeout sets the wait)")
+        "URL?) (is the server running and the address right? --zk-timeout sets the wait)"
+    )
 
 
 def test_tls_checks_the_host_name(tls_server):
@@ -49,8 +51,9 @@ def test_tls_checks_the_host_name(tls_server):
     url = f"zk://localhost:{tls_server.port}/kafka"
     with pytest.raises(PlannerError) as exc:
         zk.read_cluster(url, timeout=2, ca_file=tls_server.ca_file)
-    assert str(exc.value).startswith(f"{url}: cannot connect to ZooKeeper at localhost:{tls_server.port} within 2 s "
-                                     "with TLS (")
+    assert str(exc.value).startswith(
+        f"{url}: cannot connect to ZooKeeper at localhost:{tls_server.port} within 2 s with TLS ("
+    )
 
 
 def test_plain_client_on_tls_port_and_missing_ca_file(tls_server):

@@ -1,5 +1,6 @@
 """The ZooKeeper decoder refuses what the topology loader refuses (one validator, planner.adapters.validate): so `zk
 export` never writes a file that does not load, and plans never see an empty replica list."""
+
 from __future__ import annotations
 
 import pytest
@@ -12,20 +13,35 @@ def _topic(partitions: str, adding: str = "{}") -> bytes:
     return (f'{{"removing_replicas":{{}},"partitions":{partitions},"adding_replicas":{adding},"version":3}}').encode()
 
 
-@pytest.mark.parametrize("path,data,problem", [
-    ("/brokers/topics/foo", _topic('{"0":[]}'), "/brokers/topics/foo: partition 0: the replica list is empty"),
-    ("/brokers/topics/foo", _topic('{"0":[1,1]}'), "/brokers/topics/foo: partition 0: duplicate replicas 1 in [1, 1]"),
-    ("/brokers/topics/foo", _topic('{"0":[1,-3]}'),
-     "broker -3: broker id -3 is outside 0..2147483647"),
-    ("/brokers/topics/foo", _topic('{"0":[1,3],"1":[3,2,1],"2":[2,4]}'),
-     "/brokers/topics/foo: partition 1: replication factor 3 differs from partition 0's 2"),
-    ("/brokers/topics/foo", _topic('{"0":[1,3],"1":[3,2],"2":[2,4]}', '{"0":[4]}'),
-     "/brokers/topics/foo: partition 0: adding 4 not among the replicas [1, 3]"),
-    ("/config/topics/foo", b'{"version":1,"config":{"min.insync.replicas":"two"}}',
-     "/config/topics/foo: Invalid value two for configuration min.insync.replicas: Not a number of type INT"),
-])
+@pytest.mark.parametrize(
+    "path,data,problem",
+    [
+        ("/brokers/topics/foo", _topic('{"0":[]}'), "/brokers/topics/foo: partition 0: the replica list is empty"),
+        (
+            "/brokers/topics/foo",
+            _topic('{"0":[1,1]}'),
+            "/brokers/topics/foo: partition 0: duplicate replicas 1 in [1, 1]",
+        ),
+        ("/brokers/topics/foo", _topic('{"0":[1,-3]}'), "broker -3: broker id -3 is outside 0..2147483647"),
+        (
+            "/brokers/topics/foo",
+            _topic('{"0":[1,3],"1":[3,2,1],"2":[2,4]}'),
+            "/brokers/topics/foo: partition 1: replication factor 3 differs from partition 0's 2",
+        ),
+        (
+            "/brokers/topics/foo",
+            _topic('{"0":[1,3],"1":[3,2],"2":[2,4]}', '{"0":[4]}'),
+            "/brokers/topics/foo: partition 0: adding 4 not among the replicas [1, 3]",
+        ),
+        (
+            "/config/topics/foo",
+            b'{"version":1,"config":{"min.insync.replicas":"two"}}',
+            "/config/topics/foo: Invalid value two for configuration min.insync.replicas: Not a number of type INT",
+        ),
+    ],
+)
 def test_zk_refuses_what_the_loader_refuses(simple_url, kazoo_client, path, data, problem):
-    node = simple_url[simple_url.index("/", len("zk://")):] + path
+    node = simple_url[simple_url.index("/", len("zk://")) :] + path
     if kazoo_client.exists(node):
         kazoo_client.set(node, data)
     else:

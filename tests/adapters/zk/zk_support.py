@@ -1,4 +1,5 @@
 """Support for the ZooKeeper tests: a real server (Debian's zookeeper.jar), Kafka's znodes, the CLI runner."""
+
 from __future__ import annotations
 
 import os
@@ -8,8 +9,12 @@ import subprocess
 import tempfile
 import time
 
-JARS = ["/usr/share/java/zookeeper.jar", "/usr/share/java/zookeeper-jute.jar",
-        "/usr/share/java/slf4j-api.jar", "/usr/share/java/slf4j-simple.jar"]
+JARS = [
+    "/usr/share/java/zookeeper.jar",
+    "/usr/share/java/zookeeper-jute.jar",
+    "/usr/share/java/slf4j-api.jar",
+    "/usr/share/java/slf4j-simple.jar",
+]
 
 
 def free_port() -> int:
@@ -27,8 +32,15 @@ def _ruok(port: int) -> bool:
         return False
 
 
-NETTY = ["netty-handler", "netty-buffer", "netty-codec", "netty-common", "netty-transport", "netty-resolver",
-         "netty-transport-native-unix-common"]
+NETTY = [
+    "netty-handler",
+    "netty-buffer",
+    "netty-codec",
+    "netty-common",
+    "netty-transport",
+    "netty-resolver",
+    "netty-transport-native-unix-common",
+]
 
 
 def make_tls_material(directory: str) -> str:
@@ -38,24 +50,93 @@ def make_tls_material(directory: str) -> str:
     openjdk-17-jre-headless)."""
     missing = [tool for tool in ("openssl", "keytool") if shutil.which(tool) is None]
     if missing:
-        raise RuntimeError(f"TLS test material needs {' and '.join(missing)} on PATH (Debian: apt-get install openssl "
-                           "default-jre-headless)")
+        raise RuntimeError(
+            f"TLS test material needs {' and '.join(missing)} on PATH (Debian: apt-get install openssl "
+            "default-jre-headless)"
+        )
 
     def sh(*cmd):
         subprocess.run(cmd, cwd=directory, check=True, capture_output=True)
 
-    sh("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
-       "-subj", "/CN=kafka-planner-test-ca")
-    sh("openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr",
-       "-subj", "/CN=127.0.0.1")
+    sh(
+        "openssl",
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=kafka-planner-test-ca",
+    )
+    sh(
+        "openssl",
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+        "-subj",
+        "/CN=127.0.0.1",
+    )
     with open(os.path.join(directory, "ext.cnf"), "w") as fh:
         fh.write("subjectAltName=IP:127.0.0.1\n")
-    sh("openssl", "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-       "-out", "server.pem", "-days", "2", "-extfile", "ext.cnf")
-    sh("openssl", "pkcs12", "-export", "-in", "server.pem", "-inkey", "server.key", "-out", "server.p12",
-       "-passout", "pass:secret", "-name", "server")
-    sh("keytool", "-importcert", "-noprompt", "-alias", "ca", "-file", "ca.pem", "-keystore", "trust.p12",
-       "-storetype", "PKCS12", "-storepass", "secret")
+    sh(
+        "openssl",
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "ext.cnf",
+    )
+    sh(
+        "openssl",
+        "pkcs12",
+        "-export",
+        "-in",
+        "server.pem",
+        "-inkey",
+        "server.key",
+        "-out",
+        "server.p12",
+        "-passout",
+        "pass:secret",
+        "-name",
+        "server",
+    )
+    sh(
+        "keytool",
+        "-importcert",
+        "-noprompt",
+        "-alias",
+        "ca",
+        "-file",
+        "ca.pem",
+        "-keystore",
+        "trust.p12",
+        "-storetype",
+        "PKCS12",
+        "-storepass",
+        "secret",
+    )
     return os.path.join(directory, "ca.pem")
 
 
@@ -82,8 +163,10 @@ class ZkServer:
             raise RuntimeError(f"ZooKeeper jars missing: {missing}; run `make zookeeper`")
         cfg = os.path.join(self.dir, "zoo.cfg")
         with open(cfg, "w") as fh:
-            fh.write(f"tickTime=500\ninitLimit=10\nsyncLimit=5\ndataDir={self.dir}/data\nadmin.enableServer=false\n"
-                     "4lw.commands.whitelist=srvr,ruok\nmaxClientCnxns=0\nminSessionTimeout=1000\n")
+            fh.write(
+                f"tickTime=500\ninitLimit=10\nsyncLimit=5\ndataDir={self.dir}/data\nadmin.enableServer=false\n"
+                "4lw.commands.whitelist=srvr,ruok\nmaxClientCnxns=0\nminSessionTimeout=1000\n"
+            )
             if self.tls:  # TLS on `port` (Netty: ZooKeeper's TLS needs it); plain `plain_port` for the readiness probe
                 self.plain_port = free_port()
                 fh.write(
@@ -99,9 +182,18 @@ class ZkServer:
                 fh.write(f"clientPort={self.port}\nclientPortAddress=127.0.0.1\n")
         self.log = open(os.path.join(self.dir, "server.log"), "wb")
         self.proc = subprocess.Popen(
-            ["java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", ":".join(jars),
-             "org.apache.zookeeper.server.ZooKeeperServerMain", cfg],
-            stdout=self.log, stderr=subprocess.STDOUT,
+            [
+                "java",
+                "-Xmx256m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                ":".join(jars),
+                "org.apache.zookeeper.server.ZooKeeperServerMain",
+                cfg,
+            ],
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
         )
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
@@ -136,11 +228,11 @@ class ZkServer:
 KAFKA_ZNODES = {
     "/brokers/ids/1": '{"jmx_port":-1,"timestamp":"1420485325400","host":"kafka1","version":1,"port":9092}',
     "/brokers/ids/2": '{"jmx_port":9999,"timestamp":"1535943857541","endpoints":["PLAINTEXT://kafka2:9092"],'
-                      '"host":"kafka2","version":2,"port":9092}',
+    '"host":"kafka2","version":2,"port":9092}',
     "/brokers/ids/3": '{"listener_security_protocol_map":{"PLAINTEXT":"PLAINTEXT"},"endpoints":["PLAINTEXT://kafka3:9092"],'
-                      '"rack":"r1","jmx_port":-1,"host":"kafka3","timestamp":"1614570663881","port":9092,"version":4}',
+    '"rack":"r1","jmx_port":-1,"host":"kafka3","timestamp":"1614570663881","port":9092,"version":4}',
     "/brokers/ids/4": '{"features":{},"listener_security_protocol_map":{"SSL":"SSL"},"endpoints":["SSL://kafka4:9093"],'
-                      '"rack":"r2","jmx_port":-1,"host":null,"timestamp":"1614570663999","port":-1,"version":5}',
+    '"rack":"r2","jmx_port":-1,"host":null,"timestamp":"1614570663999","port":-1,"version":5}',
     # 1.x-2.3 topic znode (version 1)
     "/brokers/topics/legacy": '{"version":1,"partitions":{"0":[1,2,3],"1":[2,3,1]}}',
     "/brokers/topics/legacy/partitions/0/state": '{"controller_epoch":33,"leader":1,"version":1,"leader_epoch":8,"isr":[1,2,3]}',
@@ -149,13 +241,13 @@ KAFKA_ZNODES = {
     # target then original, ReplicaAssignment.fromOldAndNewReplicas); partition 1 is not moving, so the replica lists
     # differ in length inside the topic (4 and 2) while the replication factor (replicas - adding) is 2 for both
     "/brokers/topics/moving": '{"version":2,"partitions":{"0":[3,4,1,2],"1":[4,3]},"adding_replicas":{"0":[3,4]},'
-                              '"removing_replicas":{"0":[1,2]}}',
+    '"removing_replicas":{"0":[1,2]}}',
     "/brokers/topics/moving/partitions/0/state": '{"controller_epoch":34,"leader":1,"version":1,"leader_epoch":2,"isr":[1,2,3]}',
     "/brokers/topics/moving/partitions/1/state": '{"controller_epoch":34,"leader":4,"version":1,"leader_epoch":0,"isr":[4,3]}',
     "/config/topics/moving": '{"version":1,"config":{"cleanup.policy":"compact","segment.bytes":"104857600"}}',
     # 2.8+ (version 3, hash key order, topic id); partition 0 lost its only ISR member (offline broker 5)
     "/brokers/topics/modern": '{"removing_replicas":{},"partitions":{"0":[5,1],"1":[1,5]},'
-                              '"topic_id":"NPmZHyhbR9y00wMglMH2sg","adding_replicas":{},"version":3}',
+    '"topic_id":"NPmZHyhbR9y00wMglMH2sg","adding_replicas":{},"version":3}',
     "/brokers/topics/modern/partitions/0/state": '{"controller_epoch":35,"leader":-1,"version":1,"leader_epoch":4,"isr":[5]}',
     "/brokers/topics/modern/partitions/1/state": '{"controller_epoch":35,"leader":1,"version":1,"leader_epoch":5,"isr":[1]}',
     "/config/topics/modern": '{"version":1,"config":{}}',
@@ -185,32 +277,37 @@ def run_cli(*args, env=None, timeout=60):
     full_env = dict(os.environ)
     full_env.pop("KAFKA_PLANNER_ZK_AUTH", None)
     full_env.update(env or {})
-    proc = subprocess.run([sys.executable, "-m", "planner", *args], capture_output=True, text=True,
-                          env=full_env, timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, "-m", "planner", *args], capture_output=True, text=True, env=full_env, timeout=timeout
+    )
     return proc.returncode, proc.stdout, proc.stderr
 
 
 def _reg(broker: int, rack: str) -> str:
-    return ('{"features":{},"listener_security_protocol_map":{"PLAINTEXT":"PLAINTEXT"},'
-            f'"endpoints":["PLAINTEXT://kafka{broker}:9092"],"rack":"{rack}","jmx_port":-1,"host":"kafka{broker}",'
-            f'"timestamp":"1700000000000","port":9092,"version":5}}')
+    return (
+        '{"features":{},"listener_security_protocol_map":{"PLAINTEXT":"PLAINTEXT"},'
+        f'"endpoints":["PLAINTEXT://kafka{broker}:9092"],"rack":"{rack}","jmx_port":-1,"host":"kafka{broker}",'
+        f'"timestamp":"1700000000000","port":9092,"version":5}}'
+    )
 
 
 def _state(leader: int, isr: list[int]) -> str:
-    return ('{"controller_epoch":2,"leader":%d,"version":1,"leader_epoch":0,"isr":[%s]}'
-            % (leader, ",".join(map(str, isr))))
+    return '{"controller_epoch":2,"leader":%d,"version":1,"leader_epoch":0,"isr":[%s]}' % (
+        leader,
+        ",".join(map(str, isr)),
+    )
 
 
 # A quiet 2.8-style cluster (no reassignment running) for submit / status / elect-leaders.
 SIMPLE_ZNODES = {
     **{f"/brokers/ids/{b}": _reg(b, r) for b, r in ((1, "a"), (2, "a"), (3, "b"), (4, "b"))},
     "/brokers/topics/foo": '{"removing_replicas":{},"partitions":{"0":[1,3],"1":[3,2],"2":[2,4]},'
-                           '"topic_id":"AbCdEfGhIjKlMnOpQrStUw","adding_replicas":{},"version":3}',
+    '"topic_id":"AbCdEfGhIjKlMnOpQrStUw","adding_replicas":{},"version":3}',
     "/brokers/topics/foo/partitions/0/state": _state(1, [1, 3]),
     "/brokers/topics/foo/partitions/1/state": _state(2, [2, 3]),
     "/brokers/topics/foo/partitions/2/state": _state(2, [2, 4]),
     "/brokers/topics/bar": '{"removing_replicas":{},"partitions":{"0":[4,1]},'
-                           '"topic_id":"ZyXwVuTsRqPoNmLkJiHgFe","adding_replicas":{},"version":3}',
+    '"topic_id":"ZyXwVuTsRqPoNmLkJiHgFe","adding_replicas":{},"version":3}',
     "/brokers/topics/bar/partitions/0/state": _state(4, [4, 1]),
 }
 
@@ -229,8 +326,9 @@ def main(argv: list[str]) -> int:
     server.port = int(argv[0]) if argv else 21810
     try:
         server.start()
-        client = KazooClient(hosts=server.hosts, **(dict(use_ssl=True, ca=server.ca_file, verify_certs=True)
-                                                    if tls else {}))
+        client = KazooClient(
+            hosts=server.hosts, **(dict(use_ssl=True, ca=server.ca_file, verify_certs=True) if tls else {})
+        )
         client.start(timeout=20)
         populate(client, "/kafka")
         populate(client, "/simple", SIMPLE_ZNODES)
