@@ -24,6 +24,7 @@ from functools import partial
 from typing import Any, Callable
 
 from planner.adapters.kafka.connection import KafkaOptions, KafkaSession, check_code
+from planner.adapters.validate import check_cluster
 from planner.model import (
     FENCED,
     NO_LEADER,
@@ -96,6 +97,9 @@ def read_session(session: KafkaSession) -> KafkaSnapshot:
     cordoned = _cordoned(session, [b.id for b in brokers if b.state != FENCED], notes)
     replicas, log_dirs = _log_dirs(session, [b.id for b in brokers if b.state != FENCED], notes)
     cluster = build_cluster(brokers, topics, configs, reassigning, replicas, cluster_id)
+    # the same rules as a topology file's: what `kafka export` writes must load back (leader and ISR as the
+    # controller reports them, like zk://'s state znodes, are not re-checked)
+    check_cluster(cluster, session.url, observed=False)
     for b in fully_cordoned(log_dirs, cordoned):
         notes.append(f"broker {b}: every log dir is cordoned (cordoned.log.dirs, KIP-1066): it takes no new replicas")
     return KafkaSnapshot(

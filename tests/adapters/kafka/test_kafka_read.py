@@ -155,3 +155,19 @@ def test_urls_and_command_configs():
         )
     with pytest.raises(PlannerError, match=r"^\$KAFKA_PLANNER_KAFKA_TIMEOUT: expected a number of seconds"):
         load_options(environ={"KAFKA_PLANNER_KAFKA_TIMEOUT": "soon"})
+
+
+def test_the_admin_api_source_runs_the_same_validation_as_a_topology_file(kraft):
+    # one validation for every source (planner/adapters/validate.py): what `kafka export` writes must load back
+    kraft.add_topic("payments", [[1, 2, 3]], configs={"min.insync.replicas": "two"})
+    with pytest.raises(PlannerError) as bad_config:
+        kafka.read_snapshot(kraft.url, load_options(environ={}))
+    assert str(bad_config.value) == (
+        f"{kraft.url}: topic payments configs: Invalid value two for configuration min.insync.replicas: "
+        "Not a number of type INT"
+    )
+    del kraft.topics["payments"]
+    kraft.add_topic("dup", [[1, 1, 2]])
+    with pytest.raises(PlannerError) as duplicate:
+        kafka.read_snapshot(kraft.url, load_options(environ={}))
+    assert str(duplicate.value) == f"{kraft.url}: topic dup: partition 0: duplicate replicas 1 in [1, 1, 2]"
