@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+from planner.adapters.hosts import parse_hosts
 from planner.model import PlannerError
 
 DEFAULT_PORT = 9092
@@ -20,8 +21,6 @@ COMMAND_CONFIG_ENV = "KAFKA_PLANNER_KAFKA_COMMAND_CONFIG"
 TIMEOUT_ENV = "KAFKA_PLANNER_KAFKA_TIMEOUT"
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
-
-_HOST_RE = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._\-]+)(?::(\d{1,5}))?$")
 
 
 @dataclass(frozen=True)
@@ -45,14 +44,8 @@ def parse_url(url: str) -> KafkaUrl:
         )
     if not rest or "/" in rest:
         raise PlannerError(f"{url}: expected kafka://host:port[,host:port...] (bootstrap servers, no path)")
-    hosts = []
-    for item in rest.split(","):
-        m = _HOST_RE.match(item.strip())
-        port = int(m.group(2)) if m and m.group(2) else DEFAULT_PORT
-        if not m or not 0 < port < 65536:
-            raise PlannerError(f"{url}: {item!r} is not host:port (e.g. kafka://broker1:9092,broker2:9092)")
-        hosts.append((m.group(1).strip("[]"), port))
-    return KafkaUrl(url=url, hosts=tuple(hosts))
+    hosts = parse_hosts(url, rest, DEFAULT_PORT, "kafka://broker1:9092,broker2:9092")
+    return KafkaUrl(url=url, hosts=tuple((host.strip("[]"), port) for host, port in hosts))
 
 
 @dataclass(frozen=True)

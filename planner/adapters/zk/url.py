@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from typing import Mapping
 
+from planner.adapters.hosts import parse_hosts
 from planner.model import PlannerError, not_utf8
 
 AUTH_ENV = "KAFKA_PLANNER_ZK_AUTH"
@@ -23,7 +23,6 @@ class ZkUrl:
         return ",".join(f"{h}:{p}" for h, p in self.hosts) + self.chroot
 
 
-_HOST_RE = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._\-]+)(?::(\d{1,5}))?$")
 DEFAULT_PORT = 2181  # ZooKeeper's ConnectStringParser: a host without a port is host:2181
 
 
@@ -38,16 +37,10 @@ def parse_url(url: str) -> ZkUrl:
         raise PlannerError(f"zk://...: do not put credentials in the URL; use --zk-auth-file or {AUTH_ENV}")
     if not hosts_part:
         raise PlannerError(f"{url}: no ZooKeeper host: expected zk://host:port[,host:port...][/chroot]")
-    hosts = []
-    for item in hosts_part.split(","):
-        m = _HOST_RE.match(item.strip())
-        port = int(m.group(2)) if m and m.group(2) else DEFAULT_PORT
-        if not m or not 0 < port < 65536:
-            raise PlannerError(f"{url}: {item!r} is not host:port (e.g. zk://zk1:2181,zk2:2181/kafka)")
-        hosts.append((m.group(1), port))
+    hosts = parse_hosts(url, hosts_part, DEFAULT_PORT, "zk://zk1:2181,zk2:2181/kafka")
     if "//" in chroot or any(seg in (".", "..") for seg in chroot.split("/")):
         raise PlannerError(f"{url}: invalid chroot {chroot!r}")
-    return ZkUrl(url=url, hosts=tuple(hosts), chroot=chroot)
+    return ZkUrl(url=url, hosts=hosts, chroot=chroot)
 
 
 @dataclass(frozen=True)
