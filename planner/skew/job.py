@@ -35,7 +35,7 @@ from planner.skew.arrowhash import (
     count_batches,
     partition_batches,
 )
-from planner.skew.heavy import DEFAULT_COUNTERS, key_text, order_key
+from planner.skew.heavy import DEFAULT_COUNTERS, key_text, order_key, serialized
 from planner.skew.inputs import count_candidates_in_units, plan_units, run_units
 
 INPUT_FORMATS = ("parquet", "csv", "json", "text")
@@ -244,16 +244,6 @@ def _key_text(value, key_type: str) -> str:
     return str(value)
 
 
-def _serialized(value, key_type: str) -> bytes:
-    if key_type == "int":
-        return int(value).to_bytes(4, "big", signed=True)
-    if key_type == "long":
-        return int(value).to_bytes(8, "big", signed=True)
-    if isinstance(value, (bytes, bytearray)):
-        return bytes(value)
-    return str(value).encode("utf-8")
-
-
 def _count_with_spark(keys, counts, heavy_k: int = 0):
     """The general path: Spark reads and normalises, mapInArrow hashes and counts per task, Spark sums."""
     from pyspark.sql import functions as F
@@ -347,7 +337,7 @@ def _per_key(spark, keys, spec: JobSpec, progress, output_keys: str | None):
     if spec.top > 0:
         best = per_key.orderBy(F.col("records").desc(), F.col("_k").asc()).limit(spec.top).collect()
         for r in best:
-            raw = _serialized(r["_k"], spec.key_type)
+            raw = serialized(r["_k"], spec.key_type)
             top.append(
                 TopKey(
                     key=_key_text(r["_k"], spec.key_type),
