@@ -25,7 +25,8 @@ class BrokerLoad:
 
     @property
     def imbalance(self) -> float:
-        """The ZooKeeper controller's leader imbalance ratio for this broker (kafka-facts §9)."""
+        """The ZooKeeper controller's leader imbalance ratio for this broker
+        (`core/src/main/scala/kafka/controller/KafkaController.scala` `checkAndTriggerAutoLeaderRebalance`)."""
         return self.preferred_not_leading / self.preferred_leaders if self.preferred_leaders else 0.0
 
     @property

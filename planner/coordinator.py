@@ -1,6 +1,9 @@
 """Which `__consumer_offsets` / `__transaction_state` partition — and so which broker — coordinates a group or a
-transactional id (kafka-facts §8): `Utils.abs(id.hashCode()) % partitions`, same formula for the classic and the
-KIP-848 group coordinator. The coordinator is the leader of that partition."""
+transactional id: `Utils.abs(id.hashCode()) % partitions`, same formula for the classic and the KIP-848 group
+coordinator (`core/src/main/scala/kafka/coordinator/group/GroupMetadataManager.scala` `partitionFor`,
+`group-coordinator/src/main/java/org/apache/kafka/coordinator/group/GroupCoordinatorService.java` `partitionFor`,
+`core/src/main/scala/kafka/coordinator/transaction/TransactionStateManager.scala` `partitionFor`). The coordinator is
+the leader of that partition."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """Java semantics Kafka's algorithms depend on: int32 wrap, Utils.toPositive / Utils.abs, String.hashCode,
-java.util.Random, Collections.shuffle and java.util.HashMap iteration order (kafka-facts §0)."""
+java.util.Random, Collections.shuffle and java.util.HashMap iteration order (the JDK's classes, and
+`clients/src/main/java/org/apache/kafka/common/utils/Utils.java` `toPositive`, `abs`)."""
 
 from __future__ import annotations
 

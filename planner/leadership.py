@@ -1,4 +1,6 @@
-"""Leaders and ISR from replicas, broker states and observed state (kafka-facts §2).
+"""Leaders and ISR from replicas, broker states and observed state (KRaft:
+`metadata/src/main/java/org/apache/kafka/controller/PartitionChangeBuilder.java`; ZooKeeper era:
+`core/src/main/scala/kafka/controller/PartitionStateMachine.scala` `PartitionLeaderElectionAlgorithms`).
 
 A partition starts from its observed state (topology `state:` or ZooKeeper), or, when none is given, from the
 steady state Kafka reaches: ISR = the replicas in replica order, leader = the preferred (first) replica.

@@ -1,4 +1,5 @@
-"""Per-broker load and the ZooKeeper controller's leader imbalance ratio (kafka-facts §9)."""
+"""Per-broker load and the ZooKeeper controller's leader imbalance ratio (`KafkaController.scala`
+`checkAndTriggerAutoLeaderRebalance`)."""
 
 from planner.adapters.topology_yaml import parse_topology
 from planner.broker_load import broker_loads

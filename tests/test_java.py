@@ -1,4 +1,4 @@
-"""Java semantics (kafka-facts §0)."""
+"""Java semantics (the JDK's `String`, `Random`, `Collections`, `HashMap`; Kafka's `Utils.java`, `UtilsTest.java`)."""
 
 from planner.java import (
     JavaRandom,

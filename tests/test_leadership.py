@@ -1,4 +1,5 @@
-"""Leaders and ISR (kafka-facts §2), including Kafka's PartitionLeaderElectionAlgorithmsTest vectors."""
+"""Leaders and ISR (`PartitionChangeBuilder.java`, `PartitionStateMachine.scala`), including Kafka's
+`core/src/test/scala/unit/kafka/controller/PartitionLeaderElectionAlgorithmsTest.scala` vectors."""
 
 import pytest
 

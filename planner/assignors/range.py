@@ -1,4 +1,5 @@
-"""Classic `RangeAssignor` (client side), including the KIP-881 rack-aware variant (3.5+). kafka-facts §7.1.
+"""Classic `RangeAssignor` (client side), including the KIP-881 rack-aware variant (3.5+)
+(`clients/src/main/java/org/apache/kafka/clients/consumer/RangeAssignor.java`).
 
 Per topic: subscribers in MemberInfo order, quota `P // C` (+1 for the first `P % C`), consecutive ranges.
 Rack-aware: when some subscriber has a rack that some partition's replica racks contain, and not every partition

@@ -1,5 +1,6 @@
-"""Classic `RoundRobinAssignor` (kafka-facts §7.2): all partitions, topics sorted by name, handed out over a circular
-list of members in MemberInfo order, skipping members not subscribed to the partition's topic."""
+"""Classic `RoundRobinAssignor` (`clients/src/main/java/org/apache/kafka/clients/consumer/RoundRobinAssignor.java`):
+all partitions, topics sorted by name, handed out over a circular list of members in MemberInfo order, skipping
+members not subscribed to the partition's topic."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""KIP-848 server-side `range` assignor, stateless since KAFKA-16944 (3.9), kafka-facts §7.4.
+"""KIP-848 server-side `range` assignor, stateless since KAFKA-16944 (3.9)
+(`group-coordinator/src/main/java/org/apache/kafka/coordinator/group/assignor/RangeAssignor.java`).
 
 Members sorted like the classic MemberInfo order (instance id first, then member id); per topic, its subscribers
 take consecutive ranges of `P // C` partitions, +1 for the first `P % C` (C = subscribers of that topic).

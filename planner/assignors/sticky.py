@@ -1,4 +1,5 @@
-"""Classic `StickyAssignor` ("sticky") and `CooperativeStickyAssignor` ("cooperative-sticky"), kafka-facts §7.3.
+"""Classic `StickyAssignor` ("sticky") and `CooperativeStickyAssignor` ("cooperative-sticky")
+(`clients/src/main/java/org/apache/kafka/clients/consumer/internals/AbstractStickyAssignor.java`).
 
 Uniform subscriptions (every member subscribes the same topics) follow Kafka's current trunk
 `ConstrainedAssignmentBuilder` exactly: the claim resolution between generations, the HashMap iteration order of member

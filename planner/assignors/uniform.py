@@ -1,4 +1,5 @@
-"""KIP-848 server-side `uniform` assignor (the new consumer protocol's default), kafka-facts §7.4.
+"""KIP-848 server-side `uniform` assignor (the new consumer protocol's default)
+(`group-coordinator/src/main/java/org/apache/kafka/coordinator/group/assignor/UniformAssignor.java`).
 
 Homogeneous groups (one shared subscription) follow `UniformHomogeneousAssignmentBuilder`: members in group order
 (the coordinator's HashMap of member ids) get quota `total // members`, +1 for the first `total % members`; each keeps

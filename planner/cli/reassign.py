@@ -156,7 +156,7 @@ def _election_partitions(plan) -> list:
     """Partitions whose leader after the reassignment is not their new preferred leader (need a PREFERRED election).
 
     When the reassignment completes, the controller keeps the current leader if it is still a replica; otherwise it
-    elects the first replica of the new list in the ISR (kafka-facts §2, reassign election).
+    elects the first replica of the new list in the ISR (`PartitionStateMachine.scala` reassignPartitionLeaderElection).
     """
     from planner.leadership import cluster_states
 

@@ -1,5 +1,6 @@
-"""`kafka-topics.sh --describe` output, byte for byte per Kafka version (kafka-facts §3), plus table and JSON
-renderings.
+"""`kafka-topics.sh --describe` output, byte for byte per Kafka version
+(`tools/src/main/java/org/apache/kafka/tools/TopicCommand.java`; before 3.7
+`core/src/main/scala/kafka/admin/TopicCommand.scala`), plus table and JSON renderings.
 
 Selection (which topics and partitions are shown) is computed once by `select`; the three renderers format that result.
 Version differences emulated:

@@ -1,4 +1,6 @@
-"""Kafka's JSON formats for reassignment tooling, parsed and rendered exactly as Kafka's tools do (kafka-facts §4).
+"""Kafka's JSON formats for reassignment tooling, parsed and rendered exactly as Kafka's tools do
+(`tools/src/main/java/org/apache/kafka/tools/reassign/ReassignPartitionsCommand.java`,
+`tools/src/main/java/org/apache/kafka/tools/LeaderElectionCommand.java`).
 
 * reassignment JSON (`kafka-reassign-partitions.sh --reassignment-json-file`, and what it prints as current/proposed),
 * topics-to-move JSON (`--topics-to-move-json-file` for `--generate`),
@@ -161,7 +163,8 @@ def parse_reassignment_entries(text: str, source: str) -> list[ReassignmentEntry
 
 
 def parse_reassignment_json(text: str, source: str) -> dict[TopicPartition, tuple[int, ...]]:
-    """`--reassignment-json-file` as `--execute` reads it: parsed and checked (§4.2 items 1-5), file order kept."""
+    """`--reassignment-json-file` as `--execute` reads it: parsed and checked (`parsePartitionReassignmentData`, then
+    `parseExecuteAssignmentArgs`), file order kept."""
     entries = parse_reassignment_entries(text, source)
     check_entries([(e.tp, e.replicas) for e in entries])
     return {e.tp: e.replicas for e in entries}
@@ -202,7 +205,7 @@ def render_reassignment_json(
 
 
 def render_reassign_znode(assignment: Mapping[TopicPartition, Iterable[int]]) -> str:
-    """`/admin/reassign_partitions` content (ZK, ≤2.x; §4.5): no `log_dirs`."""
+    """`/admin/reassign_partitions` content (ZK, ≤2.x; `ZkData.scala` `ReassignPartitionsZNode`): no `log_dirs`."""
     parts = [
         {"topic": tp.topic, "partition": tp.partition, "replicas": [int(r) for r in assignment[tp]]}
         for tp in sorted((TopicPartition(*t) for t in assignment), key=tp_sort_key)
@@ -290,7 +293,7 @@ def parse_generate_args(topics_json: str, broker_list: str, source: str) -> tupl
     return brokers, topics
 
 
-# -- leader-election JSON (§4.4) -----------------------------------------------------------------------------------
+# -- leader-election JSON (LeaderElectionCommand.java) --------------------------------------------------------------
 def parse_election_json(text: str, source: str, java_set: bool = False) -> list[TopicPartition]:
     """`kafka-leader-election.sh --path-to-json-file` input: `{"partitions": [{"topic": "t", "partition": 0}]}`."""
     try:
@@ -413,7 +416,7 @@ def parse_current_assignment(text: str, source: str) -> list[ReassignmentEntry]:
     return parse_reassignment_entries(text, source)
 
 
-# -- --verify / --list texts (§4.3; trunk partitionReassignmentStatesToString, replicaMoveStatesToString,
+# -- --verify / --list texts (ReassignPartitionsCommand partitionReassignmentStatesToString, replicaMoveStatesToString,
 #    curReassignmentsToString) -------------------------------------------------------------------------------------
 def partition_reassignment_states_text(states: Mapping[TopicPartition, PartitionReassignmentState]) -> str:
     """The block `--verify` prints for partition moves (3.3+ "is completed."; no final newline)."""

@@ -1,8 +1,9 @@
 """Kafka's `AdminUtils.assignReplicasToBrokers` (ZooKeeper-mode creation, `--generate`, adding partitions).
 
-Pure and exact, kafka-facts §1.1: rack-unaware round robin with a start index and a follower shift that grows every
-n partitions, and the rack-aware variant over the rack-alternated broker list. Randomness only through `rnd`
-(a `planner.java.JavaRandom`), or none when `fixed_start_index >= 0`.
+Pure and exact, as `server-common/src/main/java/org/apache/kafka/admin/AdminUtils.java` (earlier releases:
+`core/src/main/scala/kafka/admin/AdminUtils.scala`): rack-unaware round robin with a start index and a follower shift
+that grows every n partitions, and the rack-aware variant over the rack-alternated broker list. Randomness only
+through `rnd` (a `planner.java.JavaRandom`), or none when `fixed_start_index >= 0`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""KRaft's `StripedReplicaPlacer` (kafka-facts §1.3), draw for draw.
+"""KRaft's `StripedReplicaPlacer`, draw for draw.
 
 Source: `metadata/src/main/java/org/apache/kafka/metadata/placement/StripedReplicaPlacer.java` (3.3+; the same logic
 lived in `org.apache.kafka.controller` in 3.0–3.2). The controller keeps one `java.util.Random`; every `place()` call

@@ -1,4 +1,5 @@
-"""Kafka's murmur2 (`Utils.murmur2(byte[])`, unchanged since 0.8.2) — scalar and vectorised (kafka-facts §6.1).
+"""Kafka's murmur2 (`clients/src/main/java/org/apache/kafka/common/utils/Utils.java` `murmur2(byte[])`, unchanged
+since 0.8.2) — scalar and vectorised.
 
 `murmur2(data)` is the reference, one key at a time. `murmur2_batch(data, offsets)` hashes many keys stored in Arrow's
 binary layout (all bytes concatenated in a 1-D uint8 array, `offsets` of length n+1) with NumPy, without a per-key

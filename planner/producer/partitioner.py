@@ -1,4 +1,6 @@
-"""The producer's partitioner, by Kafka version (kafka-facts §6.3).
+"""The producer's partitioner, by Kafka version (`clients/src/main/java/org/apache/kafka/clients/producer/internals/`
+`DefaultPartitioner.java`, `StickyPartitionCache.java`, `BuiltInPartitioner.java`; before 2.0 the Scala
+`core/src/main/scala/kafka/producer/DefaultPartitioner.scala`).
 
 * keyed records: `toPositive(murmur2(serialized key)) % numPartitions` — identical from 0.8.2 to trunk (all partitions
   count, available or not); `partition_keys_batch` is the vectorised form over many keys.

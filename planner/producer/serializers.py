@@ -1,4 +1,4 @@
-"""Kafka's key serializers (`org.apache.kafka.common.serialization`, kafka-facts §6.2), from a key given as text.
+"""Kafka's key serializers (`clients/src/main/java/org/apache/kafka/common/serialization/`), from a key given as text.
 
 The bytes are what the producer hashes: `partition_for_key(serialize(text, type), n)`.
 

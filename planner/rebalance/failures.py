@@ -4,7 +4,8 @@ and those that fall under `min.insync.replicas`. Vectorised with NumPy (imported
 A partition starts from its current state (`planner.leadership`: observed leader/ISR, brokers already offline applied).
 When the brokers of a set fail:
 * it has no leader if none of its "electable" replicas survives: the ISR members, or, for topics with
-  `unclean.leader.election.enable=true`, any replica (Kafka's offline election, kafka-facts §2);
+  `unclean.leader.election.enable=true`, any replica (Kafka's offline election: `PartitionStateMachine.scala`
+  `offlinePartitionLeaderElection`, `PartitionChangeBuilder.electAnyLeader`);
 * it is under min ISR if fewer than `min.insync.replicas` (topic config, default 1) ISR members survive
   (producers with acks=all get NOT_ENOUGH_REPLICAS).
 For one partition with m electable members, a set hits it when it contains all m; with `need = |ISR| − minISR + 1`

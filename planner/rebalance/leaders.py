@@ -1,7 +1,8 @@
 """Preferred-leader balancing by reordering replica lists (no data moves), and the partitions to elect afterwards.
 
-A partition's preferred leader is the head of its replica list (kafka-facts §2). Putting another replica first moves no
-data; after the reassignment, a PREFERRED election (or the controller's auto rebalance) makes it the leader.
+A partition's preferred leader is the head of its replica list (`PartitionChangeBuilder.electPreferredLeader`,
+`KafkaController.checkAndTriggerAutoLeaderRebalance`). Putting another replica first moves no data; after the
+reassignment, a PREFERRED election (or the controller's auto rebalance) makes it the leader.
 Greedy, deterministic: brokers above ceil(P/n) hand partitions to their least-loaded eligible replica, then brokers
 below floor(P/n) take partitions from replicas-lists whose head is more than one ahead of them.
 """

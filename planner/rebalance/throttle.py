@@ -1,4 +1,7 @@
-"""Replication throttles for a plan (kafka-facts §4.3) and the time the moves take at a given rate."""
+"""Replication throttles for a plan and the time the moves take at a given rate.
+
+Throttles as `tools/src/main/java/org/apache/kafka/tools/reassign/ReassignPartitionsCommand.java` computes them
+(`calculateLeaderThrottles`, `calculateFollowerThrottles`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Classic Range / RoundRobin / Sticky / CooperativeSticky and KIP-848 uniform / range: every vector of kafka-facts §7."""
+"""Classic Range / RoundRobin / Sticky / CooperativeSticky and KIP-848 uniform / range: every vector of Kafka's
+`RangeAssignorTest.java`, `RoundRobinAssignorTest.java`, `AbstractStickyAssignorTest.java`,
+`AbstractPartitionAssignorTest.java` and the group coordinator's assignor tests."""
 
 import pytest
 

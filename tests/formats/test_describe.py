@@ -1,4 +1,5 @@
-"""`kafka-topics.sh --describe` text, byte for byte, per Kafka era (kafka-facts §3)."""
+"""`kafka-topics.sh --describe` text, byte for byte, per Kafka era (`TopicCommand.java`, `TopicCommand.scala`,
+`tools/src/test/java/org/apache/kafka/tools/TopicCommandTest.java`)."""
 
 import json
 

@@ -1,4 +1,5 @@
-"""murmur2, keyed partitions and serializers: every vector of kafka-facts §6.1/§6.2, scalar ≡ vectorised."""
+"""murmur2, keyed partitions and serializers: every vector of `clients/src/test/java/org/apache/kafka/common/utils/
+UtilsTest.java` (`testMurmur2`, `testAbs`) and kafka-python's `test/test_partitioner.py`, scalar ≡ vectorised."""
 
 import struct
 
@@ -100,7 +101,7 @@ def test_empty_batch():
     assert murmur2_batch(np.zeros(0, np.uint8), np.zeros(1, np.int64)).tolist() == []
 
 
-# -- serializers (§6.2) -------------------------------------------------------------------------------------------
+# -- serializers (clients/src/main/java/org/apache/kafka/common/serialization/) --------------------------------
 
 
 def test_string_serializer_encodings():

@@ -1,4 +1,5 @@
-"""Legacy Scala partitioner, keyless-record simulation per era, 3.3+ adaptive choice, coordinator partitions (§6.3, §8)."""
+"""Legacy Scala partitioner, keyless-record simulation per era, 3.3+ adaptive choice (`BuiltInPartitionerTest.java`),
+coordinator partitions (`GroupCoordinatorServiceTest.java`, `TransactionStateManagerTest.scala`)."""
 
 import pytest
 from hypothesis import given, settings
@@ -15,7 +16,7 @@ from planner.producer.partitioner import (
     simulate_null_keys,
 )
 
-# -- coordinator (§8) ---------------------------------------------------------------------------------------------
+# -- coordinator (GroupCoordinatorService / TransactionStateManager partitionFor) -----------------------------
 
 
 def test_group_coordinator_service_partition_for():

@@ -1,4 +1,5 @@
-"""Kafka's reassignment / election / log-dirs JSON formats and validation (kafka-facts §4.1, §4.2, §4.4, §4.6)."""
+"""Kafka's reassignment / election / log-dirs JSON formats and validation
+(`tools/src/test/java/org/apache/kafka/tools/reassign/ReassignPartitionsUnitTest.java`, `LeaderElectionCommand`)."""
 
 import json
 
@@ -34,7 +35,7 @@ def doc(*entries, version=1):
     return json.dumps({"version": version, "partitions": list(entries)})
 
 
-# -- §4.6 testCurrentPartitionReplicaAssignmentToString ----------------------------------------------------------
+# -- ReassignPartitionsUnitTest.testCurrentPartitionReplicaAssignmentToString -----------------------------------
 def test_current_partition_replica_assignment_to_string():
     proposed = {TP("foo", 1): [1, 2, 3], TP("bar", 0): [7, 8, 9]}
     current = {TP("foo", 0): [1, 2, 3], TP("foo", 1): [4, 5, 6], TP("bar", 0): [7, 8], TP("baz", 0): [10, 11, 12]}
@@ -78,7 +79,7 @@ def test_znode_encoding_vector():
     )
 
 
-# -- §4.6 testParseExecuteAssignmentArgs ---------------------------------------------------------------------------
+# -- ReassignPartitionsUnitTest.testParseExecuteAssignmentArgs --------------------------------------------------
 def test_parse_execute_empty():
     assert err(kj.parse_reassignment_json, '{"version":1,"partitions":[]}', "f").startswith(
         "Partition reassignment list cannot be empty"
@@ -170,7 +171,7 @@ def test_parse_type_errors_name_the_field():
     ) == ('Expected `Integer` value, received "0" (f.json)')
 
 
-# -- §4.6 testParseGenerateAssignmentArgs --------------------------------------------------------------------------
+# -- ReassignPartitionsUnitTest.testParseGenerateAssignmentArgs -------------------------------------------------
 TOPICS_FOO = '{"topics":[{"topic":"foo"}],"version":1}'
 
 
@@ -251,7 +252,7 @@ def test_validate_ok():
     ra.validate_reassignment(c, {TP("foo", 0): [3, 1, 2]})
 
 
-# -- §4.6 testMoveMap: throttles -----------------------------------------------------------------------------------
+# -- ReassignPartitionsUnitTest.testMoveMap: throttles ----------------------------------------------------------
 def test_move_map_and_throttles():
     def p(pid, replicas, adding=(), removing=()):
         return Partition("foo", pid, tuple(replicas), tuple(adding), tuple(removing))
@@ -303,7 +304,7 @@ def test_throttle_treeset_string_order():
     assert ra.follower_throttles(moves) == {"t": "10:3,2:3"}
 
 
-# -- §4.4 leader election JSON ---------------------------------------------------------------------------------------
+# -- leader election JSON (LeaderElectionCommand.java) -----------------------------------------------------------
 def test_election_json_round_trip_and_errors():
     out = kj.render_election_json([TP("foobar", 2), TP("foo", 1)])
     assert out == '{"partitions":[{"topic":"foo","partition":1},{"topic":"foobar","partition":2}]}'
@@ -333,7 +334,7 @@ def test_log_dirs_sizes():
     assert err(kj.parse_log_dirs_json, "nothing here", "sizes.json").startswith("sizes.json: no JSON object")
 
 
-# -- §4.6 --verify / --list texts -----------------------------------------------------------------------------------
+# -- ReassignPartitionsUnitTest: --verify / --list texts --------------------------------------------------------
 def test_partition_reassign_states_to_string():
     S = ra.PartitionReassignmentState
     states = {

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from planner.producer.serializers import partition_for_key, serialize
 from planner.skew.arrowhash import PartitionCounter, count_batches, hash_keys, key_layout, partition_batches
 
-# kafka-facts §6.1: kafka-python test_murmur2_java_compatibility, partition for 1000 partitions
+# kafka-python's test/test_partitioner.py test_murmur2_java_compatibility, partition for 1000 partitions
 KAFKA_PYTHON_VECTORS = [(b"", 681), (b"a", 524), (b"ab", 434), (b"abc", 107), (b"123456789", 566), (b"\x00 ", 742)]
 
 

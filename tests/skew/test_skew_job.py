@@ -161,7 +161,8 @@ def test_bytes_hex_keys_from_text_and_binary(spark, tmp_path):
             reader="pyarrow",
         ),
     )
-    # kafka-facts §6.1 (kafka-python): b'' → 681, b'\x00 ' → 742, b'123456789' → 566 for 1000 partitions
+    # kafka-python's test_partitioner.py test_murmur2_java_compatibility: b'' → 681, b'\x00 ' → 742, b'123456789' → 566
+    # for 1000 partitions
     nonzero = {p: c for p, c in enumerate(b.records[1000]) if c}
     assert nonzero == {681: 1, 742: 1, 566: 1, partition_for_key(b"\x00\xff", 1000): 1}
 
@@ -342,7 +343,8 @@ def test_bad_input_is_one_line_exit_2(spark, tmp_path, capsys):
 
 
 def test_murmur2_as_spark_sql_expressions_equals_kafka(spark):
-    """The JVM-only alternative the benchmark measures: §6.1 vectors and mixed keys, bit for bit."""
+    """The JVM-only alternative the benchmark measures: murmur2 vectors (`UtilsTest.testMurmur2`, kafka-python) and
+    mixed keys, bit for bit."""
     from planner.producer.murmur2 import murmur2
     from planner.skew.sqlhash import with_murmur2, with_partition
 

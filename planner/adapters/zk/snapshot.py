@@ -1,6 +1,6 @@
 """Reading a consistent snapshot of a live ZooKeeper-mode Kafka cluster through a kazoo session.
 
-The znode layout and JSON formats are Kafka's (`core/src/main/scala/kafka/zk/ZkData.scala`, kafka-facts §5, §4.4, §4.5):
+The znode layout and JSON formats are Kafka's (`core/src/main/scala/kafka/zk/ZkData.scala`):
 
 * `/brokers/ids/{id}`               registration, versions 1-5 (v1: host/port; v2+: endpoints; v3+: rack)
 * `/brokers/topics/{t}`             assignment, versions 1-3 (v2+: adding/removing_replicas, v3: topic_id)

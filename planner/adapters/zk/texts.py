@@ -18,7 +18,8 @@ def _tp_legacy(tp: TopicPartition, version: tuple[int, int]) -> str:
 def verify_lines(
     snapshot: ZkSnapshot, targets: Mapping[TopicPartition, Iterable[int]], version: tuple[int, int]
 ) -> list[str]:
-    """`kafka-reassign-partitions.sh --verify` over ZooKeeper, per Kafka version (kafka-facts §4.3).
+    """`kafka-reassign-partitions.sh --verify` over ZooKeeper, per Kafka version
+    (`core/src/main/scala/kafka/admin/ReassignPartitionsCommand.scala`).
 
     A partition is in progress while `/admin/reassign_partitions` lists it (Kafka's ZK check) or, 2.4+, while its
     topic znode has adding/removing replicas. Current replicas come from the topic znode (none for a missing

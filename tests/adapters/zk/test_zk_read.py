@@ -274,7 +274,7 @@ def test_state_and_config_znodes():
 
 
 def test_election_znode_encoding():
-    # PreferredReplicaElectionZNode format (kafka-facts §4.4), sorted by topic then partition
+    # PreferredReplicaElectionZNode format (ZkData.scala), sorted by topic then partition
     text = zk.encode_election([TopicPartition("foo", 1), TopicPartition("bar", 0), TopicPartition("foo", 0)])
     assert text == (
         '{"version":1,"partitions":[{"topic":"bar","partition":0},{"topic":"foo","partition":0},'

@@ -62,7 +62,7 @@ def test_submit_execute_then_status_end_to_end(simple_url, plan_file, kazoo_clie
     assert (code, err) == (0, "")
     assert out == ROLLBACK + "Successfully started reassignment of partitions.\n"
     data, _ = kazoo_client.get(root + "/admin/reassign_partitions")
-    assert data.decode() == ZNODE  # Kafka's ReassignPartitionsZNode format, §4.5
+    assert data.decode() == ZNODE  # Kafka's ReassignPartitionsZNode format (ZkData.scala)
 
     code, out, _ = run_cli("zk", "status", simple_url, "--reassignment-json-file", plan_file)
     assert code == 0

@@ -222,7 +222,7 @@ class ZkServer:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-# Znodes exactly as Kafka writes them (kafka-facts §5, ZkData.scala), several eras in one cluster:
+# Znodes exactly as Kafka writes them (core/src/main/scala/kafka/zk/ZkData.scala), several eras in one cluster:
 # broker 1 registered by a 0.9-era broker (v1), 2 by v2, 3 by 2.x (v4, real-world key order, rack), 4 by 2.7+ (v5,
 # SSL only: host null, port -1); broker 5 is in assignments but not registered (offline).
 KAFKA_ZNODES = {
