@@ -153,82 +153,115 @@ def _type_error(column: str, dtype, key_type: str, hint: str) -> PlannerError:
     return PlannerError(f"key column {column!r} is {dtype.simpleString()}, which cannot be a {key_type} key: {hint}")
 
 
-def normalise(df, spec: JobSpec):  # noqa: C901
-    """`_k` (Kafka-serializable key), `_v` (value bytes), `_bad` (unreadable) from the input columns."""
+def _missing_column_error(option: str, column: str, spec: JobSpec, visible: list[str]) -> PlannerError:
+    return PlannerError(f"{option} {column!r} not found in {spec.keys}; its columns are: {', '.join(visible)}")
+
+
+def _string_key(c, dtype, column: str, integral: bool, is_text: bool):
+    """The `string` key: text as it is, an integer column as its decimal text."""
+    if is_text:
+        return c
+    if integral:
+        return c.cast("string")
+    raise _type_error(column, dtype, "string", "use a string or integer column, or --key-type bytes-hex for binary")
+
+
+def _integer_key(c, dtype, column: str, key_type: str, integral: bool, is_text: bool):
+    """The `int` / `long` key and whether it can fail: out of range, or text that is not an integer, is null."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
+
+    lo, hi = (-(1 << 31), (1 << 31) - 1) if key_type == "int" else (-(1 << 63), (1 << 63) - 1)
+    target = "int" if key_type == "int" else "bigint"
+    can_fail = is_text  # text parsed as int / long
+    if integral:
+        wide = c.cast("bigint")
+        can_fail = key_type == "int" and isinstance(dtype, T.LongType)
+    elif is_text:
+        wide = F.when(c.rlike(r"^[+-]?[0-9]+$"), F.expr(f"try_cast(`{column}` AS BIGINT)"))
+    else:
+        raise _type_error(column, dtype, key_type, "use an integer column or text of integers")
+    return F.when(wide.between(F.lit(lo), F.lit(hi)), wide.cast(target)), can_fail
+
+
+def _hex_key(c, dtype, column: str, is_text: bool):
+    """The `bytes-hex` key: a binary column as it is, text of hexadecimal digits (optional 0x) unhexed."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    if isinstance(dtype, T.BinaryType):
+        return c
+    if is_text:
+        return F.when(c.rlike(r"^(0[xX])?([0-9a-fA-F]{2})*$"), F.unhex(F.regexp_replace(c, r"^0[xX]", "")))
+    raise _type_error(column, dtype, "bytes-hex", "use a binary column or text of hexadecimal digits")
+
+
+def _key(df, spec: JobSpec, column: str):
+    """`_k` of the key type from the key column, and whether a non-null input can fail to be one."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    dtype = df.schema[column].dataType
+    c = F.col(f"`{column}`")
+    integral = isinstance(dtype, (T.ByteType, T.ShortType, T.IntegerType, T.LongType))
+    is_text = isinstance(dtype, T.StringType)
+    if spec.key_type == "string":
+        return _string_key(c, dtype, column, integral, is_text), False
+    if spec.key_type in ("int", "long"):
+        return _integer_key(c, dtype, column, spec.key_type, integral, is_text)
+    if spec.key_type == "bytes-hex":
+        return _hex_key(c, dtype, column, is_text), is_text
+    raise PlannerError(f"--key-type {spec.key_type!r}: use one of {', '.join(KEY_TYPES)}")
+
+
+def _value_bytes(df, spec: JobSpec, vcol: str, visible: list[str]):
+    """`_v` from --value-bytes-column (never null), and the unreadable test for text sizes (None: cannot fail)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    if vcol not in df.columns:
+        raise _missing_column_error("--value-bytes-column", vcol, spec, visible)
+    vtype = df.schema[vcol].dataType
+    vc = F.col(f"`{vcol}`")
+    bad = None
+    if isinstance(vtype, (T.ByteType, T.ShortType, T.IntegerType, T.LongType)):
+        v = vc.cast("bigint")
+    elif isinstance(vtype, T.StringType):  # CSV / text: the size written as an integer
+        v = F.when(vc.rlike(r"^\s*[+]?[0-9]+\s*$"), F.expr(f"try_cast(trim(`{vcol}`) AS BIGINT)"))
+        bad = vc.isNotNull() & v.isNull()
+    elif isinstance(vtype, T.BinaryType):  # the value itself
+        v = F.octet_length(vc).cast("bigint")
+    else:
+        raise PlannerError(
+            f"--value-bytes-column {vcol!r} is {vtype.simpleString()}: use an integer column "
+            "(the value's size in bytes) or a binary column (the value itself)"
+        )
+    return F.coalesce(v, F.lit(0).cast("bigint")), bad
+
+
+def normalise(df, spec: JobSpec):
+    """`_k` (Kafka-serializable key), `_v` (value bytes), `_bad` (unreadable) from the input columns."""
+    from pyspark.sql import functions as F
 
     column = key_column_of(spec)
     visible = [c for c in df.columns if c != CORRUPT]
     if not visible:
         raise PlannerError(f"--keys {spec.keys}: no {spec.input_format} record can be read (every row is malformed)")
     if column not in df.columns:
-        raise PlannerError(f"--key-column {column!r} not found in {spec.keys}; its columns are: {', '.join(visible)}")
-    dtype = df.schema[column].dataType
-    c = F.col(f"`{column}`")
-    integral = isinstance(dtype, (T.ByteType, T.ShortType, T.IntegerType, T.LongType))
-    is_text = isinstance(dtype, T.StringType)
-    digits = c.rlike(r"^[+-]?[0-9]+$")
-    can_fail = is_text and spec.key_type != "string"  # text parsed as int / long / hex
-    if spec.key_type == "string":
-        if is_text:
-            k = c
-        elif integral:
-            k = c.cast("string")
-        else:
-            raise _type_error(
-                column, dtype, "string", "use a string or integer column, or --key-type bytes-hex for binary"
-            )
-    elif spec.key_type in ("int", "long"):
-        lo, hi = (-(1 << 31), (1 << 31) - 1) if spec.key_type == "int" else (-(1 << 63), (1 << 63) - 1)
-        target = "int" if spec.key_type == "int" else "bigint"
-        if integral:
-            wide = c.cast("bigint")
-            can_fail = spec.key_type == "int" and isinstance(dtype, T.LongType)
-        elif is_text:
-            wide = F.when(digits, F.expr(f"try_cast(`{column}` AS BIGINT)"))
-        else:
-            raise _type_error(column, dtype, spec.key_type, "use an integer column or text of integers")
-        k = F.when(wide.between(F.lit(lo), F.lit(hi)), wide.cast(target))
-    elif spec.key_type == "bytes-hex":
-        if isinstance(dtype, T.BinaryType):
-            k = c
-        elif is_text:
-            k = F.when(c.rlike(r"^(0[xX])?([0-9a-fA-F]{2})*$"), F.unhex(F.regexp_replace(c, r"^0[xX]", "")))
-        else:
-            raise _type_error(column, dtype, "bytes-hex", "use a binary column or text of hexadecimal digits")
-    else:
-        raise PlannerError(f"--key-type {spec.key_type!r}: use one of {', '.join(KEY_TYPES)}")
-    bad = c.isNotNull() & k.isNull()
+        raise _missing_column_error("--key-column", column, spec, visible)
+    k, can_fail = _key(df, spec, column)
+    bad = F.col(f"`{column}`").isNotNull() & k.isNull()
     if CORRUPT in df.columns:
         can_fail = True
         corrupt = F.col(CORRUPT).isNotNull()
         bad = corrupt | bad
         k = F.when(~corrupt, k)
+    v = None
     if spec.value_bytes_column:
-        vcol = spec.value_bytes_column
-        if vcol not in df.columns:
-            raise PlannerError(
-                f"--value-bytes-column {vcol!r} not found in {spec.keys}; its columns are: {', '.join(visible)}"
-            )
-        vtype = df.schema[vcol].dataType
-        vc = F.col(f"`{vcol}`")
-        if isinstance(vtype, (T.ByteType, T.ShortType, T.IntegerType, T.LongType)):
-            v = vc.cast("bigint")
-        elif isinstance(vtype, T.StringType):  # CSV / text: the size written as an integer
-            v = F.when(vc.rlike(r"^\s*[+]?[0-9]+\s*$"), F.expr(f"try_cast(trim(`{vcol}`) AS BIGINT)"))
-            bad = bad | (vc.isNotNull() & v.isNull())
+        v, value_bad = _value_bytes(df, spec, spec.value_bytes_column, visible)
+        if value_bad is not None:
+            bad = bad | value_bad
             can_fail = True
-        elif isinstance(vtype, T.BinaryType):  # the value itself
-            v = F.octet_length(vc).cast("bigint")
-        else:
-            raise PlannerError(
-                f"--value-bytes-column {vcol!r} is {vtype.simpleString()}: use an integer column "
-                "(the value's size in bytes) or a binary column (the value itself)"
-            )
-        v = F.coalesce(v, F.lit(0).cast("bigint"))
-    else:
-        v = None
     # only the columns that can carry information cross to Python: the Arrow transfer is the job's main cost
     cols = [F.when(~bad, k).alias("_k") if can_fail else k.alias("_k")]
     if v is not None:

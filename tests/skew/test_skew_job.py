@@ -418,3 +418,62 @@ def test_local_driver_memory_is_half_the_machine_between_1g_and_8g():
 
     gib = 1 << 30
     assert [local_driver_memory(n * gib) for n in (0, 1, 3, 6, 24, 64)] == ["1g", "1g", "1g", "3g", "8g", "8g"]
+
+
+def test_normalise_columns_rows_and_type_errors(spark):
+    """`normalise` sends only `_k`, `_v` when asked, `_bad` when a non-null input can fail; each type's rejection."""
+    df = spark.createDataFrame(
+        [
+            ("a", 1, 2147483648, bytearray(b"\x01"), "0x0aff", " 12 ", 7, 1.5),
+            ("17", None, -3, None, "zz", "x", None, 2.5),
+            (None, -2, 5, bytearray(b""), "ab", None, 3, None),
+        ],
+        "s string, i int, l bigint, b binary, h string, sz string, n int, d double",
+    )
+
+    def run(column, key_type, value=None):
+        out = job.normalise(df, job.JobSpec(keys="k", key_column=column, key_type=key_type, value_bytes_column=value))
+        return out.columns, [tuple(bytes(x) if isinstance(x, bytearray) else x for x in r) for r in out.collect()]
+
+    assert run("s", "string") == (["_k"], [("a",), ("17",), (None,)])
+    assert run("i", "string") == (["_k"], [("1",), (None,), ("-2",)])
+    assert run("s", "int") == (["_k", "_bad"], [(None, True), (17, False), (None, False)])
+    assert run("i", "int") == (["_k"], [(1,), (None,), (-2,)])
+    assert run("l", "int") == (["_k", "_bad"], [(None, True), (-3, False), (5, False)])
+    assert run("l", "long") == (["_k"], [(2147483648,), (-3,), (5,)])
+    assert run("h", "bytes-hex") == (["_k", "_bad"], [(b"\n\xff", False), (None, True), (b"\xab", False)])
+    assert run("b", "bytes-hex") == (["_k"], [(b"\x01",), (None,), (b"",)])
+    assert run("s", "string", "n") == (["_k", "_v"], [("a", 7), ("17", 0), (None, 3)])
+    assert run("s", "string", "sz") == (
+        ["_k", "_v", "_bad"],
+        [("a", 12, False), (None, 0, True), (None, 0, False)],
+    )
+    assert run("i", "long", "b") == (["_k", "_v"], [(1, 1), (None, 0), (-2, 0)])
+    assert run("l", "int", "sz") == (
+        ["_k", "_v", "_bad"],
+        [(None, 12, True), (None, 0, True), (5, 0, False)],
+    )
+
+    def error(column, key_type, value=None):
+        with pytest.raises(PlannerError) as exc:
+            job.normalise(df, job.JobSpec(keys="k", key_column=column, key_type=key_type, value_bytes_column=value))
+        return str(exc.value)
+
+    assert error("d", "string") == (
+        "key column 'd' is double, which cannot be a string key: "
+        "use a string or integer column, or --key-type bytes-hex for binary"
+    )
+    assert error("b", "long") == (
+        "key column 'b' is binary, which cannot be a long key: use an integer column or text of integers"
+    )
+    assert error("i", "bytes-hex") == (
+        "key column 'i' is int, which cannot be a bytes-hex key: use a binary column or text of hexadecimal digits"
+    )
+    assert error("s", "float") == "--key-type 'float': use one of string, int, long, bytes-hex"
+    assert error("s", "string", "size") == (
+        "--value-bytes-column 'size' not found in k; its columns are: s, i, l, b, h, sz, n, d"
+    )
+    assert error("s", "string", "d") == (
+        "--value-bytes-column 'd' is double: use an integer column "
+        "(the value's size in bytes) or a binary column (the value itself)"
+    )
