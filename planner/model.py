@@ -62,11 +62,23 @@ class Broker:
     host: str | None = None
     port: int | None = None
     state: str = ONLINE  # online | offline | fenced
+    cordoned: bool = False  # every log dir cordoned (KIP-1066, `cordoned.log.dirs`): keeps its replicas, gets no new
 
     @property
     def online(self) -> bool:
         """Alive and able to lead (a fenced KRaft broker is registered but not active)."""
         return self.state == ONLINE
+
+    @property
+    def label(self) -> str:
+        """The state as tables print it: `online`, `fenced`, ... with `, cordoned` when every log dir is."""
+        return f"{self.state}, cordoned" if self.cordoned else self.state
+
+    @property
+    def placeable(self) -> bool:
+        """Can take new replicas: online and not cordoned (KIP-1066: the controller's `usableBrokers` leaves out a
+        broker whose log dirs are all cordoned, and a reassignment onto it is refused)."""
+        return self.state == ONLINE and not self.cordoned
 
 
 @dataclass(frozen=True)
@@ -157,6 +169,16 @@ class Cluster:
     @cached_property
     def online_ids(self) -> frozenset[int]:
         return frozenset(b.id for b in self.brokers if b.online)
+
+    @cached_property
+    def placeable_ids(self) -> frozenset[int]:
+        """Online brokers that take new replicas (not cordoned, KIP-1066)."""
+        return frozenset(b.id for b in self.brokers if b.placeable)
+
+    @cached_property
+    def cordoned_ids(self) -> frozenset[int]:
+        """Brokers whose log dirs are all cordoned (KIP-1066): their replicas may stay, none may be added."""
+        return frozenset(b.id for b in self.brokers if b.cordoned)
 
     def broker(self, broker_id: int) -> Broker:
         return self._broker_index[broker_id]

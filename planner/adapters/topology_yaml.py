@@ -33,7 +33,7 @@ _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _CONSTRUCT = yaml.constructor.SafeConstructor()  # YAML 1.1 int/bool of one scalar node, without a parser per value
 
 CLUSTER_KEYS = ("cluster", "mode", "brokers", "topics")
-BROKER_KEYS = ("id", "rack", "host", "port", "state")
+BROKER_KEYS = ("id", "rack", "host", "port", "state", "cordoned")
 TOPIC_KEYS = (
     "name",
     "partitions",
@@ -236,7 +236,8 @@ def _brokers(ctx: _Ctx, node: Node) -> tuple[Broker, ...]:
                 raise ctx.error(
                     f["state"], f"{path}.state", f"must be one of {', '.join(BROKER_STATES)}, got {state!r}"
                 )
-        brokers[bid] = Broker(id=bid, rack=rack, host=host, port=port, state=state)
+        cordoned = _bool(ctx, f["cordoned"], f"{path}.cordoned") if "cordoned" in f else False
+        brokers[bid] = Broker(id=bid, rack=rack, host=host, port=port, state=state, cordoned=cordoned)
     return tuple(brokers[b] for b in sorted(brokers))
 
 
@@ -453,6 +454,8 @@ def dump_topology(cluster: Cluster) -> str:  # noqa: C901
             parts.append(f"port: {b.port}")
         if b.state != ONLINE:
             parts.append(f"state: {b.state}")
+        if b.cordoned:
+            parts.append("cordoned: true")
         out.append("  - {" + ", ".join(parts) + "}")
     out.append("topics:" if cluster.topics else "topics: []")
     for t in cluster.topics:

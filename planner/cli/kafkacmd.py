@@ -219,9 +219,7 @@ def submit(
 
 def _warn_cordoned(snap, proposed, quiet: bool) -> None:
     """A plan that adds replicas to a broker whose log dirs are all cordoned (KIP-1066): say so."""
-    from planner.adapters.kafka.snapshot import fully_cordoned
-
-    full = set(fully_cordoned(snap.log_dirs, snap.cordoned))
+    full = snap.cluster.cordoned_ids
     adds = sorted(
         {
             b

@@ -19,7 +19,7 @@ def render_load_change(before: Cluster, after: Cluster) -> str:
             [
                 b.id,
                 b.rack or "-",
-                b.state,
+                b.label,
                 f"{x.replicas} → {y.replicas}",
                 bar(y.replicas, peak, 12),
                 f"{x.preferred_leaders} → {y.preferred_leaders}",

@@ -124,6 +124,11 @@ def _word_hard(n) -> str | None:
             f"{n.count} partition(s) have a reassignment in progress and were left as they are "
             f"({_names(n.partitions)}); Kafka needs --additional to execute this plan while they run"
         )
+    if n.kind == "cordoned":
+        return (
+            f"broker(s) {','.join(str(int(b)) for b in n.values)} have every log dir cordoned (cordoned.log.dirs, "
+            "KIP-1066): they keep their replicas or give some up, and take none"
+        )
     if n.kind == "excluded":
         return f"{n.count} topic(s) excluded: never moved, still counted as load ({_names(n.topics)})"
     if n.kind == "stranded":
@@ -299,7 +304,7 @@ def render_plan_text(plan: Plan, throttle=None, batches: int | None = None) -> s
     rows = []
     peak = max((max(x["replicas"]) for x in s["brokers"]), default=0)
     rack_of = plan.before.rack_of()
-    state = {b.id: b.state for b in plan.before.brokers}
+    state = {b.id: b.label for b in plan.before.brokers}
     members = set(plan.brokers) or set(plan.before.broker_ids)
     for x in s["brokers"]:
         r0, r1 = x["replicas"]

@@ -33,7 +33,7 @@ def render_brokers_table(cluster: Cluster, loads: dict[int, BrokerLoad]) -> str:
         row = [
             b.id,
             b.rack or "-",
-            b.state,
+            b.label,
             l.replicas,
             bar(l.replicas, peak, 12),
             l.preferred_leaders,

@@ -68,9 +68,10 @@ def place_load_aware(
     start_partition_id: int = 0,
     rack_aware: bool = True,
 ) -> dict[int, list[int]]:
-    """Replica lists of partitions start_partition_id .. +n_partitions-1 on the registered (not offline) brokers,
-    counting the load the cluster already carries (and, for new partitions, the topic's existing ones)."""
-    brokers = sorted(b.id for b in cluster.brokers if b.state != OFFLINE)
+    """Replica lists of partitions start_partition_id .. +n_partitions-1 on the registered (not offline) brokers
+    that take new replicas (not those whose log dirs are all cordoned, KIP-1066), counting the load the cluster
+    already carries (and, for new partitions, the topic's existing ones)."""
+    brokers = sorted(b.id for b in cluster.brokers if b.state != OFFLINE and not b.cordoned)
     if n_partitions <= 0:
         raise PlannerError("Number of partitions must be larger than 0.")
     if replication_factor <= 0:

@@ -18,10 +18,10 @@ from planner.placement import adminutils
 
 
 def registered_brokers(cluster: Cluster) -> list[tuple[int, str | None]]:
-    """The brokers AdminUtils places on: registered (not `offline`) and not `fenced` (a fenced KRaft broker is
+    """The brokers AdminUtils places on: registered (not `offline`), not `fenced` (a fenced KRaft broker is
     registered but cannot take new replicas until it is unfenced; the controller's placer puts none there while
-    unfenced brokers suffice)."""
-    return [(b.id, b.rack) for b in cluster.brokers if b.state not in (OFFLINE, FENCED)]
+    unfenced brokers suffice) and not cordoned (KIP-1066: every log dir cordoned)."""
+    return [(b.id, b.rack) for b in cluster.brokers if b.placeable]
 
 
 def plan_new_topic(
@@ -68,9 +68,11 @@ def plan_new_topic(
 
 def kraft_brokers(cluster: Cluster) -> list[tuple[int, str | None, bool]]:
     """Usable brokers for the striped placer, in id order (the controller's registration map iterates ids ascending
-    for ids below its capacity)."""
+    for ids below its capacity); KIP-1066's `usableBrokers` leaves out brokers whose log dirs are all cordoned."""
     return [
-        (b.id, b.rack, b.state == FENCED) for b in sorted(cluster.brokers, key=lambda b: b.id) if b.state != OFFLINE
+        (b.id, b.rack, b.state == FENCED)
+        for b in sorted(cluster.brokers, key=lambda b: b.id)
+        if b.state != OFFLINE and not b.cordoned
     ]
 
 
@@ -78,7 +80,7 @@ def _kraft(cluster: Cluster, n: int, rf: int, seed: int | None, existing) -> dic
     from planner.placement.striped import place_striped
 
     try:
-        return place_striped(kraft_brokers(cluster), n, rf, JavaRandom(seed or 0), existing)
+        return place_striped(kraft_brokers(cluster), n, rf, JavaRandom(seed or 0), existing, bool(cluster.cordoned_ids))
     except PlannerError as exc:  # the controller wraps placer errors (ReplicationControlManager)
         raise PlannerError(f"Unable to replicate the partition {rf} time(s): {exc}") from None
 

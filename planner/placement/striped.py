@@ -22,13 +22,17 @@ def invalid_non_positive(rf: int) -> PlannerError:
     return PlannerError(f"Invalid replication factor {rf}: the replication factor must be positive.")
 
 
-def all_fenced() -> PlannerError:
+def all_fenced(cordoning: bool = False) -> PlannerError:
+    """`cordoning`: the 4.3+ text (KIP-1066), where brokers whose log dirs are all cordoned are not usable."""
+    if cordoning:
+        return PlannerError("All brokers are currently fenced, or have all their log directories cordoned.")
     return PlannerError("All brokers are currently fenced.")
 
 
-def too_few(rf: int, total: int) -> PlannerError:
+def too_few(rf: int, total: int, cordoning: bool = False) -> PlannerError:
+    tail = " or some brokers have all their log directories cordoned." if cordoning else "."
     return PlannerError(
-        f"The target replication factor of {rf} cannot be reached because only {total} broker(s) are registered."
+        f"The target replication factor of {rf} cannot be reached because only {total} broker(s) are registered{tail}"
     )
 
 
@@ -93,8 +97,10 @@ class RackList:
         rnd: JavaRandom,
         brokers: Sequence[UsableBroker],
         existing: Sequence[Sequence[int]] = (),
+        cordoning: bool = False,
     ):
         self.rnd = rnd
+        self.cordoning = cordoning
         self.racks: dict[str | None, Rack] = {}
         broker_rack: dict[int, str | None] = {}
         self.total = self.unfenced = 0
@@ -139,9 +145,9 @@ class RackList:
         if rf <= 0:
             raise invalid_non_positive(rf)
         if rf > self.total:
-            raise too_few(rf, self.total)
+            raise too_few(rf, self.total, self.cordoning)
         if self.unfenced == 0:
-            raise all_fenced()
+            raise all_fenced(self.cordoning)
         if self.epoch == self.unfenced and self.unfenced > 1:
             self.shuffle()
             self.epoch = 0
@@ -197,14 +203,18 @@ def place_striped(
     replication_factor: int,
     rnd: JavaRandom,
     existing: Sequence[Sequence[int]] = (),
+    cordoning: bool = False,
 ) -> dict[int, list[int]]:
-    """`StripedReplicaPlacer.place`: partitions numbered from len(existing); validation in Kafka's order."""
-    racks = RackList(rnd, brokers, existing)
+    """`StripedReplicaPlacer.place`: partitions numbered from len(existing); validation in Kafka's order.
+
+    `brokers` are the usable ones: a broker whose log dirs are all cordoned is not among them (KIP-1066,
+    `ClusterDescriber.usableBrokers`); `cordoning` picks the error texts of the releases that have it (4.3+)."""
+    racks = RackList(rnd, brokers, existing, cordoning)
     if replication_factor <= 0:
         raise invalid_non_positive(replication_factor)
     if racks.unfenced == 0:
-        raise all_fenced()
+        raise all_fenced(cordoning)
     if replication_factor > racks.total:
-        raise too_few(replication_factor, racks.total)
+        raise too_few(replication_factor, racks.total, cordoning)
     start = len(existing)
     return {start + i: racks.place(replication_factor) for i in range(n_partitions)}

@@ -39,7 +39,7 @@ def replace_broker(cluster: Cluster, source: int, target: int) -> Plan:
     """Every replica of `source` goes to `target`, in the same position of the replica list (leaders stay leaders).
 
     Where `target` already holds a replica of the partition, the least-loaded online broker that keeps the partition
-    rack-safe takes it instead.
+    rack-safe takes it instead. No replica goes to a broker whose log dirs are all cordoned (KIP-1066).
     """
     if source == target:
         raise PlannerError(f"--source and --target are the same broker ({source})")
@@ -48,6 +48,11 @@ def replace_broker(cluster: Cluster, source: int, target: int) -> Plan:
     online = cluster.online_ids
     if target not in online:
         raise PlannerError(f"--target broker {target} is {cluster.broker(target).state}; pick an online broker")
+    if cluster.broker(target).cordoned:
+        raise PlannerError(
+            f"--target broker {target} has every log dir cordoned (cordoned.log.dirs, KIP-1066) and takes no new "
+            "replicas; pick another broker or uncordon it"
+        )
     counts = {b: 0 for b in cluster.broker_ids}
     for p in cluster.partitions():
         for b in p.replicas:
@@ -62,7 +67,7 @@ def replace_broker(cluster: Cluster, source: int, target: int) -> Plan:
             continue
         dest = target
         if target in p.replicas:
-            others = [b for b in brokers_after if b not in p.replicas]
+            others = [b for b in brokers_after if b not in p.replicas and b in cluster.placeable_ids]
             safe = [b for b in others if rack_safe([b if x == source else x for x in p.replicas], rack_of, n_racks)]
             pool = safe or others
             if not pool:

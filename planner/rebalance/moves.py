@@ -87,16 +87,29 @@ def changed_only(
     return {tp: tuple(r) for tp, r in proposed.items() if tuple(r) != tuple(current[tp])}
 
 
-def count_targets(counts: Mapping[int, int], brokers: Sequence[int], total: int) -> dict[int, int]:
+def count_targets(
+    counts: Mapping[int, int], brokers: Sequence[int], total: int, closed: frozenset[int] = frozenset()
+) -> dict[int, int]:
     """Per-broker targets within 1 of each other summing to `total`, the +1 going to the brokers holding most now.
 
     That choice of the +1 brokers is the one that needs fewest moves, so `excess(counts, targets)` is a lower bound.
+    A `closed` broker (every log dir cordoned, KIP-1066) takes no replica: where its share is above what it holds,
+    its target is what it holds and the others share the rest.
     """
     if not brokers:
         raise PlannerError("no brokers to place replicas on")
-    q, r = divmod(total, len(brokers))
-    order = sorted(brokers, key=lambda b: (-counts.get(b, 0), b))
-    return {b: q + (1 if i < r else 0) for i, b in enumerate(order)}
+    fixed: dict[int, int] = {}
+    while True:
+        members = [b for b in brokers if b not in fixed]
+        if not members:
+            return fixed
+        q, r = divmod(total - sum(fixed.values()), len(members))
+        order = sorted(members, key=lambda b: (-counts.get(b, 0), b))
+        target = {b: q + (1 if i < r else 0) for i, b in enumerate(order)}
+        low = [b for b in members if b in closed and counts.get(b, 0) < target[b]]
+        if not low:
+            return {**fixed, **target}
+        fixed.update((b, counts.get(b, 0)) for b in low)
 
 
 def in_progress_note(tps: Iterable[object]) -> str:

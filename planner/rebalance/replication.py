@@ -8,10 +8,10 @@ from planner.rebalance.moves import Plan, in_progress_note, rack_count
 
 
 def set_replication_factor(cluster: Cluster, topic: str, rf: int) -> Plan:  # noqa: C901
-    """Add replicas on online brokers of racks the partition does not use yet, holding fewest replicas of this topic
-    (so the topic spreads within 1 per broker), then fewest overall (appended, so the preferred leader stays), or
-    remove replicas: out-of-ISR and offline ones first, then those sharing a rack with
-    another replica, then the most loaded; the preferred leader goes last.
+    """Add replicas on online brokers (not those whose log dirs are all cordoned, KIP-1066) of racks the partition
+    does not use yet, holding fewest replicas of this topic (so the topic spreads within 1 per broker), then fewest
+    overall (appended, so the preferred leader stays), or remove replicas: out-of-ISR and offline ones first, then
+    those sharing a rack with another replica, then the most loaded; the preferred leader goes last.
     """
     if not cluster.has_topic(topic):
         raise PlannerError(
@@ -44,7 +44,12 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int) -> Plan:  # no
         if len(reps) < rf:
             while len(reps) < rf:
                 used = {rack_of.get(b) for b in reps}
-                pool = [b for b in online if b not in reps]
+                pool = [b for b in online if b not in reps and b in cluster.placeable_ids]
+                if not pool:
+                    raise PlannerError(
+                        f"cannot add a replica of {p.tp}: every online broker without one has all its log dirs "
+                        f"cordoned (cordoned.log.dirs, KIP-1066): {','.join(map(str, sorted(cluster.cordoned_ids)))}"
+                    )
                 best = min(pool, key=lambda b: (n_racks > 0 and rack_of.get(b) in used, tcounts[b], counts[b], b))
                 reps.append(best)
                 counts[best] += 1

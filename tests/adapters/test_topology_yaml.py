@@ -62,6 +62,10 @@ def error(text):
             "brokers: [{id: 1, state: sleeping}]\n",
             "x.yaml:1: brokers[0].state: must be one of online, offline, fenced, got 'sleeping'",
         ),
+        (
+            "brokers:\n  - {id: 1}\n  - {id: 2, cordoned: yes please}\n",
+            "x.yaml:3: brokers[1].cordoned: expected true or false, got 'yes please'",
+        ),
     ],
 )
 def test_validation_messages(text, message):
@@ -115,3 +119,15 @@ def test_partial_reassignment_rf_is_replicas_minus_adding():
     t = cluster.topic("t")
     assert [p.replicas for p in t.partitions] == [(3, 1, 2), (2, 3)]
     assert t.partitions[0].adding == (3,) and t.partitions[0].removing == (2,)
+
+
+def test_cordoned_brokers_load_and_dump():
+    text = "mode: kraft\nbrokers:\n  - {id: 1, cordoned: true}\n  - {id: 2, state: fenced, cordoned: true}\n  - {id: 3, cordoned: false}\ntopics: []\n"
+    c = parse_topology(text)
+    assert [(b.id, b.state, b.cordoned, b.placeable) for b in c.brokers] == [
+        (1, "online", True, False),
+        (2, "fenced", True, False),
+        (3, "online", False, True),
+    ]
+    assert (c.cordoned_ids, c.placeable_ids, c.online_ids) == ({1, 2}, {3}, {1, 3})
+    assert dump_topology(c) == text.replace(", cordoned: false", "")

@@ -19,7 +19,7 @@ reassignment: `KafkaSnapshot.notes` says so.
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, Callable
 
@@ -96,11 +96,13 @@ def read_session(session: KafkaSession) -> KafkaSnapshot:
     configs = _topic_configs(session, [t["name"] for t in topics])
     cordoned = _cordoned(session, [b.id for b in brokers if b.state != FENCED], notes)
     replicas, log_dirs = _log_dirs(session, [b.id for b in brokers if b.state != FENCED], notes)
+    full = fully_cordoned(log_dirs, cordoned)
+    brokers = [replace(b, cordoned=b.id in full) for b in brokers]
     cluster = build_cluster(brokers, topics, configs, reassigning, replicas, cluster_id)
     # the same rules as a topology file's: what `kafka export` writes must load back (leader and ISR as the
     # controller reports them, like zk://'s state znodes, are not re-checked)
     check_cluster(cluster, session.url, observed=False)
-    for b in fully_cordoned(log_dirs, cordoned):
+    for b in full:
         notes.append(f"broker {b}: every log dir is cordoned (cordoned.log.dirs, KIP-1066): it takes no new replicas")
     return KafkaSnapshot(
         cluster=cluster,
@@ -281,11 +283,14 @@ def _log_dirs(
 
 
 def fully_cordoned(log_dirs: tuple[LogDir, ...], cordoned: dict[int, tuple[str, ...]]) -> list[int]:
-    """Brokers whose every log dir is cordoned (by `cordoned.log.dirs` or DescribeLogDirs v5's isCordoned)."""
+    """Brokers whose every log dir is cordoned (by `cordoned.log.dirs`, whose `*` means every log dir, or by
+    DescribeLogDirs v5's isCordoned)."""
     dirs: dict[int, list[bool]] = {}
     for d in log_dirs:
-        dirs.setdefault(d.broker, []).append(d.cordoned or d.path in cordoned.get(d.broker, ()))
-    return sorted(b for b, flags in dirs.items() if flags and all(flags))
+        named = cordoned.get(d.broker, ())
+        dirs.setdefault(d.broker, []).append(d.cordoned or d.path in named or "*" in named)
+    every = {b for b, named in cordoned.items() if "*" in named}
+    return sorted(every | {b for b, flags in dirs.items() if flags and all(flags)})
 
 
 def build_cluster(

@@ -5,7 +5,8 @@ list of goals. Pure, deterministic.
 replica moves, then the fewest bytes moved, under the constraints the goals before it hand on, so a later goal never
 undoes an earlier one:
 
-1. hard (`hard.py`): replicas only on target brokers, replication factor kept, rack safety never lowered and
+1. hard (`hard.py`): replicas only on target brokers (none added to a broker whose log dirs are all cordoned,
+   KIP-1066), replication factor kept, rack safety never lowered and
    rack-unsafe partitions repaired, partitions mid-reassignment and excluded topics left alone;
 2. replica count per target broker within 1 (`replica_count.py`);
 3. each topic's replicas per broker within 1 of its even share (`topic_spread.py`);
@@ -86,12 +87,12 @@ def topic_lower_bound(st: State, rack_repair: bool) -> int:
     for t in range(len(st.topic_names)):
         counts = {b: st.tcount[b].get(t, 0) for b in st.cluster.broker_ids if st.tcount[b].get(t, 0)}
         if by_rack is None:
-            total += excess(counts, count_targets(counts, st.targets, sum(counts.values())))
+            total += excess(counts, count_targets(counts, st.targets, sum(counts.values()), st.closed))
             continue
         share = sum(1 for i in range(len(st.reps)) if st.topic_of[i] == t)  # one replica per partition per rack
         for members in by_rack.values():
             inside = {b: counts.get(b, 0) for b in members}
-            total += excess(inside, count_targets(inside, members, share))
+            total += excess(inside, count_targets(inside, members, share, st.closed))
     return total
 
 
@@ -109,7 +110,8 @@ def balance(
     exclude_internal: bool = False,
     byte_tolerance: float = DEFAULT_BYTE_TOLERANCE,
 ) -> Plan:
-    """Plan the goals in order over `brokers` (default: the online brokers; replicas elsewhere must move).
+    """Plan the goals in order over `brokers` (default: the online brokers; replicas elsewhere must move). A target
+    broker whose log dirs are all cordoned (KIP-1066) keeps its replicas or gives some up, and takes none.
 
     `topics`: only these topics are balanced and moved (default: all). `exclude_topics` (regular expressions matching
     whole names) and `exclude_internal`: never moved, still counted as load. `max_moves` caps the optional moves
@@ -120,7 +122,7 @@ def balance(
     parts = select_partitions(cluster, topics)
     _check_fits(parts, targets)
     moving, skipped = excluded(parts, exclude_topics, exclude_internal)
-    st = State(cluster, parts, targets, moving | skipped, max_moves)
+    st = State(cluster, parts, targets, moving | skipped, max_moves, closed=cluster.cordoned_ids)
     say = progress or (lambda msg: None)
     lower = count_lower_bound(st, rack_repair)
     topic_lower = topic_lower_bound(st, rack_repair)
@@ -189,6 +191,8 @@ def _notes(
     notes += byte_notes(st, byte_goal, tolerance)
     if hard.repaired:
         notes.append(Note("hard", "rack-repaired", hard.repaired, values=(hard.repair_moves,)))
+    if st.closed:
+        notes.append(Note("hard", "cordoned", len(st.closed), values=tuple(sorted(st.closed))))
     if moving:
         notes.append(Note("hard", "in-progress", len(moving), partitions=tuple(sorted(st.parts[i].tp for i in moving))))
     if skipped:

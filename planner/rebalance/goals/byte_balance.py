@@ -86,7 +86,8 @@ class ByteGoal:
 
     def _step(self, st: State, frozen: Frozen, heavy: int, members: Sequence[int], limit: float) -> list[Change] | None:
         best = None
-        for light in sorted((b for b in members if b != heavy), key=lambda b: (st.bytes[b], b))[:4]:
+        lights = (b for b in members if b != heavy and b not in st.closed)
+        for light in sorted(lights, key=lambda b: (st.bytes[b], b))[:4]:
             for key, changes in self._candidates(st, frozen, heavy, light, limit):
                 if best is None or key < best[0]:
                     best = (key, changes)

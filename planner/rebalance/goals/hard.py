@@ -36,9 +36,9 @@ def targets_of(st: State, repaired: bool = False) -> tuple[dict[int, int], dict[
             by_rack.setdefault(st.rack_of[b] or "", []).append(b)
         target: dict[int, int] = {}
         for members in by_rack.values():
-            target.update(count_targets(st.count, members, len(st.reps)))
+            target.update(count_targets(st.count, members, len(st.reps), st.closed))
         return target, by_rack
-    return count_targets(st.count, st.targets, sum(len(r) for r in st.reps)), None
+    return count_targets(st.count, st.targets, sum(len(r) for r in st.reps), st.closed), None
 
 
 def unsafe_of(st: State) -> list[tuple[int, int, list[int]]]:
@@ -159,7 +159,8 @@ class _RackHeaps:
         self.st = st
         self.heaps: dict = {}
         for b in st.targets:
-            self.heaps.setdefault(st.rack_of.get(b), []).append(self.key(b))
+            if b not in st.closed:
+                self.heaps.setdefault(st.rack_of.get(b), []).append(self.key(b))
         for h in self.heaps.values():
             heapq.heapify(h)
 
@@ -173,10 +174,11 @@ class _RackHeaps:
         return h[0]
 
     def touch(self, b: int) -> None:
-        heapq.heappush(self.heaps[self.st.rack_of.get(b)], self.key(b))
+        if b not in self.st.closed:
+            heapq.heappush(self.heaps[self.st.rack_of.get(b)], self.key(b))
 
 
-def _best_repair(st: State, i: int, shed: _Shed, heaps: _RackHeaps) -> tuple[int, int]:
+def _best_repair(st: State, i: int, shed: _Shed, heaps: _RackHeaps) -> tuple[int, int] | None:
     r = st.reps[i]
     racks = [st.rack_of.get(b) for b in r]
     dsts = [heaps.top(k) for k in heaps.heaps if k not in racks]
@@ -198,8 +200,7 @@ def _best_repair(st: State, i: int, shed: _Shed, heaps: _RackHeaps) -> tuple[int
             )
             if best is None or key < best:
                 best = key
-    assert best is not None
-    return best[-2], best[-1]
+    return None if best is None else (best[-2], best[-1])  # None: the racks it lacks hold only closed brokers
 
 
 def repair(st: State, groups: Sequence[tuple[Sequence[int], int]], unsafe: Sequence[int]) -> int:
@@ -217,7 +218,10 @@ def repair(st: State, groups: Sequence[tuple[Sequence[int], int]], unsafe: Seque
         cap = min(len(st.reps[i]), st.n_racks)
         moved = False
         while st.distinct_racks(st.reps[i]) < cap:
-            src, dst = _best_repair(st, i, shed, heaps)
+            found = _best_repair(st, i, shed, heaps)
+            if found is None:
+                break
+            src, dst = found
             shed.moved(src, -1)
             shed.moved(dst, 1)
             st.move(i, src, dst)

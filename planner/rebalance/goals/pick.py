@@ -13,7 +13,7 @@ class BrokerHeap:
 
     def __init__(self, st: State, target: dict[int, int]):
         self.st, self.target = st, target
-        self.h = [self.key(b) for b in st.targets]
+        self.h = [self.key(b) for b in st.targets if b not in st.closed]  # closed brokers take no replica
         heapq.heapify(self.h)
 
     def key(self, b: int) -> tuple[int, int, int]:
@@ -71,5 +71,5 @@ class BrokerHeap:
 
     def touch(self, *brokers: int) -> None:
         for b in brokers:
-            if b in self.target:
+            if b in self.target and b not in self.st.closed:
                 heapq.heappush(self.h, self.key(b))

@@ -45,20 +45,21 @@ class PreferredLeaderGoal:
 
     def optimize(self, st: State, frozen: Frozen) -> LeaderConstraint:
         self.say("balancing preferred leaders")
+        st.recount_leads()
         eligible = isr_eligibility(st.cluster, st.parts, [p.replicas for p in st.parts])
         movable = [i for i in range(len(st.reps)) if i not in st.fixed]
         by_topic: dict[int, list[int]] = {}
         for i in movable:
             by_topic.setdefault(st.topic_of[i], []).append(i)
         for t in sorted(by_topic):
-            balance_preferred(st.reps, by_topic[t], st.targets, eligible)
+            balance_preferred(st.reps, by_topic[t], st.lead_targets, eligible)
         st.recount_leads()
 
         def topic_safe(i: int, b: int) -> bool:  # hand leadership only to a broker leading less of the topic
             t = st.topic_of[i]
             return eligible(i, b) and st.tlead.get((b, t), 0) < st.tlead.get((st.reps[i][0], t), 0)
 
-        balance_preferred(st.reps, movable, st.targets, topic_safe, on_swap=st.lead_swap)
+        balance_preferred(st.reps, movable, st.lead_targets, topic_safe, on_swap=st.lead_swap)
         if not _within_one(st):
             heads = flow_leaders(st, movable, eligible)
             if heads is None and max(st.lead.values()) - min(st.lead.values()) > 1:
@@ -154,7 +155,7 @@ class _BoundedFlow:
 def _fixed_leads(st: State, in_scope: set[int]) -> tuple[dict[int, int], dict[tuple[int, int], int], dict[int, int]]:
     """Leaders the partitions out of scope keep, per broker and per (broker, topic); partitions per topic led by a
     target broker at the end."""
-    lead: dict[int, int] = {b: 0 for b in st.targets}
+    lead: dict[int, int] = {b: 0 for b in st.lead_targets}
     tlead: dict[tuple[int, int], int] = {}
     per_topic: dict[int, int] = {}
     for i, r in enumerate(st.reps):
@@ -179,14 +180,14 @@ def flow_leaders(
     bf = _BoundedFlow()
     flow = bf.flow
     src, sink = flow.node(), flow.node()
-    broker_node = {b: flow.node() for b in st.targets}
-    lo, hi = _bounds(sum(per_topic.values()), len(st.targets))
-    if not all(bf.bounded(broker_node[b], sink, lo - fixed_lead[b], hi - fixed_lead[b]) for b in st.targets):
+    broker_node = {b: flow.node() for b in st.lead_targets}
+    lo, hi = _bounds(sum(per_topic.values()), len(st.lead_targets))
+    if not all(bf.bounded(broker_node[b], sink, lo - fixed_lead[b], hi - fixed_lead[b]) for b in st.lead_targets):
         return None
     pair_node: dict[tuple[int, int], int] = {}
     for t, total in per_topic.items():
-        tlo, thi = _bounds(total, len(st.targets)) if per_topic_too else (0, total)
-        for b in st.targets:
+        tlo, thi = _bounds(total, len(st.lead_targets)) if per_topic_too else (0, total)
+        for b in st.lead_targets:
             f = fixed_tlead.get((b, t), 0)
             pair_node[(t, b)] = flow.node()
             if not bf.bounded(pair_node[(t, b)], broker_node[b], tlo - f, thi - f):

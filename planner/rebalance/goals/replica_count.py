@@ -125,7 +125,7 @@ class ReplicaCountGoal:
         for _ in range(4 * len(st.targets)):
             if not st.allowed():
                 return
-            lo = min(st.count[b] for b in st.targets)
+            lo = st.low({b: st.count[b] for b in st.targets})
             if max(st.count[b] for b in st.targets) - lo <= 1 or not self._one_narrowing(st, heap, lo):
                 return
 
@@ -170,28 +170,28 @@ class ReplicaCountGoal:
 def count_notes(st: State, name: str) -> list[Note]:
     notes = []
     for g, members in st.groups.items():
-        counts = [st.count[b] for b in members]
-        if max(counts) - min(counts) > 1:
+        hi, lo = max(st.count[b] for b in members), st.low({b: st.count[b] for b in members})
+        if hi - lo > 1:
             notes.append(
                 Note(
                     name,
                     "unmet",
-                    max(counts) - min(counts),
-                    values=(min(counts), max(counts)),
+                    hi - lo,
+                    values=(lo, hi),
                     topics=(g,) if g is not None else (),
                 )
             )
     sizes = tuple(len(m) for m in st.groups.values())
     if None not in st.groups and len(set(sizes)) > 1:
-        counts = [st.count[b] for b in st.targets]
-        if max(counts) - min(counts) > 1:
+        hi, lo = max(st.count[b] for b in st.targets), st.low({b: st.count[b] for b in st.targets})
+        if hi - lo > 1:
             notes.append(
                 Note(
                     name,
                     "per-rack",
                     len(st.groups),
                     topics=tuple(str(g) for g in st.groups),
-                    values=(min(counts), max(counts)) + sizes,
+                    values=(lo, hi) + sizes,
                 )
             )
     return notes

@@ -17,6 +17,7 @@ class State:
         targets: Sequence[int],
         fixed: Iterable[int],
         max_moves: int | None = None,
+        closed: Iterable[int] = (),
     ):
         self.cluster = cluster
         self.parts = parts
@@ -26,6 +27,8 @@ class State:
         self.has_sizes = any(s is not None for s in self.size)
         self.targets = list(targets)
         self.target_set = set(targets)
+        # target brokers whose log dirs are all cordoned (KIP-1066): they keep or give up replicas, never take one
+        self.closed = frozenset(closed) & self.target_set
         self.rack_of = cluster.rack_of()
         self.n_racks = rack_count(cluster, targets)
         self.fixed = frozenset(fixed)
@@ -49,8 +52,10 @@ class State:
         self.recount_leads()
 
     def recount_leads(self) -> None:
-        """Preferred leaders per target broker and per (broker, topic); call after reordering replica lists."""
-        self.lead = {b: 0 for b in self.targets}
+        """Preferred leaders per target broker and per (broker, topic); call after reordering replica lists. A closed
+        broker holding no replica can lead nothing: it is left out."""
+        self.lead_targets = [b for b in self.targets if b not in self.closed or self.count[b]]
+        self.lead = {b: 0 for b in self.lead_targets}
         self.tlead: dict[tuple[int, int], int] = {}
         for i, r in enumerate(self.reps):
             self._lead(r[0], self.topic_of[i], 1)
@@ -66,7 +71,7 @@ class State:
         self._lead(new, self.topic_of[i], 1)
 
     def topic_lead_range(self, t: int) -> tuple[int, int]:
-        values = [self.tlead.get((b, t), 0) for b in self.targets]
+        values = [self.tlead.get((b, t), 0) for b in self.lead_targets]
         return min(values), max(values)
 
     def _add(self, i: int, b: int) -> None:
@@ -87,6 +92,12 @@ class State:
 
     def sz(self, i: int) -> int:
         return self.size[i] or 0
+
+    def low(self, values: dict[int, int]) -> int:
+        """The smallest of per-broker `values` that can still rise: a closed broker's cannot, so it sets no floor
+        (unless every broker is closed)."""
+        open_values = [v for b, v in values.items() if b not in self.closed]
+        return min(open_values or values.values())
 
     def group_of(self, b: int) -> str | None:
         return None if None in self.groups else self.rack_of.get(b)
@@ -125,11 +136,12 @@ class State:
         return after - before
 
     def can_move(self, i: int, src: int, dst: int) -> bool:
-        """The hard goal: only to target brokers, never fixed partitions, never two replicas on one broker, never
-        lowering rack safety."""
+        """The hard goal: only to target brokers that take replicas (not closed), never fixed partitions, never two
+        replicas on one broker, never lowering rack safety."""
         return (
             i not in self.fixed
             and dst in self.target_set
+            and dst not in self.closed
             and dst not in self.reps[i]
             and src in self.reps[i]
             and self.rack_delta(i, src, dst) is not None

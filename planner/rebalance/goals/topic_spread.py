@@ -71,7 +71,7 @@ class TopicSpreadGoal:
             if not st.allowed():
                 return
             tc = {b: st.tcount[b].get(t, 0) for b in members}
-            if max(tc.values()) - min(tc.values()) <= 1:
+            if max(tc.values()) - st.low(tc) <= 1:
                 return
             changes = self._best(st, frozen, t, tc)
             if changes is None:
@@ -81,7 +81,7 @@ class TopicSpreadGoal:
 
     def _best(self, st: State, frozen: Frozen, t: int, tc: dict[int, int]) -> list[Change] | None:
         givers = sorted(tc, key=lambda b: (-tc[b], b))
-        takers = sorted(tc, key=lambda b: (tc[b], b))
+        takers = sorted((b for b in tc if b not in st.closed), key=lambda b: (tc[b], b))
         for a in givers:
             for b in takers:
                 if tc[a] - tc[b] < 2:
@@ -142,5 +142,5 @@ def topic_notes(st: State, name: str) -> list[Note]:
 
 
 def _spread(st: State, t: int, members: Sequence[int]) -> int:
-    values = [st.tcount[b].get(t, 0) for b in members]
-    return max(values) - min(values)
+    values = {b: st.tcount[b].get(t, 0) for b in members}
+    return max(values.values()) - st.low(values)

@@ -1,0 +1,127 @@
+"""KIP-1066: a broker whose log dirs are all cordoned keeps its replicas (or gives some up) and gets no new one from
+any plan: rebalance, decommission, replace-broker, set-replication-factor (exact plans), and a property over random
+clusters."""
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from planner.formats.plan import word_note
+from planner.model import Broker, Cluster, Partition, PlannerError, Topic, make_topic
+from planner.rebalance.decommission import decommission, replace_broker
+from planner.rebalance.goals import balance
+from planner.rebalance.moves import count_targets
+from planner.rebalance.replication import set_replication_factor
+
+
+def cluster(assignment, cordoned=(), n=4, racks=None):
+    brokers = tuple(Broker(b, rack=racks[b - 1] if racks else None, cordoned=b in cordoned) for b in range(1, n + 1))
+    return Cluster(brokers=brokers, topics=(make_topic("orders", assignment),))
+
+
+def moves(plan):
+    return {str(tp): r for tp, r in sorted(plan.proposed.items())}
+
+
+RING = {0: [1, 2], 1: [2, 3], 2: [3, 1], 3: [1, 2], 4: [2, 3], 5: [3, 1]}
+
+
+def test_a_new_cordoned_broker_gets_nothing():
+    plan = balance(cluster(RING, cordoned={4}))
+    assert moves(plan) == {}
+    assert [word_note(n) for n in plan.notes] == [
+        "broker(s) 4 have every log dir cordoned (cordoned.log.dirs, KIP-1066): they keep their replicas or give "
+        "some up, and take none"
+    ]
+    assert moves(balance(cluster(RING))) == {"orders-0": (4, 1), "orders-1": (2, 4), "orders-2": (3, 4)}
+
+
+def test_scale_out_past_cordoned_brokers_moves_their_excess_to_the_new_ones():
+    """KIP-1066's scale-out: the old brokers 1 and 2 are cordoned, 3 and 4 are new: half of the replicas leave."""
+    plan = balance(cluster({p: [1 + p % 2, 2 - p % 2] for p in range(8)}, cordoned={1, 2}))
+    assert moves(plan) == {
+        "orders-0": (3, 1),
+        "orders-1": (3, 2),
+        "orders-2": (4, 1),
+        "orders-3": (4, 2),
+        "orders-4": (1, 3),
+        "orders-5": (2, 3),
+        "orders-6": (1, 4),
+        "orders-7": (2, 4),
+    }
+    assert (plan.replica_moves, plan.lower_bound) == (8, 8)
+
+
+def test_a_cordoned_broker_below_its_share_keeps_what_it_has_and_the_others_share_the_rest():
+    assert count_targets({1: 8, 2: 4, 3: 0}, [1, 2, 3], 12, frozenset({3})) == {3: 0, 1: 6, 2: 6}
+    assert count_targets({1: 8, 2: 4, 3: 5}, [1, 2, 3], 17, frozenset({3})) == {3: 5, 1: 6, 2: 6}
+    plan = balance(cluster({p: [1 if p < 8 else 2] for p in range(12)}, cordoned={3}, n=3))
+    assert moves(plan) == {"orders-0": (2,), "orders-1": (2,)}
+    assert (plan.replica_moves, plan.lower_bound) == (2, 2)
+
+
+def test_decommission_and_replace_broker_skip_the_cordoned_broker():
+    c = cluster({0: [1, 2], 1: [2, 3], 2: [3, 1], 3: [1, 2]}, cordoned={4})
+    assert moves(decommission(c, [1])) == {"orders-0": (2, 3), "orders-2": (3, 2), "orders-3": (3, 2)}
+    with pytest.raises(PlannerError) as exc:
+        replace_broker(c, 1, 4)
+    assert str(exc.value) == (
+        "--target broker 4 has every log dir cordoned (cordoned.log.dirs, KIP-1066) and takes no new replicas; "
+        "pick another broker or uncordon it"
+    )
+    # where the target holds the partition already, the fallback is an uncordoned broker (3, not the lighter 4)
+    assert moves(replace_broker(cluster({0: [1, 2], 1: [2, 3], 2: [3, 1]}, cordoned={4}), 1, 2)) == {
+        "orders-0": (3, 2),
+        "orders-2": (3, 2),
+    }
+
+
+def test_set_replication_factor_adds_no_replica_to_a_cordoned_broker():
+    c = cluster({0: [1, 2], 1: [2, 3], 2: [3, 1]}, cordoned={4})
+    assert moves(set_replication_factor(c, "orders", 3)) == {
+        "orders-0": (1, 2, 3),
+        "orders-1": (2, 3, 1),
+        "orders-2": (3, 1, 2),
+    }
+    with pytest.raises(PlannerError) as exc:
+        set_replication_factor(cluster({0: [1, 2], 1: [2, 1]}, cordoned={3, 4}), "orders", 3)
+    assert str(exc.value) == (
+        "cannot add a replica of orders-0: every online broker without one has all its log dirs cordoned "
+        "(cordoned.log.dirs, KIP-1066): 3,4"
+    )
+
+
+def test_rack_repair_does_not_need_the_rack_of_a_cordoned_broker():
+    c = cluster({0: [1, 4], 1: [2, 4]}, cordoned={3}, racks=["a", "b", "c", "a"])
+    assert moves(balance(c)) == {"orders-0": (1, 2)}
+
+
+@st.composite
+def cordoned_clusters(draw):
+    n = draw(st.integers(3, 7))
+    n_racks = draw(st.integers(0, 3))
+    closed = draw(st.sets(st.integers(0, n - 1), max_size=n - 2))
+    brokers = tuple(Broker(i, rack=f"r{i % n_racks}" if n_racks else None, cordoned=i in closed) for i in range(n))
+    topics = []
+    for t in range(draw(st.integers(1, 3))):
+        rf = draw(st.integers(1, 2))
+        parts = tuple(
+            Partition(f"t{t}", p, tuple(draw(st.permutations(range(n)))[:rf]), size=draw(st.integers(0, 99)))
+            for p in range(draw(st.integers(1, 10)))
+        )
+        topics.append(Topic(f"t{t}", parts))
+    return Cluster(brokers=brokers, topics=tuple(topics)), closed
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cordoned_clusters(), st.data())
+def test_no_plan_adds_a_replica_to_a_cordoned_broker(drawn, data):
+    c, closed = drawn
+    open_ids = sorted(set(c.broker_ids) - closed)
+    plans = [balance(c)]
+    if len(open_ids) > 2:
+        plans.append(decommission(c, [data.draw(st.sampled_from(open_ids))]))
+    for plan in plans:
+        cur = plan.current
+        for tp, r in plan.proposed.items():
+            assert not (set(r) - set(cur[tp])) & closed, (tp, cur[tp], r)
