@@ -120,7 +120,10 @@ def test_no_plan_adds_a_replica_to_a_cordoned_broker(drawn, data):
     open_ids = sorted(set(c.broker_ids) - closed)
     plans = [balance(c)]
     if len(open_ids) > 2:
-        plans.append(decommission(c, [data.draw(st.sampled_from(open_ids))]))
+        try:
+            plans.append(decommission(c, [data.draw(st.sampled_from(open_ids))]))
+        except PlannerError as exc:  # racks may need a cordoned broker: refused, never placed there
+            assert "have every log dir cordoned and take none" in str(exc)
     for plan in plans:
         cur = plan.current
         for tp, r in plan.proposed.items():

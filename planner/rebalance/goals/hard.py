@@ -107,9 +107,11 @@ class HardGoal:
                     continue
                 d = heap.pick(i, s, lambda b: True, limit=len(st.targets))
                 if d is None:
+                    ids = ",".join(map(str, sorted(st.closed)))
+                    closed = f" (broker(s) {ids} have every log dir cordoned and take none)"
                     raise PlannerError(
                         f"cannot move {st.parts[i].tp} off broker {s}: every target broker already holds a replica "
-                        "or would make it rack-unsafe; add brokers to --broker-list"
+                        f"or would make it rack-unsafe{closed if st.closed else ''}; add brokers to --broker-list"
                     )
                 st.move(i, s, d)
                 heap.touch(s, d)
