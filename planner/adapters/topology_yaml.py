@@ -319,7 +319,7 @@ def _topic(ctx: _Ctx, node: Node, path: str, cluster: Cluster, before: list[Topi
             raise ctx.error(
                 node, path, "a topic needs either 'assignment' or both 'partitions' and 'replication_factor'"
             )
-        from planner.placement.policy import plan_new_topic
+        from planner.placement.placer import plan_new_topic
 
         try:
             so_far = replace(cluster, topics=tuple(sorted(before, key=_name)))

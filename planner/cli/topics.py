@@ -12,6 +12,7 @@ import typer
 from planner.cli.app import app
 from planner.cli.common import MAX_NEW_PARTITIONS, TOPOLOGY_HELP, load_cluster
 from planner.model import Cluster, PlannerError, TopicPartition, make_topic
+from planner.placement.placer import PLACERS
 
 TOPOLOGY = typer.Argument(..., metavar="TOPOLOGY", help=TOPOLOGY_HELP)
 OFFLINE = typer.Option(None, "--offline-brokers", metavar="IDS", help="Simulate these brokers failing, e.g. 2,3.")
@@ -40,10 +41,9 @@ class PlacementFormat(str, enum.Enum):
     json = "json"
 
 
-class Placer(str, enum.Enum):
-    kafka = "kafka"
-    kraft = "kraft"
-    load_aware = "load-aware"
+# --placer: the choices and their help come from the placer registry (planner/placement/placer.py)
+Placer = enum.Enum("Placer", {name: name for name in PLACERS}, type=str)  # type: ignore[misc]
+PLACER_HELP = " ".join(f"{name}: {placer.description}." for name, placer in PLACERS.items())
 
 
 @app.command()
@@ -181,13 +181,7 @@ def create_topic(
     disable_rack_aware: bool = typer.Option(
         False, "--disable-rack-aware", help="Ignore racks (Kafka's RackAwareMode.Disabled)."
     ),
-    placer: Placer = typer.Option(
-        Placer.kafka,
-        "--placer",
-        help="kafka: AdminUtils (ZK mode, tools). kraft: StripedReplicaPlacer. "
-        "load-aware: not Kafka's; fills the lightest brokers (new ones first), rack-safe; "
-        "print it with --format replica-assignment for kafka-topics --create.",
-    ),
+    placer: Placer = typer.Option(Placer["kafka"], "--placer", help=PLACER_HELP),
     seed: Optional[int] = typer.Option(
         None,
         "--seed",
@@ -203,22 +197,12 @@ def create_topic(
     ),
 ) -> None:
     """Place a new topic as Kafka would; without --start-index/--seed, the start that best balances the cluster."""
-    from planner.placement.policy import plan_new_topic
+    from planner.placement.placer import plan_new_topic
 
     validate_topic_name(topic)
     cluster = load_cluster(topology, offline_brokers)
     if cluster.has_topic(topic):
         raise PlannerError(f"Topic '{topic}' already exists.")
-    if placer is Placer.load_aware:
-        from planner.placement.load_aware import place_load_aware
-
-        assignment = place_load_aware(
-            cluster, partitions, replication_factor, topic=topic, rack_aware=not disable_rack_aware
-        )
-        after = cluster.with_topic(make_topic(topic, assignment))
-        how = "load-aware placement (not Kafka's): lightest brokers first, rack-safe"
-        _emit(cluster, after, topic, sorted(assignment), fmt, kafka_version, write, how)
-        return
     assignment, how = plan_new_topic(
         cluster,
         partitions,
@@ -242,12 +226,7 @@ def add_partitions(
     disable_rack_aware: bool = typer.Option(
         False, "--disable-rack-aware", help="Ignore racks (Kafka's RackAwareMode.Disabled)."
     ),
-    placer: Placer = typer.Option(
-        Placer.kafka,
-        "--placer",
-        help="kafka: ZK addPartitions rule. kraft: the striped placer. "
-        "load-aware: not Kafka's; fills the lightest brokers (new ones first), rack-safe.",
-    ),
+    placer: Placer = typer.Option(Placer["kafka"], "--placer", help=PLACER_HELP),
     seed: Optional[int] = typer.Option(
         None, "--seed", min=-(2**63), max=2**63 - 1, help="Seed of the controller's Random (kraft)."
     ),
@@ -262,33 +241,15 @@ def add_partitions(
     from dataclasses import replace
 
     from planner.model import Partition
-    from planner.placement.policy import place_new_partitions
+    from planner.placement.placer import place_new_partitions
 
     cluster = load_cluster(topology, offline_brokers)
     if not cluster.has_topic(topic):
         raise PlannerError(f"Topic '{topic}' does not exist as expected")
+    assignment, how = place_new_partitions(
+        cluster, topic, partitions, rack_aware=not disable_rack_aware, placer=placer.value, seed=seed
+    )
     t = cluster.topic(topic)
-    if placer is Placer.load_aware:
-        from planner.placement.adminutils import validate_increase
-        from planner.placement.load_aware import place_load_aware
-
-        validate_increase(topic, t.partition_count, partitions)
-        assignment = place_load_aware(
-            cluster,
-            partitions - t.partition_count,
-            t.replication_factor,
-            topic=topic,
-            start_partition_id=t.partition_count,
-            rack_aware=not disable_rack_aware,
-        )
-    else:
-        assignment = place_new_partitions(
-            cluster, topic, partitions, rack_aware=not disable_rack_aware, placer=placer.value, seed=seed
-        )
     added = tuple(Partition(topic=topic, id=p, replicas=tuple(r)) for p, r in sorted(assignment.items()))
     after = cluster.with_topic(replace(t, partitions=t.partitions + added))
-    how = {
-        Placer.kraft: "KRaft striped placer continuing after the last partition",
-        Placer.load_aware: "load-aware placement (not Kafka's): lightest brokers first, rack-safe",
-    }.get(placer, "Kafka addPartitions: fixed start at partition 0's leader")
     _emit(cluster, after, topic, sorted(assignment), fmt, kafka_version, write, how)

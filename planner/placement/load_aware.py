@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from planner.model import OFFLINE, Cluster, PlannerError
+from planner.placement.adminutils import validate_increase
 
 
 class _Load:
@@ -81,3 +82,41 @@ def place_load_aware(
     rack_of = {b.id: (b.rack if rack_aware else None) for b in cluster.brokers}
     load = _Load(cluster, brokers, topic)
     return {start_partition_id + p: _partition(brokers, rack_of, replication_factor, load) for p in range(n_partitions)}
+
+
+class LoadAwarePlacer:
+    """`load-aware`: not Kafka's; the lightest brokers first (new ones first), rack-safe."""
+
+    name = "load-aware"
+    description = (
+        "not Kafka's; fills the lightest brokers (new ones first), rack-safe; "
+        "print it with --format replica-assignment for kafka-topics --create"
+    )
+    how = "load-aware placement (not Kafka's): lightest brokers first, rack-safe"
+
+    def new_topic(
+        self,
+        cluster: Cluster,
+        n_partitions: int,
+        replication_factor: int,
+        *,
+        start_index: int | None,
+        seed: int | None,
+        rack_aware: bool,
+    ) -> tuple[dict[int, list[int]], str]:
+        return place_load_aware(cluster, n_partitions, replication_factor, rack_aware=rack_aware), self.how
+
+    def new_partitions(
+        self, cluster: Cluster, topic: str, new_total: int, *, rack_aware: bool, seed: int | None
+    ) -> tuple[dict[int, list[int]], str]:
+        t = cluster.topic(topic)
+        validate_increase(topic, t.partition_count, new_total)
+        assignment = place_load_aware(
+            cluster,
+            new_total - t.partition_count,
+            t.replication_factor,
+            topic=topic,
+            start_partition_id=t.partition_count,
+            rack_aware=rack_aware,
+        )
+        return assignment, self.how

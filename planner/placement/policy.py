@@ -1,9 +1,8 @@
 """Placing a new topic or new partitions on a cluster: which brokers, which placer, which start.
 
-Policy (the algorithms themselves live in adminutils.py, striped.py and balanced.py):
+Policy (the placers are registered in placer.py; the algorithms live in adminutils.py, striped.py and balanced.py):
 * Kafka's placer (AdminUtils) gets the registered, unfenced brokers (state `online`) sorted by id, as the ZooKeeper
-tools
-  pass them. `rack_aware` follows the tools' Enforced mode (mixed racks are Kafka's error) unless disabled.
+  tools pass them. `rack_aware` follows the tools' Enforced mode (mixed racks are Kafka's error) unless disabled.
 * `start_index` given → Kafka's fixed start (start = shift = index). `seed` given → start and shift drawn from a
   java.util.Random(seed) exactly as a broker draws them. Neither → the balanced choice (balanced.py): the (start, shift)
   a Kafka broker could have drawn that best balances the whole cluster, existing topics included.
@@ -15,6 +14,7 @@ from __future__ import annotations
 from planner.java import JavaRandom
 from planner.model import FENCED, OFFLINE, Cluster, PlannerError
 from planner.placement import adminutils
+from planner.placement.balanced import choose_start
 
 
 def registered_brokers(cluster: Cluster) -> list[tuple[int, str | None]]:
@@ -24,46 +24,93 @@ def registered_brokers(cluster: Cluster) -> list[tuple[int, str | None]]:
     return [(b.id, b.rack) for b in cluster.brokers if b.placeable]
 
 
-def plan_new_topic(
-    cluster: Cluster,
-    n_partitions: int,
-    replication_factor: int,
-    *,
-    placer: str = "kafka",
-    start_index: int | None = None,
-    seed: int | None = None,
-    rack_aware: bool = True,
-) -> tuple[dict[int, list[int]], str]:
-    """(assignment, how it was chosen) for a new topic."""
-    if placer == "kraft":
+class AdminUtilsPlacer:
+    """`kafka`: AdminUtils with a fixed start, a seeded draw, or the balanced choice."""
+
+    name = "kafka"
+    description = "AdminUtils (ZK mode, tools; adding partitions: ZK addPartitions rule)"
+
+    def new_topic(
+        self,
+        cluster: Cluster,
+        n_partitions: int,
+        replication_factor: int,
+        *,
+        start_index: int | None,
+        seed: int | None,
+        rack_aware: bool,
+    ) -> tuple[dict[int, list[int]], str]:
+        metadatas = adminutils.broker_metadatas(registered_brokers(cluster), rack_aware)
+        racks = "rack-aware" if any(r is not None for _, r in metadatas) else "rack-unaware"
+        if start_index is not None:
+            adminutils.validate(n_partitions, replication_factor, len(metadatas))
+            if not 0 <= start_index < len(metadatas):
+                raise PlannerError(
+                    f"--start-index {start_index} must be between 0 and {len(metadatas) - 1} "
+                    "(the broker count minus one)"
+                )
+            assignment = adminutils.assign_replicas_to_brokers(metadatas, n_partitions, replication_factor, start_index)
+            return assignment, f"Kafka AdminUtils, {racks}, fixed start index {start_index}"
+        if seed is not None:
+            assignment = adminutils.assign_replicas_to_brokers(
+                metadatas, n_partitions, replication_factor, rnd=JavaRandom(seed)
+            )
+            return assignment, f"Kafka AdminUtils, {racks}, start and shift drawn from java.util.Random({seed})"
+        adminutils.validate(n_partitions, replication_factor, len(metadatas))
+        adminutils.assign_replicas_to_brokers(metadatas, 1, replication_factor, 0)  # Kafka's rack checks, same texts
+        assignment, start, shift = choose_start(cluster, metadatas, n_partitions, replication_factor)
+        return assignment, f"Kafka AdminUtils, {racks}, balanced choice: start index {start}, replica shift {shift}"
+
+    def new_partitions(
+        self, cluster: Cluster, topic: str, new_total: int, *, rack_aware: bool, seed: int | None
+    ) -> tuple[dict[int, list[int]], str]:
+        """ZK `AdminZkClient.addPartitions`: fixed start at partition 0's leader, startPartitionId = current count."""
+        t = cluster.topic(topic)
+        adminutils.validate_increase(topic, t.partition_count, new_total)
+        p0 = t.partitions[0].replicas
+        metadatas = adminutils.broker_metadatas(registered_brokers(cluster), rack_aware)
+        start = adminutils.add_partitions_start([b for b, _ in metadatas], p0)
+        assignment = adminutils.assign_replicas_to_brokers(
+            metadatas, new_total - t.partition_count, len(p0), start, t.partition_count
+        )
+        return assignment, "Kafka addPartitions: fixed start at partition 0's leader"
+
+
+class StripedPlacer:
+    """`kraft`: the controller's StripedReplicaPlacer with a java.util.Random(seed or 0)."""
+
+    name = "kraft"
+    description = "StripedReplicaPlacer (KRaft controller)"
+
+    def new_topic(
+        self,
+        cluster: Cluster,
+        n_partitions: int,
+        replication_factor: int,
+        *,
+        start_index: int | None,
+        seed: int | None,
+        rack_aware: bool,
+    ) -> tuple[dict[int, list[int]], str]:
         if n_partitions <= 0:
             raise PlannerError("Number of partitions was set to an invalid non-positive value.")
         if replication_factor <= 0:
             raise PlannerError("Replication factor must be larger than 0, or -1 to use the default value.")
         return _kraft(cluster, n_partitions, replication_factor, seed, ()), f"KRaft striped placer, seed {seed or 0}"
-    if placer != "kafka":
-        raise PlannerError(f"unknown placer {placer!r}: use kafka or kraft")
-    metadatas = adminutils.broker_metadatas(registered_brokers(cluster), rack_aware)
-    racks = "rack-aware" if any(r is not None for _, r in metadatas) else "rack-unaware"
-    if start_index is not None:
-        adminutils.validate(n_partitions, replication_factor, len(metadatas))
-        if not 0 <= start_index < len(metadatas):
-            raise PlannerError(
-                f"--start-index {start_index} must be between 0 and {len(metadatas) - 1} (the broker count minus one)"
-            )
-        assignment = adminutils.assign_replicas_to_brokers(metadatas, n_partitions, replication_factor, start_index)
-        return assignment, f"Kafka AdminUtils, {racks}, fixed start index {start_index}"
-    if seed is not None:
-        assignment = adminutils.assign_replicas_to_brokers(
-            metadatas, n_partitions, replication_factor, rnd=JavaRandom(seed)
-        )
-        return assignment, f"Kafka AdminUtils, {racks}, start and shift drawn from java.util.Random({seed})"
-    from planner.placement.balanced import choose_start
 
-    adminutils.validate(n_partitions, replication_factor, len(metadatas))
-    adminutils.assign_replicas_to_brokers(metadatas, 1, replication_factor, 0)  # Kafka's rack checks, same texts
-    assignment, start, shift = choose_start(cluster, metadatas, n_partitions, replication_factor)
-    return assignment, f"Kafka AdminUtils, {racks}, balanced choice: start index {start}, replica shift {shift}"
+    def new_partitions(
+        self, cluster: Cluster, topic: str, new_total: int, *, rack_aware: bool, seed: int | None
+    ) -> tuple[dict[int, list[int]], str]:
+        """The striped placer continuing after the topic's last partition (trunk `RackList` with existing ones)."""
+        t = cluster.topic(topic)
+        if new_total <= t.partition_count:
+            raise PlannerError(
+                f"The topic {topic} currently has {t.partition_count} partition(s); "
+                f"{new_total} would not be an increase."
+            )
+        existing = [p.replicas for p in t.partitions]
+        assignment = _kraft(cluster, new_total - t.partition_count, len(existing[0]), seed, existing)
+        return assignment, "KRaft striped placer continuing after the last partition"
 
 
 def kraft_brokers(cluster: Cluster) -> list[tuple[int, str | None, bool]]:
@@ -83,37 +130,3 @@ def _kraft(cluster: Cluster, n: int, rf: int, seed: int | None, existing) -> dic
         return place_striped(kraft_brokers(cluster), n, rf, JavaRandom(seed or 0), existing, bool(cluster.cordoned_ids))
     except PlannerError as exc:  # the controller wraps placer errors (ReplicationControlManager)
         raise PlannerError(f"Unable to replicate the partition {rf} time(s): {exc}") from None
-
-
-def place_new_partitions(
-    cluster: Cluster,
-    topic: str,
-    new_total: int,
-    *,
-    rack_aware: bool = True,
-    placer: str = "kafka",
-    seed: int | None = None,
-) -> dict[int, list[int]]:
-    """Kafka's rule for adding partitions.
-
-    kafka: ZK `AdminZkClient.addPartitions` — fixed start at partition 0's leader, startPartitionId = current count.
-    kraft: the striped placer continuing after the topic's last partition (trunk `RackList` with existing partitions).
-    """
-    t = cluster.topic(topic)
-    if placer == "kraft":
-        if new_total <= t.partition_count:
-            raise PlannerError(
-                f"The topic {topic} currently has {t.partition_count} partition(s); "
-                f"{new_total} would not be an increase."
-            )
-        existing = [p.replicas for p in t.partitions]
-        return _kraft(cluster, new_total - t.partition_count, len(existing[0]), seed, existing)
-    if placer != "kafka":
-        raise PlannerError(f"unknown placer {placer!r}: use kafka or kraft")
-    adminutils.validate_increase(topic, t.partition_count, new_total)
-    p0 = t.partitions[0].replicas
-    metadatas = adminutils.broker_metadatas(registered_brokers(cluster), rack_aware)
-    start = adminutils.add_partitions_start([b for b, _ in metadatas], p0)
-    return adminutils.assign_replicas_to_brokers(
-        metadatas, new_total - t.partition_count, len(p0), start, t.partition_count
-    )

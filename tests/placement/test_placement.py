@@ -11,7 +11,7 @@ from planner.model import Broker, Cluster, PlannerError, make_topic
 from planner.placement import adminutils as kafka
 from planner.placement import balanced, bulk
 from planner.placement import striped as kraft
-from planner.placement.policy import place_new_partitions, plan_new_topic
+from planner.placement.placer import place_new_partitions, plan_new_topic
 
 
 def place_new_topic(*args, **kwargs):
@@ -101,7 +101,7 @@ def four_brokers(assignment):
 def test_p4_add_partitions_all_servers():
     cluster = four_brokers({0: [2, 3, 0, 1]})
     assert kafka.add_partitions_start([0, 1, 2, 3], [2, 3, 0, 1]) == 2
-    added = place_new_partitions(cluster, "t", 7)
+    added, _ = place_new_partitions(cluster, "t", 7)
     expected = {
         1: (3, {3, 2, 0, 1}),
         2: (0, {0, 3, 1, 2}),
@@ -115,7 +115,7 @@ def test_p4_add_partitions_all_servers():
 
 def test_p5_add_partitions_partial_servers():
     cluster = four_brokers({0: [1, 2]})
-    assert place_new_partitions(cluster, "t", 3) == {1: [2, 0], 2: [3, 1]}
+    assert place_new_partitions(cluster, "t", 3)[0] == {1: [2, 0], 2: [3, 1]}
 
 
 def test_add_partitions_must_increase():
@@ -283,7 +283,7 @@ def test_kraft_add_partitions_continue_after_the_last_partition():
     brokers = tuple(Broker(i) for i in range(3))
     existing = {0: [0, 1], 1: [1, 2]}
     cluster = Cluster(brokers=brokers, topics=(make_topic("t", existing),))
-    added = place_new_partitions(cluster, "t", 4, placer="kraft", seed=1)
+    added, _ = place_new_partitions(cluster, "t", 4, placer="kraft", seed=1)
     # rack offset and broker offset continue from the last partition (leader 1): no draw for the unfenced list
     rl = kraft.RackList(JavaRandom(1), [(b, None, False) for b in range(3)], [[0, 1], [1, 2]])
     # the last partition's first broker seen in the rack is 1 (index 1): the offset continues at (1 + 1) % 3
