@@ -1,23 +1,22 @@
-"""Run the consumer assignors over a cluster and a group: per member its partitions, count and the brokers it fetches
-from (the partitions' leaders); per strategy the spread. Pure: the CLI renders the result."""
+"""Consumer assignors: one small interface and one registry (cf. Kafka's ConsumerPartitionAssignor and the
+group coordinator's ConsumerGroupPartitionAssignor; one module per assignor as kafka-python has them).
+
+An `Assignor` runs over a group's members, the subscribed topics' partition counts, the racks of each partition's
+replicas and the topic ids, and gives a `StrategyResult`. The CLI builds its `--strategy` choices, their default and
+the descriptions it prints from `ASSIGNORS`, in registration order; `register_assignor` adds one.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Mapping, Protocol, Sequence
 
+from planner.assignors import range as range_assignor
+from planner.assignors import roundrobin, server_range, sticky, uniform
 from planner.assignors.group import Member
-from planner.model import NO_LEADER, Cluster, PlannerError, TopicPartition, tp_sort_key
+from planner.model import PlannerError, TopicPartition, tp_sort_key
 
-STRATEGIES = ("range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range")
-DESCRIPTIONS = {
-    "range": "classic RangeAssignor (client side; KIP-881 rack-aware when racks apply)",
-    "roundrobin": "classic RoundRobinAssignor",
-    "sticky": "classic StickyAssignor (eager)",
-    "cooperative-sticky": "classic CooperativeStickyAssignor",
-    "uniform": "KIP-848 server-side UniformAssignor (group.consumer.assignors default)",
-    "server-range": "KIP-848 server-side RangeAssignor (3.9+, stateless)",
-}
+Racks = Mapping[TopicPartition, frozenset[str]]
 
 
 @dataclass(frozen=True)
@@ -40,81 +39,100 @@ class StrategyResult:
         return max(c) - min(c) if c else 0
 
 
-def partition_counts(cluster: Cluster, members: Sequence[Member]) -> tuple[dict[str, int], list[str]]:
-    """Partition counts of subscribed topics the cluster has; and the subscribed topics it lacks."""
-    counts, missing = {}, []
-    for topic in sorted({t for m in members for t in m.topics}):
-        if cluster.has_topic(topic):
-            counts[topic] = cluster.topic(topic).partition_count
-        else:
-            missing.append(topic)
-    return counts, missing
+class Assignor(Protocol):
+    name: str
+    description: str
+
+    def run(
+        self, members: Sequence[Member], counts: dict[str, int], racks: Racks, topic_ids: dict[str, str] | None
+    ) -> StrategyResult: ...
 
 
-def replica_racks(cluster: Cluster) -> dict[TopicPartition, frozenset[str]]:
-    racks = cluster.rack_of()
-    return {p.tp: frozenset(r for b in p.replicas if (r := racks.get(b))) for p in cluster.partitions()}
+def _tidy(members: Sequence[Member], assignment: Mapping[str, list[TopicPartition]]) -> dict:
+    """Every member, in the group's order, with its partitions in Java's TopicPartition order."""
+    return {m.id: sorted(assignment.get(m.id, []), key=tp_sort_key) for m in members}
 
 
-def leaders(cluster: Cluster, topics) -> dict[TopicPartition, int]:
-    from planner.leadership import topic_states
+class RangeAssignor:
+    name = "range"
+    description = "classic RangeAssignor (client side; KIP-881 rack-aware when racks apply)"
 
-    out = {}
-    for name in topics:
-        topic = cluster.topic(name)
-        for p, state in zip(topic.partitions, topic_states(cluster, topic)):
-            out[p.tp] = state.leader
-    return out
+    def run(self, members, counts, racks, topic_ids) -> StrategyResult:
+        return StrategyResult(self.name, _tidy(members, range_assignor.assign(members, counts, racks)), True)
 
 
-def run_strategy(
-    strategy: str,
-    members: Sequence[Member],
-    counts: dict[str, int],
-    racks: dict[TopicPartition, frozenset[str]],
-    topic_ids: dict[str, str] | None = None,
-) -> StrategyResult:
-    from planner.assignors import range as range_a
-    from planner.assignors import roundrobin, server_range, sticky, uniform
+class RoundRobinAssignor:
+    name = "roundrobin"
+    description = "classic RoundRobinAssignor"
 
-    def tidy(assignment):
-        return {m.id: sorted(assignment.get(m.id, []), key=tp_sort_key) for m in members}
+    def run(self, members, counts, racks, topic_ids) -> StrategyResult:
+        return StrategyResult(self.name, _tidy(members, roundrobin.assign(members, counts)), True)
 
-    if strategy == "range":
-        return StrategyResult(strategy, tidy(range_a.assign(members, counts, racks)), True)
-    if strategy == "roundrobin":
-        return StrategyResult(strategy, tidy(roundrobin.assign(members, counts)), True)
-    if strategy == "sticky":
+
+class StickyAssignor:
+    name = "sticky"
+    description = "classic StickyAssignor (eager)"
+
+    def run(self, members, counts, racks, topic_ids) -> StrategyResult:
         r = sticky.assign(members, counts, racks)
-        return StrategyResult(strategy, tidy(r.assignment), True, withheld=dict(r.transferring))
-    if strategy == "cooperative-sticky":
+        return StrategyResult(self.name, _tidy(members, r.assignment), True, withheld=dict(r.transferring))
+
+
+class CooperativeStickyAssignor:
+    name = "cooperative-sticky"
+    description = "classic CooperativeStickyAssignor"
+
+    def run(self, members, counts, racks, topic_ids) -> StrategyResult:
         first = sticky.cooperative_first_round(members, counts, racks)
         converged, rounds = sticky.cooperative_converged(members, counts, racks)
         return StrategyResult(
-            strategy,
-            tidy(converged.assignment),
+            self.name,
+            _tidy(members, converged.assignment),
             True,
-            first_round=tidy(first.assignment),
+            first_round=_tidy(members, first.assignment),
             withheld=dict(first.transferring),
             rounds=rounds,
         )
-    if strategy == "uniform":
-        note = uniform_inexact_note(members, counts, topic_ids)
-        return StrategyResult(strategy, tidy(uniform.assign(members, counts, topic_ids)), note is None, note=note)
-    if strategy == "server-range":
-        return StrategyResult(strategy, tidy(server_range.assign(members, counts)), True)
-    raise PlannerError(f"unknown strategy {strategy!r}: use one of {', '.join(STRATEGIES)}")
 
 
-def uniform_inexact_note(
-    members: Sequence[Member], counts: dict[str, int], topic_ids: dict[str, str] | None
-) -> str | None:
-    """Why `uniform` cannot give Kafka's exact answer for this group, or None when it does."""
-    from planner.assignors import uniform
+class UniformAssignor:
+    name = "uniform"
+    description = "KIP-848 server-side UniformAssignor (group.consumer.assignors default)"
 
-    return uniform.inexact_note(members, counts, topic_ids)
+    def run(self, members, counts, racks, topic_ids) -> StrategyResult:
+        note = uniform.inexact_note(members, counts, topic_ids)
+        assignment = _tidy(members, uniform.assign(members, counts, topic_ids))
+        return StrategyResult(self.name, assignment, note is None, note=note)
 
 
-def fetch_brokers(assignment: dict, leader_of: dict[TopicPartition, int]) -> dict[str, list[int]]:
-    """Per member: the distinct leaders of its partitions (a leaderless partition shows as -1)."""
-    return {m: sorted({leader_of.get(tp, NO_LEADER) for tp in tps}) for m, tps in assignment.items()}
+class ServerRangeAssignor:
+    name = "server-range"
+    description = "KIP-848 server-side RangeAssignor (3.9+, stateless)"
+
+    def run(self, members, counts, racks, topic_ids) -> StrategyResult:
+        return StrategyResult(self.name, _tidy(members, server_range.assign(members, counts)), True)
+
+
+ASSIGNORS: dict[str, Assignor] = {}
+
+
+def register_assignor(assignor: Assignor) -> None:
+    ASSIGNORS[assignor.name] = assignor
+
+
+def get_assignor(name: str) -> Assignor:
+    try:
+        return ASSIGNORS[name]
+    except KeyError:
+        raise PlannerError(f"unknown strategy {name!r}: use one of {', '.join(ASSIGNORS)}") from None
+
+
+for _assignor in (
+    RangeAssignor(),
+    RoundRobinAssignor(),
+    StickyAssignor(),
+    CooperativeStickyAssignor(),
+    UniformAssignor(),
+    ServerRangeAssignor(),
+):
+    register_assignor(_assignor)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import enum
+import sys
 from typing import List, Optional
 
 import typer
 
+from planner.assignors.registry import ASSIGNORS
 from planner.cli.app import app
-from planner.cli.common import MAX_RECORDS, TOPOLOGY_HELP
+from planner.cli.common import MAX_RECORDS, TOPOLOGY_HELP, load_cluster, note
 
 
 class OutFormat(str, enum.Enum):
@@ -39,13 +41,9 @@ class Partitioner(str, enum.Enum):
     legacy_scala = "legacy-scala"
 
 
-class Strategy(str, enum.Enum):
-    range = "range"
-    roundrobin = "roundrobin"
-    sticky = "sticky"
-    cooperative_sticky = "cooperative-sticky"
-    uniform = "uniform"
-    server_range = "server-range"
+# --strategy: the choices and the default come from the assignor registry (planner/assignors/registry.py)
+Strategy = enum.Enum("Strategy", {name: name for name in ASSIGNORS}, type=str)  # type: ignore[misc]
+STRATEGY_HELP = f"Repeatable. Default: all of {', '.join(ASSIGNORS)}."
 
 
 OFFLINE = typer.Option(None, "--offline-brokers", metavar="IDS", help="Simulate these brokers failing, e.g. 2,3.")
@@ -134,15 +132,21 @@ def consumers(
     strategy: Optional[List[Strategy]] = typer.Option(
         None,
         "--strategy",
-        help="Repeatable. Default: all of range, roundrobin, sticky, cooperative-sticky, uniform, server-range.",
+        help=STRATEGY_HELP,
     ),
     offline_brokers: Optional[str] = OFFLINE,
     fmt: GroupFormat = typer.Option(GroupFormat.table, "--format"),
 ) -> None:
     """Which consumer reads which partition under each assignment strategy, and which brokers it fetches from."""
-    from planner.cli import consumers as command
+    from planner.assignors.evaluation import evaluate_group
+    from planner.formats.clients import group_text
+    from planner.formats.group import load_group
 
-    command.run(topology, group_file, [s.value for s in (strategy or [])], offline_brokers, fmt.value)
+    group = load_group(group_file)
+    cluster = load_cluster(topology, offline_brokers)
+    evaluation = evaluate_group(cluster, group.members, [s.value for s in (strategy or [])])
+    _group_notes(evaluation, group_file, topology)
+    sys.stdout.write(group_text(group, evaluation.counts, evaluation.results, evaluation.leader_of, fmt.value))
 
 
 @app.command()
@@ -168,3 +172,17 @@ def coordinator(
     from planner.cli import coordinator as command
 
     command.run(list(ids), transactional, partitions, topology, offline_brokers, fmt.value)
+
+
+def _group_notes(evaluation, group_file: str, topology: str) -> None:
+    for topic in evaluation.missing:
+        why = "Kafka assigns nothing for it until it exists"
+        note(f"{group_file}: subscribed topic {topic!r} is not in {topology}; {why}")
+    for owned in evaluation.ignored:
+        member, tp = owned.member, owned.tp
+        if owned.count is None:
+            note(f"{group_file}: {member} owns {tp} but does not subscribe {tp.topic}: no strategy keeps it there")
+        else:
+            note(
+                f"{group_file}: {member} owns {tp}, but {tp.topic} has {owned.count} partitions in {topology}: ignored"
+            )

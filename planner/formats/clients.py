@@ -201,13 +201,14 @@ def group_text(group, counts: dict, results, leader_of: dict, fmt: str) -> str:
 
 
 def _group_json(group, counts, results, leader_of):
-    from planner.assignors.registry import DESCRIPTIONS, fetch_brokers
+    from planner.assignors.evaluation import fetch_brokers
+    from planner.assignors.registry import get_assignor
 
     out = {"group": group.name, "topics": counts, "strategies": {}}
     for r in results:
         brokers = fetch_brokers(r.assignment, leader_of)
         entry = {
-            "description": DESCRIPTIONS[r.strategy],
+            "description": get_assignor(r.strategy).description,
             "exact": r.exact,
             **({"not_exact_because": r.note} if not r.exact else {}),
             "members": {
@@ -229,7 +230,8 @@ def _group_json(group, counts, results, leader_of):
 def _group_table(group, counts, results, leader_of) -> str:
     from tabulate import tabulate
 
-    from planner.assignors.registry import DESCRIPTIONS, fetch_brokers
+    from planner.assignors.evaluation import fetch_brokers
+    from planner.assignors.registry import get_assignor
 
     members = {m.id: m for m in group.members}
     total = sum(counts.values())
@@ -238,7 +240,7 @@ def _group_table(group, counts, results, leader_of) -> str:
         brokers = fetch_brokers(r.assignment, leader_of)
         note = "" if r.exact else f"  [{r.note}]"
         lines.append("")
-        lines.append(f"== {r.strategy}: {DESCRIPTIONS[r.strategy]}{note}")
+        lines.append(f"== {r.strategy}: {get_assignor(r.strategy).description}{note}")
         headers = ["member", "instance", "rack", "count", "partitions", "fetches from"]
         if r.first_round is not None:
             headers = ["member", "instance", "rack", "count", "first round", "converged", "fetches from (converged)"]
