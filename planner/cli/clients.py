@@ -10,7 +10,7 @@ import typer
 
 from planner.assignors.registry import ASSIGNORS
 from planner.cli.app import app
-from planner.cli.common import MAX_RECORDS, TOPOLOGY_HELP, load_cluster, note
+from planner.cli.common import MAX_RECORDS, OFFLINE, OPTIONAL_TOPOLOGY, TOPOLOGY, load_cluster, note
 
 
 class OutFormat(str, enum.Enum):
@@ -46,8 +46,6 @@ Strategy = enum.Enum("Strategy", {name: name for name in ASSIGNORS}, type=str)  
 STRATEGY_HELP = f"Repeatable. Default: all of {', '.join(ASSIGNORS)}."
 
 
-OFFLINE = typer.Option(None, "--offline-brokers", metavar="IDS", help="Simulate these brokers failing, e.g. 2,3.")
-
 PARTITION_HELP = """Which partition a key lands on (and, with a topology, which broker leads it).
 
 Keyed records: toPositive(murmur2(serialized key)) % (all partitions of the topic), the same from Kafka 0.8.2 to
@@ -76,7 +74,7 @@ def partition(
     partitions: Optional[int] = typer.Option(
         None, "--partitions", max=2**31 - 1, help="Number of partitions of the topic."
     ),
-    topology: Optional[str] = typer.Option(None, "--topology", metavar="TOPOLOGY", help=TOPOLOGY_HELP),
+    topology: Optional[str] = OPTIONAL_TOPOLOGY,
     topic: Optional[str] = typer.Option(None, "--topic", help="The topic in --topology."),
     key_type: KeyType = typer.Option(KeyType.string, "--key-type", help="Kafka serializer of the key."),
     encoding: str = typer.Option("utf-8", "--encoding", help="key.serializer.encoding for string (and uuid) keys."),
@@ -127,7 +125,7 @@ def partition(
 
 @app.command()
 def consumers(
-    topology: str = typer.Argument(..., metavar="TOPOLOGY", help=TOPOLOGY_HELP),
+    topology: str = TOPOLOGY,
     group_file: str = typer.Option(..., "--group-file", metavar="GROUP.yaml", help="The group's members (see README)."),
     strategy: Optional[List[Strategy]] = typer.Option(
         None,

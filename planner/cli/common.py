@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+import typer
+
 from planner.adapters.source import load_cluster, partitions_or_topic  # noqa: F401  (the commands' TOPOLOGY)
 from planner.limits import MAX_NEW_PARTITIONS, MAX_RECORDS  # noqa: F401  (option bounds)
 
@@ -11,6 +13,11 @@ TOPOLOGY_HELP = (
     "A topology YAML file, zk://host:port[/chroot] (connection settings: the KAFKA_PLANNER_ZK_* variables), "
     "or kafka://host:port[,host:port...] (the Admin API; settings: the KAFKA_PLANNER_KAFKA_* variables)."
 )
+
+# Options and arguments more than one command takes, declared once.
+TOPOLOGY = typer.Argument(..., metavar="TOPOLOGY", help=TOPOLOGY_HELP)
+OPTIONAL_TOPOLOGY = typer.Option(None, "--topology", metavar="TOPOLOGY", help=TOPOLOGY_HELP)
+OFFLINE = typer.Option(None, "--offline-brokers", metavar="IDS", help="Simulate these brokers failing, e.g. 2,3.")
 
 
 def note(text: str) -> None:

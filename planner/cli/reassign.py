@@ -10,7 +10,7 @@ from typing import List, Optional
 import typer
 
 from planner.cli.app import app
-from planner.cli.common import TOPOLOGY_HELP, load_cluster
+from planner.cli.common import OFFLINE, TOPOLOGY, load_cluster, note
 from planner.model import Cluster, PlannerError, not_utf8, parse_id_list, parse_rate
 
 reassign = typer.Typer(
@@ -20,8 +20,6 @@ reassign = typer.Typer(
 )
 app.add_typer(reassign, name="reassign")
 
-TOPOLOGY = typer.Argument(..., metavar="TOPOLOGY", help=TOPOLOGY_HELP)
-OFFLINE = typer.Option(None, "--offline-brokers", metavar="IDS", help="Simulate these brokers failing, e.g. 2,3.")
 OUTPUT_DIR = typer.Option(
     None,
     "--output-dir",
@@ -152,25 +150,6 @@ def _read(path: str, option: str) -> str:
         raise not_utf8(f"{option} {path}", exc) from None
 
 
-def _election_partitions(plan) -> list:
-    """Partitions whose leader after the reassignment is not their new preferred leader (need a PREFERRED election).
-
-    When the reassignment completes, the controller keeps the current leader if it is still a replica; otherwise it
-    elects the first replica of the new list in the ISR (`PartitionStateMachine.scala` reassignPartitionLeaderElection).
-    """
-    from planner.leadership import cluster_states
-
-    states = cluster_states(plan.before)
-    online = plan.before.online_ids
-    out = []
-    for tp, new in plan.proposed.items():
-        leader = states[tp.topic][tp.partition].leader
-        after = leader if leader in new else next((b for b in new if b in online), -1)
-        if after != new[0] and new[0] in online:
-            out.append(tp)
-    return out
-
-
 def _check_output_dir(output_dir: Optional[str]) -> None:
     if output_dir is not None and not output_dir.strip():
         raise PlannerError("--output-dir must name a folder (it is empty)")
@@ -198,37 +177,23 @@ def _emit(
     plan, output_dir: Optional[str], throttle_text: Optional[str], fmt: PlanFormat, batch_size: Optional[int]
 ) -> None:
     from planner.formats import plan as render
-    from planner.formats.kafka_json import generate_output_text, render_election_json, render_reassignment_json
-    from planner.rebalance.batches import batches
-    from planner.rebalance.throttle import throttle_for
+    from planner.formats.kafka_json import generate_output_text
+    from planner.rebalance.execution import execution
 
     _check_output_dir(output_dir)
     throttle = parse_rate(throttle_text, "--throttle") if throttle_text is not None else None
     if batch_size is not None and batch_size <= 0:
         raise PlannerError("--batch-size must be at least 1")
-    th = throttle_for(plan.before, plan.proposed, throttle) if throttle is not None else None
-    parts = batches(plan.before, plan.proposed, batch_size, frozenset(plan.brokers))
-    elect = _election_partitions(plan)
-    summary = render.render_plan_text(plan, th, len(parts))
+    ex = execution(plan, throttle, batch_size)
+    summary = render.render_plan_text(plan, ex.throttle, len(ex.batches))
     if output_dir is not None:
-        files = {}
-        if plan.proposed:  # Kafka refuses an empty list ("Partition reassignment list cannot be empty")
-            files["current.json"] = render_reassignment_json(plan.current) + "\n"
-        if len(parts) == 1:
-            files["proposed.json"] = render_reassignment_json(plan.proposed) + "\n"
-        elif len(parts) > 1:
-            for n, batch in enumerate(parts, 1):
-                files[f"proposed-{n:03d}.json"] = render_reassignment_json(batch) + "\n"
-        if elect:
-            files["leader-election.json"] = render_election_json(elect) + "\n"
-        files["plan.txt"] = summary
-        written = _write_plan_files(output_dir, files)
+        written = _write_plan_files(output_dir, render.plan_files(ex, summary))
     if fmt is PlanFormat.table:
         sys.stdout.write(summary)
     elif fmt is PlanFormat.kafka:
         sys.stdout.write(generate_output_text(plan.current, plan.proposed))
     else:
-        sys.stdout.write(render.render_plan_json(plan, th, elect))
+        sys.stdout.write(render.render_plan_json(plan, ex.throttle, ex.elect))
     sys.stdout.flush()
     if output_dir is not None:
         _say_written(written, bool(plan.proposed))
@@ -387,41 +352,25 @@ def elect_leaders_cmd(
 ) -> None:
     """Balance preferred leaders by reordering replica lists (no data moves); list the partitions to elect."""
     from planner.formats import plan as render
-    from planner.formats.kafka_json import generate_output_text, render_election_json, render_reassignment_json
-    from planner.rebalance.leaders import elect_leaders
-    from planner.rebalance.moves import Plan, in_progress_note, select_partitions
+    from planner.formats.kafka_json import generate_output_text, render_election_json
+    from planner.rebalance.execution import leader_election
 
     _check_output_dir(output_dir)
-    cluster = load_cluster(topology, offline_brokers)
-    proposed, elect = elect_leaders(cluster, topic)
-    skipped = [p.tp for p in select_partitions(cluster, topic) if p.adding or p.removing]
-    plan = Plan(
-        before=cluster,
-        proposed=proposed,
-        goal="elect-leaders (reorder replica lists, no data movement)",
-        lower_bound=0,
-        brokers=tuple(sorted(cluster.online_ids)),
-        notes=(in_progress_note(skipped),) if skipped else (),
+    ex = leader_election(load_cluster(topology, offline_brokers), topic)
+    plan = ex.plan
+    summary = (
+        render.render_plan_text(plan) + f"Partitions to elect (current leader is not preferred): {len(ex.elect)}\n"
     )
-    summary = render.render_plan_text(plan) + f"Partitions to elect (current leader is not preferred): {len(elect)}\n"
-    election = render_election_json(elect) + "\n"
     if output_dir is not None:
-        files = {}
-        if proposed:
-            files["current.json"] = render_reassignment_json(plan.current) + "\n"
-            files["proposed.json"] = render_reassignment_json(proposed) + "\n"
-        if elect:  # as the other plans: no file when nothing needs electing (the pre-2.4 tool refuses an empty list)
-            files["leader-election.json"] = election
-        files["plan.txt"] = summary
-        written = _write_plan_files(output_dir, files)
+        written = _write_plan_files(output_dir, render.plan_files(ex, summary))
     if fmt is PlanFormat.table:
         sys.stdout.write(summary)
     elif fmt is PlanFormat.kafka:
-        if proposed:
-            sys.stdout.write(generate_output_text(plan.current, proposed) + "\n")
-        sys.stdout.write(election)
+        if plan.proposed:
+            sys.stdout.write(generate_output_text(plan.current, plan.proposed) + "\n")
+        sys.stdout.write(render_election_json(ex.elect) + "\n")
     else:
-        sys.stdout.write(render.render_plan_json(plan, elect=elect))
+        sys.stdout.write(render.render_plan_json(plan, elect=ex.elect))
     sys.stdout.flush()
     if output_dir is not None:
         _say_written(written, bool(plan.proposed))
@@ -440,42 +389,26 @@ def check_execute_cmd(
     order, its messages), then a summary. (Kafka's --verify is `reassign verify`.)"""
     from planner.formats import plan as render
     from planner.formats.kafka_json import parse_log_dir_moves, parse_reassignment_json
-    from planner.rebalance.moves import Plan, changed_only, rack_count, rack_safe
-    from planner.rebalance.reassignment import validate_reassignment
+    from planner.rebalance.execution import check_reassignment
 
     cluster = load_cluster(topology, offline_brokers)
     text = _read(reassignment_file, "--reassignment-json-file")
     proposed = parse_reassignment_json(text, reassignment_file)
-    validate_reassignment(cluster, proposed, additional=additional)
-    current = cluster.assignment()
-    rack_of = cluster.rack_of()
-    n_racks = rack_count(cluster, sorted(cluster.online_ids))
-    for tp, new in proposed.items():
-        old = current[tp]
-        if len(new) != len(old):
-            print(f"warning: {tp} changes replication factor {len(old)} -> {len(new)}", file=sys.stderr)
-        if rack_safe(old, rack_of, n_racks) and not rack_safe(new, rack_of, n_racks):
-            racks = ",".join(str(rack_of.get(b)) for b in new)
-            print(
-                f"warning: {tp} becomes rack-unsafe: replicas {','.join(map(str, new))} in racks {racks}",
-                file=sys.stderr,
-            )
-    moves = parse_log_dir_moves(text, reassignment_file)
-    if moves:
+    checked = check_reassignment(cluster, proposed, reassignment_file, additional=additional)
+    for tp, old, new in checked.rf_changes:
+        print(f"warning: {tp} changes replication factor {old} -> {new}", file=sys.stderr)
+    for tp, replicas, racks in checked.made_rack_unsafe:
         print(
-            f"note: {len(moves)} replica log-dir move(s); Kafka applies them with --bootstrap-server only",
+            f"warning: {tp} becomes rack-unsafe: replicas {','.join(map(str, replicas))} in racks "
+            f"{','.join(map(str, racks))}",
             file=sys.stderr,
         )
-    plan = Plan(
-        before=cluster,
-        proposed=changed_only(current, proposed),
-        goal=f"check-execute {reassignment_file}: valid",
-        brokers=tuple(sorted(cluster.online_ids)),
-    )
-    unchanged = len(proposed) - len(plan.proposed)
-    text_out = render.render_plan_text(plan)
-    if unchanged:
-        text_out += f"({unchanged} listed partition(s) already have the proposed replica list)\n"
+    moves = parse_log_dir_moves(text, reassignment_file)
+    if moves:
+        note(f"{len(moves)} replica log-dir move(s); Kafka applies them with --bootstrap-server only")
+    text_out = render.render_plan_text(checked.plan)
+    if checked.unchanged:
+        text_out += f"({checked.unchanged} listed partition(s) already have the proposed replica list)\n"
     sys.stdout.write(text_out)
 
 
@@ -544,9 +477,7 @@ def failures_cmd(
     offline_brokers: Optional[str] = OFFLINE,
 ) -> None:
     """Partitions left leaderless / under min.insync.replicas when brokers (or racks) fail; worst sets first."""
-    import json
-
-    from planner.formats.plan import render_failures_table
+    from planner.formats.plan import render_failures_json, render_failures_table
     from planner.rebalance.failures import broker_failures, rack_failures
 
     cluster = load_cluster(topology, offline_brokers)
@@ -558,18 +489,4 @@ def failures_cmd(
     if fmt is FailuresFormat.table:
         sys.stdout.write(render_failures_table(impacts, n))
     else:
-        sys.stdout.write(
-            json.dumps(
-                [
-                    {
-                        "brokers": list(i.brokers),
-                        "label": i.label,
-                        "leaderless": i.leaderless,
-                        "under_min_isr": i.under_min_isr,
-                    }
-                    for i in impacts
-                ],
-                indent=2,
-            )
-            + "\n"
-        )
+        sys.stdout.write(render_failures_json(impacts))

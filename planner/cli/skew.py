@@ -8,7 +8,7 @@ from typing import List, Optional
 import typer
 
 from planner.cli.app import app
-from planner.cli.common import TOPOLOGY_HELP
+from planner.cli.common import OFFLINE, OPTIONAL_TOPOLOGY
 
 
 class InputFormat(str, enum.Enum):
@@ -66,11 +66,9 @@ def skew(
     ),
     key_type: SkewKeyType = typer.Option(SkewKeyType.string, "--key-type", help="Kafka serializer of the key."),
     partitions: Optional[int] = typer.Option(None, "--partitions", max=2**31 - 1, help="Partitions of the topic."),
-    topology: Optional[str] = typer.Option(None, "--topology", metavar="TOPOLOGY", help=TOPOLOGY_HELP),
+    topology: Optional[str] = OPTIONAL_TOPOLOGY,
     topic: Optional[str] = typer.Option(None, "--topic", help="The topic in --topology."),
-    offline_brokers: Optional[str] = typer.Option(
-        None, "--offline-brokers", metavar="IDS", help="Simulate these brokers failing, e.g. 2,3."
-    ),
+    offline_brokers: Optional[str] = OFFLINE,
     sweep: Optional[str] = typer.Option(
         None, "--sweep", metavar="N,N,...", help="Partition counts to compare, e.g. 6,12,24,48."
     ),

@@ -10,12 +10,10 @@ from typing import List, Optional
 import typer
 
 from planner.cli.app import app
-from planner.cli.common import MAX_NEW_PARTITIONS, TOPOLOGY_HELP, load_cluster
+from planner.cli.common import MAX_NEW_PARTITIONS, OFFLINE, TOPOLOGY, load_cluster
 from planner.model import Cluster, PlannerError, TopicPartition, make_topic
 from planner.placement.placer import PLACERS
 
-TOPOLOGY = typer.Argument(..., metavar="TOPOLOGY", help=TOPOLOGY_HELP)
-OFFLINE = typer.Option(None, "--offline-brokers", metavar="IDS", help="Simulate these brokers failing, e.g. 2,3.")
 VERSION = typer.Option(
     None,
     "--kafka-version",

@@ -13,6 +13,7 @@ from typing import Optional
 import typer
 
 from planner.cli.app import app
+from planner.cli.common import OFFLINE
 from planner.model import PlannerError, not_utf8
 
 zk_app = typer.Typer(
@@ -57,7 +58,6 @@ KEY_FILE = typer.Option(
     envvar="KAFKA_PLANNER_ZK_KEY_FILE",
     help="TLS client key (with --zk-ca-file).",
 )
-OFFLINE = typer.Option(None, "--offline-brokers", metavar="IDS", help="Simulate these brokers failing, e.g. 2,3.")
 QUIET = typer.Option(False, "--quiet", "-q", help="No progress or statistics on stderr.")
 
 

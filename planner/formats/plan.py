@@ -410,3 +410,33 @@ def render_failures_table(impacts, partitions: int) -> str:
         tabulate(rows, headers=["failed", "leaderless", "", "under min ISR"], tablefmt="simple", disable_numparse=[0])
         + f"\n({partitions} partitions; worst first)\n"
     )
+
+
+def plan_files(ex, summary: str) -> dict[str, str]:
+    """The files of a plan (`rebalance.execution.Execution`) for `--output-dir`: `current.json` (the rollback) and
+    `proposed.json`, or one `proposed-NNN.json` per batch, when the plan changes a replica list (Kafka refuses an
+    empty list: "Partition reassignment list cannot be empty"); `leader-election.json` when partitions need electing
+    (the pre-2.4 tool refuses an empty list too); `plan.txt`."""
+    from planner.formats.kafka_json import render_election_json, render_reassignment_json
+
+    files = {}
+    if ex.plan.proposed:
+        files["current.json"] = render_reassignment_json(ex.plan.current) + "\n"
+    if len(ex.batches) == 1:
+        files["proposed.json"] = render_reassignment_json(ex.plan.proposed) + "\n"
+    elif len(ex.batches) > 1:
+        for n, batch in enumerate(ex.batches, 1):
+            files[f"proposed-{n:03d}.json"] = render_reassignment_json(batch) + "\n"
+    if ex.elect:
+        files["leader-election.json"] = render_election_json(ex.elect) + "\n"
+    files["plan.txt"] = summary
+    return files
+
+
+def render_failures_json(impacts) -> str:
+    """`failures --format json`: per failing set its brokers, label, leaderless and under-min-ISR partitions."""
+    rows = [
+        {"brokers": list(i.brokers), "label": i.label, "leaderless": i.leaderless, "under_min_isr": i.under_min_isr}
+        for i in impacts
+    ]
+    return json.dumps(rows, indent=2) + "\n"

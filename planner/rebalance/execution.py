@@ -1,0 +1,104 @@
+"""What carrying out a plan takes, and the checks of a reassignment someone else wrote: the use cases behind
+`kafka-planner reassign ...` that are not a goal of their own.
+
+* `execution(plan, throttle, batch_size)`: the batches to execute in order, the throttle Kafka would set for a rate,
+  and the partitions needing a PREFERRED election once the reassignment completes;
+* `leader_election(cluster, topics)`: preferred leaders balanced by reordering replica lists (no data moves);
+* `check_reassignment(cluster, proposed, source, additional)`: Kafka's `--execute` checks (ReassignPartitionsCommand),
+  then what the reassignment changes and the risks it takes (replication-factor changes, partitions made
+  rack-unsafe), as data for the CLI to word.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from planner.leadership import cluster_states
+from planner.model import Cluster, TopicPartition
+from planner.rebalance.batches import batches
+from planner.rebalance.leaders import elect_leaders
+from planner.rebalance.moves import Plan, changed_only, in_progress_note, rack_count, rack_safe, select_partitions
+from planner.rebalance.reassignment import validate_reassignment
+from planner.rebalance.throttle import Throttle, throttle_for
+
+Assignment = Mapping[TopicPartition, tuple[int, ...]]
+
+
+@dataclass(frozen=True)
+class Execution:
+    plan: Plan
+    batches: Sequence[Assignment]  # in execution order; one when not batched, none when nothing changes
+    elect: Sequence[TopicPartition]  # the PREFERRED election once the reassignment completes
+    throttle: Throttle | None = None
+
+
+def partitions_to_elect(plan: Plan) -> list[TopicPartition]:
+    """Partitions whose leader after the reassignment is not their new preferred leader (need a PREFERRED election).
+
+    When the reassignment completes, the controller keeps the current leader if it is still a replica; otherwise it
+    elects the first replica of the new list in the ISR (`PartitionStateMachine.scala`
+    reassignPartitionLeaderElection; `PartitionChangeBuilder.java` in KRaft).
+    """
+    states = cluster_states(plan.before)
+    online = plan.before.online_ids
+    out = []
+    for tp, new in plan.proposed.items():
+        leader = states[tp.topic][tp.partition].leader
+        after = leader if leader in new else next((b for b in new if b in online), -1)
+        if after != new[0] and new[0] in online:
+            out.append(tp)
+    return out
+
+
+def execution(plan: Plan, throttle: int | None = None, batch_size: int | None = None) -> Execution:
+    """How to carry out `plan`: batches of at most `batch_size` partitions, the throttle for `throttle` bytes/s."""
+    th = throttle_for(plan.before, plan.proposed, throttle) if throttle is not None else None
+    parts = batches(plan.before, plan.proposed, batch_size, frozenset(plan.brokers))
+    return Execution(plan, parts, partitions_to_elect(plan), th)
+
+
+def leader_election(cluster: Cluster, topics: Sequence[str] | None) -> Execution:
+    """Preferred leaders balanced by reordering replica lists (no data moves), and the partitions to elect;
+    partitions mid-reassignment are left as they are, with a note."""
+    proposed, elect = elect_leaders(cluster, topics)
+    skipped = [p.tp for p in select_partitions(cluster, topics) if p.adding or p.removing]
+    plan = Plan(
+        before=cluster,
+        proposed=proposed,
+        goal="elect-leaders (reorder replica lists, no data movement)",
+        lower_bound=0,
+        brokers=tuple(sorted(cluster.online_ids)),
+        notes=(in_progress_note(skipped),) if skipped else (),
+    )
+    return Execution(plan, [proposed] if proposed else [], elect)
+
+
+@dataclass(frozen=True)
+class Checked:
+    plan: Plan  # the partitions whose replica list changes
+    unchanged: int  # listed partitions that already have the proposed list
+    rf_changes: tuple[tuple[TopicPartition, int, int], ...]  # (partition, old RF, new RF)
+    made_rack_unsafe: tuple[tuple[TopicPartition, tuple[int, ...], tuple[str | None, ...]], ...]  # replicas, racks
+
+
+def check_reassignment(cluster: Cluster, proposed: Assignment, source: str, *, additional: bool = False) -> Checked:
+    """Kafka's `--execute` checks (its order, its texts), then what the reassignment changes and what it risks."""
+    validate_reassignment(cluster, proposed, additional=additional)
+    current = cluster.assignment()
+    rack_of = cluster.rack_of()
+    n_racks = rack_count(cluster, sorted(cluster.online_ids))
+    rf_changes, unsafe = [], []
+    for tp, new in proposed.items():
+        old = current[tp]
+        if len(new) != len(old):
+            rf_changes.append((tp, len(old), len(new)))
+        if rack_safe(old, rack_of, n_racks) and not rack_safe(new, rack_of, n_racks):
+            unsafe.append((tp, tuple(new), tuple(rack_of.get(b) for b in new)))
+    plan = Plan(
+        before=cluster,
+        proposed=changed_only(current, proposed),
+        goal=f"check-execute {source}: valid",
+        brokers=tuple(sorted(cluster.online_ids)),
+    )
+    return Checked(plan, len(proposed) - len(plan.proposed), tuple(rf_changes), tuple(unsafe))

@@ -1,0 +1,60 @@
+"""The execution use cases (planner/rebalance/execution.py): batches, elections, the checks of a reassignment."""
+
+import pytest
+
+from planner.model import Broker, Cluster, PlannerError, TopicPartition, make_topic
+from planner.rebalance.execution import check_reassignment, execution, leader_election, partitions_to_elect
+from planner.rebalance.moves import Plan
+
+
+def _cluster():
+    brokers = (Broker(0, "a"), Broker(1, "a"), Broker(2, "b"), Broker(3, "b"))
+    return Cluster(brokers=brokers, topics=(make_topic("t", {0: [0, 2], 1: [1, 3], 2: [2, 0]}),))
+
+
+def test_partitions_to_elect_only_where_the_leader_leaves_or_is_not_the_new_first():
+    c = _cluster()
+    proposed = {
+        TopicPartition("t", 0): (2, 0),  # leader 0 stays a replica, 2 is the new preferred: elect
+        TopicPartition("t", 1): (3, 0),  # leader 1 leaves: the controller elects 3, the new first: no election
+        TopicPartition("t", 2): (2, 1),  # leader 2 stays and is first: no election
+    }
+    plan = Plan(before=c, proposed=proposed, goal="test", brokers=(0, 1, 2, 3))
+    assert partitions_to_elect(plan) == [TopicPartition("t", 0)]
+
+
+def test_execution_batches_and_elections():
+    c = _cluster()
+    proposed = {TopicPartition("t", 0): (2, 0), TopicPartition("t", 1): (3, 0)}
+    ex = execution(Plan(before=c, proposed=proposed, goal="test", brokers=(0, 1, 2, 3)), batch_size=1)
+    assert [list(b) for b in ex.batches] == [[TopicPartition("t", 0)], [TopicPartition("t", 1)]]
+    assert ex.elect == [TopicPartition("t", 0)]
+    assert ex.throttle is None
+
+
+def test_check_reassignment_reports_rf_changes_and_rack_unsafe_partitions_as_data():
+    c = _cluster()
+    proposed = {
+        TopicPartition("t", 0): (0, 2),  # unchanged
+        TopicPartition("t", 1): (1, 0),  # racks a,a: becomes rack-unsafe
+        TopicPartition("t", 2): (2, 0, 1),  # RF 2 -> 3
+    }
+    checked = check_reassignment(c, proposed, "plan.json")
+    assert checked.unchanged == 1
+    assert dict(checked.plan.proposed) == {TopicPartition("t", 1): (1, 0), TopicPartition("t", 2): (2, 0, 1)}
+    assert checked.rf_changes == ((TopicPartition("t", 2), 2, 3),)
+    assert checked.made_rack_unsafe == ((TopicPartition("t", 1), (1, 0), ("a", "a")),)
+    assert checked.plan.goal == "check-execute plan.json: valid"
+
+
+def test_check_reassignment_runs_kafkas_checks_first():
+    with pytest.raises(PlannerError, match="5"):
+        check_reassignment(_cluster(), {TopicPartition("t", 0): (0, 5)}, "plan.json")
+
+
+def test_leader_election_is_a_plan_without_data_moves():
+    c = Cluster(brokers=tuple(Broker(i) for i in range(2)), topics=(make_topic("t", {0: [0, 1], 1: [0, 1]}),))
+    ex = leader_election(c, None)
+    assert dict(ex.plan.proposed) == {TopicPartition("t", 0): (1, 0)}
+    assert ex.elect == [TopicPartition("t", 0)]
+    assert ex.plan.lower_bound == 0
