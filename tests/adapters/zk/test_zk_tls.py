@@ -28,7 +28,7 @@ def tls_server():
 
 def test_describe_and_export_over_tls(tls_server):
     url = tls_server.url + "/kafka"
-    code, out, err = run_cli("zk", "export", url, "--zk-ca-file", tls_server.ca_file)
+    code, out, err = run_cli("zk", "export", url, "--zk-ca-file", tls_server.ca_file, "--quiet")
     assert (code, err) == (0, "")
     assert "  - {id: 3, rack: r1, host: kafka3, port: 9092}\n" in out
     assert len(zk.read_cluster(url, ca_file=tls_server.ca_file).topics) == 4
