@@ -34,8 +34,8 @@ def _cluster():
 
 def run() -> None:
     from planner.adapters.files import write_text_atomic
+    from planner.adapters.tool_output import TwinFiles, TwinParsers, build_twin
     from planner.adapters.topology_yaml import dump_topology, load_topology
-    from planner.adapters.twin import TwinFiles, TwinParsers, build_twin
     from planner.formats import describe as d
     from planner.formats.kafka_json import parse_current_assignment, parse_log_dirs_replicas
 

@@ -45,8 +45,8 @@ def twin(
 ) -> None:
     """Build a topology YAML from files an operator can hand over: kafka-topics --describe text, the current
     assignment of kafka-reassign-partitions --generate, kafka-log-dirs --describe, and brokers/racks."""
+    from planner.adapters.tool_output import TwinFiles, TwinParsers, build_twin
     from planner.adapters.topology_yaml import dump_topology
-    from planner.adapters.twin import TwinFiles, TwinParsers, build_twin
     from planner.formats.describe import parse_describe
     from planner.formats.kafka_json import parse_current_assignment, parse_log_dirs_replicas
 

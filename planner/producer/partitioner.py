@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from planner.java import JavaRandom, int32, java_abs, string_hash_code, to_positive
-from planner.model import PlannerError
+from planner.model import NO_LEADER, Cluster, PlannerError
 from planner.producer.murmur2 import murmur2
 from planner.producer.serializers import _INT_RE, _UUID_RE, _bad, _java_double
 
@@ -234,3 +234,55 @@ def adaptive_pick(queue_sizes: Sequence[int], random_value: int) -> int:
         if value > x:
             return i
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def target_for(partitions: int, cluster: Cluster | None = None, topic: str | None = None) -> Target:
+    """The partition count alone, or with a cluster the topic's leaders (NO_LEADER when none) and replicas."""
+    if cluster is None or topic is None:
+        return Target(partitions)
+    from planner.leadership import topic_states
+
+    t = cluster.topic(topic)
+    states = topic_states(cluster, t)
+    return Target(partitions, topic, tuple(s.leader for s in states), tuple(p.replicas for p in t.partitions))
+
+
+def partition_keys(
+    keys: Sequence[str], key_type: str, encoding: str, n: int, partitioner: str = "default"
+) -> list[int]:
+    """The partition of each key: murmur2 over Kafka's serialized key, or the pre-2.0 Scala producer's rule."""
+    from planner.producer.serializers import serialize
+
+    if partitioner == "legacy-scala":
+        return [legacy_scala_partition(k, key_type, n) for k in keys]
+    return [keyed_partition(serialize(k, key_type, encoding), n) for k in keys]
+
+
+def partition_lines(
+    data, starts, lengths, texts: Sequence[str], key_type: str, encoding: str, n: int, partitioner: str
+):
+    """The partitions (an int32 array) of one chunk of key lines: `data` the chunk's bytes, `starts`/`lengths` each
+    line's span, `texts` the lines decoded (not needed for UTF-8 strings under the default partitioner, hashed straight
+    from the bytes, vectorised)."""
+    import numpy as np
+
+    from planner.producer.murmur2 import murmur2_spans, pack_keys, partition_batch
+    from planner.producer.serializers import check_encoding, serialize
+
+    if partitioner == "legacy-scala":
+        return np.array([legacy_scala_partition(t, key_type, n) for t in texts], dtype=np.int32)
+    if key_type == "string" and check_encoding(encoding) == "utf-8":
+        hashes = murmur2_spans(data, starts, lengths).view(np.uint32)
+        return ((hashes & np.uint32(0x7FFFFFFF)) % np.uint32(n)).astype(np.int32)
+    kd, ko = pack_keys([serialize(t, key_type, encoding) for t in texts])
+    return partition_batch(kd, ko, n)
+
+
+def simulate_every_era(target: Target, records: int, batch_size: int, seed: int | None):
+    """Keyless records under every era's partitioner; with leaders known, only partitions with a leader are
+    available (as the producer's cluster metadata has them). Returns (one simulation per era, available or None)."""
+    available = None
+    if target.leaders is not None:
+        available = [p for p, leader in enumerate(target.leaders) if leader != NO_LEADER]
+    sims = [simulate_null_keys(era, target.partitions, records, batch_size, seed, available) for era in ERAS]
+    return sims, available

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from planner.model import NO_LEADER
-from planner.skew.metrics import Skew
+from planner.skew.imbalance import Skew
 from planner.skew.report import BrokerRow, SkewReport
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from planner.model import NO_LEADER, Cluster, Topic
+from planner.skew.imbalance import Skew, skew
 from planner.skew.job import Counts
-from planner.skew.metrics import Skew, skew
 from planner.skew.sweep import SweepResult, evaluate_sweep
 
 

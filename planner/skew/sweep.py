@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from planner.model import PlannerError
-from planner.skew.metrics import Skew, skew
+from planner.skew.imbalance import Skew, skew
 
 DEFAULT_MAX_SKEW = 1.2
 

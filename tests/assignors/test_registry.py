@@ -5,7 +5,7 @@ import pytest
 from planner.assignors.evaluation import OwnedElsewhere, evaluate_group
 from planner.assignors.group import Member
 from planner.assignors.registry import ASSIGNORS, StrategyResult, get_assignor, register_assignor
-from planner.cli.clients import Strategy
+from planner.cli.messages import Strategy
 from planner.model import Broker, Cluster, PlannerError, TopicPartition, make_topic
 
 STRATEGY_NAMES = ["range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range"]

@@ -11,7 +11,7 @@ import pytest
 
 from planner.adapters.topology_yaml import load_topology
 from planner.cli import run
-from planner.formats.group import parse_group
+from planner.formats.group_yaml import parse_group
 
 CASES = 250
 TOPOLOGY = """\

@@ -11,6 +11,7 @@ import typer
 from planner.assignors.registry import ASSIGNORS
 from planner.cli.app import app
 from planner.cli.common import MAX_RECORDS, OFFLINE, OPTIONAL_TOPOLOGY, TOPOLOGY, load_cluster, note
+from planner.model import PlannerError
 
 
 class OutFormat(str, enum.Enum):
@@ -137,8 +138,8 @@ def consumers(
 ) -> None:
     """Which consumer reads which partition under each assignment strategy, and which brokers it fetches from."""
     from planner.assignors.evaluation import evaluate_group
-    from planner.formats.clients import group_text
-    from planner.formats.group import load_group
+    from planner.formats.group_yaml import load_group
+    from planner.formats.messages import group_text
 
     group = load_group(group_file)
     cluster = load_cluster(topology, offline_brokers)
@@ -167,9 +168,29 @@ def coordinator(
 ) -> None:
     """The __consumer_offsets (or __transaction_state) partition of each id: Utils.abs(id.hashCode()) % partitions,
     and with a topology the broker leading it, i.e. the group (or transaction) coordinator."""
-    from planner.cli import coordinator as command
+    from planner.coordinator import coordinators, internal_topic
+    from planner.formats.messages import coordinator_text
 
-    command.run(list(ids), transactional, partitions, topology, offline_brokers, fmt.value)
+    cluster = None
+    if topology:
+        cluster = load_cluster(topology, offline_brokers)
+        topic_name = internal_topic(transactional)
+        actual = cluster.topic(topic_name).partition_count if cluster.has_topic(topic_name) else None
+        if partitions is not None and actual is not None and partitions != actual:
+            raise PlannerError(
+                f"--partitions {partitions} contradicts {topology}: {topic_name} has {actual} "
+                f"partitions, and Kafka hashes over the topic's actual partition count; drop --partitions"
+            )
+    elif offline_brokers:
+        raise PlannerError("--offline-brokers needs --topology")
+    found = coordinators(list(ids), transactional, partitions, cluster)
+    if found.topic_missing:
+        note(
+            f"{topology} has no {found.topic} topic: Kafka creates it on first use "
+            f"(until then FindCoordinator answers COORDINATOR_NOT_AVAILABLE)"
+        )
+    text = coordinator_text(found.rows, found.topic, found.partitions, transactional, found.with_brokers, fmt.value)
+    sys.stdout.write(text)
 
 
 def _group_notes(evaluation, group_file: str, topology: str) -> None:

@@ -1,9 +1,9 @@
-"""An offline twin assembled from Kafka's tool output (`planner.adapters.twin`): exact topology YAML per input."""
+"""An offline twin assembled from Kafka's tool output (`planner.adapters.tool_output`): exact topology YAML per input."""
 
 import pytest
 
+from planner.adapters.tool_output import TwinFiles, TwinParsers, build_twin, parse_racks
 from planner.adapters.topology_yaml import dump_topology, parse_topology
-from planner.adapters.twin import TwinFiles, TwinParsers, build_twin, parse_racks
 from planner.formats.describe import parse_describe
 from planner.formats.kafka_json import parse_current_assignment, parse_log_dirs_replicas
 from planner.model import Broker, PlannerError, TopicPartition

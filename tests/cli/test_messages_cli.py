@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from planner.coordinator import partition_for
-from planner.formats.group import parse_group
+from planner.formats.group_yaml import parse_group
 from planner.model import PlannerError
 from planner.model import TopicPartition as TP
 from planner.producer.murmur2 import murmur2
@@ -121,14 +121,14 @@ def test_keys_file_streams_summary_and_lines(tmp_path):
 
 
 def test_keys_file_chunk_boundaries(tmp_path, monkeypatch):
-    from planner.cli import partition as cli_partition
+    from planner.adapters import keys_file
 
-    monkeypatch.setattr(cli_partition, "CHUNK_BYTES", 7)  # lines straddle many chunk borders
+    monkeypatch.setattr(keys_file, "CHUNK_BYTES", 7)  # lines straddle many chunk borders
     path = tmp_path / "k.txt"
     keys = ["alpha", "", "b", "a-little-bit-long-string", "x" * 30, "tail"]
     path.write_text("\n".join(keys) + "\n")
     got = []
-    for data, starts, lengths in cli_partition._line_chunks(str(path)):
+    for data, starts, lengths in keys_file.line_chunks(str(path)):
         got += [bytes(data[a : a + b]).decode() for a, b in zip(starts, lengths)]
     assert got == keys
 
@@ -376,9 +376,10 @@ def test_coordinator_without_leader(topo):
 
 def test_keys_file_streams_one_document_across_chunks(tmp_path, monkeypatch, capsys):
     # every chunk of a keys file is rendered on its own: the JSON must still be one document, the table one header
+    from planner.adapters import keys_file
     from planner.cli import partition as cli_partition
 
-    monkeypatch.setattr(cli_partition, "CHUNK_BYTES", 8)
+    monkeypatch.setattr(keys_file, "CHUNK_BYTES", 8)
     path = tmp_path / "k.txt"
     path.write_text("a\nb\nabc\n\nlonger-key\n")
     args = dict(

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner.model import PlannerError
-from planner.skew.metrics import coefficient_of_variation, gini, max_over_mean, skew
+from planner.skew.imbalance import coefficient_of_variation, gini, max_over_mean, skew
 from planner.skew.sweep import evaluate_sweep, parse_sweep
 
 
