@@ -278,7 +278,7 @@ def partition_lines(
     return partition_batch(kd, ko, n)
 
 
-def simulate_every_era(target: Target, records: int, batch_size: int, seed: int | None):
+def simulate_every_era(target: Target, records: int, batch_size: int, seed: int):
     """Keyless records under every era's partitioner; with leaders known, only partitions with a leader are
     available (as the producer's cluster metadata has them). Returns (one simulation per era, available or None)."""
     available = None
