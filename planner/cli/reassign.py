@@ -307,6 +307,9 @@ def replace_broker_cmd(
     target: int = typer.Option(
         ..., "--target", metavar="ID", min=0, max=2**31 - 1, help="The broker that takes its replicas."
     ),
+    max_moves: Optional[int] = MAX_MOVES,
+    exclude_topic: Optional[List[str]] = EXCLUDE_TOPIC,
+    exclude_internal: bool = EXCLUDE_INTERNAL,
     batch_size: Optional[int] = BATCH,
     output_dir: Optional[str] = OUTPUT_DIR,
     sizes: Optional[str] = SIZES,
@@ -317,8 +320,17 @@ def replace_broker_cmd(
     """Move every replica of one broker to another, in the same place of each replica list."""
     from planner.rebalance.decommission import replace_broker
 
+    options = _goal_options(max_moves, exclude_topic, exclude_internal, 10.0, False)
     cluster = _load(topology, offline_brokers, sizes)
-    _emit(replace_broker(cluster, source, target), output_dir, throttle, fmt, batch_size)
+    plan = replace_broker(
+        cluster,
+        source,
+        target,
+        max_moves=options["max_moves"],
+        exclude_topics=options["exclude_topics"],
+        exclude_internal=exclude_internal,
+    )
+    _emit(plan, output_dir, throttle, fmt, batch_size)
 
 
 @reassign.command("set-replication-factor")

@@ -47,6 +47,7 @@ def _names(items, limit: int = 10) -> str:
 
 _GOAL_WORDS = {
     "hard": "hard constraints",
+    "empty-source": "emptying the source broker",
     "replica-count": "replica counts",
     "topic-spread": "topic spread",
     "preferred-leaders": "preferred leaders",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from planner.model import Cluster, PlannerError
-from planner.rebalance.goals import balance, check_brokers
+from planner.rebalance.goals import balance, check_brokers, excluded
 from planner.rebalance.moves import Plan, in_progress_note, rack_count, rack_safe
 
 
@@ -35,11 +35,21 @@ def decommission(
     )
 
 
-def replace_broker(cluster: Cluster, source: int, target: int) -> Plan:
+def replace_broker(
+    cluster: Cluster,
+    source: int,
+    target: int,
+    *,
+    exclude_topics: Sequence[str] = (),
+    exclude_internal: bool = False,
+    max_moves: int | None = None,
+) -> Plan:
     """Every replica of `source` goes to `target`, in the same position of the replica list (leaders stay leaders).
 
     Where `target` already holds a replica of the partition, the least-loaded online broker that keeps the partition
-    rack-safe takes it instead. No replica goes to a broker whose log dirs are all cordoned (KIP-1066).
+    rack-safe takes it instead. No replica goes to a broker whose log dirs are all cordoned (KIP-1066). Partitions of
+    excluded topics (`exclude_topics`: regular expressions matching whole names; `exclude_internal`) stay, and at most
+    `max_moves` partitions move, in partition order; a note says what stays on `source`.
     """
     if source == target:
         raise PlannerError(f"--source and --target are the same broker ({source})")
@@ -61,9 +71,16 @@ def replace_broker(cluster: Cluster, source: int, target: int) -> Plan:
     n_racks = rack_count(cluster, brokers_after)
     proposed = {}
     notes = []
-    skipped = [p.tp for p in cluster.partitions() if source in p.replicas and (p.adding or p.removing)]
-    for p in cluster.partitions():
-        if source not in p.replicas or p.adding or p.removing:
+    held = [p for p in cluster.partitions() if source in p.replicas]
+    _, left_out = excluded(held, exclude_topics, exclude_internal)
+    skipped = [p.tp for p in held if p.adding or p.removing]
+    kept = [p.tp for i, p in enumerate(held) if i in left_out and not (p.adding or p.removing)]
+    capped = []
+    for i, p in enumerate(held):
+        if p.adding or p.removing or i in left_out:
+            continue
+        if max_moves is not None and len(proposed) >= max_moves:
+            capped.append(p.tp)
             continue
         dest = target
         if target in p.replicas:
@@ -79,14 +96,25 @@ def replace_broker(cluster: Cluster, source: int, target: int) -> Plan:
         if rack_safe(p.replicas, rack_of, n_racks) and not rack_safe(new, rack_of, n_racks):
             notes.append(f"{p.tp} becomes rack-unsafe (broker {target} is in rack {rack_of.get(target)})")
         proposed[p.tp] = new
-    lower = len(proposed)  # one move per partition holding `source`, those mid-reassignment left out
+    lower = len(proposed) + len(capped)  # one move per partition holding `source`, the skipped and excluded left out
+    if kept:
+        notes.append(f"{len(kept)} partition(s) of excluded topics keep their replica on broker {source}")
+    if capped:
+        notes.append(f"the move cap left {len(capped)} partition(s) on broker {source}: it is not empty yet")
     return Plan(
         before=cluster,
         proposed=proposed,
         goal="replace-broker",
         lower_bound=lower,
         brokers=tuple(brokers_after),
-        notes=tuple(notes[:20])
-        + ((f"... and {len(notes) - 20} more rack-unsafe partitions",) if len(notes) > 20 else ())
-        + ((in_progress_note(skipped),) if skipped else ()),
+        notes=_capped_list(notes) + ((in_progress_note(skipped),) if skipped else ()),
+        unmet=("empty-source",) if capped else (),
     )
+
+
+def _capped_list(notes: list[str]) -> tuple[str, ...]:
+    """The first 20 rack-safety notes, then a count of the rest; the notes on what stays keep their place last."""
+    unsafe = [n for n in notes if "becomes rack-unsafe" in n]
+    rest = [n for n in notes if "becomes rack-unsafe" not in n]
+    more = (f"... and {len(unsafe) - 20} more rack-unsafe partitions",) if len(unsafe) > 20 else ()
+    return tuple(unsafe[:20]) + more + tuple(rest)

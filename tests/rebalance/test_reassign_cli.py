@@ -479,3 +479,27 @@ def test_decommission_takes_no_rack_repair(tmp_path):
         "Preferred-leader changes: 3",
         "Rack-unsafe partitions: 1 -> 1",
     ]
+
+
+def test_replace_broker_takes_the_move_cap_and_exclusions(topo):
+    rc, out, err = run(
+        "reassign",
+        "replace-broker",
+        topo,
+        "--source",
+        "1",
+        "--target",
+        "4",
+        "--max-moves",
+        "2",
+        "--exclude-topic",
+        "bar",
+    )
+    assert (rc, err) == (0, "")
+    assert "Replica moves:          2 (lower bound 4: --max-moves left unmet: emptying the source broker)\n" in out
+    assert out.endswith(
+        "note: 1 partition(s) of excluded topics keep their replica on broker 1\n"
+        "note: the move cap left 2 partition(s) on broker 1: it is not empty yet\n"
+    )
+    rc, out, err = run("reassign", "replace-broker", topo, "--source", "1", "--target", "4", "--max-moves", "-1")
+    assert (rc, out, err) == (2, "", "error: --max-moves must be at least 0\n")

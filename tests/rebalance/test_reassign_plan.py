@@ -271,6 +271,26 @@ def test_replace_broker_when_target_already_holds_partition():
     assert err(replace_broker, c, 1, 1) == "--source and --target are the same broker (1)"
 
 
+def test_replace_broker_excluded_topics_and_the_move_cap():
+    c = cluster(
+        5,
+        0,
+        {"t": {0: (0, 1), 1: (1, 0), 2: (2, 3), 3: (1, 4)}, "keep": {0: (1, 3)}, "__consumer_offsets": {0: (4, 1)}},
+    )
+    plan = replace_broker(c, 1, 2, exclude_topics=["ke.p"], exclude_internal=True)
+    assert dict(plan.proposed) == {TP("t", 0): (0, 2), TP("t", 1): (2, 0), TP("t", 3): (2, 4)}
+    assert plan.lower_bound == 3 and plan.unmet == ()
+    assert plan.notes == ("2 partition(s) of excluded topics keep their replica on broker 1",)
+    capped = replace_broker(c, 1, 2, exclude_topics=["keep"], max_moves=2)
+    # partition order: __consumer_offsets-0 first, then keep (excluded), then t-0, t-1; t-3 stays
+    assert dict(capped.proposed) == {TP("__consumer_offsets", 0): (4, 2), TP("t", 0): (0, 2)}
+    assert (capped.lower_bound, capped.unmet) == (4, ("empty-source",))
+    assert capped.notes == (
+        "1 partition(s) of excluded topics keep their replica on broker 1",
+        "the move cap left 2 partition(s) on broker 1: it is not empty yet",
+    )
+
+
 # -- RF change ---------------------------------------------------------------------------------------------------
 def test_increase_rf_uses_unused_racks_and_least_loaded():
     c = cluster(6, 3, {"t": {0: (0, 1), 1: (1, 2), 2: (2, 0)}, "u": {0: (5,), 1: (5,)}})
