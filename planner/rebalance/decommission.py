@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from planner.model import Cluster, PlannerError
+from planner.model import Cluster, PlannerError, TopicPartition
 from planner.rebalance.goals import balance, check_brokers, excluded
 from planner.rebalance.moves import Plan, in_progress_note, rack_count, rack_safe
 
@@ -69,13 +69,13 @@ def replace_broker(
             counts[b] += 1
     brokers_after = [b for b in cluster.broker_ids if b != source and b in online]
     n_racks = rack_count(cluster, brokers_after)
-    proposed = {}
+    proposed: dict[TopicPartition, tuple[int, ...]] = {}
     notes = []
     held = [p for p in cluster.partitions() if source in p.replicas]
     _, left_out = excluded(held, exclude_topics, exclude_internal)
     skipped = [p.tp for p in held if p.adding or p.removing]
     kept = [p.tp for i, p in enumerate(held) if i in left_out and not (p.adding or p.removing)]
-    capped = []
+    capped: list[TopicPartition] = []
     for i, p in enumerate(held):
         if p.adding or p.removing or i in left_out:
             continue
