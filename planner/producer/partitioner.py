@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from planner.java import JavaRandom, int32, java_abs, string_hash_code, to_positive
 from planner.model import NO_LEADER, Cluster, PlannerError
@@ -146,12 +146,7 @@ def _next_int(rnd: JavaRandom) -> int:
     return to_positive(rnd.next_int())
 
 
-def simulate_null_keys(  # noqa: C901
-    era: str, n_partitions: int, records: int, batch_size: int, seed: int = 0, available: Sequence[int] | None = None
-) -> NullKeySimulation:
-    """Where `records` keyless records go under the partitioner of `era`, each record 1 byte / 1 batch slot, so a
-    batch holds `batch_size` records (batch.size in bytes for 3.3+). `available`: partitions with a leader (default
-    all)."""
+def _check_simulation(era: str, n_partitions: int, records: int, batch_size: int) -> None:
     if era not in ERAS:
         raise PlannerError(f"unknown era {era!r}: use one of {', '.join(ERAS)}")
     if n_partitions <= 0:
@@ -160,54 +155,79 @@ def simulate_null_keys(  # noqa: C901
         raise PlannerError(f"--records must be at least 0, got {records}")
     if batch_size <= 0:
         raise PlannerError(f"--batch-size must be positive, got {batch_size}")
+
+
+def _round_robin(rnd: JavaRandom, avail: list[int], counts: list[int], records: int) -> int:
+    """DefaultPartitioner 1.0–2.3: per-topic counter seeded with a random int, post-incremented per record."""
+    n_partitions = len(counts)
+    counter = rnd.next_int()
+    for _ in range(records):
+        c = to_positive(counter)
+        p = avail[c % len(avail)] if avail else c % n_partitions
+        counter = int32(counter + 1)
+        counts[p] += 1
+    return max(0, records - 1)
+
+
+def _sticky(random_partition: Callable[[], int], avail: list[int], counts: list[int], records: int, batch: int) -> int:
+    """StickyPartitionCache: a random available partition; each new batch moves to a different one."""
+    switches = 0
+    current = avail[0] if len(avail) == 1 else random_partition()
+    in_batch = 0
+    for _ in range(records):
+        if in_batch == batch:
+            old = current
+            if len(avail) == 1:
+                current = avail[0]
+            elif not avail:
+                current = random_partition()
+            else:
+                current = old
+                while current == old:
+                    current = random_partition()
+            in_batch = 0
+            switches += 1
+        counts[current] += 1
+        in_batch += 1
+    return switches
+
+
+def _built_in(random_partition: Callable[[], int], counts: list[int], records: int, batch_size: int) -> int:
+    """BuiltInPartitioner without load statistics: after batch.size bytes, a uniformly random available partition."""
+    switches = 0
+    current = random_partition()
+    produced = 0
+    for _ in range(records):
+        if produced >= batch_size:
+            current = random_partition()
+            produced = 0
+            switches += 1
+        counts[current] += 1
+        produced += 1
+    return switches
+
+
+def simulate_null_keys(
+    era: str, n_partitions: int, records: int, batch_size: int, seed: int = 0, available: Sequence[int] | None = None
+) -> NullKeySimulation:
+    """Where `records` keyless records go under the partitioner of `era`, each record 1 byte / 1 batch slot, so a
+    batch holds `batch_size` records (batch.size in bytes for 3.3+). `available`: partitions with a leader (default
+    all)."""
+    _check_simulation(era, n_partitions, records, batch_size)
     avail = list(range(n_partitions)) if available is None else sorted(available)
     rnd = JavaRandom(seed)
     counts = [0] * n_partitions
-    switches = 0
 
     def random_partition() -> int:
         r = _next_int(rnd)
         return avail[r % len(avail)] if avail else r % n_partitions
 
     if era == "round-robin":
-        # DefaultPartitioner 1.0–2.3: per-topic counter seeded with a random int, post-incremented per record
-        counter = rnd.next_int()
-        for _ in range(records):
-            c = to_positive(counter)
-            p = avail[c % len(avail)] if avail else c % n_partitions
-            counter = int32(counter + 1)
-            counts[p] += 1
-        switches = max(0, records - 1)
+        switches = _round_robin(rnd, avail, counts, records)
     elif era == "sticky":
-        # StickyPartitionCache: a random available partition; each new batch moves to a different one
-        current = avail[0] if len(avail) == 1 else random_partition()
-        in_batch = 0
-        for _ in range(records):
-            if in_batch == batch_size:
-                old = current
-                if len(avail) == 1:
-                    current = avail[0]
-                elif not avail:
-                    current = random_partition()
-                else:
-                    current = old
-                    while current == old:
-                        current = random_partition()
-                in_batch = 0
-                switches += 1
-            counts[current] += 1
-            in_batch += 1
+        switches = _sticky(random_partition, avail, counts, records, batch_size)
     else:
-        # BuiltInPartitioner without load statistics: after batch.size bytes, a uniformly random available partition
-        current = random_partition()
-        produced = 0
-        for _ in range(records):
-            if produced >= batch_size:
-                current = random_partition()
-                produced = 0
-                switches += 1
-            counts[current] += 1
-            produced += 1
+        switches = _built_in(random_partition, counts, records, batch_size)
     return NullKeySimulation(era=era, records=records, batch_size=batch_size, counts=tuple(counts), switches=switches)
 
 

@@ -71,50 +71,75 @@ def _encode(value: str, encoding: str) -> bytes:
     return value.encode(enc, errors="replace")
 
 
-def serialize(value: str, key_type: str, encoding: str = "utf-8") -> bytes:  # noqa: C901
+def _integer(value: str, key_type: str) -> bytes:
+    """Short/Integer/LongSerializer: the number big-endian in 2, 4 or 8 bytes."""
+    size, bits = _RANGES[key_type]
+    if not _INT_RE.match(value):
+        raise _bad(value, key_type, "expected an integer (optional sign, digits only)")
+    number = int(value)
+    lo, hi = -(1 << bits), (1 << bits) - 1
+    if not lo <= number <= hi:
+        raise _bad(value, key_type, f"out of range {lo}..{hi}")
+    return number.to_bytes(size, "big", signed=True)
+
+
+def _double(value: str, key_type: str) -> bytes:
+    """DoubleSerializer: doubleToLongBits, big-endian (every NaN is the canonical one)."""
+    real = _java_double(value, key_type)
+    if math.isnan(real):
+        return bytes.fromhex("7ff8000000000000")
+    return struct.pack(">d", real)
+
+
+def _float(value: str, key_type: str) -> bytes:
+    """FloatSerializer: floatToRawIntBits of Float.parseFloat, big-endian."""
+    real = _java_double(value, key_type)
+    if math.isnan(real):
+        return bytes.fromhex("7fc00000")  # Float.NaN's raw bits
+    try:
+        return struct.pack(">f", real)
+    except OverflowError:  # Float.parseFloat rounds values beyond the float range to infinity
+        return struct.pack(">f", math.copysign(math.inf, real))
+
+
+def _boolean(value: str, key_type: str) -> bytes:
+    """BooleanSerializer: one byte, 1 or 0."""
+    if value == "true":
+        return b"\x01"
+    if value == "false":
+        return b"\x00"
+    raise _bad(value, key_type, "expected true or false")
+
+
+def _uuid(value: str, key_type: str, encoding: str) -> bytes:
+    """UUIDSerializer: the UUID's lower-case text in the encoding."""
+    if not _UUID_RE.match(value):
+        raise _bad(value, key_type, "expected 8-4-4-4-12 hexadecimal digits, e.g. 123e4567-e89b-12d3-a456-426614174000")
+    return _encode(value.lower(), encoding)
+
+
+def _bytes_hex(value: str, key_type: str) -> bytes:
+    """ByteArraySerializer of the bytes written in hexadecimal (optional 0x)."""
+    text = value[2:] if value[:2] in ("0x", "0X") else value
+    try:
+        return bytes.fromhex(text)
+    except ValueError:
+        raise _bad(value, key_type, "expected an even number of hexadecimal digits") from None
+
+
+_BY_TYPE = {"double": _double, "float": _float, "boolean": _boolean, "bytes-hex": _bytes_hex}
+
+
+def serialize(value: str, key_type: str, encoding: str = "utf-8") -> bytes:
     """The bytes Kafka's serializer for `key_type` produces for the key written as `value`."""
     if key_type == "string":
         return _encode(value, encoding)
     if key_type in _RANGES:
-        size, bits = _RANGES[key_type]
-        if not _INT_RE.match(value):
-            raise _bad(value, key_type, "expected an integer (optional sign, digits only)")
-        number = int(value)
-        lo, hi = -(1 << bits), (1 << bits) - 1
-        if not lo <= number <= hi:
-            raise _bad(value, key_type, f"out of range {lo}..{hi}")
-        return number.to_bytes(size, "big", signed=True)
-    if key_type == "double":
-        real = _java_double(value, key_type)
-        if math.isnan(real):
-            return bytes.fromhex("7ff8000000000000")
-        return struct.pack(">d", real)
-    if key_type == "float":
-        real = _java_double(value, key_type)
-        if math.isnan(real):
-            return bytes.fromhex("7fc00000")  # Float.NaN's raw bits
-        try:
-            return struct.pack(">f", real)
-        except OverflowError:  # Float.parseFloat rounds values beyond the float range to infinity
-            return struct.pack(">f", math.copysign(math.inf, real))
-    if key_type == "boolean":
-        if value == "true":
-            return b"\x01"
-        if value == "false":
-            return b"\x00"
-        raise _bad(value, key_type, "expected true or false")
+        return _integer(value, key_type)
     if key_type == "uuid":
-        if not _UUID_RE.match(value):
-            raise _bad(
-                value, key_type, "expected 8-4-4-4-12 hexadecimal digits, e.g. 123e4567-e89b-12d3-a456-426614174000"
-            )
-        return _encode(value.lower(), encoding)
-    if key_type == "bytes-hex":
-        text = value[2:] if value[:2] in ("0x", "0X") else value
-        try:
-            return bytes.fromhex(text)
-        except ValueError:
-            raise _bad(value, key_type, "expected an even number of hexadecimal digits") from None
+        return _uuid(value, key_type, encoding)
+    if key_type in _BY_TYPE:
+        return _BY_TYPE[key_type](value, key_type)
     raise PlannerError(f"unknown key type {key_type!r}: use one of {', '.join(KEY_TYPES)}")
 
 

@@ -188,3 +188,43 @@ def test_spans_with_separators_equal_scalar(keys, sep):
         pos += len(k) + len(sep)
     got = murmur2_spans(np.frombuffer(blob, dtype=np.uint8), starts, [len(k) for k in keys])
     assert got.tolist() == [murmur2(k) for k in keys]
+
+
+@pytest.mark.parametrize(
+    "value,key_type,message",
+    [
+        ("2147483648", "int", "key '2147483648' is not a valid int key: out of range -2147483648..2147483647"),
+        ("1.5", "short", "key '1.5' is not a valid short key: expected an integer (optional sign, digits only)"),
+        ("abc", "double", "key 'abc' is not a valid double key: expected a decimal number, NaN, Infinity or -Infinity"),
+        ("x", "float", "key 'x' is not a valid float key: expected a decimal number, NaN, Infinity or -Infinity"),
+        ("maybe", "boolean", "key 'maybe' is not a valid boolean key: expected true or false"),
+        (
+            "123e4567e89b12d3a456426614174000",
+            "uuid",
+            "key '123e4567e89b12d3a456426614174000' is not a valid uuid key: expected 8-4-4-4-12 hexadecimal digits, "
+            "e.g. 123e4567-e89b-12d3-a456-426614174000",
+        ),
+        (
+            "0xabc",
+            "bytes-hex",
+            "key '0xabc' is not a valid bytes-hex key: expected an even number of hexadecimal digits",
+        ),
+        (
+            "1",
+            "int128",
+            "unknown key type 'int128': use one of string, int, long, short, double, float, boolean, uuid, bytes-hex",
+        ),
+    ],
+)
+def test_bad_values_exact_texts(value, key_type, message):
+    with pytest.raises(PlannerError) as err:
+        serialize(value, key_type)
+    assert str(err.value) == message
+
+
+def test_float_overflow_hex_prefix_and_uuid_encoding():
+    assert serialize("3.5e38", "float") == bytes.fromhex("7f800000")  # beyond Float.MAX_VALUE: Infinity
+    assert serialize("0XAB10", "bytes-hex") == b"\xab\x10"
+    assert serialize("123E4567-E89B-12D3-A456-426614174000", "uuid", "utf-16") == b"\xfe\xff" + (
+        "123e4567-e89b-12d3-a456-426614174000".encode("utf-16-be")
+    )

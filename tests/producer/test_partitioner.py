@@ -123,11 +123,41 @@ def test_simulation_is_seeded_and_conserves_records(era, n, records, batch, seed
     assert sum(a.counts) == records and len(a.counts) == n
 
 
+@pytest.mark.parametrize(
+    "args, counts, switches",
+    [
+        (("round-robin", 5, 23, 4, 7, None), (5, 5, 5, 4, 4), 22),
+        (("round-robin", 6, 40, 3, 1, [0, 2, 5]), (13, 0, 13, 0, 0, 14), 39),
+        (("sticky", 5, 37, 4, 9, None), (5, 4, 12, 8, 8), 9),
+        (("sticky", 6, 50, 5, 3, [1, 4]), (0, 25, 0, 0, 25, 0), 9),
+        (("sticky", 4, 9, 2, 0, [3]), (0, 0, 0, 9), 4),
+        (("sticky", 3, 11, 2, 4, []), (2, 3, 6), 5),
+        (("uniform-sticky", 5, 41, 6, 12, None), (6, 6, 6, 11, 12), 6),
+        (("uniform-sticky", 7, 33, 4, 8, [0, 6]), (24, 0, 0, 0, 0, 0, 9), 8),
+        (("uniform-sticky", 3, 10, 3, 2, []), (4, 3, 3), 3),
+    ],
+)
+def test_simulation_exact_counts_and_switches(args, counts, switches):
+    """Seeded runs of every era, all, some and no partitions available: the exact counts and switches."""
+    era, n, records, batch, seed, available = args
+    sim = simulate_null_keys(era, n, records, batch, seed, available)
+    assert (sim.counts, sim.switches) == (counts, switches)
+
+
 def test_simulation_rejects_bad_input():
     with pytest.raises(PlannerError, match="batch-size"):
         simulate_null_keys("sticky", 3, 10, 0)
     with pytest.raises(PlannerError, match="unknown era"):
         simulate_null_keys("bogus", 3, 10, 1)
+    with pytest.raises(PlannerError) as exc:
+        simulate_null_keys("sticky", 0, 10, 1)
+    assert str(exc.value) == "number of partitions must be positive, got 0"
+    with pytest.raises(PlannerError) as exc:
+        simulate_null_keys("sticky", 3, -1, 1)
+    assert str(exc.value) == "--records must be at least 0, got -1"
+    with pytest.raises(PlannerError) as exc:
+        simulate_null_keys("bogus", 3, 10, 1)
+    assert str(exc.value) == "unknown era 'bogus': use one of round-robin, sticky, uniform-sticky"
 
 
 def test_adaptive_partitions_vector():
