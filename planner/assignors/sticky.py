@@ -86,6 +86,12 @@ class _RackInfo:
         rack = self.consumer_rack.get(member)
         return rack is not None and rack not in self.partition_racks.get(tp, ())
 
+    def sort_partitions_by_rack_consumers(self, partitions: list[TopicPartition]) -> list[TopicPartition]:
+        """Stable sort: partitions with the fewest same-rack consumers first (when some member has a rack)."""
+        if not self.consumers_by_partition:
+            return partitions
+        return sorted(partitions, key=lambda tp: self.consumers_by_partition.get(tp, 0))
+
     def next_consumer(self, tp: TopicPartition, consumers: list[str], first: int) -> int:
         racks = self.partition_racks.get(tp)
         if not racks:
@@ -118,112 +124,157 @@ def _rack_info(
     return _RackInfo({}, {}, by_partition)
 
 
-def _constrained(  # noqa: C901
-    members: Sequence[Member], topics: Mapping[str, int], owned, multiple, rack: _RackInfo | None = None
-) -> StickyResult:
-    rack = rack or _RackInfo({}, {}, {})
-    total = sum(topics.values())
-    count = len(members)
-    min_q, max_q = total // count, -(-total // count)
-    expected_over = total % count
-    cur_over = 0
-    under: list[str] = []
-    exact: list[str] = []
-    revoked: dict[TopicPartition, str] = {}  # maybeRevokedPartitions: partition -> the member that gave it up
-    out: dict[str, list[TopicPartition]] = {}
-    assigned: set[TopicPartition] = set()
-    for mid in owned:  # HashMap order, as built by _claims
-        for tp in owned[mid]:
-            if rack.mismatch(mid, tp):
-                revoked[tp] = mid
-        mine = sorted(
-            (tp for tp in owned[mid] if not rack.mismatch(mid, tp)),
+class _ConstrainedAssignmentBuilder:
+    """AbstractStickyAssignor.ConstrainedAssignmentBuilder, method by method: `under` and `exact` are
+    unfilledMembersWithUnderMinQuotaPartitions / ...WithExactlyMinQuotaPartitions, `revoked` maybeRevokedPartitions,
+    `out` the assignment (in the HashMap order of `owned`)."""
+
+    def __init__(self, members: Sequence[Member], topics: Mapping[str, int], owned, multiple, rack: _RackInfo):
+        self.topics = topics
+        self.owned = owned
+        self.multiple = multiple
+        self.rack = rack
+        total = sum(topics.values())
+        count = len(members)
+        self.min_q, self.max_q = total // count, -(-total // count)
+        self.expected_over = total % count  # expectedNumMembersWithOverMinQuotaPartitions
+        self.cur_over = 0  # currentNumMembersWithOverMinQuotaPartitions
+        self.under: list[str] = []
+        self.exact: list[str] = []
+        self.revoked: dict[TopicPartition, str] = {}  # partition -> the member that gave it up
+        self.out: dict[str, list[TopicPartition]] = {}
+        self.assigned: set[TopicPartition] = set()
+        self.transferring: dict[TopicPartition, str] = {}
+
+    def build(self) -> StickyResult:
+        self._assign_owned_partitions()
+        unassigned = [tp for tp in all_partitions(self.topics) if tp not in self.assigned]
+        self.under.sort(key=string_sort_key)
+        self.exact.sort(key=string_sort_key)
+        unassigned = self.rack.sort_partitions_by_rack_consumers(unassigned)
+        unassigned = self._assign_rack_aware_round_robin(unassigned)
+        self._assign_round_robin(unassigned)
+        return StickyResult(assignment=self.out, transferring=self.transferring, uniform=True)
+
+    def _assign_owned_partitions(self) -> None:
+        """Reassign previously owned partitions (on the member's racks), up to the quota each member may keep."""
+        for mid in self.owned:  # HashMap order, as built by _claims
+            mine = [tp for tp in self._owned_on_racks(mid) if tp not in self.multiple]
+            self._keep_owned(mid, mine)
+            self.assigned.update(self.out[mid])
+
+    def _owned_on_racks(self, mid: str) -> list[TopicPartition]:
+        """The member's owned partitions its rack matches, by (partition, topic); the others may be revoked."""
+        for tp in self.owned[mid]:
+            if self.rack.mismatch(mid, tp):
+                self.revoked[tp] = mid
+        return sorted(
+            (tp for tp in self.owned[mid] if not self.rack.mismatch(mid, tp)),
             key=lambda tp: (tp.partition, string_sort_key(tp.topic)),
         )
-        mine = [tp for tp in mine if tp not in multiple]
-        if len(mine) < min_q:
-            out[mid] = list(mine)
-            under.append(mid)
-        elif len(mine) >= max_q and cur_over < expected_over:
-            cur_over += 1
-            if cur_over == expected_over:
-                exact.clear()
-            out[mid] = mine[:max_q]
-            revoked.update((tp, mid) for tp in mine[max_q:])
-        else:
-            out[mid] = mine[:min_q]
-            revoked.update((tp, mid) for tp in mine[min_q:])
-            if cur_over < expected_over:
-                exact.append(mid)
-        assigned.update(out[mid])
-    unassigned = [tp for tp in all_partitions(topics) if tp not in assigned]
-    under.sort(key=string_sort_key)
-    exact.sort(key=string_sort_key)
-    if rack.consumers_by_partition:  # stable sort: partitions with the fewest same-rack consumers first
-        unassigned.sort(key=lambda tp: rack.consumers_by_partition.get(tp, 0))
-    transferring: dict[TopicPartition, str] = {}
 
-    def give(tp: TopicPartition, mid: str) -> int:
-        out[mid].append(tp)
-        if (tp in revoked and revoked[tp] != mid) or tp in multiple:
-            transferring[tp] = mid
-        return len(out[mid])
+    def _keep_owned(self, mid: str, mine: list[TopicPartition]) -> None:
+        if len(mine) < self.min_q:  # keep them all, the member is unfilled
+            self.out[mid] = list(mine)
+            self.under.append(mid)
+        elif len(mine) >= self.max_q and self.cur_over < self.expected_over:  # keep maxQuota, revoke the rest
+            self._one_more_over_min_quota()
+            self.out[mid] = mine[: self.max_q]
+            self.revoked.update((tp, mid) for tp in mine[self.max_q :])
+        else:  # keep minQuota, revoke the rest; it may still take one more
+            self.out[mid] = mine[: self.min_q]
+            self.revoked.update((tp, mid) for tp in mine[self.min_q :])
+            if self.cur_over < self.expected_over:
+                self.exact.append(mid)
 
-    if rack.consumer_rack:  # assignRackAwareRoundRobin
+    def _one_more_over_min_quota(self) -> None:
+        """One more member at maxQuota; once there are as many as expected, no member at minQuota may grow."""
+        self.cur_over += 1
+        if self.cur_over == self.expected_over:
+            self.exact.clear()
+
+    def _assign_rack_aware_round_robin(self, unassigned: list[TopicPartition]) -> list[TopicPartition]:
+        """Round-robin within racks up to the quotas; the partitions left for assignRoundRobin."""
+        if not self.rack.consumer_rack:
+            return unassigned
         left: list[TopicPartition] = []
         next_index = 0
         for tp in unassigned:
             chosen = None
-            index = rack.next_consumer(tp, under, next_index)
+            index = self.rack.next_consumer(tp, self.under, next_index)
             if index >= 0:
-                chosen = under[index]
-                count = len(out[chosen]) + 1
-                if count >= min_q:
-                    under.remove(chosen)
-                    if count < max_q and cur_over < expected_over:
-                        exact.append(chosen)
-                else:
-                    index += 1
-                next_index = index % len(under) if under else 0
-            elif exact:
-                first = rack.next_consumer(tp, exact, 0)
-                if first >= 0:
-                    chosen = exact[first]
-                    if len(out[chosen]) + 1 == max_q:
-                        exact.pop(first)
-                        cur_over += 1
-                        if cur_over == expected_over:
-                            exact.clear()
+                chosen = self.under[index]
+                next_index = self._fill_under_min_quota(chosen, index)
+            elif self.exact:
+                chosen = self._rack_consumer_at_min_quota(tp)
             if chosen is None:
                 left.append(tp)
             else:
-                give(tp, chosen)
-        unassigned = left
-    cursor = 0  # position of the next member in `under` (a Java iterator over the linked list)
-    for tp in unassigned:
-        if cursor < len(under):
-            mid = under[cursor]
-            from_under = True
-        elif not under and not exact:
-            raise AssertionError("No more unfilled consumers to be assigned.")
-        elif not under:
-            mid = exact.pop(0)
-            from_under = False
+                self._assign_new_partition(tp, chosen)
+        return left
+
+    def _fill_under_min_quota(self, chosen: str, index: int) -> int:
+        """`chosen` (at `index` of `under`) takes one more partition: at minQuota it leaves `under` (and joins `exact`
+        if it may still grow). The index the next search starts from."""
+        count = len(self.out[chosen]) + 1
+        if count >= self.min_q:
+            self.under.remove(chosen)
+            if count < self.max_q and self.cur_over < self.expected_over:
+                self.exact.append(chosen)
         else:
-            cursor = 0
-            mid = under[0]
-            from_under = True
-        n = give(tp, mid)
-        if n == min_q:
-            if from_under:
-                under.pop(cursor)  # iterator.remove(): the cursor now points at the next member
-            exact.append(mid)
-        else:
-            if from_under:
-                cursor += 1
-            if n == max_q:
-                cur_over += 1
-    return StickyResult(assignment=out, transferring=transferring, uniform=True)
+            index += 1
+        return index % len(self.under) if self.under else 0
+
+    def _rack_consumer_at_min_quota(self, tp: TopicPartition) -> str | None:
+        """The first member at minQuota on one of the partition's racks (None: none); at maxQuota it is filled."""
+        first = self.rack.next_consumer(tp, self.exact, 0)
+        if first < 0:
+            return None
+        chosen = self.exact[first]
+        if len(self.out[chosen]) + 1 == self.max_q:
+            self.exact.pop(first)
+            self._one_more_over_min_quota()
+        return chosen
+
+    def _assign_round_robin(self, unassigned: list[TopicPartition]) -> None:
+        """Round-robin over the unfilled members up to maxQuota, otherwise minQuota."""
+        cursor = 0  # position of the next member in `under` (a Java iterator over the linked list)
+        for tp in unassigned:
+            if cursor < len(self.under):
+                mid = self.under[cursor]
+                from_under = True
+            elif not self.under and not self.exact:
+                raise AssertionError("No more unfilled consumers to be assigned.")
+            elif not self.under:
+                mid = self.exact.pop(0)
+                from_under = False
+            else:
+                cursor = 0
+                mid = self.under[0]
+                from_under = True
+            n = self._assign_new_partition(tp, mid)
+            if n == self.min_q:
+                if from_under:
+                    self.under.pop(cursor)  # iterator.remove(): the cursor now points at the next member
+                self.exact.append(mid)
+            else:
+                if from_under:
+                    cursor += 1
+                if n == self.max_q:
+                    self.cur_over += 1
+
+    def _assign_new_partition(self, tp: TopicPartition, mid: str) -> int:
+        """Give `tp` to `mid`; it transfers ownership if another member gave it up or several claimed it."""
+        self.out[mid].append(tp)
+        if (tp in self.revoked and self.revoked[tp] != mid) or tp in self.multiple:
+            self.transferring[tp] = mid
+        return len(self.out[mid])
+
+
+def _constrained(
+    members: Sequence[Member], topics: Mapping[str, int], owned, multiple, rack: _RackInfo | None = None
+) -> StickyResult:
+    return _ConstrainedAssignmentBuilder(members, topics, owned, multiple, rack or _RackInfo({}, {}, {})).build()
 
 
 def _added_and_revoked(members: Sequence[Member], assignment) -> dict[TopicPartition, str]:
