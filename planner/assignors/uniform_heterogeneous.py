@@ -93,7 +93,7 @@ class _Balancer:
         return self.most_count - self.least_count <= 1
 
 
-def assign(  # noqa: C901
+def assign(
     member_ids: Sequence[str],
     subscriptions: Mapping[str, Iterable[str]],
     current: Mapping[str, Iterable[TopicPartition]],
@@ -107,8 +107,17 @@ def assign(  # noqa: C901
     `current`: member -> its partitions in the previous target assignment (each partition held by at most one member).
     `topic_key`: sort key standing for `Uuid.compareTo` of the topics' ids, the comparator's last tie-break."""
     ids = list(member_ids)
-    index = {mid: i for i, mid in enumerate(ids)}
     subs = {mid: set(subscriptions.get(mid, ())) for mid in ids}
+    subscribers = _topic_subscribers(ids, subs, partitions_per_topic)
+    if not subscribers:
+        return {}
+    return _Builder(ids, subs, subscribers, partitions_per_topic, topic_key).build(current)
+
+
+def _topic_subscribers(
+    ids: list[str], subs: Mapping[str, set[str]], partitions_per_topic: Mapping[str, int]
+) -> dict[str, list[int]]:
+    """Each subscribed topic's subscribers by member number; a topic missing from the metadata is Kafka's error."""
     subscribers: dict[str, list[int]] = {}
     for i, mid in enumerate(ids):
         for topic in sorted(subs[mid]):
@@ -117,67 +126,101 @@ def assign(  # noqa: C901
                     f"Members are subscribed to topic {topic} which doesn't exist in the topic metadata."
                 )
             subscribers.setdefault(topic, []).append(i)
-    if not subscribers:
-        return {}
-    counts = {t: partitions_per_topic[t] for t in subscribers}
+    return subscribers
 
-    def topic_order(topics: Iterable[str]) -> list[str]:
-        return sorted(topics, key=lambda t: (-(counts[t] / len(subscribers[t])), len(subscribers[t]), topic_key(t)))
 
-    sizes = [0] * len(ids)
-    owners = {t: [-1] * counts[t] for t in subscribers}
-    target: dict[str, dict[str, set[int]]] = {mid: {} for mid in ids}
+class _Builder:
+    """UniformHeterogeneousAssignmentBuilder: `owners` is targetAssignmentPartitionOwners (-1: unassigned), `sizes`
+    memberTargetAssignmentSizes, `target` the target assignment (member -> topic -> partitions)."""
 
-    # maybeRevokePartitions: keep what a member holds of the topics it still subscribes to
-    for mid in ids:
-        i = index[mid]
-        for tp in current.get(mid, ()):
-            if tp.topic in subs[mid]:
-                if not 0 <= tp.partition < counts[tp.topic]:
-                    raise PlannerError(f"{mid} holds {tp}, but {tp.topic} has {counts[tp.topic]} partitions")
-                if owners[tp.topic][tp.partition] != -1:
-                    raise PlannerError(f"{tp} is held by both {ids[owners[tp.topic][tp.partition]]} and {mid}")
-                owners[tp.topic][tp.partition] = i
-                target[mid].setdefault(tp.topic, set()).add(tp.partition)
-                sizes[i] += 1
+    def __init__(
+        self,
+        ids: list[str],
+        subs: Mapping[str, set[str]],
+        subscribers: dict[str, list[int]],
+        partitions_per_topic: Mapping[str, int],
+        topic_key: Callable[[str], object],
+    ):
+        self.ids = ids
+        self.subs = subs
+        self.subscribers = subscribers
+        self.counts = {t: partitions_per_topic[t] for t in subscribers}
+        self.topic_key = topic_key
+        self.sizes = [0] * len(ids)
+        self.owners = {t: [-1] * self.counts[t] for t in subscribers}
+        self.target: dict[str, dict[str, set[int]]] = {mid: {} for mid in ids}
+        self.balancer = _Balancer(self.sizes)  # reads the live sizes
 
-    def add(topic: str, partition: int, i: int) -> None:
-        old = owners[topic][partition]
+    def build(self, current: Mapping[str, Iterable[TopicPartition]]) -> dict[str, list[TopicPartition]]:
+        self._maybe_revoke_partitions(current)
+        self._assign_remaining_partitions(self._compute_unassigned_partitions())
+        self._balance()
+        target = self.target
+        return {
+            mid: [TopicPartition(t, p) for t in sorted(target[mid]) for p in sorted(target[mid][t])] for mid in target
+        }
+
+    def _sort_topic_ids(self, topics: Iterable[str]) -> list[str]:
+        """Partitions per subscriber descending (Java double division), subscribers ascending, topic id."""
+        counts, subscribers = self.counts, self.subscribers
+        return sorted(
+            topics, key=lambda t: (-(counts[t] / len(subscribers[t])), len(subscribers[t]), self.topic_key(t))
+        )
+
+    def _maybe_revoke_partitions(self, current: Mapping[str, Iterable[TopicPartition]]) -> None:
+        """Keep what a member holds of the topics it still subscribes to."""
+        index = {mid: i for i, mid in enumerate(self.ids)}
+        for mid in self.ids:
+            for tp in current.get(mid, ()):
+                if tp.topic in self.subs[mid]:
+                    self._keep(mid, index[mid], tp)
+
+    def _keep(self, mid: str, i: int, tp: TopicPartition) -> None:
+        if not 0 <= tp.partition < self.counts[tp.topic]:
+            raise PlannerError(f"{mid} holds {tp}, but {tp.topic} has {self.counts[tp.topic]} partitions")
+        if self.owners[tp.topic][tp.partition] != -1:
+            raise PlannerError(f"{tp} is held by both {self.ids[self.owners[tp.topic][tp.partition]]} and {mid}")
+        self.owners[tp.topic][tp.partition] = i
+        self.target[mid].setdefault(tp.topic, set()).add(tp.partition)
+        self.sizes[i] += 1
+
+    def _compute_unassigned_partitions(self) -> dict[str, list[int]]:
+        return {t: [p for p in range(self.counts[t]) if self.owners[t][p] == -1] for t in self.subscribers}
+
+    def _assign_remaining_partitions(self, unassigned: dict[str, list[int]]) -> None:
+        """Topic by topic, each unowned partition to the next least-loaded subscriber."""
+        for topic in self._sort_topic_ids(t for t, parts in unassigned.items() if parts):
+            self.balancer.initialize(self.subscribers[topic])
+            for partition in unassigned[topic]:
+                self._assign_partition(topic, partition, self.balancer.next_least_loaded())
+
+    def _balance(self) -> None:
+        """balance / balanceTopics: rounds over the topics with 2+ subscribers until a whole pass moved nothing."""
+        movable = self._sort_topic_ids(t for t in self.subscribers if len(self.subscribers[t]) >= 2)
+        last_rebalanced = -1
+        for _ in range(MAX_ITERATION_COUNT if movable else 0):
+            for k, topic in enumerate(movable):
+                if k == last_rebalanced:
+                    return
+                owner = self.owners[topic]
+                moved = _balance_topic(
+                    topic, self.counts[topic], owner, self.subscribers[topic], self.balancer, self._assign_partition
+                )
+                if moved > 0 or last_rebalanced == -1:
+                    last_rebalanced = k
+
+    def _assign_partition(self, topic: str, partition: int, i: int) -> None:
+        """Move the partition from its owner (if any) to member `i`."""
+        old = self.owners[topic][partition]
         if old != -1:
-            held = target[ids[old]][topic]
+            held = self.target[self.ids[old]][topic]
             held.discard(partition)
             if not held:
-                del target[ids[old]][topic]
-            sizes[old] -= 1
-        target[ids[i]].setdefault(topic, set()).add(partition)
-        owners[topic][partition] = i
-        sizes[i] += 1
-
-    # assignRemainingPartitions
-    unassigned = {t: [p for p in range(counts[t]) if owners[t][p] == -1] for t in subscribers}
-    balancer = _Balancer(sizes)
-    for topic in topic_order(t for t, parts in unassigned.items() if parts):
-        balancer.initialize(subscribers[topic])
-        for partition in unassigned[topic]:
-            add(topic, partition, balancer.next_least_loaded())
-
-    # balance / balanceTopics
-    movable = topic_order(t for t in subscribers if len(subscribers[t]) >= 2)
-    last_rebalanced = -1
-    for _ in range(MAX_ITERATION_COUNT if movable else 0):
-        for k, topic in enumerate(movable):
-            if k == last_rebalanced:
-                break
-            if (
-                _balance_topic(topic, counts[topic], owners[topic], subscribers[topic], balancer, add) > 0
-                or last_rebalanced == -1
-            ):
-                last_rebalanced = k
-        else:
-            continue
-        break
-
-    return {mid: [TopicPartition(t, p) for t in sorted(target[mid]) for p in sorted(target[mid][t])] for mid in ids}
+                del self.target[self.ids[old]][topic]
+            self.sizes[old] -= 1
+        self.target[self.ids[i]].setdefault(topic, set()).add(partition)
+        self.owners[topic][partition] = i
+        self.sizes[i] += 1
 
 
 def _balance_topic(topic: str, n: int, owner: list[int], members: Sequence[int], balancer: _Balancer, add) -> int:

@@ -288,3 +288,18 @@ def test_rerun_on_its_own_result_changes_nothing(group):
     first = uniform.assign(members, counts)
     again = uniform.assign([M(m.id, m.topics, first[m.id]) for m in members], counts)
     assert {k: set(v) for k, v in again.items()} == {k: set(v) for k, v in first.items()}
+
+
+def test_inconsistent_current_assignment_texts():
+    def error(*args):
+        with pytest.raises(PlannerError) as exc:
+            het.assign(*args)
+        return str(exc.value)
+
+    assert error(["a", "b"], {"a": ["t"], "b": ["t"]}, {"a": [TP("t", 0)], "b": [TP("t", 0)]}, {"t": 2}) == (
+        "t-0 is held by both a and b"
+    )
+    assert error(["a"], {"a": ["t"]}, {"a": [TP("t", 5)]}, {"t": 2}) == "a holds t-5, but t has 2 partitions"
+    assert error(["a"], {"a": ["t", "u"]}, {}, {"t": 2}) == (
+        "Members are subscribed to topic u which doesn't exist in the topic metadata."
+    )
