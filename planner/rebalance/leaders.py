@@ -16,7 +16,7 @@ from planner.model import Cluster, TopicPartition
 from planner.rebalance.moves import select_partitions
 
 
-def balance_preferred(  # noqa: C901
+def balance_preferred(
     reps: list[list[int]],
     idxs: Sequence[int],
     brokers: Sequence[int],
@@ -31,81 +31,136 @@ def balance_preferred(  # noqa: C901
     """
     if not idxs or not brokers:
         return 0
-    members = set(brokers)
-    lead: dict[int, int] = {b: 0 for b in brokers}
-    led: dict[int, set[int]] = {b: set() for b in brokers}
-    for i in idxs:
-        h = reps[i][0]
-        if h in members:
-            lead[h] += 1
-            led[h].add(i)
+    heads = _Heads(reps, idxs, brokers, eligible, on_swap)
     if where is None:
-        w: dict[int, set[int]] = {b: set() for b in brokers}
-        for i in idxs:
-            for b in reps[i]:
-                if b in members:
-                    w[b].add(i)
-        where = w
+        where = _replicas_by_broker(reps, idxs, brokers)
     in_scope = set(idxs)
     q, r = divmod(len(idxs), len(brokers))
     ceil = q + (1 if r else 0)
     original = {i: reps[i][0] for i in idxs}
+    for _ in range(8):
+        gave = heads.give_away(ceil)
+        took = heads.take_over(q, where, in_scope)
+        if not (gave or took):
+            break
+    heads.chains(where, in_scope, 4 * len(idxs) + 16)
+    return sum(1 for i in idxs if reps[i][0] != original[i])
 
-    def swap(i: int, new: int) -> None:
+
+def _replicas_by_broker(reps: list[list[int]], idxs: Sequence[int], brokers: Sequence[int]) -> dict[int, set[int]]:
+    """broker -> the partitions (of idxs) it holds a replica of."""
+    members = set(brokers)
+    where: dict[int, set[int]] = {b: set() for b in brokers}
+    for i in idxs:
+        for b in reps[i]:
+            if b in members:
+                where[b].add(i)
+    return where
+
+
+class _Heads:
+    """The preferred leaders (heads of the replica lists) of partitions `idxs` counted per broker of `brokers`."""
+
+    def __init__(
+        self,
+        reps: list[list[int]],
+        idxs: Sequence[int],
+        brokers: Sequence[int],
+        eligible: Callable[[int, int], bool],
+        on_swap: Callable[[int, int, int], None] | None,
+    ):
+        self.reps = reps
+        self.brokers = brokers
+        self.members = set(brokers)
+        self.eligible = eligible
+        self.on_swap = on_swap
+        self.lead: dict[int, int] = {b: 0 for b in brokers}
+        self.led: dict[int, set[int]] = {b: set() for b in brokers}
+        for i in idxs:
+            h = reps[i][0]
+            if h in self.members:
+                self.lead[h] += 1
+                self.led[h].add(i)
+
+    def swap(self, i: int, new: int) -> None:
+        """Make `new` the head of partition i (it swaps places with the old head)."""
+        reps, lead, led = self.reps, self.lead, self.led
         old = reps[i][0]
         j = reps[i].index(new)
         reps[i][0], reps[i][j] = new, old
-        if old in members:
+        if old in self.members:
             lead[old] -= 1
             led[old].discard(i)
         lead[new] += 1
         led[new].add(i)
-        if on_swap is not None:
-            on_swap(i, old, new)
+        if self.on_swap is not None:
+            self.on_swap(i, old, new)
 
-    for _ in range(8):
-        changed = False
-        # Over-loaded heads give partitions away.
-        for s in sorted(brokers, key=lambda b: (-lead[b], b)):
+    def give_away(self, ceil: int) -> bool:
+        """Over-loaded heads give partitions to their least-loaded eligible replica. Whether any moved."""
+        lead, changed = self.lead, False
+        for s in sorted(self.brokers, key=lambda b: (-lead[b], b)):
             if lead[s] <= ceil:
                 break
-            for i in sorted(led[s]):
+            for i in sorted(self.led[s]):
                 if lead[s] <= ceil:
                     break
-                cands = [b for b in reps[i][1:] if b in members and lead[b] < lead[s] - 1 and eligible(i, b)]
+                cands = [
+                    b for b in self.reps[i][1:] if b in self.members and lead[b] < lead[s] - 1 and self.eligible(i, b)
+                ]
                 if cands:
-                    swap(i, min(cands, key=lambda b: (lead[b], b)))
+                    self.swap(i, min(cands, key=lambda b: (lead[b], b)))
                     changed = True
-        # Under-loaded brokers take partitions whose head is well ahead of them.
-        for u in sorted(brokers, key=lambda b: (lead[b], b)):
+        return changed
+
+    def take_over(self, q: int, where: Mapping[int, set[int]], in_scope: set[int]) -> bool:
+        """Under-loaded brokers take partitions whose head is well ahead of them. Whether any moved."""
+        lead, changed = self.lead, False
+        for u in sorted(self.brokers, key=lambda b: (lead[b], b)):
             if lead[u] >= q:
                 break
             for i in sorted(where.get(u, set()) & in_scope):
                 if lead[u] >= q:
                     break
-                h = reps[i][0]
-                if h != u and (h not in members or lead[h] > lead[u] + 1) and eligible(i, u):
-                    swap(i, u)
+                h = self.reps[i][0]
+                if h != u and (h not in self.members or lead[h] > lead[u] + 1) and self.eligible(i, u):
+                    self.swap(i, u)
                     changed = True
-        if not changed:
-            break
-    # Chains: hand one partition along a path of brokers, from a most-loaded head to one at least 2 below it, or
-    # (when no most-loaded head has such a path) to a least-loaded broker from one at least 2 above it. Each chain
-    # lowers the sum of squared counts; when neither exists the spread cannot shrink.
-    for _ in range(4 * len(idxs) + 16):
-        hi, lo = max(lead.values()), min(lead.values())
-        if hi - lo <= 1:
-            break
-        path = _path_down(sorted(b for b in brokers if lead[b] == hi), hi - 2, lead, led, reps, members, eligible)
-        if path is None:
-            path = _path_up(
-                sorted(b for b in brokers if lead[b] == lo), lo + 2, lead, where, in_scope, reps, members, eligible
+        return changed
+
+    def chains(self, where: Mapping[int, set[int]], in_scope: set[int], rounds: int) -> None:
+        """Hand one partition along a path of brokers, from a most-loaded head to one at least 2 below it, or (when no
+        most-loaded head has such a path) to a least-loaded broker from one at least 2 above it. Each chain lowers the
+        sum of squared counts; when neither exists the spread cannot shrink."""
+        lead = self.lead
+        for _ in range(rounds):
+            hi, lo = max(lead.values()), min(lead.values())
+            if hi - lo <= 1:
+                break
+            path = _path_down(
+                sorted(b for b in self.brokers if lead[b] == hi),
+                hi - 2,
+                lead,
+                self.led,
+                self.reps,
+                self.members,
+                self.eligible,
             )
-        if path is None:
-            break
-        for i, new in path:
-            swap(i, new)
-    return sum(1 for i in idxs if reps[i][0] != original[i])
+            if path is None:
+                path = _path_up(
+                    sorted(b for b in self.brokers if lead[b] == lo),
+                    lo + 2,
+                    lead,
+                    where,
+                    in_scope,
+                    self.reps,
+                    self.members,
+                    self.eligible,
+                )
+            if path is None:
+                break
+            for i, new in path:
+                self.swap(i, new)
 
 
 def _path_down(starts, goal, lead, led, reps, members, eligible):
