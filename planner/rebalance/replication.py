@@ -3,16 +3,49 @@
 from __future__ import annotations
 
 from planner.leadership import topic_states
-from planner.model import Cluster, PlannerError
+from planner.model import Cluster, PlannerError, TopicPartition
 from planner.rebalance.moves import Plan, in_progress_note, rack_count
 
 
-def set_replication_factor(cluster: Cluster, topic: str, rf: int) -> Plan:  # noqa: C901
+def set_replication_factor(cluster: Cluster, topic: str, rf: int) -> Plan:
     """Add replicas on online brokers (not those whose log dirs are all cordoned, KIP-1066) of racks the partition
     does not use yet, holding fewest replicas of this topic (so the topic spreads within 1 per broker), then fewest
     overall (appended, so the preferred leader stays), or remove replicas: out-of-ISR and offline ones first, then
     those sharing a rack with another replica, then the most loaded; the preferred leader goes last.
     """
+    online = _check_replication_factor(cluster, topic, rf)
+    t = cluster.topic(topic)
+    counts = _ReplicaCounts(cluster, topic, online)
+    proposed = {}
+    need = 0
+    skipped = []
+    less_safe = []
+    for p, stt in zip(t.partitions, topic_states(cluster, t)):
+        if p.adding or p.removing:  # the controller is moving it: its list is not the topic's to change now
+            skipped.append(p.tp)
+            continue
+        reps = list(p.replicas)
+        if len(reps) < rf:
+            need += counts.add_replicas(p.tp, reps, rf)
+        elif len(reps) > rf:
+            counts.remove_replicas(reps, rf, set(stt.isr))
+        if tuple(reps) != p.replicas:
+            proposed[p.tp] = tuple(reps)
+            before, after = _racks(p.replicas, counts.rack_of), _racks(reps, counts.rack_of)
+            if counts.n_racks and after < before:
+                less_safe.append(f"{p.tp} {before} -> {after}")
+    return Plan(
+        before=cluster,
+        proposed=proposed,
+        goal=f"set-replication-factor {topic} {rf}",
+        lower_bound=need,
+        brokers=tuple(online),
+        notes=_notes(less_safe, skipped),
+    )
+
+
+def _check_replication_factor(cluster: Cluster, topic: str, rf: int) -> list[int]:
+    """The online brokers, sorted; Kafka's texts for an unknown topic or an impossible replication factor."""
     if not cluster.has_topic(topic):
         raise PlannerError(
             f"Topic {topic} not found. The topology has topics: {', '.join(t.name for t in cluster.topics) or '(none)'}"
@@ -22,56 +55,62 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int) -> Plan:  # no
         raise PlannerError("Replication factor must be larger than 0.")
     if rf > len(online):
         raise PlannerError(f"Replication factor: {rf} larger than available brokers: {len(online)}.")
-    t = cluster.topic(topic)
-    rack_of = cluster.rack_of()
-    n_racks = rack_count(cluster, online)
-    counts = {b: 0 for b in cluster.broker_ids}
-    tcounts = {b: 0 for b in cluster.broker_ids}
-    for p in cluster.partitions():
-        for b in p.replicas:
-            counts[b] += 1
-            tcounts[b] += p.topic == topic
-    states = topic_states(cluster, t)
-    proposed = {}
-    need = 0
-    skipped = []
-    less_safe = []
-    for p, stt in zip(t.partitions, states):
-        if p.adding or p.removing:  # the controller is moving it: its list is not the topic's to change now
-            skipped.append(p.tp)
-            continue
-        reps = list(p.replicas)
-        if len(reps) < rf:
-            while len(reps) < rf:
-                used = {rack_of.get(b) for b in reps}
-                pool = [b for b in online if b not in reps and b in cluster.placeable_ids]
-                if not pool:
-                    raise PlannerError(
-                        f"cannot add a replica of {p.tp}: every online broker without one has all its log dirs "
-                        f"cordoned (cordoned.log.dirs, KIP-1066): {','.join(map(str, sorted(cluster.cordoned_ids)))}"
-                    )
-                best = min(pool, key=lambda b: (n_racks > 0 and rack_of.get(b) in used, tcounts[b], counts[b], b))
-                reps.append(best)
-                counts[best] += 1
-                tcounts[best] += 1
-                need += 1
-        elif len(reps) > rf:
-            isr = set(stt.isr)
-            while len(reps) > rf:
+    return online
 
-                def drop_key(b: int, reps: list[int] = reps, isr: set[int] = isr) -> tuple:
-                    shared = n_racks > 0 and sum(1 for x in reps if rack_of.get(x) == rack_of.get(b)) > 1
-                    return (b in isr and b in cluster.online_ids, not shared, b == reps[0], -tcounts[b], -counts[b], -b)
 
-                victim = min(reps, key=drop_key)
-                reps.remove(victim)
-                counts[victim] -= 1
-                tcounts[victim] -= 1
-        if tuple(reps) != p.replicas:
-            proposed[p.tp] = tuple(reps)
-            before, after = _racks(p.replicas, rack_of), _racks(reps, rack_of)
-            if n_racks and after < before:
-                less_safe.append(f"{p.tp} {before} -> {after}")
+class _ReplicaCounts:
+    """Replicas per broker, overall and of the topic, kept up to date as replicas are added and removed."""
+
+    def __init__(self, cluster: Cluster, topic: str, online: list[int]):
+        self.cluster = cluster
+        self.online = online
+        self.rack_of = cluster.rack_of()
+        self.n_racks = rack_count(cluster, online)
+        self.counts = {b: 0 for b in cluster.broker_ids}
+        self.tcounts = {b: 0 for b in cluster.broker_ids}
+        for p in cluster.partitions():
+            for b in p.replicas:
+                self.counts[b] += 1
+                self.tcounts[b] += p.topic == topic
+
+    def add_replicas(self, tp: TopicPartition, reps: list[int], rf: int) -> int:
+        """Append replicas up to `rf`: a rack not used yet, fewest of this topic, fewest overall. How many."""
+        added = 0
+        while len(reps) < rf:
+            used = {self.rack_of.get(b) for b in reps}
+            pool = [b for b in self.online if b not in reps and b in self.cluster.placeable_ids]
+            if not pool:
+                raise PlannerError(
+                    f"cannot add a replica of {tp}: every online broker without one has all its log dirs "
+                    f"cordoned (cordoned.log.dirs, KIP-1066): {','.join(map(str, sorted(self.cluster.cordoned_ids)))}"
+                )
+            best = min(
+                pool,
+                key=lambda b: (self.n_racks > 0 and self.rack_of.get(b) in used, self.tcounts[b], self.counts[b], b),
+            )
+            reps.append(best)
+            self.counts[best] += 1
+            self.tcounts[best] += 1
+            added += 1
+        return added
+
+    def remove_replicas(self, reps: list[int], rf: int, isr: set[int]) -> None:
+        """Remove replicas down to `rf`: out of the ISR or offline first, then sharing a rack, then the most loaded;
+        the preferred leader last."""
+        while len(reps) > rf:
+            victim = min(reps, key=lambda b: self._drop_key(b, reps, isr))
+            reps.remove(victim)
+            self.counts[victim] -= 1
+            self.tcounts[victim] -= 1
+
+    def _drop_key(self, b: int, reps: list[int], isr: set[int]) -> tuple:
+        rack_of = self.rack_of
+        shared = self.n_racks > 0 and sum(1 for x in reps if rack_of.get(x) == rack_of.get(b)) > 1
+        in_sync = b in isr and b in self.cluster.online_ids
+        return (in_sync, not shared, b == reps[0], -self.tcounts[b], -self.counts[b], -b)
+
+
+def _notes(less_safe: list[str], skipped: list) -> tuple:
     notes = []
     if less_safe:
         notes.append(
@@ -80,14 +119,7 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int) -> Plan:  # no
         )
     if skipped:
         notes.append(in_progress_note(skipped))
-    return Plan(
-        before=cluster,
-        proposed=proposed,
-        goal=f"set-replication-factor {topic} {rf}",
-        lower_bound=need,
-        brokers=tuple(online),
-        notes=tuple(notes),
-    )
+    return tuple(notes)
 
 
 def _racks(replicas, rack_of) -> int:
