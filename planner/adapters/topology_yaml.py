@@ -241,91 +241,25 @@ def _brokers(ctx: _Ctx, node: Node) -> tuple[Broker, ...]:
     return tuple(brokers[b] for b in sorted(brokers))
 
 
-def _topic(ctx: _Ctx, node: Node, path: str, cluster: Cluster, before: list[Topic]) -> Topic:  # noqa: C901
+def _topic(ctx: _Ctx, node: Node, path: str, cluster: Cluster, before: list[Topic]) -> Topic:
     """One topic; `cluster` has the brokers, `before` the topics read so far (a topic placed by the planner is
     placed against their load)."""
     f = {k.value: v for k, v in _mapping(ctx, node, path, TOPIC_KEYS)}
-    if "name" not in f:
-        raise ctx.error(node, f"{path}.name", "missing topic name")
-    name = _str(ctx, f["name"], f"{path}.name")
-    problem = topic_name_problem(name)
-    if problem:
-        raise ctx.error(f["name"], f"{path}.name", problem)
-    known = set(cluster.broker_ids)
-    known_text = ",".join(map(str, cluster.broker_ids))
-
-    def replica_list(n: Node, p: str) -> tuple[int, ...]:
-        ids = _id_list(ctx, n, p)
-        for i, b in enumerate(ids):
-            if b not in known:
-                raise ctx.error(n.value[i], f"{p}[{i}]", f"unknown broker {b} (brokers: {known_text})")
-        dup = sorted({b for b in ids if ids.count(b) > 1})
-        if dup:
-            raise ctx.error(n, p, f"duplicate replicas {','.join(map(str, dup))} in {list(ids)}")
-        return ids
-
-    count = _int(ctx, f["partitions"], f"{path}.partitions", minimum=1) if "partitions" in f else None
-    if count is not None and count > MAX_NEW_PARTITIONS:
-        raise ctx.error(
-            f["partitions"],
-            f"{path}.partitions",
-            f"{count} partitions: more than this tool places in memory ({MAX_NEW_PARTITIONS})",
-        )
-    rf = (
-        _int(ctx, f["replication_factor"], f"{path}.replication_factor", minimum=1)
-        if "replication_factor" in f
-        else None
-    )
-
-    configs: dict[str, str] = {}
-    if "configs" in f:
-        for k, v in _mapping(ctx, f["configs"], f"{path}.configs", None):
-            if not isinstance(v, yaml.ScalarNode) or v.tag.endswith("null"):
-                raise ctx.error(v, f"{path}.configs.{k.value}", "expected a value")
-            configs[str(k.value)] = (
-                str(_scalar(ctx, v, f"{path}.configs.{k.value}")).lower() if v.tag.endswith("bool") else str(v.value)
-            )
-            _rule(ctx, v, f"{path}.configs.{k.value}", config_problem(str(k.value), configs[str(k.value)]))
+    name = _topic_name(ctx, node, path, f)
+    brokers = _KnownBrokers(ctx, cluster)
+    replica_list = brokers.replica_list
+    count, rf = _count_and_rf(ctx, path, f)
+    configs = _configs(ctx, path, f["configs"]) if "configs" in f else {}
     topic_id = _str(ctx, f["topic_id"], f"{path}.topic_id") if "topic_id" in f else None
     marked = (
         _bool(ctx, f["marked_for_deletion"], f"{path}.marked_for_deletion") if "marked_for_deletion" in f else False
     )
-
     if "assignment" in f:
-        amap = _partition_map(ctx, f["assignment"], f"{path}.assignment", replica_list)
-        if not amap:
-            raise ctx.error(f["assignment"], f"{path}.assignment", "assignment is empty")
-        missing = [p for p in range(len(amap)) if p not in amap]
-        if missing:
-            raise ctx.error(
-                f["assignment"],
-                f"{path}.assignment",
-                f"partition ids must be 0..{len(amap) - 1}; missing {','.join(map(str, missing))}",
-            )
-        if count is not None and count != len(amap):
-            raise ctx.error(
-                f["partitions"], f"{path}.partitions", f"says {count} but the assignment has {len(amap)} partitions"
-            )
-        for p in sorted(amap):
-            r, n = amap[p]
-            if not r:
-                raise ctx.error(
-                    n, f"{path}.assignment.{p}", f"Cannot have replication factor of 0 for partition id {p}."
-                )
+        amap = _explicit_assignment(ctx, path, f, count, replica_list)
         assignment = {p: r for p, (r, _) in amap.items()}
     else:
         amap = None
-        if count is None or rf is None:
-            raise ctx.error(
-                node, path, "a topic needs either 'assignment' or both 'partitions' and 'replication_factor'"
-            )
-        from planner.placement.placer import plan_new_topic
-
-        try:
-            so_far = replace(cluster, topics=tuple(sorted(before, key=_name)))
-            assignment = {p: tuple(r) for p, r in plan_new_topic(so_far, count, rf)[0].items()}
-        except PlannerError as exc:
-            raise ctx.error(f["replication_factor"], f"{path}.replication_factor", str(exc)) from None
+        assignment = _placed_assignment(ctx, node, path, f, count, rf, cluster, before)
 
     def check_pid(n: Node, p: str, pid: int) -> None:
         if pid not in assignment:
@@ -335,32 +269,8 @@ def _topic(ctx: _Ctx, node: Node, path: str, cluster: Cluster, before: list[Topi
     if "state" in f:
         for key, val in _mapping(ctx, f["state"], f"{path}.state", None):
             pid = _int(ctx, key, f"{path}.state.{key.value}", minimum=0, what="a partition id")
-            sp = f"{path}.state.{pid}"
-            check_pid(key, sp, pid)
-            sf = {k.value: v for k, v in _mapping(ctx, val, sp, STATE_KEYS)}
-            if "leader" not in sf or "isr" not in sf:
-                raise ctx.error(val, sp, "partition state needs 'leader' (broker id, or -1 / none) and 'isr'")
-            lnode = sf["leader"]
-            if isinstance(lnode, yaml.ScalarNode) and lnode.value in ("none", "null", "~", ""):
-                leader = NO_LEADER
-            else:
-                leader = _int(ctx, lnode, f"{sp}.leader", minimum=-1, what="a broker id, -1 or none")
-            if leader != NO_LEADER and leader not in known:
-                raise ctx.error(lnode, f"{sp}.leader", f"unknown broker {leader} (brokers: {known_text})")
-            isr = replica_list(sf["isr"], f"{sp}.isr")
-            replicas = set(assignment[pid])
-            outside = [b for b in isr if b not in replicas]
-            if outside:
-                raise ctx.error(
-                    sf["isr"],
-                    f"{sp}.isr",
-                    f"ISR members {','.join(map(str, outside))} are not replicas of the partition",
-                )
-            epoch = _int(ctx, sf["leader_epoch"], f"{sp}.leader_epoch", minimum=0) if "leader_epoch" in sf else None
-            elr = replica_list(sf["elr"], f"{sp}.elr") if "elr" in sf else None
-            lke = replica_list(sf["last_known_elr"], f"{sp}.last_known_elr") if "last_known_elr" in sf else None
-            observed[pid] = ObservedState(leader=leader, isr=isr, leader_epoch=epoch, elr=elr, last_known_elr=lke)
-
+            check_pid(key, f"{path}.state.{pid}", pid)
+            observed[pid] = _partition_state(ctx, val, f"{path}.state.{pid}", brokers, assignment[pid])
     sizes: dict[int, int] = {}
     if "sizes" in f:
         for pid, (size, n) in _partition_map(
@@ -368,47 +278,11 @@ def _topic(ctx: _Ctx, node: Node, path: str, cluster: Cluster, before: list[Topi
         ).items():
             check_pid(n, f"{path}.sizes.{pid}", pid)
             sizes[pid] = size
-
-    moving: dict[str, dict[int, tuple[int, ...]]] = {"adding": {}, "removing": {}}
-    for which in moving:
-        if which in f:
-            for pid, (ids, n) in _partition_map(ctx, f[which], f"{path}.{which}", replica_list).items():
-                check_pid(n, f"{path}.{which}.{pid}", pid)
-                outside = [b for b in ids if b not in assignment[pid]]
-                if outside:
-                    raise ctx.error(
-                        n,
-                        f"{path}.{which}.{pid}",
-                        f"brokers {','.join(map(str, outside))} must also be in the partition's replicas",
-                    )
-                moving[which][pid] = ids
-
+    moving = {
+        which: _moving(ctx, path, f, which, assignment, replica_list, check_pid) for which in ("adding", "removing")
+    }
     if amap is not None:
-        # Mid-reassignment a partition lists target ∪ original replicas; its replication factor is what
-        # kafka-topics --describe prints: replicas minus adding (TopicCommand, 2.5+).
-        def rf_of(p: int) -> int:
-            return len(assignment[p]) - len(moving["adding"].get(p, ()))
-
-        first_rf = rf_of(0)
-        for p in sorted(amap):
-            if rf_of(p) != first_rf:
-                moving_note = (
-                    f" ({len(assignment[p])} replicas, {len(moving['adding'][p])} adding)"
-                    if p in moving["adding"]
-                    else ""
-                )
-                raise ctx.error(
-                    amap[p][1],
-                    f"{path}.assignment.{p}",
-                    f"replication factor {rf_of(p)}{moving_note} differs from partition 0's {first_rf} "
-                    f"(RF must match inside a topic)",
-                )
-        if rf is not None and rf != first_rf:
-            raise ctx.error(
-                f["replication_factor"],
-                f"{path}.replication_factor",
-                f"says {rf} but the assignment has {first_rf} replicas per partition",
-            )
+        _check_replication_factors(ctx, path, f, amap, assignment, moving["adding"], rf)
 
     partitions = tuple(
         Partition(
@@ -425,6 +299,207 @@ def _topic(ctx: _Ctx, node: Node, path: str, cluster: Cluster, before: list[Topi
     return Topic(name=name, partitions=partitions, configs=configs, topic_id=topic_id, marked_for_deletion=marked)
 
 
+def _topic_name(ctx: _Ctx, node: Node, path: str, f: dict[str, Node]) -> str:
+    if "name" not in f:
+        raise ctx.error(node, f"{path}.name", "missing topic name")
+    name = _str(ctx, f["name"], f"{path}.name")
+    problem = topic_name_problem(name)
+    if problem:
+        raise ctx.error(f["name"], f"{path}.name", problem)
+    return name
+
+
+class _KnownBrokers:
+    """The cluster's broker ids, for replica lists (assignment, ISR, ELR, adding, removing) and leaders."""
+
+    def __init__(self, ctx: _Ctx, cluster: Cluster):
+        self.ctx = ctx
+        self.known = set(cluster.broker_ids)
+        self.text = ",".join(map(str, cluster.broker_ids))
+
+    def unknown(self, node: Node, path: str, broker: int) -> PlannerError:
+        return self.ctx.error(node, path, f"unknown broker {broker} (brokers: {self.text})")
+
+    def replica_list(self, n: Node, p: str) -> tuple[int, ...]:
+        """Known brokers, no duplicates."""
+        ids = _id_list(self.ctx, n, p)
+        for i, b in enumerate(ids):
+            if b not in self.known:
+                raise self.unknown(n.value[i], f"{p}[{i}]", b)
+        dup = sorted({b for b in ids if ids.count(b) > 1})
+        if dup:
+            raise self.ctx.error(n, p, f"duplicate replicas {','.join(map(str, dup))} in {list(ids)}")
+        return ids
+
+
+def _count_and_rf(ctx: _Ctx, path: str, f: dict[str, Node]) -> tuple[int | None, int | None]:
+    """`partitions` (at most what this tool places in memory) and `replication_factor`, when given."""
+    count = _int(ctx, f["partitions"], f"{path}.partitions", minimum=1) if "partitions" in f else None
+    if count is not None and count > MAX_NEW_PARTITIONS:
+        raise ctx.error(
+            f["partitions"],
+            f"{path}.partitions",
+            f"{count} partitions: more than this tool places in memory ({MAX_NEW_PARTITIONS})",
+        )
+    rf = (
+        _int(ctx, f["replication_factor"], f"{path}.replication_factor", minimum=1)
+        if "replication_factor" in f
+        else None
+    )
+    return count, rf
+
+
+def _configs(ctx: _Ctx, path: str, node: Node) -> dict[str, str]:
+    configs: dict[str, str] = {}
+    for k, v in _mapping(ctx, node, f"{path}.configs", None):
+        if not isinstance(v, yaml.ScalarNode) or v.tag.endswith("null"):
+            raise ctx.error(v, f"{path}.configs.{k.value}", "expected a value")
+        configs[str(k.value)] = (
+            str(_scalar(ctx, v, f"{path}.configs.{k.value}")).lower() if v.tag.endswith("bool") else str(v.value)
+        )
+        _rule(ctx, v, f"{path}.configs.{k.value}", config_problem(str(k.value), configs[str(k.value)]))
+    return configs
+
+
+def _explicit_assignment(
+    ctx: _Ctx, path: str, f: dict[str, Node], count: int | None, replica_list: Callable[[Node, str], tuple[int, ...]]
+) -> dict[int, tuple[tuple[int, ...], Node]]:
+    """`assignment`: partition ids 0..n-1 (n = `partitions` when given), each with at least one replica."""
+    amap = _partition_map(ctx, f["assignment"], f"{path}.assignment", replica_list)
+    if not amap:
+        raise ctx.error(f["assignment"], f"{path}.assignment", "assignment is empty")
+    missing = [p for p in range(len(amap)) if p not in amap]
+    if missing:
+        raise ctx.error(
+            f["assignment"],
+            f"{path}.assignment",
+            f"partition ids must be 0..{len(amap) - 1}; missing {','.join(map(str, missing))}",
+        )
+    if count is not None and count != len(amap):
+        raise ctx.error(
+            f["partitions"], f"{path}.partitions", f"says {count} but the assignment has {len(amap)} partitions"
+        )
+    for p in sorted(amap):
+        r, n = amap[p]
+        if not r:
+            raise ctx.error(n, f"{path}.assignment.{p}", f"Cannot have replication factor of 0 for partition id {p}.")
+    return amap
+
+
+def _placed_assignment(
+    ctx: _Ctx,
+    node: Node,
+    path: str,
+    f: dict[str, Node],
+    count: int | None,
+    rf: int | None,
+    cluster: Cluster,
+    before: list[Topic],
+) -> dict[int, tuple[int, ...]]:
+    """`partitions` + `replication_factor`: placed by the planner against the load of the topics `before` it."""
+    if count is None or rf is None:
+        raise ctx.error(node, path, "a topic needs either 'assignment' or both 'partitions' and 'replication_factor'")
+    from planner.placement.placer import plan_new_topic
+
+    try:
+        so_far = replace(cluster, topics=tuple(sorted(before, key=_name)))
+        return {p: tuple(r) for p, r in plan_new_topic(so_far, count, rf)[0].items()}
+    except PlannerError as exc:
+        raise ctx.error(f["replication_factor"], f"{path}.replication_factor", str(exc)) from None
+
+
+def _partition_state(
+    ctx: _Ctx,
+    val: Node,
+    sp: str,
+    brokers: _KnownBrokers,
+    replicas: tuple[int, ...],
+) -> ObservedState:
+    """One partition's `state`: leader (a known broker, -1 or none), ISR within the replicas, epoch, ELR."""
+    sf = {k.value: v for k, v in _mapping(ctx, val, sp, STATE_KEYS)}
+    if "leader" not in sf or "isr" not in sf:
+        raise ctx.error(val, sp, "partition state needs 'leader' (broker id, or -1 / none) and 'isr'")
+    lnode = sf["leader"]
+    if isinstance(lnode, yaml.ScalarNode) and lnode.value in ("none", "null", "~", ""):
+        leader = NO_LEADER
+    else:
+        leader = _int(ctx, lnode, f"{sp}.leader", minimum=-1, what="a broker id, -1 or none")
+    if leader != NO_LEADER and leader not in brokers.known:
+        raise brokers.unknown(lnode, f"{sp}.leader", leader)
+    replica_list = brokers.replica_list
+    isr = replica_list(sf["isr"], f"{sp}.isr")
+    in_replicas = set(replicas)
+    outside = [b for b in isr if b not in in_replicas]
+    if outside:
+        raise ctx.error(
+            sf["isr"], f"{sp}.isr", f"ISR members {','.join(map(str, outside))} are not replicas of the partition"
+        )
+    epoch = _int(ctx, sf["leader_epoch"], f"{sp}.leader_epoch", minimum=0) if "leader_epoch" in sf else None
+    elr = replica_list(sf["elr"], f"{sp}.elr") if "elr" in sf else None
+    lke = replica_list(sf["last_known_elr"], f"{sp}.last_known_elr") if "last_known_elr" in sf else None
+    return ObservedState(leader=leader, isr=isr, leader_epoch=epoch, elr=elr, last_known_elr=lke)
+
+
+def _moving(
+    ctx: _Ctx,
+    path: str,
+    f: dict[str, Node],
+    which: str,
+    assignment: dict[int, tuple[int, ...]],
+    replica_list: Callable[[Node, str], tuple[int, ...]],
+    check_pid: Callable[[Node, str, int], None],
+) -> dict[int, tuple[int, ...]]:
+    """`adding` or `removing` of an in-progress reassignment: brokers that are also in the partition's replicas."""
+    moving: dict[int, tuple[int, ...]] = {}
+    if which not in f:
+        return moving
+    for pid, (ids, n) in _partition_map(ctx, f[which], f"{path}.{which}", replica_list).items():
+        check_pid(n, f"{path}.{which}.{pid}", pid)
+        outside = [b for b in ids if b not in assignment[pid]]
+        if outside:
+            raise ctx.error(
+                n,
+                f"{path}.{which}.{pid}",
+                f"brokers {','.join(map(str, outside))} must also be in the partition's replicas",
+            )
+        moving[pid] = ids
+    return moving
+
+
+def _check_replication_factors(
+    ctx: _Ctx,
+    path: str,
+    f: dict[str, Node],
+    amap: dict[int, tuple[tuple[int, ...], Node]],
+    assignment: dict[int, tuple[int, ...]],
+    adding: dict[int, tuple[int, ...]],
+    rf: int | None,
+) -> None:
+    """One replication factor per topic, equal to `replication_factor` when given. Mid-reassignment a partition lists
+    target ∪ original replicas; its replication factor is what kafka-topics --describe prints: replicas minus adding
+    (TopicCommand, 2.5+)."""
+
+    def rf_of(p: int) -> int:
+        return len(assignment[p]) - len(adding.get(p, ()))
+
+    first_rf = rf_of(0)
+    for p in sorted(amap):
+        if rf_of(p) != first_rf:
+            moving_note = f" ({len(assignment[p])} replicas, {len(adding[p])} adding)" if p in adding else ""
+            raise ctx.error(
+                amap[p][1],
+                f"{path}.assignment.{p}",
+                f"replication factor {rf_of(p)}{moving_note} differs from partition 0's {first_rf} "
+                f"(RF must match inside a topic)",
+            )
+    if rf is not None and rf != first_rf:
+        raise ctx.error(
+            f["replication_factor"],
+            f"{path}.replication_factor",
+            f"says {rf} but the assignment has {first_rf} replicas per partition",
+        )
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Writing
 
@@ -437,61 +512,68 @@ def _quote(s: str) -> str:
     return yaml.safe_dump(s, default_style=None, width=10**9).strip().removesuffix("\n...").strip()
 
 
-def dump_topology(cluster: Cluster) -> str:  # noqa: C901
+def dump_topology(cluster: Cluster) -> str:
     """YAML text that loads back (with `parse_topology`) to the same cluster."""
     out: list[str] = []
     if cluster.name is not None:
         out.append(f"cluster: {_quote(cluster.name)}")
     out.append(f"mode: {cluster.mode}")
     out.append("brokers:")
-    for b in cluster.brokers:
-        parts = [f"id: {b.id}"]
-        if b.rack is not None:
-            parts.append(f"rack: {_quote(b.rack)}")
-        if b.host is not None:
-            parts.append(f"host: {_quote(b.host)}")
-        if b.port is not None:
-            parts.append(f"port: {b.port}")
-        if b.state != ONLINE:
-            parts.append(f"state: {b.state}")
-        if b.cordoned:
-            parts.append("cordoned: true")
-        out.append("  - {" + ", ".join(parts) + "}")
+    out.extend(_dump_broker(b) for b in cluster.brokers)
     out.append("topics:" if cluster.topics else "topics: []")
     for t in cluster.topics:
-        out.append(f"  - name: {_quote(t.name)}")
-        if t.topic_id:
-            out.append(f"    topic_id: {_quote(t.topic_id)}")
-        if t.marked_for_deletion:
-            out.append("    marked_for_deletion: true")
-        if t.configs:
-            out.append("    configs:")
-            for k, v in t.configs.items():
-                out.append(f"      {_quote(k)}: {_quote(str(v))}")
-        out.append("    assignment:")
-        for p in t.partitions:
-            out.append(f"      {p.id}: {_flow(p.replicas)}")
-        for which in ("adding", "removing"):
-            rows = [p for p in t.partitions if getattr(p, which)]
-            if rows:
-                out.append(f"    {which}:")
-                out.extend(f"      {p.id}: {_flow(getattr(p, which))}" for p in rows)
-        states = [p for p in t.partitions if p.observed is not None]
-        if states:
-            out.append("    state:")
-            for p in states:
-                o = p.observed
-                assert o is not None  # filtered above
-                parts = [f"leader: {o.leader}", f"isr: {_flow(o.isr)}"]
-                if o.leader_epoch is not None:
-                    parts.append(f"leader_epoch: {o.leader_epoch}")
-                if o.elr is not None:
-                    parts.append(f"elr: {_flow(o.elr)}")
-                if o.last_known_elr is not None:
-                    parts.append(f"last_known_elr: {_flow(o.last_known_elr)}")
-                out.append(f"      {p.id}: {{" + ", ".join(parts) + "}")
-        sized = [p for p in t.partitions if p.size is not None]
-        if sized:
-            out.append("    sizes:")
-            out.extend(f"      {p.id}: {p.size}" for p in sized)
+        out.extend(_dump_topic(t))
     return "\n".join(out) + "\n"
+
+
+def _dump_broker(b: Broker) -> str:
+    parts = [f"id: {b.id}"]
+    if b.rack is not None:
+        parts.append(f"rack: {_quote(b.rack)}")
+    if b.host is not None:
+        parts.append(f"host: {_quote(b.host)}")
+    if b.port is not None:
+        parts.append(f"port: {b.port}")
+    if b.state != ONLINE:
+        parts.append(f"state: {b.state}")
+    if b.cordoned:
+        parts.append("cordoned: true")
+    return "  - {" + ", ".join(parts) + "}"
+
+
+def _dump_topic(t: Topic) -> list[str]:
+    out = [f"  - name: {_quote(t.name)}"]
+    if t.topic_id:
+        out.append(f"    topic_id: {_quote(t.topic_id)}")
+    if t.marked_for_deletion:
+        out.append("    marked_for_deletion: true")
+    if t.configs:
+        out.append("    configs:")
+        out.extend(f"      {_quote(k)}: {_quote(str(v))}" for k, v in t.configs.items())
+    out.append("    assignment:")
+    out.extend(f"      {p.id}: {_flow(p.replicas)}" for p in t.partitions)
+    for which in ("adding", "removing"):
+        rows = [p for p in t.partitions if getattr(p, which)]
+        if rows:
+            out.append(f"    {which}:")
+            out.extend(f"      {p.id}: {_flow(getattr(p, which))}" for p in rows)
+    states = [(p.id, p.observed) for p in t.partitions if p.observed is not None]
+    if states:
+        out.append("    state:")
+        out.extend(f"      {pid}: {_dump_state(o)}" for pid, o in states)
+    sized = [p for p in t.partitions if p.size is not None]
+    if sized:
+        out.append("    sizes:")
+        out.extend(f"      {p.id}: {p.size}" for p in sized)
+    return out
+
+
+def _dump_state(o: ObservedState) -> str:
+    parts = [f"leader: {o.leader}", f"isr: {_flow(o.isr)}"]
+    if o.leader_epoch is not None:
+        parts.append(f"leader_epoch: {o.leader_epoch}")
+    if o.elr is not None:
+        parts.append(f"elr: {_flow(o.elr)}")
+    if o.last_known_elr is not None:
+        parts.append(f"last_known_elr: {_flow(o.last_known_elr)}")
+    return "{" + ", ".join(parts) + "}"

@@ -131,3 +131,97 @@ def test_cordoned_brokers_load_and_dump():
     ]
     assert (c.cordoned_ids, c.placeable_ids, c.online_ids) == ({1, 2}, {3}, {1, 3})
     assert dump_topology(c) == text.replace(", cordoned: false", "")
+
+
+TOPIC = BASE + "topics:\n  - name: t\n"
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (
+            BASE + "topics:\n  - partitions: 1\n    replication_factor: 1\n",
+            "x.yaml:3: topics[0].name: missing topic name",
+        ),
+        (
+            TOPIC + "    configs: {retention.ms: null}\n    assignment: {0: [1]}\n",
+            "x.yaml:4: topics[0].configs.retention.ms: expected a value",
+        ),
+        (TOPIC + "    assignment: {}\n", "x.yaml:4: topics[0].assignment: assignment is empty"),
+        (
+            TOPIC + "    partitions: 2\n    assignment: {0: [1]}\n",
+            "x.yaml:4: topics[0].partitions: says 2 but the assignment has 1 partitions",
+        ),
+        (
+            TOPIC + "    assignment: {0: []}\n",
+            "x.yaml:4: topics[0].assignment.0: Cannot have replication factor of 0 for partition id 0.",
+        ),
+        (
+            TOPIC + "    partitions: 2\n",
+            "x.yaml:3: topics[0]: a topic needs either 'assignment' or both 'partitions' and 'replication_factor'",
+        ),
+        (
+            TOPIC + "    assignment: {0: [1]}\n    sizes: {3: 10}\n",
+            "x.yaml:5: topics[0].sizes.3: partition 3 does not exist (the topic has 1 partitions)",
+        ),
+        (
+            TOPIC + "    assignment: {0: [1]}\n    state: {0: {leader: 1}}\n",
+            "x.yaml:5: topics[0].state.0: partition state needs 'leader' (broker id, or -1 / none) and 'isr'",
+        ),
+        (
+            TOPIC + "    assignment: {0: [1]}\n    state: {0: {leader: 7, isr: [1]}}\n",
+            "x.yaml:5: topics[0].state.0.leader: unknown broker 7 (brokers: 1,2,3)",
+        ),
+        (
+            TOPIC + "    assignment: {0: [1]}\n    state: {0: {leader: 1, isr: [1, 2]}}\n",
+            "x.yaml:5: topics[0].state.0.isr: ISR members 2 are not replicas of the partition",
+        ),
+        (
+            TOPIC + "    assignment: {0: [1]}\n    state: {2: {leader: 1, isr: [1]}}\n",
+            "x.yaml:5: topics[0].state.2: partition 2 does not exist (the topic has 1 partitions)",
+        ),
+        (
+            TOPIC + "    assignment: {0: [1]}\n    state: {0: {leader: 1, isr: [1], elr: [9]}}\n",
+            "x.yaml:5: topics[0].state.0.elr[0]: unknown broker 9 (brokers: 1,2,3)",
+        ),
+        (
+            TOPIC + "    assignment: {0: [1, 2]}\n    adding: {0: [3]}\n",
+            "x.yaml:5: topics[0].adding.0: brokers 3 must also be in the partition's replicas",
+        ),
+        (
+            TOPIC + "    assignment: {0: [1, 2]}\n    removing: {1: [1]}\n",
+            "x.yaml:5: topics[0].removing.1: partition 1 does not exist (the topic has 1 partitions)",
+        ),
+        (
+            TOPIC + "    assignment: {0: [1, 2]}\n    replication_factor: 3\n",
+            "x.yaml:5: topics[0].replication_factor: says 3 but the assignment has 2 replicas per partition",
+        ),
+        (
+            TOPIC + "    assignment:\n      0: [1, 2]\n      1: [1, 2, 3]\n    adding: {1: [2, 3]}\n",
+            "x.yaml:6: topics[0].assignment.1: replication factor 1 (3 replicas, 2 adding) differs from partition 0's 2 (RF must match inside a topic)",
+        ),
+    ],
+)
+def test_topic_validation_messages(text, message):
+    """Every check of a topic entry: its exact file:line: path: problem text."""
+    assert error(text) == message
+
+
+@pytest.mark.parametrize(
+    "text, dumped",
+    [
+        (
+            TOPIC
+            + "    assignment:\n      0: [1, 2]\n      1: [1, 2, 3]\n    adding: {1: [3]}\n    removing: {0: [2]}\n",
+            "mode: kraft\nbrokers:\n  - {id: 1, rack: a}\n  - {id: 2, rack: b}\n  - {id: 3, rack: c}\ntopics:\n  - name: t\n    assignment:\n      0: [1, 2]\n      1: [1, 2, 3]\n    adding:\n      1: [3]\n    removing:\n      0: [2]\n",
+        ),
+        (
+            TOPIC
+            + "    configs: {compact: true, retention.ms: 1000}\n    assignment: {0: [1, 2]}\n    sizes: {0: 5}\n    state: {0: {leader: none, isr: [], leader_epoch: 4, elr: [2], last_known_elr: [1]}}\n",
+            "mode: kraft\nbrokers:\n  - {id: 1, rack: a}\n  - {id: 2, rack: b}\n  - {id: 3, rack: c}\ntopics:\n  - name: t\n    configs:\n      compact: 'true'\n      retention.ms: '1000'\n    assignment:\n      0: [1, 2]\n    state:\n      0: {leader: -1, isr: [], leader_epoch: 4, elr: [2], last_known_elr: [1]}\n    sizes:\n      0: 5\n",
+        ),
+    ],
+)
+def test_in_progress_state_sizes_and_configs_dump_exactly(text, dumped):
+    assert dump_topology(parse_topology(text, "x.yaml")) == dumped
+    assert dump_topology(parse_topology(dumped, "x.yaml")) == dumped
