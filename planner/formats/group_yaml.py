@@ -88,14 +88,8 @@ def _owned(source, node, path) -> tuple[TopicPartition, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def parse_group(text: str, source: str = "GROUP.yaml") -> Group:  # noqa: C901
-    check_yaml_depth(text, source, _Loader)
-    try:
-        root = yaml.compose(text, Loader=_Loader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f":{mark.line + 1}" if mark is not None else ""
-        raise PlannerError(f"{source}{where}: not valid YAML: {getattr(exc, 'problem', None) or exc}") from None
+def _root_fields(source: str, root) -> dict:
+    """The top-level keys (`group`, `members`); `members` is required."""
     if root is None or not isinstance(root, yaml.MappingNode):
         raise _err(source, root, "", "expected a mapping with a 'members' list")
     fields = {}
@@ -106,60 +100,89 @@ def parse_group(text: str, source: str = "GROUP.yaml") -> Group:  # noqa: C901
         fields[key.value] = val
     if "members" not in fields:
         raise _err(source, root, "members", "missing: list the group's members")
+    return fields
+
+
+def _member_fields(source: str, mnode, path: str) -> dict:
+    """A member's keys; `id` and `topics` are required."""
+    if not isinstance(mnode, yaml.MappingNode):
+        raise _err(source, mnode, path, "expected a mapping with id and topics")
+    mf = {}
+    for key, val in mnode.value:
+        _key(source, key, path)
+        if key.value not in MEMBER_KEYS:
+            raise _err(
+                source,
+                key,
+                f"{path}.{key.value}",
+                f"unknown key {key.value!r} (expected one of: {', '.join(MEMBER_KEYS)})",
+            )
+        mf[key.value] = val
+    for required in ("id", "topics"):
+        if required not in mf:
+            raise _err(source, mnode, f"{path}.{required}", "missing")
+    return mf
+
+
+def _instance_id(source: str, mf: dict, path: str, i: int, instances: dict[str, int]) -> str | None:
+    """`instance_id` (group.instance.id), unique in the group; recorded in `instances`."""
+    instance = _str(source, mf["instance_id"], f"{path}.instance_id") if "instance_id" in mf else None
+    if instance is not None:
+        if instance in instances:
+            raise _err(
+                source,
+                mf["instance_id"],
+                f"{path}.instance_id",
+                f"duplicate group.instance.id {instance!r} (also members[{instances[instance]}])",
+            )
+        instances[instance] = i
+    return instance
+
+
+def _generation(source: str, mf: dict, path: str) -> int | None:
+    if "generation" not in mf:
+        return None
+    g = mf["generation"]
+    if not isinstance(g, yaml.ScalarNode) or g.tag != "tag:yaml.org,2002:int":
+        raise _err(source, g, f"{path}.generation", "expected an integer generation id")
+    return int(_value(g))
+
+
+def _member(source: str, i: int, mnode, seen: dict[str, int], instances: dict[str, int]) -> Member:
+    """members[i]: checked, with its id and instance id recorded in `seen` and `instances` (both unique)."""
+    path = f"members[{i}]"
+    mf = _member_fields(source, mnode, path)
+    mid = _str(source, mf["id"], f"{path}.id")
+    if mid in seen:
+        raise _err(source, mf["id"], f"{path}.id", f"duplicate member id {mid!r} (also members[{seen[mid]}])")
+    seen[mid] = i
+    tnode = mf["topics"]
+    if not isinstance(tnode, yaml.SequenceNode):
+        raise _err(source, tnode, f"{path}.topics", "expected a list of topic names")
+    topics = tuple(dict.fromkeys(_str(source, t, f"{path}.topics[{j}]") for j, t in enumerate(tnode.value)))
+    instance = _instance_id(source, mf, path, i, instances)
+    rack = _str(source, mf["rack"], f"{path}.rack") if "rack" in mf else None
+    owned = _owned(source, mf["owned"], f"{path}.owned") if "owned" in mf else ()
+    generation = _generation(source, mf, path)
+    return Member(id=mid, topics=topics, instance_id=instance, rack=rack, owned=owned, generation=generation)
+
+
+def parse_group(text: str, source: str = "GROUP.yaml") -> Group:
+    check_yaml_depth(text, source, _Loader)
+    try:
+        root = yaml.compose(text, Loader=_Loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        raise PlannerError(f"{source}{where}: not valid YAML: {getattr(exc, 'problem', None) or exc}") from None
+    fields = _root_fields(source, root)
     name = _str(source, fields["group"], "group") if "group" in fields else None
     members_node = fields["members"]
     if not isinstance(members_node, yaml.SequenceNode) or not members_node.value:
         raise _err(source, members_node, "members", "expected a non-empty list of members")
-    members: list[Member] = []
     seen: dict[str, int] = {}
     instances: dict[str, int] = {}
-    for i, mnode in enumerate(members_node.value):
-        path = f"members[{i}]"
-        if not isinstance(mnode, yaml.MappingNode):
-            raise _err(source, mnode, path, "expected a mapping with id and topics")
-        mf = {}
-        for key, val in mnode.value:
-            _key(source, key, path)
-            if key.value not in MEMBER_KEYS:
-                raise _err(
-                    source,
-                    key,
-                    f"{path}.{key.value}",
-                    f"unknown key {key.value!r} (expected one of: {', '.join(MEMBER_KEYS)})",
-                )
-            mf[key.value] = val
-        for required in ("id", "topics"):
-            if required not in mf:
-                raise _err(source, mnode, f"{path}.{required}", "missing")
-        mid = _str(source, mf["id"], f"{path}.id")
-        if mid in seen:
-            raise _err(source, mf["id"], f"{path}.id", f"duplicate member id {mid!r} (also members[{seen[mid]}])")
-        seen[mid] = i
-        tnode = mf["topics"]
-        if not isinstance(tnode, yaml.SequenceNode):
-            raise _err(source, tnode, f"{path}.topics", "expected a list of topic names")
-        topics = tuple(dict.fromkeys(_str(source, t, f"{path}.topics[{j}]") for j, t in enumerate(tnode.value)))
-        instance = _str(source, mf["instance_id"], f"{path}.instance_id") if "instance_id" in mf else None
-        if instance is not None:
-            if instance in instances:
-                raise _err(
-                    source,
-                    mf["instance_id"],
-                    f"{path}.instance_id",
-                    f"duplicate group.instance.id {instance!r} (also members[{instances[instance]}])",
-                )
-            instances[instance] = i
-        rack = _str(source, mf["rack"], f"{path}.rack") if "rack" in mf else None
-        owned = _owned(source, mf["owned"], f"{path}.owned") if "owned" in mf else ()
-        generation = None
-        if "generation" in mf:
-            g = mf["generation"]
-            if not isinstance(g, yaml.ScalarNode) or g.tag != "tag:yaml.org,2002:int":
-                raise _err(source, g, f"{path}.generation", "expected an integer generation id")
-            generation = int(_value(g))
-        members.append(
-            Member(id=mid, topics=topics, instance_id=instance, rack=rack, owned=owned, generation=generation)
-        )
+    members = [_member(source, i, mnode, seen, instances) for i, mnode in enumerate(members_node.value)]
     return Group(name=name, members=tuple(members))
 
 
