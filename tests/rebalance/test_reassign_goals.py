@@ -164,3 +164,18 @@ def test_scale_out_of_kafka_placed_topics_spreads_every_topic_and_the_internal_l
     offsets = Counter(p.replicas[0] for p in plan.after.topic("__consumer_offsets").partitions)
     assert sorted(offsets.values()) == [4] * 10 + [5] * 2  # 50 groups' coordinators over 12 brokers
     assert balance(plan.after).proposed == {}  # a second run finds nothing to do
+
+
+def test_racks_that_forbid_an_exchange_are_passed_by_a_rotation():
+    # the peer benchmark's scale-out with sizes: three topics of RF 2 were left one replica apart on two brokers whose
+    # racks held the partners of every candidate exchange; a three-broker rotation (counts unchanged) spreads them
+    from bench.peers.scenarios import scale_out as peer_scale_out
+    from planner.rebalance.moves import with_sizes
+
+    s = peer_scale_out()
+    c = with_sizes(s.cluster, s.sizes)
+    plan = balance(c)
+    assert (plan.replica_moves, plan.lower_bound, plan.notes) == (578, 567, ())
+    after = plan_metrics(c, plan.after, s.sizes).after
+    assert (after.topic_replica_spread, after.topics_replica_spread_over_1, after.replica_spread) == (1, 0, 1)
+    assert round(after.bytes_max_over_mean, 4) == 1.0997
