@@ -107,10 +107,6 @@ class Partition:
         return TopicPartition(self.topic, self.id)
 
     @property
-    def preferred_leader(self) -> int:
-        return self.replicas[0]
-
-    @property
     def replication_factor(self) -> int:
         """RF as Kafka counts it during a reassignment: replicas minus adding (2.5+)."""
         if self.adding or self.removing:

@@ -16,15 +16,10 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from planner.java import hashmap_order, int32, string_hash_code, string_sort_key
-from planner.model import TopicPartition
+from planner.java import hashmap_order, string_sort_key
+from planner.model import TopicPartition, tp_hash
 
 DEFAULT_GENERATION = -1
-
-
-def _tp_hash(tp: TopicPartition) -> int:
-    """TopicPartition.hashCode: 31 * (31 + partition) + topic.hashCode()."""
-    return int32(31 * (31 + tp.partition) + string_hash_code(tp.topic))
 
 
 class _JavaHashSet:
@@ -51,7 +46,7 @@ class _JavaHashSet:
 
     def first(self) -> TopicPartition:
         def key(tp):
-            h = _tp_hash(tp) & 0xFFFFFFFF
+            h = tp_hash(tp) & 0xFFFFFFFF
             return ((h ^ (h >> 16)) & (self.capacity - 1), self.items[tp])
 
         return min(self.items, key=key)

@@ -14,7 +14,7 @@ from typing import List, Optional
 import typer
 
 from planner.cli.app import app
-from planner.model import PlannerError, TopicPartition
+from planner.model import PlannerError, tp_sort_key
 
 kafka_app = typer.Typer(
     no_args_is_help=True,
@@ -187,7 +187,7 @@ def submit(
     proposed = {tp: r for b, _ in batches for tp, r in b.items()}
     log_dirs = {k: v for _, m in batches for k, v in m.items()}
     if batch_size and len(batches) == 1:
-        order = sorted(proposed, key=_tp_key)
+        order = sorted(proposed, key=tp_sort_key)
         batches = [
             (
                 {tp: proposed[tp] for tp in order[i : i + batch_size]},
@@ -236,12 +236,6 @@ def _warn_cordoned(snap, proposed, quiet: bool) -> None:
             "cordoned (cordoned.log.dirs, KIP-1066): no new replicas go there",
             file=sys.stderr,
         )
-
-
-def _tp_key(tp: TopicPartition):
-    from planner.model import tp_sort_key
-
-    return tp_sort_key(tp)
 
 
 def _run_batches(

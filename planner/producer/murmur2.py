@@ -12,6 +12,8 @@ single length stored back to back (the common case: fixed-width keys) skip the g
 
 from __future__ import annotations
 
+from planner.java import to_positive
+
 M = 0x5BD1E995
 SEED = 0x9747B28C
 _MASK = 0xFFFFFFFF
@@ -45,14 +47,10 @@ def murmur2(data: bytes) -> int:
     return h - (1 << 32) if h & 0x80000000 else h
 
 
-def to_positive(x: int) -> int:
-    """Utils.toPositive: clears the sign bit (not abs)."""
-    return x & 0x7FFFFFFF
-
-
-def partition_of(data: bytes, n_partitions: int) -> int:
-    """Keyed partition: toPositive(murmur2(serialized key)) % numPartitions (all partitions of the topic)."""
-    return (murmur2(data) & 0x7FFFFFFF) % n_partitions
+def keyed_partition(data: bytes, n_partitions: int) -> int:
+    """A keyed record's partition: toPositive(murmur2(serialized key)) % numPartitions (all partitions of the topic;
+    `DefaultPartitioner`, 3.3+ `BuiltInPartitioner.partitionForKey`)."""
+    return to_positive(murmur2(data)) % n_partitions
 
 
 # -- vectorised ---------------------------------------------------------------------------------------------------

@@ -23,15 +23,11 @@ from typing import Callable, Sequence
 
 from planner.java import JavaRandom, int32, java_abs, string_hash_code, to_positive
 from planner.model import NO_LEADER, Cluster, PlannerError
-from planner.producer.murmur2 import murmur2
+from planner.producer.murmur2 import keyed_partition
 from planner.producer.serializers import _INT_RE, _UUID_RE, _bad, _java_double
 
 ERAS = ("round-robin", "sticky", "uniform-sticky")
 ERA_VERSIONS = {"round-robin": "0.9 – 2.3", "sticky": "2.4 – 3.2", "uniform-sticky": "3.3+"}
-
-
-def keyed_partition(key_bytes: bytes, n: int) -> int:
-    return (murmur2(key_bytes) & 0x7FFFFFFF) % n
 
 
 @dataclass(frozen=True)

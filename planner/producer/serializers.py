@@ -20,7 +20,7 @@ import re
 import struct
 
 from planner.model import PlannerError
-from planner.producer.murmur2 import murmur2
+from planner.producer.murmur2 import keyed_partition
 
 KEY_TYPES = ("string", "int", "long", "short", "double", "float", "boolean", "uuid", "bytes-hex")
 
@@ -152,4 +152,4 @@ def partition_for_key(key_bytes: bytes | None, n: int) -> int | None:
         return None
     if n <= 0:
         raise PlannerError(f"number of partitions must be positive, got {n}")
-    return (murmur2(key_bytes) & 0x7FFFFFFF) % n
+    return keyed_partition(key_bytes, n)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Sequence
 
@@ -254,17 +253,6 @@ class _MaxFlow:
                     cap[e] -= push
                     cap[e ^ 1] += push
                 total += push
-
-
-def replica_counts(assignment: Iterable[Sequence[int]]) -> Counter:
-    counts: Counter = Counter()
-    for replicas in assignment:
-        counts.update(replicas)
-    return counts
-
-
-def leader_counts(assignment: Iterable[Sequence[int]]) -> Counter:
-    return Counter(r[0] for r in assignment if r)
 
 
 def rack_safe(replicas: Sequence[int], rack_of: Mapping[int, str | None], n_racks: int) -> bool:

@@ -35,7 +35,7 @@ from planner.skew.arrowhash import (
     count_batches,
     partition_batches,
 )
-from planner.skew.heavy import DEFAULT_COUNTERS, key_text, order_key, serialized
+from planner.skew.heavy import DEFAULT_COUNTERS, candidates_from_sums, key_text, order_key, serialized
 from planner.skew.inputs import count_candidates_in_units, plan_units, run_units
 
 INPUT_FORMATS = ("parquet", "csv", "json", "text")
@@ -308,10 +308,10 @@ def _count_with_spark(keys, counts, heavy_k: int = 0):
 
 def _hot_keys(keys, units, spec: JobSpec, heavy, progress) -> tuple[list[TopKey], int]:
     """The exact top N among the candidate keys of the merged summaries, and the proven bound for every other key."""
-    from planner.producer.murmur2 import murmur2
+    from planner.producer.murmur2 import keyed_partition
 
     estimates, err = heavy
-    candidates = sorted(h for h, c in estimates.items() if c > 0)
+    candidates = candidates_from_sums(estimates)
     progress(f"counting the {len(candidates)} candidate hot keys exactly")
     if not candidates:
         return [], err
@@ -340,7 +340,7 @@ def _hot_keys(keys, units, spec: JobSpec, heavy, progress) -> tuple[list[TopKey]
             key=key_text(raw, spec.key_type),
             records=rec,
             bytes=vb + rec * len(raw),
-            partition=(murmur2(raw) & 0x7FFFFFFF) % spec.primary,
+            partition=keyed_partition(raw, spec.primary),
         )
         for raw, (rec, vb) in ranked[: spec.top]
     ]
@@ -352,7 +352,7 @@ def _per_key(spark, keys, spec: JobSpec, progress, output_keys: str | None):
     """The top keys (Spark's own aggregation by key, exact) and, with `output_keys`, every key written there."""
     from pyspark.sql import functions as F
 
-    from planner.producer.murmur2 import murmur2
+    from planner.producer.murmur2 import keyed_partition
 
     top: list[TopKey] = []
     distinct = None
@@ -376,7 +376,7 @@ def _per_key(spark, keys, spec: JobSpec, progress, output_keys: str | None):
                     key=_key_text(r["_k"], spec.key_type),
                     records=int(r["records"]),
                     bytes=int(r["value_bytes"]) + int(r["records"]) * len(raw),
-                    partition=(murmur2(raw) & 0x7FFFFFFF) % spec.primary,
+                    partition=keyed_partition(raw, spec.primary),
                 )
             )
     if output_keys:
