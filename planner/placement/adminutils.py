@@ -132,7 +132,7 @@ def assign_replicas_to_brokers(
     fixed_start_index: int = -1,
     start_partition_id: int = -1,
     rnd: JavaRandom | None = None,
-) -> Assignment:
+) -> Mapping[int, list[int]]:
     """`AdminUtils.assignReplicasToBrokers(brokerMetadatas, ...)`: (id, rack or None) pairs in the caller's order."""
     validate(n_partitions, replication_factor, len(brokers))
     with_rack = [b for b in brokers if b[1] is not None]
@@ -150,7 +150,7 @@ def assign_replicas_to_brokers(
             if not with_rack
             else bulk.aware_matrix(racked, n_partitions, replication_factor, start, shift, start_partition_id)
         )
-        return bulk.matrix_to_assignment(matrix, start_partition_id)
+        return bulk.Rows(matrix, start_partition_id)  # a Mapping over the matrix: no list per partition yet
     if not with_rack:
         return place_unaware(
             [b for b, _ in brokers], n_partitions, replication_factor, start, shift, start_partition_id

@@ -13,13 +13,13 @@ The CLI builds its `--placer` choices and help from `PLACERS`; `register_placer`
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Mapping, Protocol
 
 from planner.model import Cluster, PlannerError
 from planner.placement.load_aware import LoadAwarePlacer
 from planner.placement.policy import AdminUtilsPlacer, StripedPlacer
 
-Assignment = dict[int, list[int]]
+Assignment = Mapping[int, list[int]]  # a large Kafka placement is a bulk.Rows over its replica matrix
 
 
 class ReplicaPlacer(Protocol):

@@ -11,6 +11,8 @@ Policy (the placers are registered in placer.py; the algorithms live in adminuti
 
 from __future__ import annotations
 
+from typing import Mapping
+
 from planner.java import JavaRandom
 from planner.model import FENCED, OFFLINE, Cluster, PlannerError
 from planner.placement import adminutils
@@ -39,7 +41,7 @@ class AdminUtilsPlacer:
         start_index: int | None,
         seed: int | None,
         rack_aware: bool,
-    ) -> tuple[dict[int, list[int]], str]:
+    ) -> tuple[Mapping[int, list[int]], str]:
         metadatas = adminutils.broker_metadatas(registered_brokers(cluster), rack_aware)
         racks = "rack-aware" if any(r is not None for _, r in metadatas) else "rack-unaware"
         if start_index is not None:
@@ -63,7 +65,7 @@ class AdminUtilsPlacer:
 
     def new_partitions(
         self, cluster: Cluster, topic: str, new_total: int, *, rack_aware: bool, seed: int | None
-    ) -> tuple[dict[int, list[int]], str]:
+    ) -> tuple[Mapping[int, list[int]], str]:
         """ZK `AdminZkClient.addPartitions`: fixed start at partition 0's leader, startPartitionId = current count."""
         t = cluster.topic(topic)
         adminutils.validate_increase(topic, t.partition_count, new_total)

@@ -464,3 +464,96 @@ def test_seeded_kafka_placement_reproduces_the_random_draws():
     rnd = JavaRandom(11)
     start, shift = rnd.next_int(5), rnd.next_int(5)
     assert place_new_topic(cluster, 8, 3, seed=11) == kafka.place_unaware(list(range(5)), 8, 3, start, shift)
+
+
+# -- large problems: periodic rows, candidate counts without matrices, the Rows mapping ----------------------------
+
+
+@settings(max_examples=120, deadline=None)
+@given(n=st.integers(1, 7), data=st.data())
+def test_bulk_rows_repeat_per_position_and_shift_residue(n, data):
+    """With more partitions than n × (n − 1) distinct rows, the matrix gathers each row placed once: still equal to
+    Kafka's loops element by element."""
+    rf = data.draw(st.integers(1, n))
+    parts = data.draw(st.integers(2 * n * max(1, n - 1), 2 * n * max(1, n - 1) + 3 * n))
+    start, shift = data.draw(st.integers(0, n - 1)), data.draw(st.integers(0, 3 * n))
+    start_pid = data.draw(st.sampled_from([-1, 0, 1, 5, 13, 29]))
+    ids = data.draw(st.lists(st.integers(0, 99), min_size=n, max_size=n, unique=True))
+    racks = {b: data.draw(st.sampled_from("abc")) for b in ids}
+    assert bulk.matrix_to_assignment(
+        bulk.unaware_matrix(ids, parts, rf, start, shift, start_pid), start_pid
+    ) == kafka.place_unaware(ids, parts, rf, start, shift, start_pid)
+    assert bulk.matrix_to_assignment(
+        bulk.aware_matrix(racks, parts, rf, start, shift, start_pid), start_pid
+    ) == kafka.place_aware(racks, parts, rf, start, shift, start_pid)
+
+
+def _choose_by_matrices(ids, racks, base_r, base_l, parts, rf, start_pid):
+    """The balanced choice as it was first written: place every candidate's whole matrix and score its counts."""
+    import numpy as np
+
+    position = {b: i for i, b in enumerate(ids)}
+
+    def score(start, shift):
+        if racks:
+            m = bulk.aware_matrix(racks, parts, rf, start, shift, start_pid)
+        else:
+            m = bulk.unaware_matrix(ids, parts, rf, start, shift, start_pid)
+        reps = np.asarray([base_r[b] for b in ids]) + np.bincount([position[b] for b in m.ravel()], minlength=len(ids))
+        leads = np.asarray([base_l[b] for b in ids]) + np.bincount([position[b] for b in m[:, 0]], minlength=len(ids))
+        return (
+            int(reps.max() - reps.min()),
+            int(leads.max() - leads.min()),
+            int((reps * reps).sum()),
+            int((leads * leads).sum()),
+        )
+
+    n = len(ids)
+    best = min((score(s, s), s, s) for s in range(n))
+    for _, start, _ in sorted((score(s, s), s, s) for s in range(n))[:3]:
+        for shift in range(0, n, max(1, n // 64)):
+            best = min(best, (score(start, shift), start, shift))
+    return best[1], best[2]
+
+
+@settings(max_examples=150, deadline=None)
+@given(n=st.integers(1, 14), aware=st.booleans(), data=st.data())
+def test_balanced_counts_choose_exactly_what_whole_matrices_choose(n, aware, data):
+    """The large-problem balanced choice scores candidates from per-round counts: the same (start, shift) as scoring
+    each candidate's full matrix, on random clusters, loads, partition ranges and racks."""
+    ids = sorted(data.draw(st.lists(st.integers(0, 60), min_size=n, max_size=n, unique=True)))
+    racks = {b: data.draw(st.sampled_from("abcd")) for b in ids} if aware else {}
+    rf = data.draw(st.integers(1, n))
+    parts = data.draw(st.integers(1, 150))
+    start_pid = data.draw(st.sampled_from([-1, 0, 1, 5, 13, 29, 40]))
+    base_r = {b: data.draw(st.integers(0, 40)) for b in ids}
+    base_l = {b: data.draw(st.integers(0, 15)) for b in ids}
+    rows, start, shift = balanced._choose_vectorised(ids, racks, aware, base_r, base_l, parts, rf, start_pid)
+    assert (start, shift) == _choose_by_matrices(ids, racks, base_r, base_l, parts, rf, start_pid)
+    place = kafka.place_aware if aware else kafka.place_unaware
+    assert rows == place(racks if aware else ids, parts, rf, start, shift, start_pid)
+
+
+def test_balanced_choice_at_a_million_partitions_on_six_brokers():
+    brokers = [(b, f"r{b % 3}") for b in range(1, 7)]
+    cluster = Cluster(brokers=tuple(Broker(b, rack=r) for b, r in brokers), topics=(make_topic("x", {0: [1, 2, 3]}),))
+    rows, start, shift = balanced.choose_start(cluster, brokers, 1_000_000, 3)
+    assert (start, shift) == (2, 1)  # what scoring the 24 candidates' whole matrices chose (10 s of CPU)
+    assert isinstance(rows, bulk.Rows) and rows.matrix.shape == (1_000_000, 3)
+    counts = Counter(rows.matrix.ravel().tolist())
+    counts.update([1, 2, 3])
+    assert sorted(counts.values()) == [500_000, 500_000, 500_000, 500_001, 500_001, 500_001]
+
+
+def test_rows_mapping_reads_like_the_dict_it_replaces():
+    matrix = bulk.unaware_matrix([1, 2, 3], 4, 2, 0, 0, 5)
+    rows = bulk.Rows(matrix, 5)
+    expected = {5: [3, 1], 6: [1, 3], 7: [2, 1], 8: [3, 2]}  # Kafka's loop (place_unaware)
+    assert rows == expected and expected == rows
+    assert list(rows) == [5, 6, 7, 8] and len(rows) == 4
+    assert list(rows.items()) == list(expected.items()) and list(rows.values()) == list(expected.values())
+    assert rows == kafka.place_unaware([1, 2, 3], 4, 2, 0, 0, 5)
+    assert rows[7] == [2, 1] and 4 not in rows and 9 not in rows
+    with pytest.raises(KeyError):
+        rows[9]
+    assert repr(rows) == "Rows(4 partitions from 5)"
