@@ -1,9 +1,10 @@
 """Scale (issue 14): the CLI on generated clusters of 10k, 100k and 1M partitions (RF 3, one broker per 500
 partitions, 10 racks, about 50 partitions per topic, sizes), stored as topology YAML (`bench/gen_cluster.py`).
 
-Every figure runs `kafka-planner` as users do (a fresh process, output to /dev/null) and reports wall time and peak
-memory (the child's max RSS). Yardstick, measured in the same run: `json.load` of the same assignment as Kafka's
-reassignment JSON (the cost of merely reading the data). Each command at each size, then the growth per 10x step, so a
+Every figure runs `kafka-planner` as users do (a fresh process, output to /dev/null) and reports wall time, CPU time
+(user + system: what still holds on a machine shared with other jobs) and peak memory (the child's max RSS).
+Yardstick, measured in the same run: `json.load` of the same assignment as Kafka's reassignment JSON (the cost of
+merely reading the data). Each command at each size, then the growth per 10x step, so a
 super-linear step shows (a linear one grows about 10x). `BENCH_SCALE_SIZES=10000,100000` limits the sizes.
 """
 
@@ -25,8 +26,8 @@ ADDED_PER_BROKER = 1 / 20
 DECOMMISSIONED_PER_BROKER = 1 / 200
 
 
-def _run(args: list[str], stdout=subprocess.DEVNULL) -> tuple[float, float, str]:
-    """(seconds, peak MiB, stdout text or "") of `kafka-planner ARGS`; raises when it fails."""
+def _run(args: list[str], stdout=subprocess.DEVNULL) -> tuple[float, float, float, str]:
+    """(seconds, peak MiB, CPU seconds, stdout text or "") of `kafka-planner ARGS`; raises when it fails."""
     script = os.path.join(os.path.dirname(sys.executable), "kafka-planner")
     started = time.perf_counter()
     proc = subprocess.Popen([script, *args], stdout=stdout, stderr=subprocess.PIPE, text=True)
@@ -39,10 +40,11 @@ def _run(args: list[str], stdout=subprocess.DEVNULL) -> tuple[float, float, str]
     seconds = time.perf_counter() - started
     if proc.returncode != 0:
         raise RuntimeError(f"kafka-planner {' '.join(args)} failed: {err.strip()[-300:]}")
-    return seconds, _PEAKS.get(proc.pid, float("nan")), out or ""
+    peak, cpu = _USAGE.get(proc.pid, (float("nan"), float("nan")))
+    return seconds, peak, cpu, out or ""
 
 
-_PEAKS: dict[int, float] = {}  # child pid -> max RSS in MiB
+_USAGE: dict[int, tuple[float, float]] = {}  # child pid -> (max RSS in MiB, user + system CPU seconds)
 
 
 def _keep_rusage() -> None:
@@ -51,7 +53,7 @@ def _keep_rusage() -> None:
     def _try_wait(self, wait_flags):
         pid, status, usage = os.wait4(self.pid, wait_flags)
         if pid == self.pid:
-            _PEAKS[pid] = usage.ru_maxrss / 1024
+            _USAGE[pid] = (usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime)
         return pid, status
 
     subprocess.Popen._try_wait = _try_wait  # type: ignore[attr-defined]
@@ -73,33 +75,55 @@ def _with_new_brokers(path: str, count: int) -> str:
     return out
 
 
-def _json_load(path: str) -> float:
-    started = time.perf_counter()
+def _brokers_only(path: str) -> str:
+    """The topology at `path` with its brokers and no topic (where create-topic places on the generated brokers)."""
+    out = path.replace(".yaml", "-brokers.yaml")
+    if not os.path.exists(out):
+        with open(path, encoding="utf-8") as fh:
+            head = fh.read().partition("\ntopics:\n")[0]
+        with open(out + ".tmp", "w", encoding="utf-8") as fh:
+            fh.write(head + "\ntopics: []\n")
+        os.replace(out + ".tmp", out)
+    return out
+
+
+def _json_load(path: str) -> tuple[float, float]:
+    """(wall, CPU) seconds of `json.load` of the file (the CPU figure holds on a machine shared with other jobs)."""
+    started, cpu = time.perf_counter(), time.process_time()
     with open(path, encoding="utf-8") as fh:
         json.load(fh)
-    return time.perf_counter() - started
+    return time.perf_counter() - started, time.process_time() - cpu
 
 
 def _figure(
-    name: str, size: int, args: list[str], yardstick: float | None, target: str, curve: dict, curve_name: str = ""
+    name: str,
+    size: int,
+    args: list[str],
+    yardstick: tuple[float, float] | None,
+    target: str,
+    curve: dict,
+    curve_name: str = "",
+    keep_output: bool = False,
 ) -> str:
     curve_name = curve_name or name
     if float("inf") in curve.get(curve_name, {}).values():
         print(f"   {name} @ {size:,}: skipped (over {TIMEOUT} s at a smaller size)", flush=True)
         return ""
     try:
-        seconds, peak, out = _run(args, stdout=subprocess.PIPE)
+        seconds, peak, cpu, out = _run(args, stdout=subprocess.PIPE if keep_output else subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         print(f"   {name} @ {size:,}: over {TIMEOUT} s (stopped)", flush=True)
         curve.setdefault(curve_name, {})[size] = float("inf")
         return ""
     curve.setdefault(curve_name, {})[size] = seconds
-    text = f"   {name} @ {size:,} partitions: {seconds:,.2f} s, peak {peak:,.0f} MiB"
+    text = f"   {name} @ {size:,} partitions: {seconds:,.2f} s ({cpu:,.2f} s CPU), peak {peak:,.0f} MiB"
     if yardstick:
+        wall, y_cpu = yardstick
         text += (
-            f"  | yardstick json.load of the reassignment JSON: {yardstick:,.2f} s  | ratio {seconds / yardstick:.1f}x"
+            f"  | yardstick json.load of the reassignment JSON: {wall:,.2f} s ({y_cpu:,.2f} s CPU)"
+            f"  | ratio {seconds / wall:.2f}x ({cpu / y_cpu:.2f}x CPU)"
         )
-    print(f"{text}  | target {target}", flush=True)
+    print(f"{text}  | target {target or '-'}", flush=True)
     return out
 
 
@@ -131,7 +155,7 @@ def run() -> None:
         topology, reassignment = ensure(size, DATA)
         print(f"   -- {size:,} partitions: {topology} (ready in {time.perf_counter() - started:.1f} s)", flush=True)
         yardstick = _json_load(reassignment)
-        curve.setdefault("json.load (yardstick)", {})[size] = yardstick
+        curve.setdefault("json.load (yardstick)", {})[size] = yardstick[0]
         _figure("load + describe", size, ["describe", topology], yardstick, "<= 10x json.load, < 30 s, < 2 GiB", curve)
         _figure("brokers", size, ["brokers", topology], None, "< 60 s", curve)
         _figure("failures K=1", size, ["failures", topology, "--max-failed-brokers", "1"], None, "< 60 s", curve)
@@ -147,6 +171,7 @@ def run() -> None:
                 "< 60 s",
                 curve,
                 "reassign rebalance +5% brokers",
+                keep_output=True,
             )
         )
         gone = max(1, round(n_brokers * DECOMMISSIONED_PER_BROKER))
@@ -160,18 +185,15 @@ def run() -> None:
                 "< 60 s",
                 curve,
                 "reassign decommission 0.5% brokers",
+                keep_output=True,
             )
         )
-        create = [
-            "create-topic",
-            "topologies/six-brokers.yaml",
-            "--topic",
-            "new",
-            "--partitions",
-            str(size),
-            "--replication-factor",
-            "3",
-        ]
-        _figure("create-topic --seed 1 on six-brokers.yaml", size, create + ["--seed", "1"], None, "< 2 s at 1M", curve)
-        _figure("create-topic (balanced start) on six-brokers.yaml", size, create, None, "< 2 s at 1M", curve)
+        bare = _brokers_only(topology)
+        for where, topo in (("six brokers", "topologies/six-brokers.yaml"), ("generated brokers", bare)):
+            create = ["create-topic", topo, "--topic", "new", "--partitions", str(size), "--replication-factor", "3"]
+            target = "< 2 s at 1M" if topo != bare else ""
+            for how, extra in (("--seed 1", ["--seed", "1"]), ("balanced start", [])):
+                name = f"create-topic {how}, {where}"
+                shown = name if topo != bare else f"{name} ({n_brokers:,}, no topics)"
+                _figure(shown, size, create + extra, yardstick, target, curve, name)
     _curve(curve)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import re
 import sys
-from typing import List, Optional
+from typing import List, Mapping, Optional
 
 import typer
 
@@ -210,8 +210,49 @@ def create_topic(
         seed=seed,
         rack_aware=not disable_rack_aware,
     )
-    after = cluster.with_topic(make_topic(topic, assignment))
-    _emit(cluster, after, topic, sorted(assignment), fmt, kafka_version, write, how)
+    if not _emit_rows(cluster, topic, assignment, fmt, kafka_version, write, how):
+        after = cluster.with_topic(make_topic(topic, assignment))
+        _emit(cluster, after, topic, sorted(assignment), fmt, kafka_version, write, how)
+
+
+def _emit_rows(
+    cluster: Cluster,
+    topic: str,
+    assignment: Mapping[int, list[int]],
+    fmt: PlacementFormat,
+    kafka_version: Optional[str],
+    write: Optional[str],
+    how: str,
+) -> bool:
+    """`_emit` for a large Kafka placement (`bulk.Rows`, a replica matrix): the same bytes, rendered and counted from
+    the matrix instead of a partition object per row. False when the per-partition path must run."""
+    from planner.formats import describe as d
+    from planner.formats.kafka_json import render_reassignment_json_matrix
+    from planner.formats.placement import render_load_change_added, render_replica_assignment
+    from planner.placement.bulk import Rows
+
+    if not isinstance(assignment, Rows):
+        return False
+    matrix = assignment.matrix
+    if fmt is PlacementFormat.kafka:
+        text = d.render_new_topic_kafka(cluster, topic, matrix, d.parse_version(kafka_version))
+        if text is None:
+            return False
+    elif fmt is PlacementFormat.replica_assignment:
+        text = render_replica_assignment(matrix)
+    else:
+        text = render_reassignment_json_matrix(topic, matrix, assignment.first_pid) + "\n"
+    if write:
+        from planner.adapters.files import write_text_atomic
+        from planner.adapters.topology_yaml import dump_topology
+
+        write_text_atomic(write, dump_topology(cluster.with_topic(make_topic(topic, assignment))), "--write")
+    sys.stdout.write(text)
+    sys.stdout.flush()  # the plan statistics follow the result, on stderr
+    sys.stderr.write(f"{how}\n{render_load_change_added(cluster, matrix)}")
+    if write:
+        sys.stderr.write(f"wrote {write}\n")
+    return True
 
 
 @app.command("add-partitions")

@@ -155,19 +155,20 @@ def _configs(t: Topic) -> str:
 
 def header_line(t: Topic, version: tuple[int, int]) -> str:
     rf = _replication_factor(t.partitions[0], version) if t.partitions else 0
+    return _header_text(t.name, t.topic_id, t.partition_count, rf, _configs(t), t.marked_for_deletion, version)
+
+
+def _header_text(
+    name: str, topic_id: str | None, count: int, rf: int, configs: str, marked: bool, version: tuple[int, int]
+) -> str:
     if version < (2, 4):
-        line = f"Topic:{t.name}\tPartitionCount:{t.partition_count}\tReplicationFactor:{rf}\tConfigs:{_configs(t)}"
-        return line + ("\tMarkedForDeletion:true" if t.marked_for_deletion else "")
-    topic_id = (
-        f"\tTopicId: {t.topic_id}"
-        if version >= (2, 8) and t.topic_id and t.topic_id != "AAAAAAAAAAAAAAAAAAAAAA"
-        else ""
+        line = f"Topic:{name}\tPartitionCount:{count}\tReplicationFactor:{rf}\tConfigs:{configs}"
+        return line + ("\tMarkedForDeletion:true" if marked else "")
+    shown_id = (
+        f"\tTopicId: {topic_id}" if version >= (2, 8) and topic_id and topic_id != "AAAAAAAAAAAAAAAAAAAAAA" else ""
     )
-    line = (
-        f"Topic: {t.name}{topic_id}\tPartitionCount: {t.partition_count}\tReplicationFactor: {rf}"
-        f"\tConfigs: {_configs(t)}"
-    )
-    if version < (2, 8) and t.marked_for_deletion:
+    line = f"Topic: {name}{shown_id}\tPartitionCount: {count}\tReplicationFactor: {rf}\tConfigs: {configs}"
+    if version < (2, 8) and marked:
         line += "\tMarkedForDeletion: true"
     return line
 
@@ -205,6 +206,31 @@ def render_kafka(cluster: Cluster, sections: list[TopicSection], version: tuple[
             out.append(header_line(s.topic, version))
         out.extend(partition_line(s.topic, r, version, cluster.mode, s.header) for r in s.rows)
     return "".join(line + "\n" for line in out)
+
+
+def render_new_topic_kafka(cluster: Cluster, name: str, matrix, version: tuple[int, int]) -> str | None:
+    """`render_kafka` of `select(after, --topic name)` for a topic just placed (no state, configs, id or
+    reassignment) from its (partitions × RF) replica matrix, rendered at once (`columns.render_rows`): with every
+    replica on an online broker the leader is the first replica and the ISR the replicas. None when a replica is on
+    a broker that is not online (the per-partition path then runs the elections)."""
+    import numpy as np
+
+    from planner.formats.columns import render_rows
+
+    online = np.asarray(sorted(cluster.online_ids), dtype=np.int64)
+    if not np.isin(matrix, online).all():
+        return None
+    count, rf = matrix.shape
+    columns = [matrix[:, j] for j in range(rf)]
+    replicas: list = []
+    for j, column in enumerate(columns):
+        replicas += [column] if j == 0 else [",", column]
+    tail = ""
+    if version >= (3, 8):
+        tail = "\tElr: N/A\tLastKnownElr: N/A" if cluster.mode == "zookeeper" else "\tElr: \tLastKnownElr: "
+    pieces = [f"\tTopic: {name}\tPartition: ", np.arange(count), "\tLeader: ", columns[0], "\tReplicas: "]
+    pieces += replicas + ["\tIsr: "] + replicas + [tail + "\n"]
+    return _header_text(name, None, count, rf, "", False, version) + "\n" + render_rows(pieces, count)
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -204,6 +204,22 @@ def render_reassignment_json(
     return _node({"version": 1, "partitions": parts})
 
 
+def render_reassignment_json_matrix(topic: str, matrix, first_pid: int = 0) -> str:
+    """`render_reassignment_json` of one topic's partitions first_pid.. whose replicas are the rows of `matrix`
+    (partitions × RF broker ids), rendered at once (`columns.render_rows`); `log_dirs` all "any"."""
+    import numpy as np
+
+    from planner.formats.columns import render_rows
+
+    count, rf = matrix.shape
+    head = '{"topic":' + _node(topic) + ',"partition":'
+    pieces: list = [head, np.arange(first_pid, first_pid + count), ',"replicas":[']
+    for j in range(rf):
+        pieces += [matrix[:, j], "," if j < rf - 1 else "]"]
+    pieces.append(',"log_dirs":[' + ",".join([_node(ANY_LOG_DIR)] * rf) + "]},")
+    return '{"version":1,"partitions":[' + render_rows(pieces, count)[:-1] + "]}"
+
+
 def render_reassign_znode(assignment: Mapping[TopicPartition, Iterable[int]]) -> str:
     """`/admin/reassign_partitions` content (ZK, ≤2.x; `ZkData.scala` `ReassignPartitionsZNode`): no `log_dirs`."""
     parts = [
