@@ -13,14 +13,12 @@ Then the brokers that are not online (offline, or fenced in KRaft) are applied t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 from planner.model import NO_LEADER, Cluster, Partition, Topic
 
 
-@dataclass(frozen=True)
-class LeaderState:
+class LeaderState(NamedTuple):  # a tuple: a million of them are made per describe of a large cluster
     leader: int  # NO_LEADER (-1) when none
     isr: tuple[int, ...]
     unclean: bool = False  # elected by unclean election
@@ -67,6 +65,8 @@ def elect_controlled_shutdown(
 
 
 def partition_state(partition: Partition, live: frozenset[int], unclean_enabled: bool = False) -> LeaderState:
+    if partition.observed is None and live.issuperset(partition.replicas):  # steady state, every replica alive
+        return LeaderState(partition.replicas[0], partition.replicas)
     if partition.observed is not None:
         leader, isr = partition.observed.leader, partition.observed.isr
     else:

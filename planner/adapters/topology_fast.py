@@ -24,6 +24,7 @@ it builds the same cluster as the precise loader (tests compare them).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from planner.model import Cluster, Partition, PlannerError, Topic
@@ -48,17 +49,36 @@ def _rows_pattern(rf: int) -> re.Pattern[str]:
     return _ROWS[rf]
 
 
+@dataclass(frozen=True)
+class Rejected:
+    """Where the fast path gave up on a file whose other topics are regular, so that the precise loader can read
+    only that part (`topology_yaml` does) and still report the file's first problem.
+
+    `index` is the topic given up on (-1: the header before `topics:`, then the text holds the first two topics);
+    `text` holds the header, `topics:`, that topic and the next one (the precise loader's error for a topic can
+    point at the line after it). Line `first_line` of `text` and those after it are lines `line_shift` further
+    down in the file. `seen` maps the names of the topics before to their index (for the duplicate-topic check)."""
+
+    index: int
+    text: str
+    first_line: int
+    line_shift: int
+    seen: dict[str, int] = field(default_factory=dict)
+
+
 def parse_fast(
     text: str, source: str, header: Callable[[str, str], Cluster], progress: Callable[[int, int], None] | None = None
-) -> Cluster | None:
-    """The cluster of `text`, or None when the precise loader must read it (see the module's text).
+) -> Cluster | Rejected | None:
+    """The cluster of `text`; None when the precise loader must read it (see the module's text); `Rejected` when one
+    topic (or the header) stopped the fast path and every topic after it is regular.
 
     `progress(done, total)` hears the characters read so far (done == total at the end)."""
     m = _TOPICS.search(text)
     if m is None or "\r" in text or "\t" in text:
         return None
     body = text[m.end() :]
-    if not body.endswith("\n"):
+    exact_end = body.endswith("\n")  # a problem can be read from a part of the file only when it ends a line
+    if not exact_end:
         body += "\n"
     if len(body) < FAST_MIN_BYTES:  # small files: the precise loader costs little
         return None
@@ -67,39 +87,94 @@ def parse_fast(
         return None
     try:
         base = header(head, source)
-    except PlannerError:  # reported by the precise loader on the whole file
-        return None
+    except PlannerError:  # the precise loader reports it (from the header and two topics when the rest is regular)
+        return _reject(text[: m.end()], body, (0, 0, {}), header_only=True) if exact_end else None
     if base.topics:
         return None
-    topics = _topics(body, base.broker_ids, progress)
+    topics, stop = _topics(body, base.broker_ids, progress)
     if topics is None:
-        return None
+        return _reject(text[: m.end()], body, stop) if stop is not None and exact_end else None
     return Cluster(
         brokers=base.brokers, topics=tuple(sorted(topics, key=lambda t: t.name)), name=base.name, mode=base.mode
     )
 
 
-def _topics(body: str, brokers: tuple[int, ...], progress: Callable[[int, int], None] | None) -> list[Topic] | None:
+_ENTRY = re.compile(r"^  - ", re.M)
+
+
+def _regular_from(body: str, at: int | None) -> bool:
+    """Every topic from `at` to the end has the regular shape (so the YAML there is well formed)."""
+    while at is not None and at < len(body):
+        at = _shape_end(body, at)
+    return at is not None
+
+
+def _reject(head: str, body: str, stop: tuple[int, int, dict[str, int]], header_only: bool = False) -> Rejected | None:
+    """The header and the topic at `stop` (index, offset in `body`, names before) with the next one, when every
+    topic after those is regular (None otherwise)."""
+    index, start, seen = stop
+    if header_only and not _regular_from(body, 0):  # the header's problem comes first if the rest is well formed
+        return None
+    entry = _ENTRY.search(body, start + 1)
+    end = len(body)
+    if entry is not None:  # the next topic goes along; all after it must be regular
+        after = _shape_end(body, entry.start())
+        if after is None or not _regular_from(body, after):
+            return None
+        end = after
+    part = body[start:end]
+    if "\n    partitions:" in part or "&" in part or "*" in part:
+        return None  # a placed topic depends on the load before it; anchors and aliases on nodes elsewhere
+    return Rejected(-1 if header_only else index, head + part, head.count("\n") + 1, body.count("\n", 0, start), seen)
+
+
+def _topics(
+    body: str, brokers: tuple[int, ...], progress: Callable[[int, int], None] | None
+) -> tuple[list[Topic] | None, tuple[int, int, dict[str, int]] | None]:
+    """(topics, None), or (None, (index, offset, names before) of the topic that stopped the fast path). Every topic
+    is checked before any is built, so a problem is found without building the partitions before it."""
     import numpy as np
 
     known = np.asarray(sorted(brokers), dtype=np.int64)
-    topics: list[Topic] = []
-    names: set[str] = set()
-    at = 0
-    while at < len(body):
+    read: list[tuple[str, str | None, Any, dict[int, int]]] = []
+    names: dict[str, int] = {}
+    at, total = 0, len(body)
+    while at < total:
         got = _block_topic(np, body, at)
         if got is None:
-            return None
-        at, name, topic_id, matrix, sizes = got
+            return None, (len(read), at, names)
+        end, name, topic_id, matrix, sizes = got
+        if not (end == total or body.startswith("  - ", end)):  # the topic goes on in a form not read here
+            return None, (len(read), at, names)
         if name in _NULLS or topic_id in _NULLS or name in names or sizes is None or not _valid(np, matrix, known):
-            return None
-        names.add(name)
+            return None, (len(read), at, names)
+        names[name] = len(read)
+        read.append((name, topic_id, matrix, sizes))
+        at = end
+        if progress is not None and len(read) % 256 == 0:
+            progress(at // 2, total)  # reading is about half the work, building the partitions the other half
+    topics = []
+    for i, (name, topic_id, matrix, sizes) in enumerate(read):
         topics.append(_topic(name, topic_id, matrix, sizes))
-        if progress is not None and len(topics) % 256 == 0:
-            progress(at, len(body))
+        if progress is not None and i % 256 == 255:
+            progress(total // 2 + (total - total // 2) * i // len(read), total)
     if progress is not None:
-        progress(len(body), len(body))
-    return topics
+        progress(total, total)
+    return topics, None
+
+
+def _shape_end(body: str, at: int) -> int | None:
+    """End of the regular topic at `at` (its shape only: well-formed YAML), or None."""
+    head = _HEAD.match(body, at)
+    if head is None:
+        return None
+    at = head.end()
+    block = _rows_pattern(body.count(",", at, body.index("\n", at)) + 1).match(body, at)
+    if block is None:
+        return None
+    sizes = _SIZES.match(body, block.end())
+    end = sizes.end() if sizes else block.end()
+    return end if end == len(body) or body.startswith("  - ", end) else None
 
 
 def _block_topic(np: Any, body: str, at: int):

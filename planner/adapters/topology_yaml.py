@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import yaml
 
+from planner.adapters.topology_fast import Rejected
 from planner.adapters.validate import broker_id_problem, config_problem, port_problem, topic_name_problem
 from planner.limits import MAX_NEW_PARTITIONS, check_yaml_depth
 from planner.model import (
@@ -52,13 +53,27 @@ MODES = ("kraft", "zookeeper")
 
 
 class _Ctx:
-    def __init__(self, source: str):
+    def __init__(self, source: str, part: Rejected | None = None):
         self.source = source
+        self.part = part  # reading one part of a large file (topology_fast.Rejected): its lines are shifted
+
+    def line(self, line: int) -> str:
+        """`:N` of the 1-based line `line` of the text read, as a line of the file."""
+        part = self.part
+        if part is None:
+            return f":{line}"
+        if line >= part.text.count("\n"):  # at the end of the part: the whole file may read otherwise
+            raise _WholeFileNeeded
+        return f":{line + part.line_shift if line >= part.first_line else line}"
 
     def error(self, node: Node | None, path: str, message: str) -> PlannerError:
-        line = f":{node.start_mark.line + 1}" if node is not None else ""
+        line = self.line(node.start_mark.line + 1) if node is not None else ""
         where = f"{path}: " if path else ""
         return PlannerError(f"{self.source}{line}: {where}{message}")
+
+
+class _WholeFileNeeded(Exception):
+    """A part of a large file gave no answer that holds for the whole file: read the whole file."""
 
 
 def _mapping(ctx: _Ctx, node: Node, path: str, allowed: tuple[str, ...] | None) -> list[tuple[Node, Node]]:
@@ -159,20 +174,30 @@ def parse_topology(
 
     Large regular files take the fast path (`topology_fast`); anything it does not accept is read here.
     """
-    from planner.adapters.topology_fast import parse_fast
+    from planner.adapters.topology_fast import Rejected, parse_fast
 
     fast = parse_fast(text, source, _parse_precise, progress)
-    return fast if fast is not None else _parse_precise(text, source)
+    if isinstance(fast, Cluster):
+        return fast
+    if isinstance(fast, Rejected):  # a problem in one topic of a large file: read that topic (and its neighbour)
+        try:
+            _parse_precise(fast.text, source, fast)
+        except _WholeFileNeeded:
+            pass
+    return _parse_precise(text, source)
 
 
-def _parse_precise(text: str, source: str) -> Cluster:
-    ctx = _Ctx(source)
+def _parse_precise(text: str, source: str, part: Rejected | None = None) -> Cluster:
+    """The cluster of `text`, every problem reported with its line and YAML path. With `part`, `text` is that part
+    of a larger file (line numbers and topic indexes are the file's); a problem whose report could differ in the
+    whole file raises _WholeFileNeeded."""
+    ctx = _Ctx(source, part)
     check_yaml_depth(text, source, _Loader)
     try:
         root = yaml.compose(text, Loader=_Loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
+        line = ctx.line(mark.line + 1) if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise PlannerError(f"{source}{line}: malformed YAML: {problem}") from None
     if root is None:
@@ -195,8 +220,8 @@ def _parse_precise(text: str, source: str) -> Cluster:
     if topics_node is not None and not (isinstance(topics_node, yaml.ScalarNode) and topics_node.tag.endswith("null")):
         if not isinstance(topics_node, yaml.SequenceNode):
             raise ctx.error(topics_node, "topics", "expected a list of topics")
-        seen: dict[str, int] = {}
-        for i, tnode in enumerate(topics_node.value):
+        seen: dict[str, int] = dict(part.seen) if part is not None else {}
+        for i, tnode in enumerate(topics_node.value, start=max(0, part.index) if part is not None else 0):
             topic = _topic(ctx, tnode, f"topics[{i}]", cluster, topics)
             if topic.name in seen:
                 raise ctx.error(

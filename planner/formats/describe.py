@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from planner.leadership import LeaderState, topic_states
 from planner.model import NO_LEADER, Cluster, ObservedState, Partition, PlannerError, Topic, TopicPartition
@@ -70,8 +71,7 @@ class DescribeOptions:
         return not (self.under_replicated or self.unavailable or self.under_min_isr or self.at_min_isr)
 
 
-@dataclass(frozen=True)
-class PartitionRow:
+class PartitionRow(NamedTuple):
     partition: Partition
     state: LeaderState
 
@@ -179,7 +179,9 @@ def partition_line(t: Topic, row: PartitionRow, version: tuple[int, int], mode: 
         leader = str(st.leader)
     else:
         leader = str(NO_LEADER) if version < (2, 4) else "none"
-    line = f"\tTopic: {t.name}\tPartition: {p.id}\tLeader: {leader}\tReplicas: {_ids(p.replicas)}\tIsr: {_ids(st.isr)}"
+    replicas = _ids(p.replicas)
+    isr = replicas if st.isr is p.replicas else _ids(st.isr)
+    line = f"\tTopic: {t.name}\tPartition: {p.id}\tLeader: {leader}\tReplicas: {replicas}\tIsr: {isr}"
     if version >= (2, 6) and (p.adding or p.removing):
         line += f"\tAdding Replicas: {_ids(p.adding)}\tRemoving Replicas: {_ids(p.removing)}"
     if version >= (3, 8):

@@ -167,5 +167,65 @@ def test_progress_line_only_on_a_terminal(generated):
     seen = []
     cluster = parse_topology(generated, "g.yaml", lambda done, total: (seen.append((done, total)), report(done, total)))
     assert sum(t.partition_count for t in cluster.topics) == 20_000
-    assert seen[-1][0] == seen[-1][1] and len(seen) == 2  # 321 topics: one report at 256, one at the end
-    assert term.text == f"\rreading g.yaml: {100 * seen[0][0] // seen[0][1]}%\033[K\r\033[K"
+    # 321 topics: a report at 256 read (half the work), one at 256 built, one at the end
+    assert seen[-1][0] == seen[-1][1] and len(seen) == 3 and seen[0][0] < seen[1][1] // 2 < seen[1][0]
+    shown = "".join(f"\rreading g.yaml: {100 * done // total}%\033[K" for done, total in seen[:2])
+    assert term.text == shown + "\r\033[K"
+
+
+def _mutate(text, line_no, new):
+    lines = text.split("\n")
+    lines[line_no] = new(lines[line_no])
+    return "\n".join(lines)
+
+
+def _row_after(text, fraction):
+    """Index of the first `      N: [..]` row line at or after `fraction` of the file's lines."""
+    lines = text.split("\n")
+    i = int(len(lines) * fraction)
+    while not (lines[i].startswith("      ") and "[" in lines[i]):
+        i += 1
+    return i
+
+
+LOCAL_MUTATIONS = [
+    (0.5, lambda line: line.split(":")[0] + ": [1, 2, 999]"),  # unknown broker
+    (0.5, lambda line: line.split(":")[0] + ": [1, 2"),  # unclosed flow sequence
+    (0.3, lambda line: line.split(":")[0] + ": [1, 1, 2]"),  # duplicate replica
+    (0.7, lambda line: line.split(":")[0] + ": [1, 2]"),  # RF changes inside the topic
+    (0.2, lambda line: line + "  # a comment: valid, read by the precise loader"),
+    (0.9, lambda line: line.split(":")[0] + ": [1, 2, 999]"),  # near the end
+]
+
+
+@pytest.mark.parametrize("fraction, change", LOCAL_MUTATIONS)
+def test_a_problem_in_a_large_file_reads_one_topic_and_reports_as_the_whole_file_would(
+    generated, monkeypatch, fraction, change
+):
+    text = _mutate(generated, _row_after(generated, fraction), change)
+    whole = outcome(_parse_precise, text)
+    reads = []
+    precise = topology._parse_precise
+    monkeypatch.setattr(topology, "_parse_precise", lambda t, s, part=None: reads.append(len(t)) or precise(t, s, part))
+    assert outcome(parse_topology, text) == whole
+    if isinstance(whole, str):
+        assert max(reads) < len(text) // 100  # the header and the failing topic with its neighbour, not the file
+
+
+def test_a_header_problem_in_a_large_file_is_read_from_the_header(generated, monkeypatch):
+    text = generated.replace("  - {id: 2, rack: rack-1}\n", "  - {id: 2, rack: rack-1}\n  - {id: 2, rack: rack-2}\n")
+    whole = outcome(_parse_precise, text)
+    assert whole == "x.yaml:7: brokers[2].id: duplicate broker id 2"
+    reads = []
+    precise = topology._parse_precise
+    monkeypatch.setattr(topology, "_parse_precise", lambda t, s, part=None: reads.append(len(t)) or precise(t, s, part))
+    assert outcome(parse_topology, text) == whole
+    assert max(reads) < len(text) // 100
+
+
+def test_a_duplicate_topic_in_a_large_file_names_the_first(generated):
+    names = [line for line in generated.split("\n") if line.startswith("  - name: ")]
+    text = generated.replace(names[300] + "\n", names[12] + "\n")
+    whole = outcome(_parse_precise, text)
+    assert whole.endswith(f"topics[300].name: duplicate topic '{names[12][10:]}' (also topics[12])")
+    assert outcome(parse_topology, text) == whole
