@@ -10,7 +10,7 @@ from planner.cli.topics import PlacementFormat, _emit, _emit_rows
 from planner.formats.columns import render_rows
 from planner.model import make_topic
 from planner.placement.bulk import Rows
-from planner.placement.policy import plan_new_topic
+from planner.placement.placer import plan_new_topic
 
 
 @pytest.mark.parametrize(
