@@ -28,6 +28,7 @@ class StrategyResult:
     withheld: dict = field(default_factory=dict)  # cooperative-sticky: TopicPartition -> new owner, for a later round
     rounds: int = 1
     note: str | None = None  # why the result is not exactly Kafka's, when it is not
+    never_settles: str | None = None  # cooperative-sticky: why the rebalances never end (`assignment`: the last one)
 
     @property
     def counts(self) -> dict:
@@ -84,7 +85,11 @@ class CooperativeStickyAssignor:
 
     def run(self, members, counts, racks, topic_ids) -> StrategyResult:
         first = sticky.cooperative_first_round(members, counts, racks)
-        converged, rounds = sticky.cooperative_converged(members, counts, racks)
+        never = None
+        try:
+            converged, rounds = sticky.cooperative_converged(members, counts, racks)
+        except sticky.NeverSettles as exc:  # Kafka's rebalances repeat forever for this group
+            converged, rounds, never = exc.result, exc.rounds, str(exc)
         return StrategyResult(
             self.name,
             _tidy(members, converged.assignment),
@@ -92,6 +97,7 @@ class CooperativeStickyAssignor:
             first_round=_tidy(members, first.assignment),
             withheld=dict(first.transferring),
             rounds=rounds,
+            never_settles=never,
         )
 
 

@@ -21,7 +21,7 @@ from typing import Mapping, Sequence
 from planner.assignors.group import DEFAULT_GENERATION, Member, all_partitions, subscribed_topics
 from planner.assignors.sticky_general import general_assign
 from planner.java import hashmap_order, string_sort_key
-from planner.model import TopicPartition
+from planner.model import PlannerError, TopicPartition
 
 
 @dataclass(frozen=True)
@@ -326,6 +326,18 @@ def cooperative_first_round(
     )
 
 
+class NeverSettles(PlannerError):
+    """The cooperative rebalances never end: a round starts from the same ownership as an earlier one, so Kafka's
+    CooperativeStickyAssignor hands out the same rounds again and again (`result`: the last round, `rounds` done,
+    `cycle`: the first and last rebalance that repeat; None when `max_rounds` ran out first)."""
+
+    def __init__(self, message: str, result: StickyResult, rounds: int, cycle: tuple[int, int] | None = None):
+        super().__init__(message)
+        self.result = result
+        self.rounds = rounds
+        self.cycle = cycle
+
+
 def cooperative_converged(
     members: Sequence[Member],
     partitions_per_topic: Mapping[str, int],
@@ -333,13 +345,53 @@ def cooperative_converged(
     max_rounds: int = 20,
 ) -> tuple[StickyResult, int]:
     """Rebalance again and again, each member owning what the previous round gave it (one generation later), until
-    no partition is being revoked, as Kafka's cooperative protocol does. Returns the final result and the rounds."""
+    no partition is being revoked, as Kafka's cooperative protocol does. Returns the final result and the rounds.
+
+    Raises `NeverSettles` when a round would start from the ownership an earlier round started from: Kafka's assignor
+    then repeats those rounds forever. With racks and mixed subscriptions this happens: GeneralAssignmentBuilder can
+    give a rack-matched member a partition in its rack-aware pass, balance it away again and move another member's
+    partition instead, every rebalance (AbstractStickyAssignor.java, trunk of September 2024, does exactly this)."""
     current = list(members)
     gen = max([m.generation for m in members if m.generation is not None] + [0])
+    started: dict[tuple, int] = {}  # the ownership each round started from -> that round
+    withheld: list[dict[TopicPartition, str]] = []
+    result = StickyResult(assignment={})
     for rounds in range(1, max_rounds + 1):
+        state = _ownership(current)
+        if state in started:
+            raise _never_settles(started[state], rounds - 1, withheld, result)
+        started[state] = rounds
         result = cooperative_first_round(current, partitions_per_topic, partition_racks)
         if not result.transferring:
             return result, rounds
+        withheld.append(result.transferring)
         gen += 1
         current = [replace(m, owned=tuple(result.assignment[m.id]), generation=gen) for m in current]
-    raise AssertionError("cooperative rebalancing did not converge")  # pragma: no cover - balance guarantees progress
+    raise NeverSettles(
+        f"cooperative-sticky does not settle within {max_rounds} rebalances for this group", result, max_rounds
+    )
+
+
+def _ownership(members: Sequence[Member]) -> tuple:
+    """What a round's result depends on besides the metadata: owned partitions (in order) and generations relative to
+    the newest."""
+    top = max([m.generation for m in members if m.generation is not None] + [0])
+    return tuple(
+        (m.id, m.owned, None if m.generation is None else top - m.generation, m.topics, m.rack, m.instance_id)
+        for m in members
+    )
+
+
+def _never_settles(
+    first: int, last: int, withheld: list[dict[TopicPartition, str]], result: StickyResult
+) -> NeverSettles:
+    """Rebalances `first`..`last` repeat forever: the partitions they withhold, and from whom."""
+    moving = sorted({(tp, mid) for w in withheld[first - 1 : last] for tp, mid in w.items()})
+    text = ", ".join(f"{tp}->{mid}" for tp, mid in moving)
+    return NeverSettles(
+        f"cooperative-sticky never settles for this group: Kafka's CooperativeStickyAssignor repeats rebalances "
+        f"{first}-{last} forever, withholding {text} in turn",
+        result,
+        last,
+        (first, last),
+    )

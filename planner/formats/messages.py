@@ -220,7 +220,9 @@ def _group_json(group, counts, results, leader_of):
         if r.first_round is not None:
             entry["first_round"] = {m: [str(tp) for tp in tps] for m, tps in r.first_round.items()}
             entry["withheld_in_first_round"] = {str(tp): m for tp, m in sorted(r.withheld.items())}
-            entry["rebalances_to_converge"] = r.rounds
+            entry["rebalances_to_converge"] = None if r.never_settles else r.rounds
+            if r.never_settles:
+                entry["never_converges"] = r.never_settles
         elif r.withheld:
             entry["moved_from_previous_owner"] = {str(tp): m for tp, m in sorted(r.withheld.items())}
         out["strategies"][r.strategy] = entry
@@ -243,7 +245,8 @@ def _group_table(group, counts, results, leader_of) -> str:
         lines.append(f"== {r.strategy}: {get_assignor(r.strategy).description}{note}")
         headers = ["member", "instance", "rack", "count", "partitions", "fetches from"]
         if r.first_round is not None:
-            headers = ["member", "instance", "rack", "count", "first round", "converged", "fetches from (converged)"]
+            last = f"after {r.rounds} rebalances" if r.never_settles else "converged"
+            headers = ["member", "instance", "rack", "count", "first round", last, f"fetches from ({last})"]
         rows = []
         for mid, tps in r.assignment.items():
             m = members[mid]
@@ -258,9 +261,8 @@ def _group_table(group, counts, results, leader_of) -> str:
         if r.first_round is not None:
             if r.withheld:
                 moved = ", ".join(f"{tp}->{m}" for tp, m in sorted(r.withheld.items()))
-                lines.append(
-                    f"withheld in the first round until revoked: {moved}; converged after {r.rounds} rebalances"
-                )
+                settled = r.never_settles or f"converged after {r.rounds} rebalances"
+                lines.append(f"withheld in the first round until revoked: {moved}; {settled}")
             else:
                 lines.append("nothing changes owner: the first round is final")
         elif r.withheld:

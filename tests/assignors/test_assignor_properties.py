@@ -161,7 +161,8 @@ def check_kafka_balance(assignment):
 @given(groups(), st.data())
 def test_sticky_general_path_rack_aware_valid_and_balanced(group, data):
     """Mixed subscriptions, members with and without racks, replicas on some racks: GeneralAssignmentBuilder stays valid
-    and balanced in one rebalance, and the cooperative rounds converge to a valid, balanced assignment."""
+    and balanced in one rebalance, and the cooperative rounds converge to a valid, balanced assignment, or repeat a
+    cycle as Kafka's do."""
     from dataclasses import replace
 
     members, counts = group
@@ -175,6 +176,12 @@ def test_sticky_general_path_rack_aware_valid_and_balanced(group, data):
     check_valid(members, counts, s.assignment)
     check_kafka_balance(s.assignment)
     check_globally_balanced(members, s.assignment)
-    converged, _ = sticky.cooperative_converged(members, counts, racks)
+    try:
+        converged, _ = sticky.cooperative_converged(members, counts, racks)
+    except sticky.NeverSettles as exc:
+        # Kafka's own assignor repeats rebalances forever for some of these groups (see
+        # test_cooperative_sticky_with_racks_never_settles_as_kafka): accepted only as a detected cycle
+        assert exc.cycle is not None
+        return
     check_valid(members, counts, converged.assignment)
     check_kafka_balance(converged.assignment)

@@ -2,6 +2,8 @@
 `RangeAssignorTest.java`, `RoundRobinAssignorTest.java`, `AbstractStickyAssignorTest.java`,
 `AbstractPartitionAssignorTest.java` and the group coordinator's assignor tests."""
 
+from dataclasses import replace
+
 import pytest
 
 from planner.assignors import range as range_assignor
@@ -872,3 +874,51 @@ def test_sticky_rack_aware_uniform_subscription(rf, broker_racks, consumer_racks
     # misaligned owned partitions move to members on their racks (rf 1: every partition on one rack)
     if rf == 1:
         assert _sticky_rack_case(all3, rf, broker_racks, consumer_racks, OWNED_NON_EQUAL) == (UNIFORM_RACK_RESULT, 0)
+
+
+def test_cooperative_sticky_with_racks_never_settles_as_kafka():
+    """Mixed subscriptions, members with and without racks: Kafka's CooperativeStickyAssignor (AbstractStickyAssignor's
+    GeneralAssignmentBuilder; the same rounds come from its trunk source compiled and run on this group) hands t0-0
+    and t0-1 in turn to m0-5 for its rack, balances them back to the rackless m0-3 and withholds the other: the group
+    never settles. The planner names the cycle instead of looping."""
+
+    def tps(text):
+        return tuple(TP(t, int(p)) for t, p in (x.rsplit("-", 1) for x in text.split()))
+
+    racks = {
+        TP(t, p): frozenset(r)
+        for t, rs in {"t0": ["bc", "ab", ""], "t1": ["ac", "b", "bc", "", "ac", "ac", "", "", ""]}.items()
+        for p, r in enumerate(rs)
+    }
+    members = [
+        Member("m0-0", ("t0", "t1"), rack="b", owned=tps("t1-5"), generation=5),
+        Member("m0-1", ("t1",), rack="b", owned=tps("t1-1 t1-3"), generation=5),
+        Member("m0-2", ("t1", "t0"), rack="b", owned=tps("t1-2"), generation=5),
+        Member("m0-3", ("t0",), owned=tps("t0-2 t0-0"), generation=5),
+        Member("m0-4", ("t1",), owned=tps("t1-7 t1-8 t1-6"), generation=5),
+        Member("m0-5", ("t0",), rack="b", generation=5),
+    ]
+    counts = {"t0": 3, "t1": 9}
+    first = sticky.cooperative_first_round(members, counts, racks)
+    assert first.assignment == {
+        "m0-0": list(tps("t1-0 t1-5")),
+        "m0-1": list(tps("t1-1 t1-3")),
+        "m0-2": list(tps("t1-2 t1-4")),
+        "m0-3": list(tps("t0-2 t0-1")),
+        "m0-4": list(tps("t1-7 t1-8 t1-6")),
+        "m0-5": [],
+    }
+    assert first.transferring == {TP("t0", 0): "m0-5"}
+    second = sticky.cooperative_first_round(
+        [replace(m, owned=tuple(first.assignment[m.id]), generation=6) for m in members], counts, racks
+    )
+    assert second.assignment == {**first.assignment, "m0-3": list(tps("t0-2 t0-0"))}
+    assert second.transferring == {TP("t0", 1): "m0-5"}
+    with pytest.raises(sticky.NeverSettles) as exc:
+        sticky.cooperative_converged(members, counts, racks)
+    assert str(exc.value) == (
+        "cooperative-sticky never settles for this group: Kafka's CooperativeStickyAssignor repeats rebalances 2-3 "
+        "forever, withholding t0-0->m0-5, t0-1->m0-5 in turn"
+    )
+    assert (exc.value.rounds, exc.value.cycle) == (3, (2, 3))
+    assert exc.value.result.assignment == first.assignment

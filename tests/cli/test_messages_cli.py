@@ -461,3 +461,43 @@ def test_consumers_notes_owned_partitions_no_strategy_can_keep(tmp_path):
     members = json.loads(out)["strategies"]["sticky"]["members"]
     # the valid claim (orders-1) is kept; the subscriptions differ (b also names 'nope'), so this is the general path
     assert "orders-1" in members["a"]["partitions"] and members["a"]["count"] == members["b"]["count"] == 3
+
+
+NEVER = (
+    "cooperative-sticky never settles for this group: Kafka's CooperativeStickyAssignor repeats rebalances 2-3 "
+    "forever, withholding t0-0->m0-5, t0-1->m0-5 in turn"
+)
+
+
+def test_consumers_cooperative_sticky_that_never_settles(tmp_path):
+    """A group for which Kafka's CooperativeStickyAssignor repeats two rebalances forever (racks, mixed
+    subscriptions): the other strategies print as usual, cooperative-sticky names the cycle."""
+    topology = tmp_path / "racks.yaml"
+    topology.write_text("""\
+brokers: [{id: 1, rack: a}, {id: 2, rack: b}, {id: 3, rack: c}, {id: 4}, {id: 5}]
+topics:
+  - name: t0
+    assignment: {0: [2, 3], 1: [1, 2], 2: [4, 5]}
+  - name: t1
+    assignment: {0: [1, 3], 1: [2, 4], 2: [2, 3], 3: [4, 5], 4: [1, 3], 5: [1, 3], 6: [4, 5], 7: [4, 5], 8: [4, 5]}
+""")
+    group = tmp_path / "group.yaml"
+    group.write_text("""\
+members:
+  - {id: m0-0, rack: b, topics: [t0, t1], owned: [t1-5], generation: 5}
+  - {id: m0-1, rack: b, topics: [t1], owned: [t1-1, t1-3], generation: 5}
+  - {id: m0-2, rack: b, topics: [t1, t0], owned: [t1-2], generation: 5}
+  - {id: m0-3, topics: [t0], owned: [t0-2, t0-0], generation: 5}
+  - {id: m0-4, topics: [t1], owned: [t1-7, t1-8, t1-6], generation: 5}
+  - {id: m0-5, rack: b, topics: [t0], generation: 5}
+""")
+    rc, out, err = cli("consumers", str(topology), "--group-file", str(group), "--strategy", "cooperative-sticky")
+    assert (rc, err) == (0, "")
+    assert "m0-3      -           -       2        t0 1-2         t0 1-2                1,4\n" in out
+    assert f"withheld in the first round until revoked: t0-0->m0-5; {NEVER}\n" in out
+    rc, out, err = cli("consumers", str(topology), "--group-file", str(group), "--format", "json")
+    assert (rc, err) == (0, "")
+    coop = json.loads(out)["strategies"]["cooperative-sticky"]
+    assert coop["rebalances_to_converge"] is None
+    assert coop["never_converges"] == NEVER
+    assert coop["members"]["m0-3"]["partitions"] == ["t0-1", "t0-2"]
