@@ -16,7 +16,8 @@ has exactly this shape (plain names, decimal integers, no comments, no other key
 
 The header (everything before `topics:`) goes through the precise loader. The fast path never reports an error: any
 line it does not recognise, and any topic the precise loader would reject (unknown broker, duplicate replica, gaps in
-partition ids, a replication factor that changes inside a topic, a duplicate topic), makes it give up (None), and the
+partition ids, a replication factor that changes inside a topic, a duplicate topic, a name Kafka's `Topic.validate`
+refuses: `.`, `..`, longer than 249 characters), makes it give up (None), and the
 precise loader reads the whole file and reports the problem with its file, line and YAML path. When it accepts a file
 it builds the same cluster as the precise loader (tests compare them).
 """
@@ -27,6 +28,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from planner.adapters.validate import topic_name_problem
 from planner.model import Cluster, Partition, PlannerError, Topic
 
 _NAME = r"[A-Za-z0-9_.][A-Za-z0-9._-]*"
@@ -147,6 +149,8 @@ def _topics(
         if not (end == total or body.startswith("  - ", end)):  # the topic goes on in a form not read here
             return None, (len(read), at, names)
         if name in _NULLS or topic_id in _NULLS or name in names or sizes is None or not _valid(np, matrix, known):
+            return None, (len(read), at, names)
+        if topic_name_problem(name):  # ".", "..", over 249 characters (Topic.validate): the precise loader words it
             return None, (len(read), at, names)
         names[name] = len(read)
         read.append((name, topic_id, matrix, sizes))

@@ -14,7 +14,14 @@ from typing import Any, Callable
 import yaml
 
 from planner.adapters.topology_fast import Rejected
-from planner.adapters.validate import broker_id_problem, config_problem, port_problem, topic_name_problem
+from planner.adapters.validate import (
+    broker_id_problem,
+    config_problem,
+    leader_problem,
+    port_problem,
+    subset_problem,
+    topic_name_problem,
+)
 from planner.limits import MAX_NEW_PARTITIONS, check_yaml_depth
 from planner.model import (
     BROKER_STATES,
@@ -440,7 +447,8 @@ def _partition_state(
     brokers: _KnownBrokers,
     replicas: tuple[int, ...],
 ) -> ObservedState:
-    """One partition's `state`: leader (a known broker, -1 or none), ISR within the replicas, epoch, ELR."""
+    """One partition's `state`: leader (a known broker among the replicas, -1 or none), ISR within the replicas,
+    epoch, ELR."""
     sf = {k.value: v for k, v in _mapping(ctx, val, sp, STATE_KEYS)}
     if "leader" not in sf or "isr" not in sf:
         raise ctx.error(val, sp, "partition state needs 'leader' (broker id, or -1 / none) and 'isr'")
@@ -453,12 +461,9 @@ def _partition_state(
         raise brokers.unknown(lnode, f"{sp}.leader", leader)
     replica_list = brokers.replica_list
     isr = replica_list(sf["isr"], f"{sp}.isr")
-    in_replicas = set(replicas)
-    outside = [b for b in isr if b not in in_replicas]
-    if outside:
-        raise ctx.error(
-            sf["isr"], f"{sp}.isr", f"ISR members {','.join(map(str, outside))} are not replicas of the partition"
-        )
+    # the rules zk:// and kafka:// apply too (adapters/validate.py), with their texts
+    _rule(ctx, sf["isr"], f"{sp}.isr", subset_problem("ISR members", isr, tuple(replicas)))
+    _rule(ctx, lnode, f"{sp}.leader", leader_problem(leader, tuple(replicas)))
     epoch = _int(ctx, sf["leader_epoch"], f"{sp}.leader_epoch", minimum=0) if "leader_epoch" in sf else None
     elr = replica_list(sf["elr"], f"{sp}.elr") if "elr" in sf else None
     lke = replica_list(sf["last_known_elr"], f"{sp}.last_known_elr") if "last_known_elr" in sf else None

@@ -92,7 +92,20 @@ def _configs_problem(t: Topic) -> str | None:
     return None
 
 
-def _partitions_problem(t: Topic, observed: bool) -> str | None:
+def leader_problem(leader: int, replicas: tuple[int, ...]) -> str | None:
+    """The leader is a replica of the partition (the controller elects it from the replicas: KafkaController,
+    ReplicationControlManager), or NO_LEADER (-1)."""
+    if leader != NO_LEADER and leader not in replicas:
+        return f"leader {leader} not among the replicas {list(replicas)}"
+    return None
+
+
+def state_problem(leader: int, isr: Iterable[int], replicas: tuple[int, ...]) -> str | None:
+    """Leader and ISR name replicas of the partition only (the ISR grows from the replicas alone)."""
+    return subset_problem("ISR members", isr, replicas) or leader_problem(leader, replicas)
+
+
+def _partitions_problem(t: Topic) -> str | None:
     rf = None
     for p in t.partitions:
         problem = (
@@ -100,10 +113,6 @@ def _partitions_problem(t: Topic, observed: bool) -> str | None:
             or subset_problem("adding", p.adding, p.replicas)
             or subset_problem("removing", p.removing, p.replicas)
         )
-        if problem is None and observed and p.observed is not None:
-            problem = subset_problem("ISR members", p.observed.isr, p.replicas)
-            if problem is None and p.observed.leader != NO_LEADER and p.observed.leader not in p.replicas:
-                problem = f"leader {p.observed.leader} is not a replica"
         if problem:
             return f"partition {p.id}: {problem}"
         this_rf = len(p.replicas) - len(p.adding)  # mid-reassignment lists hold target ∪ original (KIP-455)
@@ -113,24 +122,34 @@ def _partitions_problem(t: Topic, observed: bool) -> str | None:
     return None
 
 
+def _observed_problem(t: Topic, state_place: Callable[[str, int], str]) -> str | None:
+    for p in t.partitions:
+        problem = state_problem(p.observed.leader, p.observed.isr, p.replicas) if p.observed is not None else None
+        if problem:
+            return f"{state_place(t.name, p.id)}: {problem}"
+    return None
+
+
 def check_cluster(
     cluster: Cluster,
     source: str,
     topic_place: Callable[[str], str] = "topic {}".format,
     config_place: Callable[[str], str] = "topic {} configs".format,
-    observed: bool = True,
+    state_place: Callable[[str, int], str] = "topic {} partition {}".format,
 ) -> None:
-    """Every rule over a built cluster; the first problem as one error naming `source` and the place the topic (or
-    its configs) came from, e.g. the znode path. `observed=False` leaves leader and ISR unchecked: a live cluster's
-    state znodes trail its topic znode while a reassignment completes (the old replicas are still in the ISR)."""
+    """Every rule over a built cluster; the first problem as one error naming `source` and the place the topic, its
+    configs or a partition's leader and ISR came from, e.g. the znode path."""
     for b in cluster.brokers:
         problem = broker_id_problem(b.id) or port_problem(b.port)
         if problem:
             raise PlannerError(f"{source}: broker {b.id}: {problem}")
     for t in cluster.topics:
-        problem = topic_name_problem(t.name) or _partitions_problem(t, observed)
+        problem = topic_name_problem(t.name) or _partitions_problem(t)
         if problem:
             raise PlannerError(f"{source}: {topic_place(t.name)}: {problem}")
         problem = _configs_problem(t)
         if problem:
             raise PlannerError(f"{source}: {config_place(t.name)}: {problem}")
+        problem = _observed_problem(t, state_place)
+        if problem:
+            raise PlannerError(f"{source}: {problem}")

@@ -7,7 +7,7 @@ from bench.gen_cluster import generate, write_yaml
 from planner.adapters import topology_fast
 from planner.adapters import topology_yaml as topology
 from planner.adapters.topology_yaml import _parse_precise, dump_topology, parse_topology
-from planner.model import PlannerError
+from planner.model import Cluster, PlannerError
 
 SMALL = """cluster: c
 mode: zookeeper
@@ -90,6 +90,10 @@ MUTATIONS = [
     ("      0: [2, 1]\n", "      0: [2, 1]"),  # no newline at the end
     ("      0: [2, 1]\n", "      0: [2, 1000000000]\n"),
     ("      0: [2, 1]\n", "      0: []\n"),
+    ("  - name: clicks\n", "  - name: ..\n"),  # Kafka's Topic.validate refuses "." and ".."
+    ("  - name: clicks\n", "  - name: .\n"),
+    ("  - name: clicks\n", "  - name: " + "c" * 250 + "\n"),  # over 249 characters
+    ("  - name: clicks\n", "  - name: " + "c" * 249 + "\n"),  # 249: accepted by both
 ]
 
 
@@ -229,3 +233,21 @@ def test_a_duplicate_topic_in_a_large_file_names_the_first(generated):
     whole = outcome(_parse_precise, text)
     assert whole.endswith(f"topics[300].name: duplicate topic '{names[12][10:]}' (also topics[12])")
     assert outcome(parse_topology, text) == whole
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("..", 'x.yaml:22: topics[2].name: Topic name cannot be "." or ".."'),
+        (".", 'x.yaml:22: topics[2].name: Topic name cannot be "." or ".."'),
+        (
+            "c" * 250,
+            f"x.yaml:22: topics[2].name: Topic name is illegal, it can't be longer than 249 characters, topic name: "
+            f"{'c' * 250}",
+        ),
+    ],
+)
+def test_fast_path_refuses_the_names_kafka_refuses(fast_always, name, message):
+    text = SMALL.replace("  - name: clicks\n", f"  - name: {name}\n")
+    assert not isinstance(topology_fast.parse_fast(text, "x.yaml", _parse_precise), Cluster)  # left to the precise
+    assert outcome(parse_topology, text) == message

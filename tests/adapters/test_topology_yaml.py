@@ -63,6 +63,14 @@ def error(text):
             "x.yaml:1: brokers[0].state: must be one of online, offline, fenced, got 'sleeping'",
         ),
         (
+            BASE + "topics:\n  - name: t\n    assignment: {0: [1, 2]}\n    state: {0: {leader: 1, isr: [1, 3]}}\n",
+            "x.yaml:5: topics[0].state.0.isr: ISR members 3 not among the replicas [1, 2]",
+        ),
+        (
+            BASE + "topics:\n  - name: t\n    assignment: {0: [1, 2]}\n    state: {0: {leader: 3, isr: [1]}}\n",
+            "x.yaml:5: topics[0].state.0.leader: leader 3 not among the replicas [1, 2]",
+        ),
+        (
             "brokers:\n  - {id: 1}\n  - {id: 2, cordoned: yes please}\n",
             "x.yaml:3: brokers[1].cordoned: expected true or false, got 'yes please'",
         ),
@@ -174,7 +182,7 @@ TOPIC = BASE + "topics:\n  - name: t\n"
         ),
         (
             TOPIC + "    assignment: {0: [1]}\n    state: {0: {leader: 1, isr: [1, 2]}}\n",
-            "x.yaml:5: topics[0].state.0.isr: ISR members 2 are not replicas of the partition",
+            "x.yaml:5: topics[0].state.0.isr: ISR members 2 not among the replicas [1]",
         ),
         (
             TOPIC + "    assignment: {0: [1]}\n    state: {2: {leader: 1, isr: [1]}}\n",

@@ -99,9 +99,8 @@ def read_session(session: KafkaSession) -> KafkaSnapshot:
     full = fully_cordoned(log_dirs, cordoned)
     brokers = [replace(b, cordoned=b.id in full) for b in brokers]
     cluster = build_cluster(brokers, topics, configs, reassigning, replicas, cluster_id)
-    # the same rules as a topology file's: what `kafka export` writes must load back (leader and ISR as the
-    # controller reports them, like zk://'s state znodes, are not re-checked)
-    check_cluster(cluster, session.url, observed=False)
+    # the same rules as a topology file's and zk://'s: what `kafka export` writes must load back
+    check_cluster(cluster, session.url)
     for b in full:
         notes.append(f"broker {b}: every log dir is cordoned (cordoned.log.dirs, KIP-1066): it takes no new replicas")
     return KafkaSnapshot(

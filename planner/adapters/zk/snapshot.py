@@ -119,7 +119,13 @@ def _read_once(session: Session, progress: Progress) -> ZkSnapshot:
     count = 3 + len(lists.broker_ids) + 2 * len(lists.topic_names) + len(states) + (1 if lists.reassigning else 0)
     snap = snapshot_of(znodes, count)
     # the same rules as a topology file's: what zk export writes must load back
-    check_cluster(snap.cluster, session.url, "/brokers/topics/{}".format, "/config/topics/{}".format, observed=False)
+    check_cluster(
+        snap.cluster,
+        session.url,
+        "/brokers/topics/{}".format,
+        "/config/topics/{}".format,
+        "/brokers/topics/{}/partitions/{}/state".format,
+    )
     return snap
 
 

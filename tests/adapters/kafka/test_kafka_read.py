@@ -171,3 +171,12 @@ def test_the_admin_api_source_runs_the_same_validation_as_a_topology_file(kraft)
     with pytest.raises(PlannerError) as duplicate:
         kafka.read_snapshot(kraft.url, load_options(environ={}))
     assert str(duplicate.value) == f"{kraft.url}: topic dup: partition 0: duplicate replicas 1 in [1, 1, 2]"
+    del kraft.topics["dup"]
+    kraft.partition("orders", 0).isr = [1, 2, 3]  # a broker's answer no controller writes: refused as zk:// does
+    with pytest.raises(PlannerError) as isr:
+        kafka.read_snapshot(kraft.url, load_options(environ={}))
+    assert str(isr.value) == f"{kraft.url}: topic orders partition 0: ISR members 3 not among the replicas [1, 2]"
+    kraft.partition("orders", 0).isr, kraft.partition("orders", 0).leader = [1, 2], 3
+    with pytest.raises(PlannerError) as leader:
+        kafka.read_snapshot(kraft.url, load_options(environ={}))
+    assert str(leader.value) == f"{kraft.url}: topic orders partition 0: leader 3 not among the replicas [1, 2]"

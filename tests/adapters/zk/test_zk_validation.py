@@ -34,6 +34,16 @@ def _topic(partitions: str, adding: str = "{}") -> bytes:
             "/brokers/topics/foo: partition 0: adding 4 not among the replicas [1, 3]",
         ),
         (
+            "/brokers/topics/foo/partitions/0/state",
+            b'{"controller_epoch":1,"leader":1,"version":1,"leader_epoch":0,"isr":[1,4]}',
+            "/brokers/topics/foo/partitions/0/state: ISR members 4 not among the replicas [1, 3]",
+        ),
+        (
+            "/brokers/topics/foo/partitions/2/state",
+            b'{"controller_epoch":1,"leader":3,"version":1,"leader_epoch":0,"isr":[2,4]}',
+            "/brokers/topics/foo/partitions/2/state: leader 3 not among the replicas [2, 4]",
+        ),
+        (
             "/config/topics/foo",
             b'{"version":1,"config":{"min.insync.replicas":"two"}}',
             "/config/topics/foo: Invalid value two for configuration min.insync.replicas: Not a number of type INT",

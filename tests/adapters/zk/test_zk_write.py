@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from zk_support import run_cli
+from zk_support import _state, run_cli
 
 from planner.adapters import zk
 from planner.model import PlannerError
@@ -72,7 +72,10 @@ def test_submit_execute_then_status_end_to_end(simple_url, plan_file, kazoo_clie
         "Reassignment of partition foo-0 is still in progress.\n"
     )
 
-    # the controller finishes foo-0 and gives up bar-0: topic znode updated, request node deleted
+    # the controller finishes foo-0 and gives up bar-0, in KafkaController.onPartitionReassignment's order: the
+    # leader moves into the target replicas and the removed ones leave the ISR (B3, B4: the state znode), then the
+    # topic znode gets the target replicas (B6); the request node is deleted
+    kazoo_client.set(root + "/brokers/topics/foo/partitions/0/state", _state(2, [2, 4]).encode())
     kazoo_client.set(
         root + "/brokers/topics/foo",
         b'{"removing_replicas":{},"partitions":{"0":[2,4],"1":[3,2],"2":[2,4]},'
