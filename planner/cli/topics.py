@@ -28,6 +28,11 @@ class DescribeFormat(str, enum.Enum):
     json = "json"
 
 
+class Via(str, enum.Enum):
+    zookeeper = "zookeeper"
+    bootstrap_server = "bootstrap-server"
+
+
 class BrokersFormat(str, enum.Enum):
     table = "table"
     json = "json"
@@ -74,6 +79,12 @@ def describe(
     ),
     offline_brokers: Optional[str] = OFFLINE,
     kafka_version: Optional[str] = VERSION,
+    via: Via = typer.Option(
+        Via.zookeeper,
+        "--via",
+        help="kafka-topics 2.2-2.3 printed differently through --bootstrap-server (Leader: none and an empty Isr "
+        "without a live leader, its own topic order): bootstrap-server prints that.",
+    ),
     fmt: DescribeFormat = typer.Option(
         DescribeFormat.kafka, "--format", help="kafka: byte-for-byte kafka-topics.sh --describe."
     ),
@@ -82,6 +93,13 @@ def describe(
     from planner.formats import describe as d
 
     version = d.parse_version(kafka_version)
+    admin_client = via is Via.bootstrap_server
+    if admin_client and version not in d.ADMIN_CLIENT_VERSIONS:
+        raise PlannerError(
+            "--via bootstrap-server: only kafka-topics 2.2 and 2.3 print differently through --bootstrap-server "
+            "(there was none before 2.2; from 2.4 on it prints the lines --zookeeper prints); give --kafka-version "
+            f"2.2 or 2.3, not {kafka_version or 'the newest'}"
+        )
     cluster = load_cluster(topology, offline_brokers)
     opts = d.DescribeOptions(
         topics=tuple(topic or ()),
@@ -92,10 +110,11 @@ def describe(
         with_overrides=with_overrides,
         exclude_internal=exclude_internal,
         version=version,
+        admin_client=admin_client,
     )
     sections = d.select(cluster, opts)
     if fmt is DescribeFormat.kafka:
-        text = d.render_kafka(cluster, sections, version)
+        text = d.render_kafka(cluster, sections, version, admin_client)
     elif fmt is DescribeFormat.table:
         text = d.render_table(cluster, sections)
     else:

@@ -12,6 +12,11 @@ Version differences emulated:
 * 2.8+: `\\tTopicId: {id}` when the topic has an id (the AdminClient path: no MarkedForDeletion).
 * 3.8+: `\\tElr: …\\tLastKnownElr: …` always; `N/A` for a ZooKeeper-mode cluster.
 Topics are sorted by name (the ZooKeeper tool's order; the AdminClient tool prints a HashMap order), partitions by id.
+
+2.2 – 2.3 through `--bootstrap-server` (`admin_client`): TopicCommand's AdminClientTopicService prints the pre-2.4
+header (no MarkedForDeletion), `Leader: none` and an empty `Isr:` for a partition without a live leader (the brokers'
+MetadataCache of those releases answered LEADER_NOT_AVAILABLE with an empty ISR; 2.4 sends the ISR), its filters count
+that empty ISR, and topics come in the order of the HashMaps DescribeTopicsResult.all() builds.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from planner.java import hashmap_order, sorted_java
 from planner.leadership import LeaderState, topic_states
 from planner.model import NO_LEADER, Cluster, ObservedState, Partition, PlannerError, Topic, TopicPartition
 
@@ -65,6 +71,7 @@ class DescribeOptions:
     with_overrides: bool = False
     exclude_internal: bool = False
     version: tuple[int, int] = NEWEST
+    admin_client: bool = False  # 2.2 – 2.3 `--bootstrap-server` (AdminClientTopicService); see the module's text
 
     @property
     def describe_configs(self) -> bool:
@@ -103,10 +110,35 @@ def _replication_factor(p: Partition, version: tuple[int, int]) -> int:
     return p.replication_factor if version >= (2, 5) else len(p.replicas)
 
 
+ADMIN_CLIENT_VERSIONS = ((2, 2), (2, 3))  # kafka-topics had --bootstrap-server from 2.2; alike from 2.4
+
+
+def admin_client_order(names: list[str]) -> list[str]:
+    """The topic order of 2.2 – 2.3's AdminClientTopicService.describeTopic: `getTopics` sorts the names, then
+    KafkaAdminClient.describeTopics puts them in a `new HashMap<>(n)`, copies it (`new HashMap<>(map)`: capacity for
+    n / 0.75 + 1) into DescribeTopicsResult, whose all() puts them in a third `new HashMap<>(n)` that is iterated."""
+    n = len(names)
+    first = hashmap_order(sorted_java(names), initial_capacity=n)
+    copied = hashmap_order(first, initial_capacity=int(n / 0.75 + 1))
+    return hashmap_order(copied, initial_capacity=n)
+
+
+def _leaderless(st: LeaderState, live: frozenset[int]) -> bool:
+    return not st.has_leader or st.leader not in live
+
+
+def shown_isr(st: LeaderState, live: frozenset[int], opts: DescribeOptions) -> tuple[int, ...]:
+    """The ISR as the tool prints it: empty through 2.2 – 2.3's --bootstrap-server when no live leader."""
+    return () if opts.admin_client and _leaderless(st, live) else tuple(st.isr)
+
+
 def select(cluster: Cluster, opts: DescribeOptions) -> list[TopicSection]:
     allowed = _topic_filter(opts.topics)
     topics = [t for t in cluster.topics if allowed(t.name) and not (opts.exclude_internal and t.internal)]
-    if opts.topics and not topics:
+    if opts.admin_client:  # no "does not exist" check on this path: nothing matched prints nothing
+        order = {name: i for i, name in enumerate(admin_client_order([t.name for t in topics]))}
+        topics.sort(key=lambda t: order[t.name])
+    elif opts.topics and not topics:
         shown = ",".join(opts.topics)
         if opts.version[:2] == (3, 7):
             shown = f"Optional[{shown}]"  # the 3.7 Java port printed the Optional
@@ -130,6 +162,8 @@ def select(cluster: Cluster, opts: DescribeOptions) -> list[TopicSection]:
 
 def _matches(p: Partition, st: LeaderState, t: Topic, live: frozenset[int], opts: DescribeOptions) -> bool:
     min_isr = t.config_int("min.insync.replicas", 1)
+    if opts.admin_client:
+        return _matches_admin_client(p, st, min_isr, live, opts)
     if opts.under_replicated and _replication_factor(p, opts.version) - len(st.isr) > 0:
         return True
     if opts.unavailable and (not st.has_leader or st.leader not in live):
@@ -139,6 +173,17 @@ def _matches(p: Partition, st: LeaderState, t: Topic, live: frozenset[int], opts
     if opts.at_min_isr and len(st.isr) == min_isr:
         return True
     return False
+
+
+def _matches_admin_client(p: Partition, st: LeaderState, min_isr: int, live: frozenset[int], opts) -> bool:
+    """2.2 – 2.3 AdminClientTopicService's DescribeOptions: sizes of the ISR as printed, no leader check for min ISR."""
+    isr = shown_isr(st, live, opts)
+    return (
+        (opts.under_replicated and len(isr) < len(p.replicas))
+        or (opts.unavailable and _leaderless(st, live))
+        or (opts.under_min_isr and len(isr) < min_isr)
+        or (opts.at_min_isr and len(isr) == min_isr)
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -153,9 +198,10 @@ def _configs(t: Topic) -> str:
     return ",".join(f"{k}={v}" for k, v in t.configs.items())
 
 
-def header_line(t: Topic, version: tuple[int, int]) -> str:
+def header_line(t: Topic, version: tuple[int, int], admin_client: bool = False) -> str:
     rf = _replication_factor(t.partitions[0], version) if t.partitions else 0
-    return _header_text(t.name, t.topic_id, t.partition_count, rf, _configs(t), t.marked_for_deletion, version)
+    marked = t.marked_for_deletion and not admin_client  # AdminClientTopicService never says MarkedForDeletion
+    return _header_text(t.name, t.topic_id, t.partition_count, rf, _configs(t), marked, version)
 
 
 def _header_text(
@@ -171,6 +217,16 @@ def _header_text(
     if version < (2, 8) and marked:
         line += "\tMarkedForDeletion: true"
     return line
+
+
+def _admin_client_line(t: Topic, row: PartitionRow, live: frozenset[int]) -> str:
+    """2.2 – 2.3 `--bootstrap-server`: printPartition with markedForDeletion = false."""
+    p, st = row.partition, row.state
+    if _leaderless(st, live):
+        return f"\tTopic: {t.name}\tPartition: {p.id}\tLeader: none\tReplicas: {_ids(p.replicas)}\tIsr: "
+    return (
+        f"\tTopic: {t.name}\tPartition: {p.id}\tLeader: {st.leader}\tReplicas: {_ids(p.replicas)}\tIsr: {_ids(st.isr)}"
+    )
 
 
 def partition_line(t: Topic, row: PartitionRow, version: tuple[int, int], mode: str, header_shown: bool) -> str:
@@ -201,12 +257,17 @@ def partition_line(t: Topic, row: PartitionRow, version: tuple[int, int], mode: 
     return line
 
 
-def render_kafka(cluster: Cluster, sections: list[TopicSection], version: tuple[int, int]) -> str:
+def render_kafka(
+    cluster: Cluster, sections: list[TopicSection], version: tuple[int, int], admin_client: bool = False
+) -> str:
     out = []
     for s in sections:
         if s.header:
-            out.append(header_line(s.topic, version))
-        out.extend(partition_line(s.topic, r, version, cluster.mode, s.header) for r in s.rows)
+            out.append(header_line(s.topic, version, admin_client))
+        if admin_client:
+            out.extend(_admin_client_line(s.topic, r, cluster.online_ids) for r in s.rows)
+        else:
+            out.extend(partition_line(s.topic, r, version, cluster.mode, s.header) for r in s.rows)
     return "".join(line + "\n" for line in out)
 
 

@@ -158,3 +158,56 @@ def test_json_and_table_render_the_same_selection():
     }
     table = d.render_table(c, sections)
     assert "foo" in table and "3,0,1" in table
+
+
+def admin_text(version, **opts):
+    v = d.parse_version(version)
+    c = cluster("zookeeper")
+    return d.render_kafka(c, d.select(c, d.DescribeOptions(version=v, admin_client=True, **opts)), v, True)
+
+
+@pytest.mark.parametrize("version", ["2.2", "2.3"])
+def test_2_2_bootstrap_server_leader_none_empty_isr_and_hashmap_order(version):
+    """TopicCommand 2.2/2.3 AdminClientTopicService: no MarkedForDeletion, `Leader: none` and an empty ISR without a
+    live leader (MetadataCache's LEADER_NOT_AVAILABLE answer of those brokers), topics in HashMap order."""
+    assert admin_text(version) == (
+        "Topic:moving\tPartitionCount:1\tReplicationFactor:4\tConfigs:\n"
+        "\tTopic: moving\tPartition: 0\tLeader: 0\tReplicas: 0,1,2,3\tIsr: 0,1,2\n"
+        "Topic:__consumer_offsets\tPartitionCount:1\tReplicationFactor:3\tConfigs:\n"
+        "\tTopic: __consumer_offsets\tPartition: 0\tLeader: 0\tReplicas: 0,1,2\tIsr: 0,1,2\n"
+        "Topic:foo\tPartitionCount:3\tReplicationFactor:3\tConfigs:min.insync.replicas=2,segment.bytes=1073741824\n"
+        "\tTopic: foo\tPartition: 0\tLeader: 0\tReplicas: 0,1,2\tIsr: 0,1\n"
+        "\tTopic: foo\tPartition: 1\tLeader: 1\tReplicas: 1,2,3\tIsr: 1,2\n"
+        "\tTopic: foo\tPartition: 2\tLeader: 0\tReplicas: 3,0,1\tIsr: 0,1\n"
+        "Topic:gone\tPartitionCount:1\tReplicationFactor:1\tConfigs:\n"
+        "\tTopic: gone\tPartition: 0\tLeader: none\tReplicas: 3\tIsr: \n"
+    )
+    # the filters count the ISR as printed: gone-0's empty ISR is under-replicated and under min ISR (no leader test)
+    assert admin_text(version, topics=("gone",), under_replicated=True) == (
+        "\tTopic: gone\tPartition: 0\tLeader: none\tReplicas: 3\tIsr: \n"
+    )
+    assert admin_text(version, under_min_isr=True) == "\tTopic: gone\tPartition: 0\tLeader: none\tReplicas: 3\tIsr: \n"
+    assert admin_text(version, at_min_isr=True, topics=("foo",)).count("\n") == 3
+    assert admin_text(version, topics=("nope",)) == ""  # this path has no "does not exist" check
+
+
+def test_admin_client_topic_order():
+    # String.hashCode spread (h ^ h >>> 16) & 7: clicks 1, orders 2, __consumer_offsets 6, audit-log 6; four names in
+    # new HashMap<>(4) grow it to 8 buckets; within bucket 6 the sorted insertion order stays
+    names = ["orders", "audit-log", "__consumer_offsets", "clicks"]
+    assert d.admin_client_order(names) == ["clicks", "orders", "__consumer_offsets", "audit-log"]
+
+
+@pytest.mark.parametrize("version", [None, "2.1", "2.4"])
+def test_via_bootstrap_server_only_for_2_2_and_2_3(version, capsys):
+    from planner.cli.app import run
+
+    args = ["describe", "topologies/producer-0.yaml", "--via", "bootstrap-server"]
+    with pytest.raises(SystemExit) as exc:
+        run(args + (["--kafka-version", version] if version else []))
+    assert exc.value.code == 2
+    assert capsys.readouterr().err == (
+        "error: --via bootstrap-server: only kafka-topics 2.2 and 2.3 print differently through --bootstrap-server (there "
+        "was none before 2.2; from 2.4 on it prints the lines --zookeeper prints); give --kafka-version 2.2 or 2.3, "
+        f"not {version or 'the newest'}\n"
+    )

@@ -241,3 +241,16 @@ def test_round_trip_random_clusters(cluster, version):
 def test_round_trip_random_clusters_mid_reassignment(cluster, version):
     text = render(cluster, version)
     assert render(twin_of(text), version) == text
+
+
+@pytest.mark.parametrize("version", ["2.2", "2.3"])
+@pytest.mark.parametrize("topology", TOPOLOGIES, ids=[p.name for p in TOPOLOGIES])
+def test_round_trip_2_2_bootstrap_server(topology, version):
+    """2.2 - 2.3 through --bootstrap-server (`Leader: none`, empty Isr, HashMap topic order) reads back the same."""
+    v = d.parse_version(version)
+
+    def admin(cluster):
+        return d.render_kafka(cluster, d.select(cluster, d.DescribeOptions(version=v, admin_client=True)), v, True)
+
+    text = admin(load_topology(str(topology)))
+    assert admin(twin_of(text)) == text
