@@ -1,4 +1,4 @@
-"""Suite-wide settings.
+"""Suite-wide settings and the fixtures every test package shares (implemented in tests/testkit.py).
 
 In CI (CI=true) Hypothesis runs derandomized: each property test draws the same examples on every run, so a green
 CI stays green on unchanged code. Locally it keeps drawing new examples (and its database replays failures).
@@ -6,8 +6,38 @@ CI stays green on unchanged code. Locally it keeps drawing new examples (and its
 
 import os
 
+import pytest
 from hypothesis import settings
+from testkit import SIX_BROKERS, build_cluster, run_planner, run_planner_here
 
 settings.register_profile("ci", derandomize=True, database=None)
 if os.environ.get("CI") == "true":
     settings.load_profile("ci")
+
+
+@pytest.fixture(scope="session")
+def planner_cli():
+    """`planner_cli(*args, cwd=, stdin=, env=, timeout=)`: the CLI as users run it, in a fresh interpreter from the
+    repository root: (exit code, stdout, stderr)."""
+    return run_planner
+
+
+@pytest.fixture(scope="session")
+def planner_cli_here():
+    """`planner_cli_here(*args, env=)`: the CLI in this process, output captured: (exit code, stdout, stderr)."""
+    return run_planner_here
+
+
+@pytest.fixture(scope="session")
+def make_cluster():
+    """`make_cluster(n, racks=0, topics={name: {partition: replicas}}, states={id: state}, offline=ids,
+    cordoned=ids, first_id=0)`: a `Cluster` built in code (`testkit.build_cluster`)."""
+    return build_cluster
+
+
+@pytest.fixture
+def topo(tmp_path):
+    """The six-broker, three-rack topology file (`testkit.SIX_BROKERS`) the reassignment tests plan on."""
+    path = tmp_path / "t.yaml"
+    path.write_text(SIX_BROKERS)
+    return str(path)

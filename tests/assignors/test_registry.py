@@ -1,21 +1,18 @@
 """The Assignor registry (planner/assignors/registry.py) and the group evaluation built on it."""
 
 import pytest
+from testkit import build_cluster
 
 from planner.assignors.evaluation import OwnedElsewhere, evaluate_group
 from planner.assignors.group import Member
 from planner.assignors.registry import ASSIGNORS, StrategyResult, get_assignor, register_assignor
 from planner.cli.messages import Strategy
-from planner.model import Broker, Cluster, PlannerError, TopicPartition, make_topic
+from planner.model import PlannerError, TopicPartition
 
 STRATEGY_NAMES = ["range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range"]
 
 
-def _cluster():
-    return Cluster(
-        brokers=tuple(Broker(i) for i in range(3)),
-        topics=(make_topic("a", {0: [0, 1], 1: [1, 2], 2: [2, 0]}), make_topic("b", {0: [1, 0]})),
-    )
+CLUSTER = build_cluster(3, topics={"a": {0: [0, 1], 1: [1, 2], 2: [2, 0]}, "b": {0: [1, 0]}})
 
 
 def test_registered_in_order_and_offered_by_the_cli():
@@ -33,7 +30,7 @@ def test_evaluation_runs_every_registered_strategy_by_default_and_reports_what_d
         Member(id="m1", topics=("a", "b", "gone"), owned=(TopicPartition("a", 5),)),
         Member(id="m2", topics=("a",), owned=(TopicPartition("b", 0),)),
     ]
-    ev = evaluate_group(_cluster(), members)
+    ev = evaluate_group(CLUSTER, members)
     assert [r.strategy for r in ev.results] == STRATEGY_NAMES
     assert ev.counts == {"a": 3, "b": 1}
     assert ev.missing == ["gone"]
@@ -64,7 +61,7 @@ def test_a_registered_assignor_is_run_once_in_the_order_asked():
 
     register_assignor(Nobody())
     try:
-        ev = evaluate_group(_cluster(), [Member(id="m", topics=("a",))], ["nobody", "roundrobin", "nobody"])
+        ev = evaluate_group(CLUSTER, [Member(id="m", topics=("a",))], ["nobody", "roundrobin", "nobody"])
     finally:
         del ASSIGNORS["nobody"]
     assert [(r.strategy, r.assignment) for r in ev.results] == [

@@ -1,9 +1,6 @@
 """The partition / consumers / coordinator commands end to end, and GROUP.yaml errors."""
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -12,8 +9,6 @@ from planner.formats.group_yaml import parse_group
 from planner.model import PlannerError
 from planner.model import TopicPartition as TP
 from planner.producer.murmur2 import murmur2
-
-ROOT = Path(__file__).resolve().parents[2]
 
 TOPOLOGY = """\
 cluster: test
@@ -34,13 +29,6 @@ topics:
 """
 
 
-def cli(*args, stdin=None):
-    proc = subprocess.run(
-        [sys.executable, "-m", "planner", *args], capture_output=True, text=True, cwd=ROOT, input=stdin
-    )
-    return proc.returncode, proc.stdout, proc.stderr
-
-
 @pytest.fixture()
 def topo(tmp_path):
     path = tmp_path / "topo.yaml"
@@ -48,15 +36,17 @@ def topo(tmp_path):
     return str(path)
 
 
-def test_partition_tsv_kafka_python_vectors():
-    rc, out, err = cli("partition", "--partitions", "1000", "--format", "tsv", "", "a", "ab", "abc", "123456789")
+def test_partition_tsv_kafka_python_vectors(planner_cli):
+    rc, out, err = planner_cli(
+        "partition", "--partitions", "1000", "--format", "tsv", "", "a", "ab", "abc", "123456789"
+    )
     assert rc == 0, err
     assert out == "\t681\na\t524\nab\t434\nabc\t107\n123456789\t566\n"
 
 
-def test_partition_with_topology_prints_leader_and_replicas(topo):
+def test_partition_with_topology_prints_leader_and_replicas(topo, planner_cli):
     keys = ["k1", "k2", "k3", "k4", "k5"]
-    rc, out, err = cli("partition", "--topology", topo, "--topic", "orders", "--format", "tsv", *keys)
+    rc, out, err = planner_cli("partition", "--topology", topo, "--topic", "orders", "--format", "tsv", *keys)
     assert rc == 0, err
     replicas = {0: "1,2", 1: "2,3", 2: "3,1", 3: "1,3"}
     leader = {0: "1", 1: "2", 2: "1", 3: "1"}  # partition 2's observed leader is 1
@@ -66,8 +56,8 @@ def test_partition_with_topology_prints_leader_and_replicas(topo):
     assert out == want
 
 
-def test_partition_offline_leader_shows_none(topo):
-    rc, out, _ = cli(
+def test_partition_offline_leader_shows_none(topo, planner_cli):
+    rc, out, _ = planner_cli(
         "partition",
         "--topology",
         topo,
@@ -92,26 +82,30 @@ def test_partition_offline_leader_shows_none(topo):
         assert item["leader"] == (None if item["partition"] == 1 else item["partition"] + 1)
 
 
-def test_partition_key_types_and_legacy_scala():
-    rc, out, _ = cli("partition", "--partitions", "12", "--key-type", "int", "--format", "tsv", "--", "1", "-5")
+def test_partition_key_types_and_legacy_scala(planner_cli):
+    rc, out, _ = planner_cli("partition", "--partitions", "12", "--key-type", "int", "--format", "tsv", "--", "1", "-5")
     one = (murmur2(bytes([0, 0, 0, 1])) & 0x7FFFFFFF) % 12
     minus5 = (murmur2(bytes([0xFF, 0xFF, 0xFF, 0xFB])) & 0x7FFFFFFF) % 12
     assert out == f"1\t{one}\n-5\t{minus5}\n"
-    rc, out, _ = cli("partition", "--partitions", "10", "--partitioner", "legacy-scala", "--format", "tsv", "foo")
+    rc, out, _ = planner_cli(
+        "partition", "--partitions", "10", "--partitioner", "legacy-scala", "--format", "tsv", "foo"
+    )
     assert out == "foo\t4\n"
 
 
-def test_keys_file_streams_summary_and_lines(tmp_path):
+def test_keys_file_streams_summary_and_lines(tmp_path, planner_cli):
     keys = [f"user-{i}" for i in range(5000)] + ["", "ü"]
     path = tmp_path / "keys.txt"
     path.write_bytes(
         ("\r\n".join(keys[:10]) + "\n" + "\n".join(keys[10:])).encode()
     )  # CRLF lines too; no final newline
-    rc, out, err = cli("partition", "--partitions", "7", "--keys-file", str(path), "--format", "tsv")
+    rc, out, err = planner_cli("partition", "--partitions", "7", "--keys-file", str(path), "--format", "tsv")
     assert rc == 0, err
     want = [f"{k}\t{(murmur2(k.encode()) & 0x7FFFFFFF) % 7}" for k in keys]
     assert out.splitlines() == want
-    rc, out, _ = cli("partition", "--partitions", "7", "--keys-file", str(path), "--summary", "--format", "json")
+    rc, out, _ = planner_cli(
+        "partition", "--partitions", "7", "--keys-file", str(path), "--summary", "--format", "json"
+    )
     data = json.loads(out)
     counts = [0] * 7
     for k in keys:
@@ -133,8 +127,8 @@ def test_keys_file_chunk_boundaries(tmp_path, monkeypatch):
     assert got == keys
 
 
-def test_null_key_simulation_json(topo):
-    rc, out, err = cli(
+def test_null_key_simulation_json(topo, planner_cli):
+    rc, out, err = planner_cli(
         "partition",
         "--topology",
         topo,
@@ -159,7 +153,7 @@ def test_null_key_simulation_json(topo):
         counts = data["eras"][era]["counts"]
         assert sum(counts) == 3000 and counts[2] == 0
     assert data["eras"]["round-robin"]["counts"][:2] == [1500, 1500]
-    rc2, out2, _ = cli(
+    rc2, out2, _ = planner_cli(
         "partition",
         "--topology",
         topo,
@@ -180,8 +174,8 @@ def test_null_key_simulation_json(topo):
     assert out2 == out
 
 
-def test_partition_help_explains_eras():
-    rc, out, _ = cli("partition", "--help")
+def test_partition_help_explains_eras(planner_cli):
+    rc, out, _ = planner_cli("partition", "--help")
     assert rc == 0
     flat = " ".join(out.split())
     for text in ("2.3", "2.4 - 3.2", "3.3+", "legacy-scala", "murmur2"):
@@ -200,32 +194,32 @@ def test_partition_help_explains_eras():
         (["coordinator", "g", "--offline-brokers", "1"], "error: --offline-brokers needs --topology\n"),
     ],
 )
-def test_one_line_errors(args, message):
-    rc, out, err = cli(*args)
+def test_one_line_errors(args, message, planner_cli):
+    rc, out, err = planner_cli(*args)
     assert rc == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("error: ")
     if message:
         assert err == message
 
 
-def test_coordinator_tsv_and_topology(topo):
-    rc, out, _ = cli("coordinator", "--partitions", "2", "--format", "tsv", "one", "two", "b", "a")
+def test_coordinator_tsv_and_topology(topo, planner_cli):
+    rc, out, _ = planner_cli("coordinator", "--partitions", "2", "--format", "tsv", "one", "two", "b", "a")
     assert out == "one\t0\ntwo\t0\nb\t0\na\t1\n"
-    rc, out, _ = cli("coordinator", "--topology", topo, "--format", "json", "foo", "polygenelubricants")
+    rc, out, _ = planner_cli("coordinator", "--topology", topo, "--format", "json", "foo", "polygenelubricants")
     data = json.loads(out)
     assert data["partitions"] == 10  # the topic's real partition count
     assert data["ids"] == [
         {"id": "foo", "partition": 4, "coordinator": 2, "replicas": [2, 1]},
         {"id": "polygenelubricants", "partition": 0, "coordinator": 1, "replicas": [1, 2]},
     ]
-    rc, out, err = cli("coordinator", "--topology", topo, "--partitions", "50", "foo")
+    rc, out, err = planner_cli("coordinator", "--topology", topo, "--partitions", "50", "foo")
     assert rc == 2 and "contradicts" in err
-    rc, out, err = cli("coordinator", "--topology", topo, "--transactional", "--format", "tsv", "tx-1")
+    rc, out, err = planner_cli("coordinator", "--topology", topo, "--transactional", "--format", "tsv", "tx-1")
     assert rc == 0 and "no __transaction_state topic" in err
     assert out == f"tx-1\t{partition_for('tx-1', 50)}\n"
 
 
-def test_consumers_json_all_strategies(topo, tmp_path):
+def test_consumers_json_all_strategies(topo, tmp_path, planner_cli):
     group = tmp_path / "g.yaml"
     group.write_text("""\
 group: g1
@@ -233,7 +227,7 @@ members:
   - {id: c1, rack: r1, topics: [orders, events], owned: [orders-0, orders-1, orders-2, orders-3], generation: 2}
   - {id: c2, rack: r2, topics: [orders, events], generation: 2}
 """)
-    rc, out, err = cli("consumers", topo, "--group-file", str(group), "--format", "json")
+    rc, out, err = planner_cli("consumers", topo, "--group-file", str(group), "--format", "json")
     assert rc == 0, err
     data = json.loads(out)
     assert list(data["strategies"]) == [
@@ -260,8 +254,8 @@ members:
         )
 
 
-def test_consumers_cooperative_table_from_example():
-    rc, out, err = cli(
+def test_consumers_cooperative_table_from_example(planner_cli):
+    rc, out, err = planner_cli(
         "consumers",
         "topologies/six-brokers.yaml",
         "--group-file",
@@ -274,11 +268,11 @@ def test_consumers_cooperative_table_from_example():
     assert "withheld in the first round until revoked: orders-2->consumer-3-07ce, orders-5->consumer-3-07ce" in out
 
 
-def test_consumers_mixed_example_sticky_and_uniform_exact():
+def test_consumers_mixed_example_sticky_and_uniform_exact(planner_cli):
     # mixed subscriptions: sticky is Kafka's GeneralAssignmentBuilder, KIP-848 uniform its
     # UniformHeterogeneousAssignmentBuilder. audit-log has no topic_id, but no other topic ties with it (partitions per
     # subscriber 3.0 with 1 subscriber; orders 3.0 with 2; clicks 4.0 with 3), so both are exact
-    rc, out, err = cli(
+    rc, out, err = planner_cli(
         "consumers",
         "topologies/six-brokers.yaml",
         "--group-file",
@@ -307,7 +301,7 @@ def test_consumers_mixed_example_sticky_and_uniform_exact():
         "consumer-2": ["audit-log-0", "audit-log-1", "audit-log-2", "clicks-1", "clicks-4", "clicks-7", "orders-4"],
         "consumer-3": [f"clicks-{i}" for i in (0, 3, 6, 8, 9, 10, 11)],
     }
-    rc, out, err = cli(
+    rc, out, err = planner_cli(
         "consumers",
         "topologies/six-brokers.yaml",
         "--group-file",
@@ -365,12 +359,12 @@ def test_group_yaml_parses_both_owned_forms():
     assert g.members[1].owned == (TP("my-topic", 2),) and g.members[1].generation is None
 
 
-def test_coordinator_without_leader(topo):
+def test_coordinator_without_leader(topo, planner_cli):
     # "foo" → partition 4 of 10, replicas [2, 1]: both down, no coordinator
-    rc, out, _ = cli("coordinator", "--topology", topo, "--offline-brokers", "1,2", "foo")
+    rc, out, _ = planner_cli("coordinator", "--topology", topo, "--offline-brokers", "1,2", "foo")
     assert rc == 0
     assert out.splitlines()[2].split(None, 2) == ["foo", "4", "none (COORDINATOR_NOT_AVAILABLE)  2,1"]
-    rc, out, _ = cli("coordinator", "--topology", topo, "--offline-brokers", "1,2", "--format", "tsv", "foo")
+    rc, out, _ = planner_cli("coordinator", "--topology", topo, "--offline-brokers", "1,2", "--format", "tsv", "foo")
     assert out == "foo\t4\tnone\t2,1\n"
 
 
@@ -420,9 +414,9 @@ def test_keys_file_streams_one_document_across_chunks(tmp_path, monkeypatch, cap
     assert json.loads(capsys.readouterr().out)["keys"] == []
 
 
-def test_consumers_uniform_exact_with_topic_ids():
+def test_consumers_uniform_exact_with_topic_ids(planner_cli):
     # group-basic: one subscription, both topics have a topic_id in six-brokers.yaml: every strategy is Kafka's own
-    rc, out, err = cli(
+    rc, out, err = planner_cli(
         "consumers", "topologies/six-brokers.yaml", "--group-file", "examples/group-basic.yaml", "--format", "json"
     )
     assert rc == 0, err
@@ -436,13 +430,13 @@ def test_consumers_uniform_exact_with_topic_ids():
     }
 
 
-def test_consumers_notes_owned_partitions_no_strategy_can_keep(tmp_path):
+def test_consumers_notes_owned_partitions_no_strategy_can_keep(tmp_path, planner_cli):
     group = tmp_path / "g.yaml"
     group.write_text(
         "members:\n  - {id: a, topics: [orders], owned: [orders-99, clicks-0, orders-1], generation: 1}\n"
         "  - {id: b, topics: [orders, nope]}\n"
     )
-    rc, out, err = cli(
+    rc, out, err = planner_cli(
         "consumers",
         "topologies/six-brokers.yaml",
         "--group-file",
@@ -469,7 +463,7 @@ NEVER = (
 )
 
 
-def test_consumers_cooperative_sticky_that_never_settles(tmp_path):
+def test_consumers_cooperative_sticky_that_never_settles(tmp_path, planner_cli):
     """A group for which Kafka's CooperativeStickyAssignor repeats two rebalances forever (racks, mixed
     subscriptions): the other strategies print as usual, cooperative-sticky names the cycle."""
     topology = tmp_path / "racks.yaml"
@@ -491,11 +485,13 @@ members:
   - {id: m0-4, topics: [t1], owned: [t1-7, t1-8, t1-6], generation: 5}
   - {id: m0-5, rack: b, topics: [t0], generation: 5}
 """)
-    rc, out, err = cli("consumers", str(topology), "--group-file", str(group), "--strategy", "cooperative-sticky")
+    rc, out, err = planner_cli(
+        "consumers", str(topology), "--group-file", str(group), "--strategy", "cooperative-sticky"
+    )
     assert (rc, err) == (0, "")
     assert "m0-3      -           -       2        t0 1-2         t0 1-2                1,4\n" in out
     assert f"withheld in the first round until revoked: t0-0->m0-5; {NEVER}\n" in out
-    rc, out, err = cli("consumers", str(topology), "--group-file", str(group), "--format", "json")
+    rc, out, err = planner_cli("consumers", str(topology), "--group-file", str(group), "--format", "json")
     assert (rc, err) == (0, "")
     coop = json.loads(out)["strategies"]["cooperative-sticky"]
     assert coop["rebalances_to_converge"] is None

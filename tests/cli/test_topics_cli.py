@@ -9,13 +9,8 @@ import pytest
 from planner.adapters.topology_yaml import load_topology
 
 
-def run(*args, cwd=None):
-    proc = subprocess.run([sys.executable, "-m", "planner", *args], capture_output=True, text=True, cwd=cwd)
-    return proc.returncode, proc.stdout, proc.stderr
-
-
-def test_describe_classic_example_byte_for_byte():
-    code, out, err = run("describe", "topologies/producer-0.yaml", "--kafka-version", "3.7")
+def test_describe_classic_example_byte_for_byte(planner_cli):
+    code, out, err = planner_cli("describe", "topologies/producer-0.yaml", "--kafka-version", "3.7")
     assert (code, err) == (0, "")
     assert out == (
         "Topic: producer-0\tPartitionCount: 3\tReplicationFactor: 2\tConfigs: \n"
@@ -25,8 +20,8 @@ def test_describe_classic_example_byte_for_byte():
     )
 
 
-def test_describe_with_offline_brokers_2_3():
-    code, out, _ = run(
+def test_describe_with_offline_brokers_2_3(planner_cli):
+    code, out, _ = planner_cli(
         "describe",
         "topologies/producer-0.yaml",
         "--offline-brokers",
@@ -40,14 +35,14 @@ def test_describe_with_offline_brokers_2_3():
     assert out == "\tTopic: producer-0\tPartition: 1\tLeader: none\tReplicas: 3,2\tIsr: 2\n"
 
 
-def test_describe_offline_broker_topology_unavailable():
-    code, out, _ = run("describe", "topologies/offline-broker.yaml", "--unavailable-partitions")
+def test_describe_offline_broker_topology_unavailable(planner_cli):
+    code, out, _ = planner_cli("describe", "topologies/offline-broker.yaml", "--unavailable-partitions")
     assert code == 0
     assert out == "\tTopic: legacy\tPartition: 0\tLeader: none\tReplicas: 3\tIsr: 3\tElr: N/A\tLastKnownElr: N/A\n"
 
 
-def test_brokers_table_totals_and_spread():
-    code, out, _ = run("brokers", "topologies/producer-0.yaml")
+def test_brokers_table_totals_and_spread(planner_cli):
+    code, out, _ = planner_cli("brokers", "topologies/producer-0.yaml")
     assert code == 0
     lines = out.splitlines()
     assert lines[0].split() == [
@@ -66,8 +61,8 @@ def test_brokers_table_totals_and_spread():
     assert lines[-1].split()[:4] == ["spread", "(max-min,", "online)", "0"]
 
 
-def test_create_topic_fixed_start_matches_kafka_and_prints_describe_lines():
-    code, out, err = run(
+def test_create_topic_fixed_start_matches_kafka_and_prints_describe_lines(planner_cli):
+    code, out, err = planner_cli(
         "create-topic",
         "topologies/producer-0.yaml",
         "--topic",
@@ -85,7 +80,7 @@ def test_create_topic_fixed_start_matches_kafka_and_prints_describe_lines():
     # brokers 1,2,3, start = shift = 0: p0 [1,2] p1 [2,3] p2 [3,1]; p3 crosses n=3 so shift 1: [1,3]
     assert out == "1:2,2:3,3:1,1:3\n"
     assert err.startswith("Kafka AdminUtils, rack-unaware, fixed start index 0\n")
-    code, out, _ = run(
+    code, out, _ = planner_cli(
         "create-topic",
         "topologies/producer-0.yaml",
         "--topic",
@@ -106,7 +101,7 @@ def test_create_topic_fixed_start_matches_kafka_and_prints_describe_lines():
     )
 
 
-def test_create_topic_default_is_deterministic_and_balanced():
+def test_create_topic_default_is_deterministic_and_balanced(planner_cli):
     args = (
         "create-topic",
         "topologies/six-brokers.yaml",
@@ -119,7 +114,7 @@ def test_create_topic_default_is_deterministic_and_balanced():
         "--format",
         "replica-assignment",
     )
-    first, second = run(*args), run(*args)
+    first, second = planner_cli(*args), planner_cli(*args)
     assert first == second and first[0] == 0
     lists = [list(map(int, p.split(":"))) for p in first[1].strip().split(",")]
     cluster = load_topology("topologies/six-brokers.yaml")
@@ -128,8 +123,8 @@ def test_create_topic_default_is_deterministic_and_balanced():
     assert sorted(r[0] for r in lists) == [1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6]
 
 
-def test_create_topic_kraft_placer_seeded():
-    code, out, err = run(
+def test_create_topic_kraft_placer_seeded(planner_cli):
+    code, out, err = planner_cli(
         "create-topic",
         "topologies/six-brokers.yaml",
         "--topic",
@@ -155,9 +150,9 @@ def test_create_topic_kraft_placer_seeded():
     assert out == ",".join(":".join(map(str, expected[p])) for p in range(3)) + "\n"
 
 
-def test_add_partitions_kafka_rule(tmp_path):
+def test_add_partitions_kafka_rule(tmp_path, planner_cli):
     out_file = tmp_path / "after.yaml"
-    code, out, err = run(
+    code, out, err = planner_cli(
         "add-partitions",
         "topologies/producer-0.yaml",
         "--topic",
@@ -247,16 +242,16 @@ def test_add_partitions_kafka_rule(tmp_path):
         ),
     ],
 )
-def test_errors_are_one_line_exit_2(args, message):
-    code, out, err = run(*args)
+def test_errors_are_one_line_exit_2(args, message, planner_cli):
+    code, out, err = planner_cli(*args)
     assert (code, out, err) == (2, "", message + "\n")
 
 
-def test_malformed_yaml_names_file_and_line_and_writes_nothing(tmp_path):
+def test_malformed_yaml_names_file_and_line_and_writes_nothing(tmp_path, planner_cli):
     bad = tmp_path / "bad.yaml"
     bad.write_text("brokers:\n  - {id: 1\n")
     target = tmp_path / "out.yaml"
-    code, out, err = run(
+    code, out, err = planner_cli(
         "create-topic",
         str(bad),
         "--topic",
@@ -273,10 +268,10 @@ def test_malformed_yaml_names_file_and_line_and_writes_nothing(tmp_path):
     assert not target.exists() and os.listdir(tmp_path) == ["bad.yaml"]
 
 
-def test_python_dash_m_and_console_script_agree():
+def test_python_dash_m_and_console_script_agree(planner_cli):
     script = os.path.join(os.path.dirname(sys.executable), "kafka-planner")
     a = subprocess.run([script, "describe", "topologies/producer-0.yaml"], capture_output=True, text=True)
-    b = run("describe", "topologies/producer-0.yaml")
+    b = planner_cli("describe", "topologies/producer-0.yaml")
     assert (a.returncode, a.stdout) == (b[0], b[1])
 
 
@@ -290,8 +285,8 @@ def test_describe_does_not_import_numpy_kazoo_or_pyspark():
     assert proc.stderr == ""
 
 
-def test_create_topic_json_is_kafkas_reassignment_format():
-    code, out, _ = run(
+def test_create_topic_json_is_kafkas_reassignment_format(planner_cli):
+    code, out, _ = planner_cli(
         "create-topic",
         "topologies/producer-0.yaml",
         "--topic",
@@ -322,14 +317,14 @@ def test_create_topic_json_is_kafkas_reassignment_format():
         ),
     ],
 )
-def test_usage_errors_are_one_line_exit_2(args, message):
-    code, out, err = run(*args)
+def test_usage_errors_are_one_line_exit_2(args, message, planner_cli):
+    code, out, err = planner_cli(*args)
     assert (code, out, err) == (2, "", message)
 
 
-def test_bad_option_value_is_one_line_naming_the_option():
+def test_bad_option_value_is_one_line_naming_the_option(planner_cli):
     # the middle of the message is typer's own wording, which changes between typer versions
-    code, out, err = run(
+    code, out, err = planner_cli(
         "create-topic", "topologies/producer-0.yaml", "--topic", "t", "--partitions", "x", "--replication-factor", "1"
     )
     assert (code, out) == (2, "")
@@ -338,8 +333,8 @@ def test_bad_option_value_is_one_line_naming_the_option():
     assert err.endswith(" (see 'kafka-planner create-topic --help')\n")
 
 
-def test_no_command_prints_help_exit_2():
-    code, out, err = run()
+def test_no_command_prints_help_exit_2(planner_cli):
+    code, out, err = planner_cli()
     assert code == 2 and out == ""
     assert err.startswith("Usage: kafka-planner [OPTIONS] COMMAND [ARGS]...\n")
     assert "create-topic" in err

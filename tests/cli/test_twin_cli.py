@@ -2,33 +2,18 @@
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from planner.adapters.topology_yaml import load_topology
-from planner.cli import run as cli_run
 
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples" / "twin"
 
 
-def run(*args):
-    proc = subprocess.run([sys.executable, "-m", "planner", *args], capture_output=True, text=True, cwd=ROOT)
-    return proc.returncode, proc.stdout, proc.stderr
-
-
-def run_inproc(capsys, *args):
-    with pytest.raises(SystemExit) as e:
-        cli_run(list(args))
-    out, err = capsys.readouterr()
-    return e.value.code, out, err
-
-
-def test_example_files_give_the_shipped_twin():
-    code, out, err = run(
+def test_example_files_give_the_shipped_twin(planner_cli):
+    code, out, err = planner_cli(
         "twin",
         "--describe",
         "examples/twin/describe.txt",
@@ -43,14 +28,14 @@ def test_example_files_give_the_shipped_twin():
     assert out == (EX / "twin.yaml").read_text(encoding="utf-8")
 
 
-def test_the_twin_loads_and_describes_back_to_the_input():
-    code, out, _ = run("describe", "examples/twin/twin.yaml")
+def test_the_twin_loads_and_describes_back_to_the_input(planner_cli):
+    code, out, _ = planner_cli("describe", "examples/twin/twin.yaml")
     assert code == 0 and out == (EX / "describe.txt").read_text(encoding="utf-8")
 
 
-def test_the_twin_plans(capsys):
+def test_the_twin_plans(planner_cli_here):
     # broker 4 holds nothing yet: the rebalance moves replicas onto it, bytes known from kafka-log-dirs
-    code, out, _ = run_inproc(capsys, "reassign", "rebalance", str(EX / "twin.yaml"), "--format", "json")
+    code, out, _ = planner_cli_here("reassign", "rebalance", str(EX / "twin.yaml"), "--format", "json")
     assert code == 0
     plan = json.loads(out)
     # the goal-driven balancer reaches the bound (3 moves; the older balancer made 4, 47 GiB)
@@ -58,10 +43,10 @@ def test_the_twin_plans(capsys):
     assert [(b["id"], b["replicas"]) for b in plan["brokers"]] == [(1, [4, 3]), (2, [4, 4]), (3, [5, 4]), (4, [0, 2])]
 
 
-def test_output_file_and_summary(tmp_path, capsys):
+def test_output_file_and_summary(tmp_path, planner_cli_here):
     target = tmp_path / "twin.yaml"
-    code, out, err = run_inproc(
-        capsys, "twin", "--describe", str(EX / "describe.txt"), "--racks", "1:a,2:b,3:c,4:a", "-o", str(target)
+    code, out, err = planner_cli_here(
+        "twin", "--describe", str(EX / "describe.txt"), "--racks", "1:a,2:b,3:c,4:a", "-o", str(target)
     )
     assert (code, out, err) == (0, "", f"wrote {target}: 4 brokers, 2 topics, 5 partitions\n")
     cluster = load_topology(str(target))
@@ -86,38 +71,38 @@ def edit(path, old, new):
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
-def errors(capsys, inputs, *args):
-    code, out, err = run_inproc(capsys, "twin", *args)
+def errors(planner_cli_here, inputs, *args):
+    code, out, err = planner_cli_here("twin", *args)
     assert (code, out) == (2, "")
     assert err.count("\n") == 1 and err.startswith("error: ")
     return err[len("error: ") :].rstrip("\n")
 
 
-def test_replicas_differ_between_describe_and_assignment(capsys, inputs, monkeypatch):
+def test_replicas_differ_between_describe_and_assignment(planner_cli_here, inputs, monkeypatch):
     monkeypatch.chdir(inputs)
     edit(inputs / "generate.txt", '"partition":1,"replicas":[2,3,1]', '"partition":1,"replicas":[3,2,1]')
-    assert errors(capsys, inputs, "--describe", "describe.txt", "--assignment", "generate.txt") == (
+    assert errors(planner_cli_here, inputs, "--describe", "describe.txt", "--assignment", "generate.txt") == (
         "generate.txt: partitions[1].replicas: [3,2,1] for orders-1 but describe.txt:3 says Replicas: 2,3,1"
     )
 
 
-def test_assignment_partition_the_describe_text_lacks(capsys, inputs, monkeypatch):
+def test_assignment_partition_the_describe_text_lacks(planner_cli_here, inputs, monkeypatch):
     monkeypatch.chdir(inputs)
     edit(inputs / "generate.txt", '"partition":2,"replicas":[3,1,2]', '"partition":5,"replicas":[3,1,2]')
-    assert errors(capsys, inputs, "--describe", "describe.txt", "--assignment", "generate.txt") == (
+    assert errors(planner_cli_here, inputs, "--describe", "describe.txt", "--assignment", "generate.txt") == (
         "generate.txt: partitions[2].partition: orders-5 but describe.txt:1 says PartitionCount: 3"
     )
 
 
-def test_unknown_broker_in_log_dirs(capsys, inputs, monkeypatch):
+def test_unknown_broker_in_log_dirs(planner_cli_here, inputs, monkeypatch):
     monkeypatch.chdir(inputs)
-    assert errors(capsys, inputs, "--describe", "describe.txt", "--log-dirs", "log-dirs.json") == (
+    assert errors(planner_cli_here, inputs, "--describe", "describe.txt", "--log-dirs", "log-dirs.json") == (
         "log-dirs.json: brokers[3].broker: unknown broker 4 (brokers: 1,2,3); list every broker with --brokers or "
         "--racks"
     )
 
 
-def test_log_dirs_replica_on_a_broker_outside_the_replicas(capsys, inputs, monkeypatch):
+def test_log_dirs_replica_on_a_broker_outside_the_replicas(planner_cli_here, inputs, monkeypatch):
     monkeypatch.chdir(inputs)
     edit(
         inputs / "log-dirs.json",
@@ -125,19 +110,26 @@ def test_log_dirs_replica_on_a_broker_outside_the_replicas(capsys, inputs, monke
         '{"broker":1,"logDirs":[{"logDir":"/var/lib/kafka/data","error":null,"partitions":[{"partition":"payments-0"',
     )
     assert errors(
-        capsys, inputs, "--describe", "describe.txt", "--log-dirs", "log-dirs.json", "--brokers", "brokers.yaml"
+        planner_cli_here,
+        inputs,
+        "--describe",
+        "describe.txt",
+        "--log-dirs",
+        "log-dirs.json",
+        "--brokers",
+        "brokers.yaml",
     ) == (
         "log-dirs.json: brokers[0].logDirs[0].partitions[0].partition: broker 1 holds payments-0 but its replicas "
         "are 2,3"
     )
 
 
-def test_broker_missing_from_the_brokers_file(capsys, inputs, monkeypatch):
+def test_broker_missing_from_the_brokers_file(planner_cli_here, inputs, monkeypatch):
     monkeypatch.chdir(inputs)
-    assert errors(capsys, inputs, "--describe", "describe.txt", "--racks", "1:a,2:b") == (
+    assert errors(planner_cli_here, inputs, "--describe", "describe.txt", "--racks", "1:a,2:b") == (
         "describe.txt:2: Replicas: broker 3 of orders-0 is not in --racks (brokers: 1,2)"
     )
-    assert errors(capsys, inputs, "--assignment", "generate.txt", "--racks", "1:a,2:b") == (
+    assert errors(planner_cli_here, inputs, "--assignment", "generate.txt", "--racks", "1:a,2:b") == (
         "generate.txt: partitions[0].replicas: broker 3 of orders-0 is not in --racks (brokers: 1,2)"
     )
 
@@ -166,40 +158,40 @@ def test_broker_missing_from_the_brokers_file(capsys, inputs, monkeypatch):
         ),
     ],
 )
-def test_bad_arguments(capsys, inputs, monkeypatch, args, message):
+def test_bad_arguments(planner_cli_here, inputs, monkeypatch, args, message):
     monkeypatch.chdir(inputs)
-    assert errors(capsys, inputs, *args) == message
+    assert errors(planner_cli_here, inputs, *args) == message
 
 
-def test_brokers_file_with_topics(capsys, inputs, monkeypatch):
+def test_brokers_file_with_topics(planner_cli_here, inputs, monkeypatch):
     monkeypatch.chdir(inputs)
     (inputs / "b.yaml").write_text("brokers: [{id: 1}]\ntopics:\n  - {name: t, assignment: {0: [1]}}\n")
-    assert errors(capsys, inputs, "--describe", "describe.txt", "--brokers", "b.yaml") == (
+    assert errors(planner_cli_here, inputs, "--describe", "describe.txt", "--brokers", "b.yaml") == (
         "b.yaml: topics: a brokers file lists brokers only (and optionally cluster and mode)"
     )
 
 
-def test_not_utf8_and_bad_json(capsys, inputs, monkeypatch):
+def test_not_utf8_and_bad_json(planner_cli_here, inputs, monkeypatch):
     monkeypatch.chdir(inputs)
     (inputs / "latin1.txt").write_bytes("Topic: caf\xe9".encode("latin-1"))
-    assert errors(capsys, inputs, "--describe", "latin1.txt") == (
+    assert errors(planner_cli_here, inputs, "--describe", "latin1.txt") == (
         "--describe latin1.txt: not UTF-8 text (byte 10); save the tool's output as UTF-8"
     )
     (inputs / "g.txt").write_text('Current partition replica assignment\n{"version":1,"partitions":[}\n')
-    assert errors(capsys, inputs, "--assignment", "g.txt") == (
+    assert errors(planner_cli_here, inputs, "--assignment", "g.txt") == (
         "Unexpected character ('}' (code 125)): Expecting value at [Source: g.txt; line: 1, column: 28]"
     )
 
 
-def test_unwritable_output(capsys, inputs, monkeypatch):
+def test_unwritable_output(planner_cli_here, inputs, monkeypatch):
     monkeypatch.chdir(inputs)
-    assert errors(capsys, inputs, "--describe", "describe.txt", "-o", "/proc/twin.yaml") == (
+    assert errors(planner_cli_here, inputs, "--describe", "describe.txt", "-o", "/proc/twin.yaml") == (
         "-o /proc/twin.yaml: cannot write: No such file or directory"
     )
 
 
-def test_docs_error_example():
+def test_docs_error_example(planner_cli):
     lines = (ROOT / "docs" / "twin.md").read_text(encoding="utf-8").splitlines()
     i = lines.index("$ kafka-planner twin --describe examples/twin/describe.txt --log-dirs examples/twin/log-dirs.json")
-    code, out, err = run(*lines[i].split()[2:])
+    code, out, err = planner_cli(*lines[i].split()[2:])
     assert (code, out, err) == (2, "", lines[i + 1] + "\n")

@@ -4,14 +4,11 @@ CreateTopicsRequestTest: "... registered or some brokers have all their log dire
 
 import pytest
 
-from planner.model import Broker, Cluster, PlannerError, make_topic
+from planner.model import PlannerError
 from planner.placement.load_aware import place_load_aware
 from planner.placement.placer import place_new_partitions, plan_new_topic
 
-
-def _cluster(cordoned, n=4):
-    brokers = tuple(Broker(b, cordoned=b in cordoned) for b in range(1, n + 1))
-    return Cluster(brokers=brokers, topics=(make_topic("orders", {0: [1, 2], 1: [2, 3], 2: [3, 1]}),))
+ORDERS = {"orders": {0: [1, 2], 1: [2, 3], 2: [3, 1]}}
 
 
 def _used(assignment):
@@ -19,17 +16,18 @@ def _used(assignment):
 
 
 @pytest.mark.parametrize("placer", ["kafka", "kraft"])
-def test_new_topics_and_partitions_skip_the_cordoned_broker(placer):
-    c = _cluster({4})
+def test_new_topics_and_partitions_skip_the_cordoned_broker(placer, make_cluster):
+    c = make_cluster(4, first_id=1, topics=ORDERS, cordoned={4})
     assignment, _ = plan_new_topic(c, 6, 2, placer=placer, seed=3)
     assert _used(assignment) == [1, 2, 3]
     assert _used(place_new_partitions(c, "orders", 9, placer=placer, seed=3)[0]) == [1, 2, 3]
     assert _used(place_load_aware(c, 6, 2, topic="events")) == [1, 2, 3]
-    assert _used(plan_new_topic(_cluster(set()), 6, 2, placer=placer, seed=3)[0]) == [1, 2, 3, 4]
+    none_cordoned = make_cluster(4, first_id=1, topics=ORDERS)
+    assert _used(plan_new_topic(none_cordoned, 6, 2, placer=placer, seed=3)[0]) == [1, 2, 3, 4]
 
 
-def test_exact_placements_without_the_cordoned_broker():
-    c = _cluster({2})
+def test_exact_placements_without_the_cordoned_broker(make_cluster):
+    c = make_cluster(4, first_id=1, topics=ORDERS, cordoned={2})
     assert plan_new_topic(c, 3, 2, placer="kraft", seed=7)[0] == {0: [3, 4], 1: [4, 1], 2: [1, 3]}
     assert plan_new_topic(c, 3, 2, placer="kafka", start_index=0)[0] == {0: [1, 3], 1: [3, 4], 2: [4, 1]}
     assert place_load_aware(c, 2, 2, topic="events") == {0: [4, 1], 1: [3, 4]}
@@ -52,7 +50,7 @@ def test_exact_placements_without_the_cordoned_broker():
         ),
     ],
 )
-def test_kraft_placer_texts_of_kafka_4_3(cordoned, rf, message):
+def test_kraft_placer_texts_of_kafka_4_3(cordoned, rf, message, make_cluster):
     with pytest.raises(PlannerError) as exc:
-        plan_new_topic(_cluster(cordoned), 1, rf, placer="kraft")
+        plan_new_topic(make_cluster(4, first_id=1, topics=ORDERS, cordoned=cordoned), 1, rf, placer="kraft")
     assert str(exc.value) == message

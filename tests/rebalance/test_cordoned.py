@@ -7,16 +7,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from planner.formats.plan import word_note
-from planner.model import Broker, Cluster, Partition, PlannerError, Topic, make_topic
+from planner.model import Broker, Cluster, Partition, PlannerError, Topic
 from planner.rebalance.decommission import decommission, replace_broker
 from planner.rebalance.goals import balance
 from planner.rebalance.moves import count_targets
 from planner.rebalance.replication import set_replication_factor
-
-
-def cluster(assignment, cordoned=(), n=4, racks=None):
-    brokers = tuple(Broker(b, rack=racks[b - 1] if racks else None, cordoned=b in cordoned) for b in range(1, n + 1))
-    return Cluster(brokers=brokers, topics=(make_topic("orders", assignment),))
 
 
 def moves(plan):
@@ -26,19 +21,22 @@ def moves(plan):
 RING = {0: [1, 2], 1: [2, 3], 2: [3, 1], 3: [1, 2], 4: [2, 3], 5: [3, 1]}
 
 
-def test_a_new_cordoned_broker_gets_nothing():
-    plan = balance(cluster(RING, cordoned={4}))
+def test_a_new_cordoned_broker_gets_nothing(make_cluster):
+    plan = balance(make_cluster(4, first_id=1, topics={"orders": RING}, cordoned={4}))
     assert moves(plan) == {}
     assert [word_note(n) for n in plan.notes] == [
         "broker(s) 4 have every log dir cordoned (cordoned.log.dirs, KIP-1066): they keep their replicas or give "
         "some up, and take none"
     ]
-    assert moves(balance(cluster(RING))) == {"orders-0": (4, 1), "orders-1": (2, 4), "orders-2": (3, 4)}
+    uncordoned = make_cluster(4, first_id=1, topics={"orders": RING})
+    assert moves(balance(uncordoned)) == {"orders-0": (4, 1), "orders-1": (2, 4), "orders-2": (3, 4)}
 
 
-def test_scale_out_past_cordoned_brokers_moves_their_excess_to_the_new_ones():
+def test_scale_out_past_cordoned_brokers_moves_their_excess_to_the_new_ones(make_cluster):
     """KIP-1066's scale-out: the old brokers 1 and 2 are cordoned, 3 and 4 are new: half of the replicas leave."""
-    plan = balance(cluster({p: [1 + p % 2, 2 - p % 2] for p in range(8)}, cordoned={1, 2}))
+    plan = balance(
+        make_cluster(4, first_id=1, topics={"orders": {p: [1 + p % 2, 2 - p % 2] for p in range(8)}}, cordoned={1, 2})
+    )
     assert moves(plan) == {
         "orders-0": (3, 1),
         "orders-1": (3, 2),
@@ -52,16 +50,18 @@ def test_scale_out_past_cordoned_brokers_moves_their_excess_to_the_new_ones():
     assert (plan.replica_moves, plan.lower_bound) == (8, 8)
 
 
-def test_a_cordoned_broker_below_its_share_keeps_what_it_has_and_the_others_share_the_rest():
+def test_a_cordoned_broker_below_its_share_keeps_what_it_has_and_the_others_share_the_rest(make_cluster):
     assert count_targets({1: 8, 2: 4, 3: 0}, [1, 2, 3], 12, frozenset({3})) == {3: 0, 1: 6, 2: 6}
     assert count_targets({1: 8, 2: 4, 3: 5}, [1, 2, 3], 17, frozenset({3})) == {3: 5, 1: 6, 2: 6}
-    plan = balance(cluster({p: [1 if p < 8 else 2] for p in range(12)}, cordoned={3}, n=3))
+    plan = balance(
+        make_cluster(3, first_id=1, topics={"orders": {p: [1 if p < 8 else 2] for p in range(12)}}, cordoned={3})
+    )
     assert moves(plan) == {"orders-0": (2,), "orders-1": (2,)}
     assert (plan.replica_moves, plan.lower_bound) == (2, 2)
 
 
-def test_decommission_and_replace_broker_skip_the_cordoned_broker():
-    c = cluster({0: [1, 2], 1: [2, 3], 2: [3, 1], 3: [1, 2]}, cordoned={4})
+def test_decommission_and_replace_broker_skip_the_cordoned_broker(make_cluster):
+    c = make_cluster(4, first_id=1, topics={"orders": {0: [1, 2], 1: [2, 3], 2: [3, 1], 3: [1, 2]}}, cordoned={4})
     assert moves(decommission(c, [1])) == {"orders-0": (2, 3), "orders-2": (3, 2), "orders-3": (3, 2)}
     with pytest.raises(PlannerError) as exc:
         replace_broker(c, 1, 4)
@@ -70,29 +70,32 @@ def test_decommission_and_replace_broker_skip_the_cordoned_broker():
         "pick another broker or uncordon it"
     )
     # where the target holds the partition already, the fallback is an uncordoned broker (3, not the lighter 4)
-    assert moves(replace_broker(cluster({0: [1, 2], 1: [2, 3], 2: [3, 1]}, cordoned={4}), 1, 2)) == {
+    three = make_cluster(4, first_id=1, topics={"orders": {0: [1, 2], 1: [2, 3], 2: [3, 1]}}, cordoned={4})
+    assert moves(replace_broker(three, 1, 2)) == {
         "orders-0": (3, 2),
         "orders-2": (3, 2),
     }
 
 
-def test_set_replication_factor_adds_no_replica_to_a_cordoned_broker():
-    c = cluster({0: [1, 2], 1: [2, 3], 2: [3, 1]}, cordoned={4})
+def test_set_replication_factor_adds_no_replica_to_a_cordoned_broker(make_cluster):
+    c = make_cluster(4, first_id=1, topics={"orders": {0: [1, 2], 1: [2, 3], 2: [3, 1]}}, cordoned={4})
     assert moves(set_replication_factor(c, "orders", 3)) == {
         "orders-0": (1, 2, 3),
         "orders-1": (2, 3, 1),
         "orders-2": (3, 1, 2),
     }
     with pytest.raises(PlannerError) as exc:
-        set_replication_factor(cluster({0: [1, 2], 1: [2, 1]}, cordoned={3, 4}), "orders", 3)
+        set_replication_factor(
+            make_cluster(4, first_id=1, topics={"orders": {0: [1, 2], 1: [2, 1]}}, cordoned={3, 4}), "orders", 3
+        )
     assert str(exc.value) == (
         "cannot add a replica of orders-0: every online broker without one has all its log dirs cordoned "
         "(cordoned.log.dirs, KIP-1066): 3,4"
     )
 
 
-def test_rack_repair_does_not_need_the_rack_of_a_cordoned_broker():
-    c = cluster({0: [1, 4], 1: [2, 4]}, cordoned={3}, racks=["a", "b", "c", "a"])
+def test_rack_repair_does_not_need_the_rack_of_a_cordoned_broker(make_cluster):
+    c = make_cluster(4, first_id=1, racks=["a", "b", "c", "a"], topics={"orders": {0: [1, 4], 1: [2, 4]}}, cordoned={3})
     assert moves(balance(c)) == {"orders-0": (1, 2)}
 
 

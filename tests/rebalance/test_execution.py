@@ -1,19 +1,17 @@
 """The execution use cases (planner/rebalance/execution.py): batches, elections, the checks of a reassignment."""
 
 import pytest
+from testkit import build_cluster
 
 from planner.model import Broker, Cluster, PlannerError, TopicPartition, make_topic
 from planner.rebalance.execution import check_reassignment, execution, leader_election, partitions_to_elect
 from planner.rebalance.moves import Plan
 
-
-def _cluster():
-    brokers = (Broker(0, "a"), Broker(1, "a"), Broker(2, "b"), Broker(3, "b"))
-    return Cluster(brokers=brokers, topics=(make_topic("t", {0: [0, 2], 1: [1, 3], 2: [2, 0]}),))
+CLUSTER = build_cluster(4, racks=["a", "a", "b", "b"], topics={"t": {0: [0, 2], 1: [1, 3], 2: [2, 0]}})
 
 
 def test_partitions_to_elect_only_where_the_leader_leaves_or_is_not_the_new_first():
-    c = _cluster()
+    c = CLUSTER
     proposed = {
         TopicPartition("t", 0): (2, 0),  # leader 0 stays a replica, 2 is the new preferred: elect
         TopicPartition("t", 1): (3, 0),  # leader 1 leaves: the controller elects 3, the new first: no election
@@ -24,7 +22,7 @@ def test_partitions_to_elect_only_where_the_leader_leaves_or_is_not_the_new_firs
 
 
 def test_execution_batches_and_elections():
-    c = _cluster()
+    c = CLUSTER
     proposed = {TopicPartition("t", 0): (2, 0), TopicPartition("t", 1): (3, 0)}
     ex = execution(Plan(before=c, proposed=proposed, goal="test", brokers=(0, 1, 2, 3)), batch_size=1)
     assert [list(b) for b in ex.batches] == [[TopicPartition("t", 0)], [TopicPartition("t", 1)]]
@@ -33,7 +31,7 @@ def test_execution_batches_and_elections():
 
 
 def test_check_reassignment_reports_rf_changes_and_rack_unsafe_partitions_as_data():
-    c = _cluster()
+    c = CLUSTER
     proposed = {
         TopicPartition("t", 0): (0, 2),  # unchanged
         TopicPartition("t", 1): (1, 0),  # racks a,a: becomes rack-unsafe
@@ -49,7 +47,7 @@ def test_check_reassignment_reports_rf_changes_and_rack_unsafe_partitions_as_dat
 
 def test_check_reassignment_runs_kafkas_checks_first():
     with pytest.raises(PlannerError, match="5"):
-        check_reassignment(_cluster(), {TopicPartition("t", 0): (0, 5)}, "plan.json")
+        check_reassignment(CLUSTER, {TopicPartition("t", 0): (0, 5)}, "plan.json")
 
 
 def test_leader_election_is_a_plan_without_data_moves():

@@ -2,48 +2,16 @@
 
 import json
 import re
-import subprocess
-import sys
 
 import pytest
 
 from planner.adapters.topology_yaml import load_topology
 
-TOPOLOGY = """\
-cluster: t
-brokers:
-  - {id: 1, rack: a}
-  - {id: 2, rack: b}
-  - {id: 3, rack: c}
-  - {id: 4, rack: a}
-  - {id: 5, rack: b}
-  - {id: 6, rack: c}
-topics:
-  - name: foo
-    configs: {min.insync.replicas: "2"}
-    assignment: {0: [1, 2, 3], 1: [2, 3, 1], 2: [3, 1, 2], 3: [1, 2, 3]}
-    sizes: {0: 1000, 1: 2000, 2: 3000, 3: 4000}
-  - name: bar
-    assignment: {0: [1, 2], 1: [2, 3]}
-"""
 
-
-def run(*args):
-    proc = subprocess.run([sys.executable, "-m", "planner", *args], capture_output=True, text=True)
-    return proc.returncode, proc.stdout, proc.stderr
-
-
-@pytest.fixture
-def topo(tmp_path):
-    path = tmp_path / "t.yaml"
-    path.write_text(TOPOLOGY)
-    return str(path)
-
-
-def test_generate_prints_kafka_text(topo, tmp_path):
+def test_generate_prints_kafka_text(topo, tmp_path, planner_cli):
     f = tmp_path / "topics.json"
     f.write_text('{"topics":[{"topic":"bar"}],"version":1}')
-    code, out, err = run(
+    code, out, err = planner_cli(
         "reassign",
         "generate",
         topo,
@@ -66,16 +34,18 @@ def test_generate_prints_kafka_text(topo, tmp_path):
     )
 
 
-def test_generate_error_one_line(topo, tmp_path):
+def test_generate_error_one_line(topo, tmp_path, planner_cli):
     f = tmp_path / "topics.json"
     f.write_text('{"topics":[{"topic":"bar"},{"topic":"bar"}]}')
-    code, out, err = run("reassign", "generate", topo, "--topics-to-move-json-file", str(f), "--broker-list", "4,5")
+    code, out, err = planner_cli(
+        "reassign", "generate", topo, "--topics-to-move-json-file", str(f), "--broker-list", "4,5"
+    )
     assert (code, out, err) == (2, "", "error: List of topics to reassign contains duplicate entries: [bar]\n")
 
 
-def test_rebalance_output_dir_and_round_trip(topo, tmp_path):
+def test_rebalance_output_dir_and_round_trip(topo, tmp_path, planner_cli):
     out_dir = tmp_path / "plan"
-    code, out, err = run("reassign", "rebalance", topo, "--output-dir", str(out_dir), "--throttle", "1000")
+    code, out, err = planner_cli("reassign", "rebalance", topo, "--output-dir", str(out_dir), "--throttle", "1000")
     assert code == 0, err
     names = sorted(p.name for p in out_dir.iterdir())
     assert "current.json" in names and "proposed.json" in names and "plan.txt" in names
@@ -89,7 +59,7 @@ def test_rebalance_output_dir_and_round_trip(topo, tmp_path):
     ]
     # apply proposed, then the rollback: back to the start
     step1, step2 = tmp_path / "after.yaml", tmp_path / "back.yaml"
-    code, _, err = run(
+    code, _, err = planner_cli(
         "reassign", "apply", topo, "--reassignment-json-file", str(out_dir / "proposed.json"), "--write", str(step1)
     )
     assert code == 0, err
@@ -99,7 +69,7 @@ def test_rebalance_output_dir_and_round_trip(topo, tmp_path):
         for b in p.replicas:
             counts[b] = counts.get(b, 0) + 1
     assert max(counts.values()) - min(counts.get(b, 0) for b in after.broker_ids) <= 1
-    code, _, err = run(
+    code, _, err = planner_cli(
         "reassign",
         "apply",
         str(step1),
@@ -112,9 +82,9 @@ def test_rebalance_output_dir_and_round_trip(topo, tmp_path):
     assert load_topology(str(step2)).assignment() == load_topology(topo).assignment()
 
 
-def test_batches_written(topo, tmp_path):
+def test_batches_written(topo, tmp_path, planner_cli):
     out_dir = tmp_path / "plan"
-    code, _, err = run(
+    code, _, err = planner_cli(
         "reassign", "decommission", topo, "--brokers", "1", "--batch-size", "2", "--output-dir", str(out_dir)
     )
     assert code == 0, err
@@ -124,9 +94,9 @@ def test_batches_written(topo, tmp_path):
     assert total == len(json.loads((out_dir / "current.json").read_text())["partitions"])
 
 
-def test_failed_plan_writes_nothing(topo, tmp_path):
+def test_failed_plan_writes_nothing(topo, tmp_path, planner_cli):
     out_dir = tmp_path / "plan"
-    code, out, err = run("reassign", "decommission", topo, "--brokers", "1,2,3,4", "--output-dir", str(out_dir))
+    code, out, err = planner_cli("reassign", "decommission", topo, "--brokers", "1,2,3,4", "--output-dir", str(out_dir))
     assert code == 2 and out == ""
     assert err == (
         "error: cannot decommission broker(s) 1,2,3,4: foo-0 has replication factor 3 but only 2 "
@@ -135,15 +105,15 @@ def test_failed_plan_writes_nothing(topo, tmp_path):
     assert not out_dir.exists()
 
 
-def test_verify_valid_with_warnings(topo, tmp_path):
+def test_verify_valid_with_warnings(topo, tmp_path, planner_cli):
     f = tmp_path / "r.json"
     f.write_text('{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,4]}]}')
-    code, out, err = run("reassign", "check-execute", topo, "--reassignment-json-file", str(f))
+    code, out, err = planner_cli("reassign", "check-execute", topo, "--reassignment-json-file", str(f))
     assert code == 0
     assert "warning: bar-0 becomes rack-unsafe: replicas 1,4 in racks a,a" in err
     assert out.startswith("Plan: check-execute")
     f.write_text('{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,2,3]}]}')
-    code, out, err = run("reassign", "check-execute", topo, "--reassignment-json-file", str(f))
+    code, out, err = planner_cli("reassign", "check-execute", topo, "--reassignment-json-file", str(f))
     assert code == 0 and "warning: bar-0 changes replication factor 2 -> 3" in err
 
 
@@ -163,33 +133,33 @@ def test_verify_valid_with_warnings(topo, tmp_path):
         ),
     ],
 )
-def test_verify_errors(topo, tmp_path, text, message):
+def test_verify_errors(topo, tmp_path, text, message, planner_cli):
     f = tmp_path / "r.json"
     f.write_text(text)
-    code, out, err = run("reassign", "check-execute", topo, "--reassignment-json-file", str(f))
+    code, out, err = planner_cli("reassign", "check-execute", topo, "--reassignment-json-file", str(f))
     assert (code, out, err) == (2, "", f"error: {message}\n")
 
 
-def test_missing_file_error(topo):
-    code, _, err = run("reassign", "check-execute", topo, "--reassignment-json-file", "/nonexistent/r.json")
+def test_missing_file_error(topo, planner_cli):
+    code, _, err = planner_cli("reassign", "check-execute", topo, "--reassignment-json-file", "/nonexistent/r.json")
     assert code == 2 and err == "error: --reassignment-json-file /nonexistent/r.json: No such file or directory\n"
 
 
-def test_elect_leaders_kafka_format(topo):
-    code, out, err = run("reassign", "elect-leaders", topo, "--format", "kafka")
+def test_elect_leaders_kafka_format(topo, planner_cli):
+    code, out, err = planner_cli("reassign", "elect-leaders", topo, "--format", "kafka")
     assert code == 0, err
     last = out.strip().splitlines()[-1]
     assert json.loads(last).keys() == {"partitions"}
 
 
-def test_sizes_file(topo, tmp_path):
+def test_sizes_file(topo, tmp_path, planner_cli):
     sizes = tmp_path / "sizes.json"
     sizes.write_text(
         "Querying brokers for log directories information\n"
         '{"version":1,"brokers":[{"broker":1,"logDirs":[{"logDir":"/d","error":null,"partitions":['
         '{"partition":"bar-0","size":5000,"offsetLag":0,"isFuture":false}]}]}]}\n'
     )
-    code, out, err = run(
+    code, out, err = planner_cli(
         "reassign",
         "set-replication-factor",
         topo,
@@ -208,39 +178,41 @@ def test_sizes_file(topo, tmp_path):
     assert data["bytes_to_move"] == 5000  # bar-1 has no size: counted as 0
 
 
-def test_failures_command(topo):
-    code, out, err = run("failures", topo, "--max-failed-brokers", "2", "--format", "json", "--top", "3")
+def test_failures_command(topo, planner_cli):
+    code, out, err = planner_cli("failures", topo, "--max-failed-brokers", "2", "--format", "json", "--top", "3")
     assert code == 0, err
     data = json.loads(out)
     assert len(data) == 3
     # brokers 1 and 2 together: every foo partition (min ISR 2, ISR 3) goes under min ISR; bar-0 loses its leader
     assert data[0] == {"brokers": [1, 2], "label": "1,2", "leaderless": 1, "under_min_isr": 5}
-    code, out, _ = run("failures", topo, "--by-rack")
+    code, out, _ = planner_cli("failures", topo, "--by-rack")
     assert code == 0 and out.splitlines()[0].startswith("failed")
 
 
-def test_status_and_list(topo, tmp_path):
+def test_status_and_list(topo, tmp_path, planner_cli):
     f = tmp_path / "r.json"
     f.write_text(
         '{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,2]},'
         '{"topic":"bar","partition":1,"replicas":[3,2]}]}'
     )
-    code, out, err = run("reassign", "verify", topo, "--reassignment-json-file", str(f))
+    code, out, err = planner_cli("reassign", "verify", topo, "--reassignment-json-file", str(f))
     assert (code, err) == (0, "")
     assert out == (
         "Status of partition reassignment:\n"
         "Reassignment of partition bar-0 is completed.\n"
         "There is no active reassignment of partition bar-1, but replica set is 2,3 rather than 3,2.\n"
     )
-    assert run("reassign", "list", topo) == (0, "No partition reassignments found.\n", "")
+    assert planner_cli("reassign", "list", topo) == (0, "No partition reassignments found.\n", "")
 
 
-def test_apply_refuses_a_partial_rf_change(topo, tmp_path):
+def test_apply_refuses_a_partial_rf_change(topo, tmp_path, planner_cli):
     # Kafka accepts it, but a topology file has one RF per topic: refuse rather than write an unreadable file
     f = tmp_path / "r.json"
     f.write_text('{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,2,3]}]}')
     out_file = tmp_path / "after.yaml"
-    code, out, err = run("reassign", "apply", topo, "--reassignment-json-file", str(f), "--write", str(out_file))
+    code, out, err = planner_cli(
+        "reassign", "apply", topo, "--reassignment-json-file", str(f), "--write", str(out_file)
+    )
     assert (code, out) == (2, "")
     assert err == (
         "error: after this reassignment topic bar mixes replication factors (bar-1 has 2, bar-0 has 3); "
@@ -253,14 +225,14 @@ def test_apply_refuses_a_partial_rf_change(topo, tmp_path):
         '{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,2,3]},'
         '{"topic":"bar","partition":1,"replicas":[2,3,4]}]}'
     )
-    code, _, err = run("reassign", "apply", topo, "--reassignment-json-file", str(f), "--write", str(out_file))
+    code, _, err = planner_cli("reassign", "apply", topo, "--reassignment-json-file", str(f), "--write", str(out_file))
     assert (code, err) == (0, f"wrote {out_file} (2 partition(s) reassigned)\n")
     assert load_topology(str(out_file)).topic("bar").replication_factor == 3
 
 
-def test_output_dir_drops_files_of_an_earlier_plan(topo, tmp_path):
+def test_output_dir_drops_files_of_an_earlier_plan(topo, tmp_path, planner_cli):
     out_dir = tmp_path / "plan"
-    code, _, err = run(
+    code, _, err = planner_cli(
         "reassign", "decommission", topo, "--brokers", "1", "--batch-size", "2", "--output-dir", str(out_dir)
     )
     assert code == 0, err
@@ -275,7 +247,7 @@ def test_output_dir_drops_files_of_an_earlier_plan(topo, tmp_path):
     (out_dir / "leader-election.json").write_text('{"partitions":[{"topic":"foo","partition":0}]}\n')
     (out_dir / "notes.txt").write_text("mine")
     # the same plan in bigger batches: same rollback, so it may replace the set; the user's notes stay
-    code, _, err = run(
+    code, _, err = planner_cli(
         "reassign", "decommission", topo, "--brokers", "1", "--batch-size", "3", "--output-dir", str(out_dir)
     )
     assert code == 0, err
@@ -288,7 +260,7 @@ def test_output_dir_drops_files_of_an_earlier_plan(topo, tmp_path):
     ]
     assert (out_dir / "notes.txt").read_text() == "mine"
     # another plan would replace the rollback of a plan that may have been executed: refused, nothing changes
-    code, out, err = run(
+    code, out, err = planner_cli(
         "reassign",
         "set-replication-factor",
         topo,
@@ -309,8 +281,8 @@ def test_output_dir_drops_files_of_an_earlier_plan(topo, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plan", "t.yaml"]
 
 
-def test_state_column_marks_only_brokers_the_plan_empties(topo):
-    code, out, err = run(
+def test_state_column_marks_only_brokers_the_plan_empties(topo, planner_cli):
+    code, out, err = planner_cli(
         "reassign",
         "set-replication-factor",
         topo,
@@ -328,7 +300,7 @@ def test_state_column_marks_only_brokers_the_plan_empties(topo):
     }
     # broker 1 is offline but keeps its replicas; 6 is online and empty
     assert states == {"1": "offline", "2": "online", "3": "online", "4": "online", "5": "online", "6": "online"}
-    code, out, err = run("reassign", "decommission", topo, "--brokers", "1,6")
+    code, out, err = planner_cli("reassign", "decommission", topo, "--brokers", "1,6")
     assert code == 0, err
     states = {
         cells[0]: cells[2]
@@ -337,9 +309,9 @@ def test_state_column_marks_only_brokers_the_plan_empties(topo):
     assert states["1"] == "online, leaving" and states["6"] == "online, unused"
 
 
-def test_elect_leaders_output_dir(topo, tmp_path):
+def test_elect_leaders_output_dir(topo, tmp_path, planner_cli):
     out_dir = tmp_path / "plan"
-    code, out, err = run("reassign", "elect-leaders", topo, "--output-dir", str(out_dir))
+    code, out, err = planner_cli("reassign", "elect-leaders", topo, "--output-dir", str(out_dir))
     assert code == 0, err
     # heads: foo 1,2,3,1 and bar 1,2, so broker 1 leads 3 and broker 3 one: foo-0 goes to 3 (no data moves)
     assert json.loads((out_dir / "proposed.json").read_text()) == {
@@ -350,12 +322,12 @@ def test_elect_leaders_output_dir(topo, tmp_path):
     # once applied, nothing is left to reorder or elect: only plan.txt, and no empty reassignment
     after = tmp_path / "after.yaml"
     assert (
-        run(
+        planner_cli(
             "reassign", "apply", topo, "--reassignment-json-file", str(out_dir / "proposed.json"), "--write", str(after)
         )[0]
         == 0
     )
-    code, out, err = run("reassign", "elect-leaders", str(after), "--output-dir", str(tmp_path / "again"))
+    code, out, err = planner_cli("reassign", "elect-leaders", str(after), "--output-dir", str(tmp_path / "again"))
     assert code == 0, err
     assert sorted(p.name for p in (tmp_path / "again").iterdir()) == ["plan.txt"]
     assert err == (
@@ -366,8 +338,8 @@ def test_elect_leaders_output_dir(topo, tmp_path):
     assert out.endswith("Partitions to elect (current leader is not preferred): 0\n")
 
 
-def test_failures_table_left_aligns_single_broker_labels(topo):
-    code, out, err = run("failures", topo, "--top", "3", "--offline-brokers", "1")
+def test_failures_table_left_aligns_single_broker_labels(topo, planner_cli):
+    code, out, err = planner_cli("failures", topo, "--top", "3", "--offline-brokers", "1")
     assert (code, err) == (0, "")
     # with 1 down, losing 2 leaves bar-0 (replicas 1,2) leaderless, so under min ISR too, and the 4 foo partitions
     # under their min ISR of 2
@@ -381,14 +353,14 @@ def test_failures_table_left_aligns_single_broker_labels(topo):
     ]
 
 
-def test_json_format_lists_the_partitions_to_elect(topo):
-    code, out, err = run("reassign", "elect-leaders", topo, "--format", "json")
+def test_json_format_lists_the_partitions_to_elect(topo, planner_cli):
+    code, out, err = planner_cli("reassign", "elect-leaders", topo, "--format", "json")
     assert code == 0, err
     data = json.loads(out)
     assert data["partitions"] == [{"topic": "foo", "partition": 0, "current": [1, 2, 3], "proposed": [3, 2, 1]}]
     assert data["leader_election"] == [{"topic": "foo", "partition": 0}]
     # a plan whose leaders follow their replica lists has an empty list (set-rf only appends replicas)
-    code, out, err = run(
+    code, out, err = planner_cli(
         "reassign", "set-replication-factor", topo, "--topic", "bar", "--replication-factor", "3", "--format", "json"
     )
     assert code == 0, err
@@ -402,10 +374,10 @@ def _proposed(out):
     return json.loads(out.split("Proposed partition reassignment configuration\n")[1])["partitions"]
 
 
-def test_rebalance_repairs_rack_unsafe_partitions_unless_told_not_to():
+def test_rebalance_repairs_rack_unsafe_partitions_unless_told_not_to(planner_cli):
     # offline-broker.yaml: metrics-1 has both replicas in rack r2 (brokers 2 and 5); broker 3 (r3) is offline, so
     # the target brokers span r1 and r2 and metrics-1 needs one replica in r1
-    code, out, err = run("reassign", "rebalance", OFFLINE_BROKER)
+    code, out, err = planner_cli("reassign", "rebalance", OFFLINE_BROKER)
     assert code == 0, err
     assert out.splitlines()[:5] == [
         "Plan: rebalance",
@@ -419,7 +391,7 @@ def test_rebalance_repairs_rack_unsafe_partitions_unless_told_not_to():
         "replica of the partition goes to a rack the partition does not use); the lower bound includes them; "
         "--no-rack-repair leaves unsafe partitions as they are"
     ) in out.splitlines()
-    code, out, err = run("reassign", "rebalance", OFFLINE_BROKER, "--format", "kafka")
+    code, out, err = planner_cli("reassign", "rebalance", OFFLINE_BROKER, "--format", "kafka")
     assert code == 0, err
     # the follower on broker 5 moves to broker 4 (r1); the leader, broker 2, stays
     assert [(p["topic"], p["partition"], p["replicas"]) for p in _proposed(out)] == [
@@ -433,7 +405,7 @@ def test_rebalance_repairs_rack_unsafe_partitions_unless_told_not_to():
     # --no-rack-repair: no repair move, but the topic
     # goal spreads metrics (4 replicas over 4 brokers, broker 5 held 2): its move off broker 5 goes to broker 4 (r1),
     # which makes metrics-1 rack-safe anyway; the bound is the count goal's (5), the topic goal's move is the sixth
-    code, out, err = run("reassign", "rebalance", OFFLINE_BROKER, "--no-rack-repair")
+    code, out, err = planner_cli("reassign", "rebalance", OFFLINE_BROKER, "--no-rack-repair")
     assert code == 0, err
     assert out.splitlines()[1:5] == [
         "Replica moves:          6 (lower bound 5: 1 above the bound)",
@@ -442,7 +414,7 @@ def test_rebalance_repairs_rack_unsafe_partitions_unless_told_not_to():
         "Rack-unsafe partitions: 1 -> 0",
     ]
     assert "repaired" not in out
-    code, out, err = run("reassign", "rebalance", OFFLINE_BROKER, "--no-rack-repair", "--format", "kafka")
+    code, out, err = planner_cli("reassign", "rebalance", OFFLINE_BROKER, "--no-rack-repair", "--format", "kafka")
     assert [(p["topic"], p["partition"], p["replicas"]) for p in _proposed(out)] == [
         ("events", 0, [1, 2, 5]),
         ("events", 1, [2, 1, 4]),
@@ -453,7 +425,7 @@ def test_rebalance_repairs_rack_unsafe_partitions_unless_told_not_to():
     ]
 
 
-def test_decommission_takes_no_rack_repair(tmp_path):
+def test_decommission_takes_no_rack_repair(tmp_path, planner_cli):
     # racks r0 (0, 3, 6), r1 (1, 4, 7), r2 (2, 5, 8); t-0 has its three replicas in r0. Decommissioning r2's brokers
     # leaves two racks, so t-0 needs one replica in r1: one move besides the three replicas of u leaving 2, 5, 8
     path = tmp_path / "u.yaml"
@@ -463,7 +435,7 @@ def test_decommission_takes_no_rack_repair(tmp_path):
         + "topics:\n  - name: t\n    assignment: {0: [0, 3, 6]}\n"
         "  - name: u\n    assignment: {" + ", ".join(f"{p}: [{1 + p}]" for p in range(8)) + "}\n"
     )
-    code, out, err = run("reassign", "decommission", str(path), "--brokers", "2,5,8", "--format", "kafka")
+    code, out, err = planner_cli("reassign", "decommission", str(path), "--brokers", "2,5,8", "--format", "kafka")
     assert code == 0, err
     assert [(p["topic"], p["partition"], p["replicas"]) for p in _proposed(out)] == [
         ("t", 0, [0, 7, 6]),
@@ -471,7 +443,7 @@ def test_decommission_takes_no_rack_repair(tmp_path):
         ("u", 4, [1]),
         ("u", 7, [4]),
     ]
-    code, out, err = run("reassign", "decommission", str(path), "--brokers", "2,5,8", "--no-rack-repair")
+    code, out, err = planner_cli("reassign", "decommission", str(path), "--brokers", "2,5,8", "--no-rack-repair")
     assert code == 0, err
     assert out.splitlines()[1:5] == [
         "Replica moves:          3 (lower bound 3: optimal)",
@@ -481,8 +453,8 @@ def test_decommission_takes_no_rack_repair(tmp_path):
     ]
 
 
-def test_replace_broker_takes_the_move_cap_and_exclusions(topo):
-    rc, out, err = run(
+def test_replace_broker_takes_the_move_cap_and_exclusions(topo, planner_cli):
+    rc, out, err = planner_cli(
         "reassign",
         "replace-broker",
         topo,
@@ -501,5 +473,7 @@ def test_replace_broker_takes_the_move_cap_and_exclusions(topo):
         "note: 1 partition(s) of excluded topics keep their replica on broker 1\n"
         "note: the move cap left 2 partition(s) on broker 1: it is not empty yet\n"
     )
-    rc, out, err = run("reassign", "replace-broker", topo, "--source", "1", "--target", "4", "--max-moves", "-1")
+    rc, out, err = planner_cli(
+        "reassign", "replace-broker", topo, "--source", "1", "--target", "4", "--max-moves", "-1"
+    )
     assert (rc, out, err) == (2, "", "error: --max-moves must be at least 0\n")

@@ -11,13 +11,6 @@ from planner.model import TopicPartition as TP
 from planner.rebalance import reassignment as ra
 
 
-def cluster_of(n_brokers, topics, offline=()):
-    brokers = tuple(Broker(i, state="offline" if i in offline else "online") for i in range(n_brokers))
-    return Cluster(
-        brokers=brokers, topics=tuple(sorted((make_topic(n, a) for n, a in topics.items()), key=lambda t: t.name))
-    )
-
-
 def err(fn, *args, **kw):
     with pytest.raises(PlannerError) as info:
         fn(*args, **kw)
@@ -209,34 +202,34 @@ def test_broker_list_java_parse_int():
 
 
 # -- execute-time validation ---------------------------------------------------------------------------------------
-def test_unknown_broker_id():
+def test_unknown_broker_id(make_cluster):
     # testExecuteWithInvalidBrokerIdFails: 4 brokers (0-3), replicas [2,3,4]
-    c = cluster_of(4, {"foo": {0: [0, 1, 2], 1: [1, 2, 3]}})
+    c = make_cluster(4, topics={"foo": {0: [0, 1, 2], 1: [1, 2, 3]}})
     assert err(ra.validate_reassignment, c, {TP("foo", 0): [2, 3, 4]}) == "Unknown broker id 4"
 
 
-def test_unknown_broker_first_in_java_hashset_order():
-    c = cluster_of(4, {"foo": {0: [0, 1, 2]}})
+def test_unknown_broker_first_in_java_hashset_order(make_cluster):
+    c = make_cluster(4, topics={"foo": {0: [0, 1, 2]}})
     # HashSet<Integer> iterates 17 (bucket 1 of 16) before 5
     assert err(ra.validate_reassignment, c, {TP("foo", 0): [5, 17, 0]}) == "Unknown broker id 17"
 
 
-def test_offline_broker_is_unknown():
-    c = cluster_of(4, {"foo": {0: [0, 1, 2]}}, offline={3})
+def test_offline_broker_is_unknown(make_cluster):
+    c = make_cluster(4, topics={"foo": {0: [0, 1, 2]}}, offline={3})
     assert err(ra.validate_reassignment, c, {TP("foo", 0): [3, 1, 2]}) == "Unknown broker id 3"
 
 
-def test_unknown_topic_then_partition():
+def test_unknown_topic_then_partition(make_cluster):
     # testExecuteWithInvalidPartitionsFails
-    c = cluster_of(4, {"foo": {0: [0, 1, 2], 1: [1, 2, 3]}})
+    c = make_cluster(4, topics={"foo": {0: [0, 1, 2], 1: [1, 2, 3]}})
     assert err(ra.validate_reassignment, c, {TP("foo", 0): [0, 1], TP("quux", 0): [2, 3]}) == "Topic quux not found."
     assert err(ra.validate_reassignment, c, {TP("foo", 0): [0, 1], TP("foo", 5): [2, 3]}) == (
         "Unable to find partition: foo-5"
     )
 
 
-def test_broker_check_before_topic_check():
-    c = cluster_of(4, {"foo": {0: [0, 1, 2]}})
+def test_broker_check_before_topic_check(make_cluster):
+    c = make_cluster(4, topics={"foo": {0: [0, 1, 2]}})
     assert err(ra.validate_reassignment, c, {TP("quux", 0): [9]}) == "Unknown broker id 9"
 
 
@@ -247,8 +240,8 @@ def test_existing_reassignment_blocks_unless_additional():
     ra.validate_reassignment(c, {TP("foo", 1): [2, 3]}, additional=True)
 
 
-def test_validate_ok():
-    c = cluster_of(4, {"foo": {0: [0, 1, 2], 1: [1, 2, 3]}})
+def test_validate_ok(make_cluster):
+    c = make_cluster(4, topics={"foo": {0: [0, 1, 2], 1: [1, 2, 3]}})
     ra.validate_reassignment(c, {TP("foo", 0): [3, 1, 2]})
 
 
@@ -297,8 +290,8 @@ def test_move_map_and_throttles():
     assert ra.reassigning_brokers(moves) == [1, 2, 3, 4, 5, 6, 7, 8]
 
 
-def test_throttle_treeset_string_order():
-    c = cluster_of(12, {"t": {2: [1], 10: [1]} | {i: [0] for i in range(11) if i not in (2, 10)}})
+def test_throttle_treeset_string_order(make_cluster):
+    c = make_cluster(12, topics={"t": {2: [1], 10: [1]} | {i: [0] for i in range(11) if i not in (2, 10)}})
     moves = ra.move_map(c, {TP("t", 2): [3], TP("t", 10): [3]})
     assert ra.leader_throttles(moves) == {"t": "10:1,2:1"}
     assert ra.follower_throttles(moves) == {"t": "10:3,2:3"}
@@ -382,7 +375,7 @@ def test_replica_move_states_to_string():
     ]
 
 
-def test_cur_reassignments_to_string():
+def test_cur_reassignments_to_string(make_cluster):
     # The vector's MockAdminClient reports `replicas` without the adding ones; the formatting is what is pinned here.
     foo = Topic(
         "foo",
@@ -390,7 +383,7 @@ def test_cur_reassignments_to_string():
     )
     bar = Topic("bar", (Partition("bar", 0, (2, 3, 0), removing=(0,)),))
     c = Cluster(brokers=tuple(Broker(i) for i in range(6)), topics=(bar, foo))
-    assert kj.current_reassignments_text(cluster_of(3, {"t": {0: [0]}})) == "No partition reassignments found."
+    assert kj.current_reassignments_text(make_cluster(3, topics={"t": {0: [0]}})) == "No partition reassignments found."
     assert kj.current_reassignments_text(c).split("\n") == [
         "Current partition reassignments:",
         "bar-0: replicas: 2,3,0. removing: 0.",

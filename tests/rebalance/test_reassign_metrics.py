@@ -1,20 +1,17 @@
 """plan_metrics: the figures every plan (ours or a peer's) is scored by."""
 
-from planner.model import Broker, Cluster, make_topic
+from testkit import build_cluster
+
 from planner.model import TopicPartition as TP
 from planner.rebalance.metrics import PlacementMetrics, plan_metrics
 
-
-def _cluster(topics):
-    brokers = tuple(Broker(i, rack=f"r{i % 2}") for i in range(4))
-    return Cluster(brokers=brokers, topics=tuple(make_topic(n, a) for n, a in sorted(topics.items())))
-
-
-BEFORE = _cluster(
-    {
+BEFORE = build_cluster(
+    4,
+    racks=2,
+    topics={
         "__consumer_offsets": {0: (0, 2), 1: (0, 1), 2: (0, 3), 3: (1, 2)},
         "t": {0: (0, 2), 1: (0, 2), 2: (1, 3)},
-    }
+    },
 )
 AFTER = BEFORE.with_assignment({TP("t", 1): (3, 0), TP("__consumer_offsets", 2): (2, 3)})
 

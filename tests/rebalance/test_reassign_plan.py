@@ -31,14 +31,6 @@ from planner.rebalance.replication import set_replication_factor
 from planner.rebalance.throttle import throttle_for
 
 
-def cluster(n, racks=0, topics=None, states=None):
-    brokers = tuple(
-        Broker(i, rack=f"r{i % racks}" if racks else None, state=(states or {}).get(i, "online")) for i in range(n)
-    )
-    ts = tuple(make_topic(name, a) for name, a in sorted((topics or {}).items()))
-    return Cluster(brokers=brokers, topics=ts)
-
-
 def counts(c, brokers=None):
     cnt = Counter(b for p in c.partitions() for b in p.replicas)
     return {b: cnt[b] for b in (brokers or c.broker_ids)}
@@ -73,8 +65,8 @@ def test_count_targets_and_excess():
 
 
 # -- scale-out: 3 empty brokers next to 9 loaded ones -------------------------------------------------------------
-def test_scale_out_meets_lower_bound_and_balances():
-    c = cluster(12, 3, {"t": placed(9, 3, 300, 3)})
+def test_scale_out_meets_lower_bound_and_balances(make_cluster):
+    c = make_cluster(12, 3, {"t": placed(9, 3, 300, 3)})
     plan = balance(c)
     after = plan.after
     assert plan.lower_bound == 225  # 900 replicas / 12 = 75 each: the three new brokers take 75 each
@@ -85,30 +77,30 @@ def test_scale_out_meets_lower_bound_and_balances():
     assert plan.notes == ()
 
 
-def test_balanced_cluster_needs_no_moves():
-    c = cluster(6, 3, {"t": placed(6, 3, 60, 3)})
+def test_balanced_cluster_needs_no_moves(make_cluster):
+    c = make_cluster(6, 3, {"t": placed(6, 3, 60, 3)})
     plan = balance(c)
     assert plan.lower_bound == 0
     assert plan.proposed == {}
 
 
-def test_broker_list_restricts_targets_and_forces_moves():
-    c = cluster(4, 0, {"t": {0: (0, 1), 1: (1, 2), 2: (2, 3), 3: (3, 0)}})
+def test_broker_list_restricts_targets_and_forces_moves(make_cluster):
+    c = make_cluster(4, 0, {"t": {0: (0, 1), 1: (1, 2), 2: (2, 3), 3: (3, 0)}})
     plan = balance(c, brokers=[0, 1, 2])
     after = counts(plan.after)
     assert after[3] == 0 and plan.replica_moves == 2 == plan.lower_bound
     assert spread({b: after[b] for b in (0, 1, 2)}) <= 1
 
 
-def test_topic_filter_moves_only_that_topic():
-    c = cluster(4, 0, {"a": {0: (0, 1), 1: (0, 1)}, "b": {0: (0, 1), 1: (0, 1)}})
+def test_topic_filter_moves_only_that_topic(make_cluster):
+    c = make_cluster(4, 0, {"a": {0: (0, 1), 1: (0, 1)}, "b": {0: (0, 1), 1: (0, 1)}})
     plan = balance(c, topics=["a"])
     assert {tp.topic for tp in plan.proposed} == {"a"}
     assert err(balance, c, topics=["zzz"]).startswith("Topic zzz not found.")
 
 
-def test_max_moves_caps_optional_moves():
-    c = cluster(12, 3, {"t": placed(9, 3, 300, 3)})
+def test_max_moves_caps_optional_moves(make_cluster):
+    c = make_cluster(12, 3, {"t": placed(9, 3, 300, 3)})
     plan = balance(c, max_moves=10)
     assert plan.replica_moves == 10
     assert words(plan)[-1] == "--max-moves left these goals unmet: replica counts, topic spread"
@@ -127,9 +119,9 @@ def test_smallest_partitions_move_first():
     assert moved == [1, 3]
 
 
-def test_racks_never_made_unsafe_and_unsafe_partitions_repaired_when_moving():
+def test_racks_never_made_unsafe_and_unsafe_partitions_repaired_when_moving(make_cluster):
     # partition 0 is rack-unsafe (0 and 3 share r0); decommissioning 3 must fix it, never break others
-    c = cluster(6, 3, {"t": {0: (0, 3), 1: (1, 2), 2: (2, 0), 3: (3, 4)}})
+    c = make_cluster(6, 3, {"t": {0: (0, 3), 1: (1, 2), 2: (2, 0), 3: (3, 4)}})
     assert unsafe_partitions(c) == 1
     plan = decommission(c, [3])
     rack_of = c.rack_of()
@@ -189,13 +181,13 @@ def test_rack_repair_makes_one_move_for_a_partition_with_two_replicas_in_one_rac
     assert (old.proposed, old.replica_moves, old.lower_bound, old.notes) == ({}, 0, 0, ())
 
 
-def test_rack_repair_moves_the_preferred_leader_only_when_that_saves_a_move():
+def test_rack_repair_moves_the_preferred_leader_only_when_that_saves_a_move(make_cluster):
     # racks r0 (0, 3), r1 (1, 4), r2 (2); t-0 has both replicas in r1, its leader on broker 1, which holds 3 replicas
     # of 8 over 5 brokers (floor 1, three may hold 2): moving the leader's replica repairs t-0 and levels broker 1 in
     # one move; moving the follower (broker 4) would leave broker 1 one replica to shed. The topic goal then moves
     # u-0 off broker 1 (u's two replicas on one of five brokers) in exchange for t-2's replica on broker 0 (counts
     # stay within 1, t stays within 1): 3 moves, against a bound of 2 (the larger of the count and topic bounds)
-    c = cluster(5, 3, {"t": {0: (1, 4), 1: (0, 2), 2: (2, 0)}, "u": {0: (1,), 1: (1,)}})
+    c = make_cluster(5, 3, {"t": {0: (1, 4), 1: (0, 2), 2: (2, 0)}, "u": {0: (1,), 1: (1,)}})
     plan = balance(c)
     assert plan.proposed == {TP("t", 0): (3, 4), TP("t", 2): (2, 1), TP("u", 0): (0,)}
     assert (plan.replica_moves, plan.lower_bound, unsafe_partitions(plan.after)) == (3, 2, 0)
@@ -205,9 +197,9 @@ def test_rack_repair_moves_the_preferred_leader_only_when_that_saves_a_move():
     assert unsafe_partitions(old.after) == 1
 
 
-def test_rack_repair_uses_racks_of_the_target_brokers_and_counts_in_the_bound():
+def test_rack_repair_uses_racks_of_the_target_brokers_and_counts_in_the_bound(make_cluster):
     # RF 3 in one rack of three (0, 3, 6 in r0): two moves, one to r1 and one to r2; the leader (0) stays
-    c = cluster(9, 3, {"t": {0: (0, 3, 6)}, "u": {p: (1 + p % 8,) for p in range(8)}})
+    c = make_cluster(9, 3, {"t": {0: (0, 3, 6)}, "u": {p: (1 + p % 8,) for p in range(8)}})
     plan = balance(c)
     assert plan.proposed == {TP("t", 0): (0, 1, 2)}
     assert (plan.replica_moves, plan.lower_bound, unsafe_partitions(plan.after)) == (2, 2, 0)
@@ -231,8 +223,8 @@ def test_partitions_with_a_reassignment_in_progress_are_not_repaired():
 
 
 # -- decommission ------------------------------------------------------------------------------------------------
-def test_decommission_balanced_cluster_meets_bound():
-    c = cluster(10, 0, {"t": placed(10, 0, 100, 3)})
+def test_decommission_balanced_cluster_meets_bound(make_cluster):
+    c = make_cluster(10, 0, {"t": placed(10, 0, 100, 3)})
     plan = decommission(c, [9])
     assert plan.replica_moves == plan.lower_bound == 30
     after = counts(plan.after)
@@ -241,38 +233,38 @@ def test_decommission_balanced_cluster_meets_bound():
     assert spread({b: leaders(plan.after)[b] for b in range(9)}) <= 1
 
 
-def test_decommission_errors():
-    c = cluster(3, 0, {"t": placed(3, 0, 3, 3)})
+def test_decommission_errors(make_cluster):
+    c = make_cluster(3, 0, {"t": placed(3, 0, 3, 3)})
     assert err(decommission, c, [2]) == (
         "cannot decommission broker(s) 2: t-0 has replication factor 3 but only 2 online broker(s) would remain"
     )
     assert err(decommission, c, [7]).startswith("--brokers: unknown broker id(s) 7")
 
 
-def test_offline_brokers_are_emptied_by_rebalance():
-    c = cluster(4, 0, {"t": {0: (0, 3), 1: (3, 1)}}, states={3: "offline"})
+def test_offline_brokers_are_emptied_by_rebalance(make_cluster):
+    c = make_cluster(4, 0, {"t": {0: (0, 3), 1: (3, 1)}}, states={3: "offline"})
     plan = balance(c)
     assert all(3 not in r for r in plan.after.assignment().values())
 
 
 # -- replace-broker ----------------------------------------------------------------------------------------------
-def test_replace_broker_keeps_positions():
-    c = cluster(5, 0, {"t": {0: (0, 1), 1: (1, 0), 2: (2, 3), 3: (1, 4)}})
+def test_replace_broker_keeps_positions(make_cluster):
+    c = make_cluster(5, 0, {"t": {0: (0, 1), 1: (1, 0), 2: (2, 3), 3: (1, 4)}})
     plan = replace_broker(c, 1, 2)
     assert dict(plan.proposed) == {TP("t", 0): (0, 2), TP("t", 1): (2, 0), TP("t", 3): (2, 4)}
     assert plan.replica_moves == plan.lower_bound == 3
 
 
-def test_replace_broker_when_target_already_holds_partition():
-    c = cluster(5, 0, {"t": {0: (1, 2), 1: (3, 4)}})
+def test_replace_broker_when_target_already_holds_partition(make_cluster):
+    c = make_cluster(5, 0, {"t": {0: (1, 2), 1: (3, 4)}})
     plan = replace_broker(c, 1, 2)
     new = plan.proposed[TP("t", 0)]
     assert new[1] == 2 and new[0] not in (1, 2) and len(set(new)) == 2
     assert err(replace_broker, c, 1, 1) == "--source and --target are the same broker (1)"
 
 
-def test_replace_broker_excluded_topics_and_the_move_cap():
-    c = cluster(
+def test_replace_broker_excluded_topics_and_the_move_cap(make_cluster):
+    c = make_cluster(
         5,
         0,
         {"t": {0: (0, 1), 1: (1, 0), 2: (2, 3), 3: (1, 4)}, "keep": {0: (1, 3)}, "__consumer_offsets": {0: (4, 1)}},
@@ -292,8 +284,8 @@ def test_replace_broker_excluded_topics_and_the_move_cap():
 
 
 # -- RF change ---------------------------------------------------------------------------------------------------
-def test_increase_rf_uses_unused_racks_and_least_loaded():
-    c = cluster(6, 3, {"t": {0: (0, 1), 1: (1, 2), 2: (2, 0)}, "u": {0: (5,), 1: (5,)}})
+def test_increase_rf_uses_unused_racks_and_least_loaded(make_cluster):
+    c = make_cluster(6, 3, {"t": {0: (0, 1), 1: (1, 2), 2: (2, 0)}, "u": {0: (5,), 1: (5,)}})
     plan = set_replication_factor(c, "t", 3)
     rack_of = c.rack_of()
     for tp, r in plan.proposed.items():
@@ -312,17 +304,17 @@ def test_decrease_rf_removes_out_of_isr_first():
     assert plan.replica_moves == 0
 
 
-def test_rf_errors():
-    c = cluster(3, 0, {"t": {0: (0, 1)}})
+def test_rf_errors(make_cluster):
+    c = make_cluster(3, 0, {"t": {0: (0, 1)}})
     assert err(set_replication_factor, c, "t", 4) == "Replication factor: 4 larger than available brokers: 3."
     assert err(set_replication_factor, c, "t", 0) == "Replication factor must be larger than 0."
     assert err(set_replication_factor, c, "x", 2).startswith("Topic x not found.")
 
 
 # -- leaders -----------------------------------------------------------------------------------------------------
-def test_elect_leaders_reorders_only():
+def test_elect_leaders_reorders_only(make_cluster):
     # broker 0 prefers everything; reordering alone balances
-    c = cluster(3, 0, {"t": {i: (0, 1, 2) for i in range(6)}})
+    c = make_cluster(3, 0, {"t": {i: (0, 1, 2) for i in range(6)}})
     proposed, elect = elect_leaders(c)
     after = c.with_assignment(proposed)
     assert leaders(after) == {0: 2, 1: 2, 2: 2}
@@ -352,16 +344,16 @@ def test_elect_leaders_lists_partitions_whose_leader_is_not_preferred():
     assert proposed == {} and elect == [TP("t", 0)]
 
 
-def test_leader_chains_reach_within_one():
+def test_leader_chains_reach_within_one(make_cluster):
     # greedy direct swaps cannot fix this: 0 leads partitions shared only with 1, 1's with 2, ...
-    c = cluster(4, 0, {"t": {0: (0, 1), 1: (0, 1), 2: (0, 1), 3: (1, 2), 4: (2, 3), 5: (3, 0)}})
+    c = make_cluster(4, 0, {"t": {0: (0, 1), 1: (0, 1), 2: (0, 1), 3: (1, 2), 4: (2, 3), 5: (3, 0)}})
     proposed, _ = elect_leaders(c)
     assert spread(leaders(c.with_assignment(proposed))) <= 1
 
 
 # -- batches and throttles ---------------------------------------------------------------------------------------
-def test_batches_split_and_order():
-    c = cluster(10, 0, {"t": placed(10, 0, 100, 3)})
+def test_batches_split_and_order(make_cluster):
+    c = make_cluster(10, 0, {"t": placed(10, 0, 100, 3)})
     plan = decommission(c, [9])
     parts = batches(c, plan.proposed, 7, frozenset(plan.brokers))
     assert all(len(b) <= 7 for b in parts)
@@ -387,8 +379,8 @@ def generate_from_args(cluster, topics_json, broker_list, source, **kwargs):
     return generate(cluster, *parse_generate_args(topics_json, broker_list, source), **kwargs)
 
 
-def test_generate_matches_admin_utils_with_fixed_start():
-    c = cluster(5, 0, {"foo": {i: (0, 1) for i in range(4)}, "bar": {0: (0, 1, 2)}})
+def test_generate_matches_admin_utils_with_fixed_start(make_cluster):
+    c = make_cluster(5, 0, {"foo": {i: (0, 1) for i in range(4)}, "bar": {0: (0, 1, 2)}})
     topics = '{"topics":[{"topic":"foo"},{"topic":"bar"}],"version":1}'
     current, proposed = generate(c, *parse_generate_args(topics, "0,1,2,3", "t.json"), start_index=0)
     assert current == c.assignment()
@@ -397,8 +389,8 @@ def test_generate_matches_admin_utils_with_fixed_start():
     assert proposed[TP("bar", 0)] == (0, 1, 2)
 
 
-def test_generate_errors_in_kafka_order():
-    c = cluster(4, 0, {"foo": {0: (0, 1)}})
+def test_generate_errors_in_kafka_order(make_cluster):
+    c = make_cluster(4, 0, {"foo": {0: (0, 1)}})
     assert (
         err(generate_from_args, c, '{"topics":[{"topic":"foo"}]}', "1,1", "t")
         == "Broker list contains duplicate entries: [1]"
@@ -435,19 +427,19 @@ def test_failures_match_brute_force():
     assert got == brute_force(c, 3)
 
 
-def test_failures_single_broker_values():
-    c = cluster(3, 0, {"t": {0: (0,), 1: (0, 1), 2: (1, 2)}})
+def test_failures_single_broker_values(make_cluster):
+    c = make_cluster(3, 0, {"t": {0: (0,), 1: (0, 1), 2: (1, 2)}})
     res = {r.brokers: (r.leaderless, r.under_min_isr) for r in failures.broker_failures(c, 2)}
     assert res[(0,)] == (1, 1)
     assert res[(0, 1)] == (2, 2)  # t-2 keeps broker 2 in its ISR
     assert failures.broker_failures(c, 2)[0].brokers == (0, 1)  # worst first
 
 
-def test_rack_failures():
-    c = cluster(4, 2, {"t": {0: (0, 2), 1: (1, 3), 2: (0, 1)}})
+def test_rack_failures(make_cluster):
+    c = make_cluster(4, 2, {"t": {0: (0, 2), 1: (1, 3), 2: (0, 1)}})
     res = {r.label: (r.leaderless, r.under_min_isr) for r in failures.rack_failures(c)}
     assert res == {"rack r0": (1, 1), "rack r1": (1, 1)}
-    assert err(failures.rack_failures, cluster(2, 0, {})).startswith("--by-rack: broker 0 has no rack")
+    assert err(failures.rack_failures, make_cluster(2, 0, {})).startswith("--by-rack: broker 0 has no rack")
 
 
 def err(fn, *args, **kw):
@@ -456,9 +448,9 @@ def err(fn, *args, **kw):
     return str(info.value)
 
 
-def test_scale_out_spreads_each_topic():
+def test_scale_out_spreads_each_topic(make_cluster):
     topics = {f"t{i}": placed(9, 3, 36, 3, start=i) for i in range(4)}
-    c = cluster(12, 3, topics)
+    c = make_cluster(12, 3, topics)
     plan = balance(c)
     assert plan.replica_moves == plan.lower_bound == 108
     for t in plan.after.topics:
@@ -466,15 +458,15 @@ def test_scale_out_spreads_each_topic():
         assert spread({b: cnt[b] for b in range(12)}) <= 1, t.name
 
 
-def test_leaderless_partition_moves_are_flagged():
-    c = cluster(3, 0, {"t": {0: (2,), 1: (0, 1)}}, states={2: "offline"})
+def test_leaderless_partition_moves_are_flagged(make_cluster):
+    c = make_cluster(3, 0, {"t": {0: (2,), 1: (0, 1)}}, states={2: "offline"})
     plan = balance(c)
     assert 2 not in plan.proposed[TP("t", 0)]
     assert any(n.startswith("1 moved partition(s) have no leader now (t-0)") for n in words(plan))
 
 
-def test_failures_refuses_huge_direct_counts():
-    c = cluster(300, 0, {"t": {0: (0, 1, 2)}})
+def test_failures_refuses_huge_direct_counts(make_cluster):
+    c = make_cluster(300, 0, {"t": {0: (0, 1, 2)}})
     assert err(failures.broker_failures, c, 3).startswith(
         "--max-failed-brokers 3 over 300 brokers means 4,455,100 sets of 3 or more brokers"
     )
@@ -653,8 +645,8 @@ def test_generate_with_inconsistent_racks():
     assert current == {TP("foo", 0): (0, 1, 2), TP("foo", 1): (1, 2, 3)}
 
 
-def test_broker_list_rejects_offline_brokers():
-    c = cluster(3, 0, {"t": {0: (0, 1)}}, states={2: "offline"})
+def test_broker_list_rejects_offline_brokers(make_cluster):
+    c = make_cluster(3, 0, {"t": {0: (0, 1)}}, states={2: "offline"})
     assert err(balance, c, brokers=[0, 1, 2]) == (
         "--broker-list: broker(s) 2 are not online and cannot receive replicas; leave them out"
     )

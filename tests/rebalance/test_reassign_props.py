@@ -4,8 +4,8 @@ from collections import Counter
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from testkit import build_cluster
 
-from planner.model import Broker, Cluster, make_topic
 from planner.rebalance.decommission import decommission, replace_broker
 from planner.rebalance.goals import balance
 from planner.rebalance.leaders import elect_leaders
@@ -17,14 +17,12 @@ from planner.rebalance.replication import set_replication_factor
 def clusters(draw, uniform_rf=None, racks=None):
     n = draw(st.integers(3, 9))
     n_racks = draw(st.integers(0, 3)) if racks is None else racks
-    brokers = tuple(Broker(i, rack=f"r{i % n_racks}" if n_racks else None) for i in range(n))
-    topics = []
+    topics = {}
     for ti in range(draw(st.integers(1, 3))):
         rf = uniform_rf or draw(st.integers(1, min(3, n)))
         parts = draw(st.integers(1, 12))
-        assignment = {p: tuple(draw(st.permutations(range(n)))[:rf]) for p in range(parts)}
-        topics.append(make_topic(f"t{ti}", assignment))
-    return Cluster(brokers=brokers, topics=tuple(topics))
+        topics[f"t{ti}"] = {p: tuple(draw(st.permutations(range(n)))[:rf]) for p in range(parts)}
+    return build_cluster(n, racks=n_racks, topics=topics)
 
 
 def unmet(plan, goal, kind="unmet"):
@@ -108,12 +106,11 @@ def equal_rack_clusters(draw):
     """Racks of equal size, every partition with RF = racks (replicas anywhere, so often rack-unsafe)."""
     n_racks = draw(st.integers(2, 3))
     n = n_racks * draw(st.integers(1, 3))
-    brokers = tuple(Broker(i, rack=f"r{i % n_racks}") for i in range(n))
-    topics = []
+    topics = {}
     for ti in range(draw(st.integers(1, 3))):
         parts = draw(st.integers(1, 12))
-        topics.append(make_topic(f"t{ti}", {p: tuple(draw(st.permutations(range(n)))[:n_racks]) for p in range(parts)}))
-    return Cluster(brokers=brokers, topics=tuple(topics))
+        topics[f"t{ti}"] = {p: tuple(draw(st.permutations(range(n)))[:n_racks]) for p in range(parts)}
+    return build_cluster(n, racks=n_racks, topics=topics)
 
 
 @SETTINGS
@@ -135,12 +132,10 @@ def test_rebalance_with_equal_racks_and_rf_racks_reaches_within_1_and_rack_safet
 def tiny_racked_clusters(draw):
     n = draw(st.integers(3, 5))
     n_racks = draw(st.integers(1, 3))
-    brokers = tuple(Broker(i, rack=f"r{i % n_racks}") for i in range(n))
     rf = draw(st.integers(1, 3))
     parts = draw(st.integers(1, 3))
-    return Cluster(
-        brokers=brokers,
-        topics=(make_topic("t", {p: tuple(draw(st.permutations(range(n)))[:rf]) for p in range(parts)}),),
+    return build_cluster(
+        n, racks=n_racks, topics={"t": {p: tuple(draw(st.permutations(range(n)))[:rf]) for p in range(parts)}}
     )
 
 

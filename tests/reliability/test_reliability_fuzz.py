@@ -10,7 +10,6 @@ import random
 import pytest
 
 from planner.adapters.topology_yaml import load_topology
-from planner.cli import run
 from planner.formats.group_yaml import parse_group
 
 CASES = 250
@@ -115,20 +114,6 @@ def _mutate_text(rnd: random.Random, text: str) -> str:
     return text
 
 
-def _call(*args: str) -> tuple[int, str, str]:
-    import contextlib
-    import io
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            run(list(args))
-            code = 0
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
-    return code, out.getvalue(), err.getvalue()
-
-
 def _check(case: str, code: int, err: str) -> bool:
     """True for exit 0; exit 2 must be one line."""
     assert "Traceback" not in err, case
@@ -139,14 +124,14 @@ def _check(case: str, code: int, err: str) -> bool:
     return True
 
 
-def test_fuzz_topology_yaml(tmp_path):
+def test_fuzz_topology_yaml(tmp_path, planner_cli_here):
     rnd = random.Random(1301)
     src, out = tmp_path / "t.yaml", tmp_path / "out.yaml"
     for n in range(CASES):
         text = _mutate_text(rnd, TOPOLOGY)
         src.write_text(text)
         out.unlink(missing_ok=True)
-        code, _, err = _call(
+        code, _, err = planner_cli_here(
             "create-topic",
             str(src),
             "--topic",
@@ -162,7 +147,7 @@ def test_fuzz_topology_yaml(tmp_path):
             load_topology(str(out))  # what the tool wrote loads back
 
 
-def test_fuzz_kafka_json(tmp_path):
+def test_fuzz_kafka_json(tmp_path, planner_cli_here):
     rnd = random.Random(1302)
     topo, src, out = tmp_path / "t.yaml", tmp_path / "r.json", tmp_path / "out.yaml"
     topo.write_text(TOPOLOGY)
@@ -170,22 +155,24 @@ def test_fuzz_kafka_json(tmp_path):
         text = _mutate_text(rnd, REASSIGNMENT)
         src.write_text(text)
         out.unlink(missing_ok=True)
-        code, _, err = _call("reassign", "apply", str(topo), "--reassignment-json-file", str(src), "--write", str(out))
+        code, _, err = planner_cli_here(
+            "reassign", "apply", str(topo), "--reassignment-json-file", str(src), "--write", str(out)
+        )
         if _check(f"json case {n}: {text!r}", code, err):
             load_topology(str(out))
-        code, stdout, err = _call("reassign", "verify", str(topo), "--reassignment-json-file", str(src))
+        code, stdout, err = planner_cli_here("reassign", "verify", str(topo), "--reassignment-json-file", str(src))
         if _check(f"json verify case {n}: {text!r}", code, err):
             assert stdout.startswith("Status of partition reassignment:\n"), stdout
 
 
-def test_fuzz_group_yaml(tmp_path):
+def test_fuzz_group_yaml(tmp_path, planner_cli_here):
     rnd = random.Random(1303)
     topo, src = tmp_path / "t.yaml", tmp_path / "g.yaml"
     topo.write_text(TOPOLOGY)
     for n in range(CASES):
         text = _mutate_text(rnd, GROUP)
         src.write_text(text)
-        code, stdout, err = _call(
+        code, stdout, err = planner_cli_here(
             "consumers",
             str(topo),
             "--group-file",
@@ -256,7 +243,7 @@ def _argument(rnd: random.Random, slot: str, topo: str) -> str:
     return slot
 
 
-def test_fuzz_cli_arguments(tmp_path):
+def test_fuzz_cli_arguments(tmp_path, planner_cli_here):
     rnd = random.Random(1304)
     topo = tmp_path / "t.yaml"
     topo.write_text(TOPOLOGY)
@@ -269,7 +256,7 @@ def test_fuzz_cli_arguments(tmp_path):
             if i and template[i - 1].startswith("--") and args and args[-1] != template[i - 1]:
                 continue  # its option was left out
             args.append(_argument(rnd, slot, str(topo)))
-        code, stdout, err = _call(*args)
+        code, stdout, err = planner_cli_here(*args)
         if _check(f"cli case {n}: {args!r}", code, err) and "--format" in args and args[-1] == "json":
             json.loads(stdout)
 

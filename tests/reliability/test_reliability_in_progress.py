@@ -31,8 +31,8 @@ def _moved(out):
     return {(x["topic"], x["partition"]): x["proposed"] for x in json.loads(out)["partitions"]}
 
 
-def test_set_replication_factor_leaves_moving_partitions(cli, tmp_path):
-    code, out, err = cli(
+def test_set_replication_factor_leaves_moving_partitions(planner_cli_here, tmp_path):
+    code, out, err = planner_cli_here(
         "reassign",
         "set-replication-factor",
         _topo(tmp_path),
@@ -45,7 +45,7 @@ def test_set_replication_factor_leaves_moving_partitions(cli, tmp_path):
     )
     assert (code, err) == (0, "")
     assert sorted(_moved(out)) == [("foo", 0), ("foo", 1), ("foo", 2)]
-    code, out, _ = cli(
+    code, out, _ = planner_cli_here(
         "reassign", "set-replication-factor", _topo(tmp_path), "--topic", "foo", "--replication-factor", "2"
     )
     assert out.endswith(
@@ -54,24 +54,24 @@ def test_set_replication_factor_leaves_moving_partitions(cli, tmp_path):
     )
 
 
-def test_replace_broker_leaves_moving_partitions_out_of_plan_and_bound(cli, tmp_path):
-    code, out, err = cli("reassign", "replace-broker", _topo(tmp_path), "--source", "1", "--target", "4")
+def test_replace_broker_leaves_moving_partitions_out_of_plan_and_bound(planner_cli_here, tmp_path):
+    code, out, err = planner_cli_here("reassign", "replace-broker", _topo(tmp_path), "--source", "1", "--target", "4")
     assert (code, err) == (0, "")
     assert "Replica moves:          3 (lower bound 3: optimal)\n" in out  # foo-0, 1, 2 (foo-3 left as it is)
     assert out.endswith(NOTE)
 
 
-def test_elect_leaders_leaves_moving_partitions(cli, tmp_path):
-    code, out, err = cli("reassign", "elect-leaders", _topo(tmp_path), "--format", "json")
+def test_elect_leaders_leaves_moving_partitions(planner_cli_here, tmp_path):
+    code, out, err = planner_cli_here("reassign", "elect-leaders", _topo(tmp_path), "--format", "json")
     assert (code, err) == (0, "")
     assert ("foo", 3) not in _moved(out)
-    code, out, _ = cli("reassign", "elect-leaders", _topo(tmp_path))
+    code, out, _ = planner_cli_here("reassign", "elect-leaders", _topo(tmp_path))
     assert NOTE in out
 
 
-def test_decommission_bound_leaves_moving_partitions_out(cli, tmp_path):
+def test_decommission_bound_leaves_moving_partitions_out(planner_cli_here, tmp_path):
     # broker 4's only replica is foo-3's, mid-reassignment: the bound counted it ("lower bound 3: -1 above the bound")
-    code, out, err = cli("reassign", "decommission", _topo(tmp_path), "--brokers", "4")
+    code, out, err = planner_cli_here("reassign", "decommission", _topo(tmp_path), "--brokers", "4")
     assert (code, err) == (0, "")
     assert "Replica moves:          2 (lower bound 2: optimal)\n" in out
     assert out.endswith(

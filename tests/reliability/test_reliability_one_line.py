@@ -15,47 +15,47 @@ def _bad(tmp_path, name="bad.yaml"):
     return p
 
 
-def test_non_utf8_topology(cli, tmp_path):
+def test_non_utf8_topology(planner_cli_here, tmp_path):
     p = _bad(tmp_path)
-    assert cli("describe", str(p)) == (
+    assert planner_cli_here("describe", str(p)) == (
         2,
         "",
         f"error: {p}: not UTF-8 text (byte 0xe9 at offset 12); save it as UTF-8\n",
     )
 
 
-def test_non_utf8_reassignment_json_and_sizes(cli, topo, tmp_path):
+def test_non_utf8_reassignment_json_and_sizes(planner_cli_here, topo, tmp_path):
     p = _bad(tmp_path, "r.json")
-    assert cli("reassign", "check-execute", topo, "--reassignment-json-file", str(p)) == (
+    assert planner_cli_here("reassign", "check-execute", topo, "--reassignment-json-file", str(p)) == (
         2,
         "",
         f"error: --reassignment-json-file {p}: not UTF-8 text (byte 0xe9 at offset 12); save it as UTF-8\n",
     )
-    assert cli("reassign", "rebalance", topo, "--sizes", str(p)) == (
+    assert planner_cli_here("reassign", "rebalance", topo, "--sizes", str(p)) == (
         2,
         "",
         f"error: --sizes {p}: not UTF-8 text (byte 0xe9 at offset 12); save it as UTF-8\n",
     )
 
 
-def test_non_utf8_group_and_zk_auth_file(cli, topo, tmp_path):
+def test_non_utf8_group_and_zk_auth_file(planner_cli_here, topo, tmp_path):
     p = _bad(tmp_path, "g.yaml")
-    assert cli("consumers", topo, "--group-file", str(p)) == (
+    assert planner_cli_here("consumers", topo, "--group-file", str(p)) == (
         2,
         "",
         f"error: group file {p}: not UTF-8 text (byte 0xe9 at offset 12); save it as UTF-8\n",
     )
-    assert cli("zk", "export", "zk://127.0.0.1:1/", "--zk-auth-file", str(p)) == (
+    assert planner_cli_here("zk", "export", "zk://127.0.0.1:1/", "--zk-auth-file", str(p)) == (
         2,
         "",
         f"error: --zk-auth-file {p}: not UTF-8 text (byte 0xe9 at offset 12); save it as UTF-8\n",
     )
 
 
-def test_json_nested_too_deep(cli, topo, tmp_path):
+def test_json_nested_too_deep(planner_cli_here, topo, tmp_path):
     p = tmp_path / "deep.json"
     p.write_text("[" * 100_000)
-    assert cli("reassign", "check-execute", topo, "--reassignment-json-file", str(p)) == (
+    assert planner_cli_here("reassign", "check-execute", topo, "--reassignment-json-file", str(p)) == (
         2,
         "",
         f"error: {p}: JSON nested too deep (over {sys.getrecursionlimit()} levels)\n",
@@ -66,43 +66,49 @@ def test_json_nested_too_deep(cli, topo, tmp_path):
     "text,line",
     [("[" * 30_000, 1), ("- " * 30_000 + "x\n", 1), ("a:\n" + "".join(" " * i + "- \n" for i in range(1, 1200)), 1001)],
 )
-def test_yaml_nested_too_deep_is_refused_before_libyaml_composes_it(tmp_path, text, line):
+def test_yaml_nested_too_deep_is_refused_before_libyaml_composes_it(planner_cli, tmp_path, text, line):
     p = tmp_path / "deep.yaml"
     p.write_text(text)
-    proc = subprocess.run([sys.executable, "-m", "planner", "describe", str(p)], capture_output=True, text=True)
-    assert (proc.returncode, proc.stderr) == (
+    code, _, err = planner_cli("describe", str(p))
+    assert (code, err) == (
         2,
         f"error: {p}:{line}: YAML nested more than 1000 levels deep; a topology or group file needs about 6\n",
     )
 
 
-def test_yaml_mapping_used_as_a_key(cli, topo, tmp_path):
+def test_yaml_mapping_used_as_a_key(planner_cli_here, topo, tmp_path):
     p = tmp_path / "k.yaml"
     p.write_text("brokers: [{id: 1}]\n? {a: 1}\n: x\n")
-    assert cli("describe", str(p)) == (2, "", f"error: {p}:2: a key must be a single value, got a mapping\n")
+    assert planner_cli_here("describe", str(p)) == (
+        2,
+        "",
+        f"error: {p}:2: a key must be a single value, got a mapping\n",
+    )
     g = tmp_path / "g.yaml"
     g.write_text("members:\n  - {id: a, topics: [t], ? [x]: 1}\n")
-    assert cli("consumers", topo, "--group-file", str(g)) == (
+    assert planner_cli_here("consumers", topo, "--group-file", str(g)) == (
         2,
         "",
         f"error: {g}:2: members[0]: a key must be a single value, got a list\n",
     )
 
 
-def test_out_of_range_numbers(cli, topo):
-    assert cli("failures", topo, "--top", "-99999999999999999999") == (
+def test_out_of_range_numbers(planner_cli_here, topo):
+    assert planner_cli_here("failures", topo, "--top", "-99999999999999999999") == (
         2,
         "",
         "error: Invalid value for '--top': Input should be greater than or equal to 0 "
         "(see 'kafka-planner failures --help')\n",
     )
-    assert cli("create-topic", topo, "--topic", "x", "--partitions", "2147483648", "--replication-factor", "1") == (
+    assert planner_cli_here(
+        "create-topic", topo, "--topic", "x", "--partitions", "2147483648", "--replication-factor", "1"
+    ) == (
         2,
         "",
         "error: Invalid value for '--partitions': Input should be less than or equal to 10000000 "
         "(see 'kafka-planner create-topic --help')\n",
     )
-    assert cli("partition", "--partitions", "3", "--null-key-simulation", "--records", "2000000000") == (
+    assert planner_cli_here("partition", "--partitions", "3", "--null-key-simulation", "--records", "2000000000") == (
         2,
         "",
         "error: Invalid value for '--records': Input should be less than or equal to 100000000 "

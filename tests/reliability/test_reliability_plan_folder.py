@@ -8,8 +8,8 @@ import pytest
 import planner.adapters.files as atomic
 
 
-def _plan(cli, topo, out_dir, batch):
-    return cli(
+def _plan(planner_cli_here, topo, out_dir, batch):
+    return planner_cli_here(
         "reassign", "decommission", topo, "--brokers", "1", "--batch-size", str(batch), "--output-dir", str(out_dir)
     )
 
@@ -33,52 +33,56 @@ def _fail_at(monkeypatch, n, exc):
 
 
 @pytest.mark.parametrize("n", range(1, 5))  # the new plan has 4 files
-def test_interrupt_at_each_file_keeps_the_earlier_plan(cli, topo, tmp_path, monkeypatch, n):
+def test_interrupt_at_each_file_keeps_the_earlier_plan(planner_cli_here, topo, tmp_path, monkeypatch, n):
     out_dir = tmp_path / "plan"
-    assert _plan(cli, topo, out_dir, 2)[0] == 0
+    assert _plan(planner_cli_here, topo, out_dir, 2)[0] == 0
     (out_dir / "notes.txt").write_text("mine")
     before = _snapshot(out_dir)
     _fail_at(monkeypatch, n, KeyboardInterrupt())
-    assert _plan(cli, topo, out_dir, 3) == (130, "", "error: interrupted\n")
+    assert _plan(planner_cli_here, topo, out_dir, 3) == (130, "", "error: interrupted\n")
     assert _snapshot(out_dir) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plan", "t.yaml"]  # no half-written sibling left
 
 
 @pytest.mark.parametrize("n", range(1, 6))
-def test_interrupt_at_each_file_of_a_new_folder_leaves_nothing(cli, topo, tmp_path, monkeypatch, n):
+def test_interrupt_at_each_file_of_a_new_folder_leaves_nothing(planner_cli_here, topo, tmp_path, monkeypatch, n):
     _fail_at(monkeypatch, n, KeyboardInterrupt())
-    assert _plan(cli, topo, tmp_path / "plan", 2) == (130, "", "error: interrupted\n")
+    assert _plan(planner_cli_here, topo, tmp_path / "plan", 2) == (130, "", "error: interrupted\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.yaml"]
 
 
-def test_interrupt_at_the_swap_keeps_the_earlier_plan(cli, topo, tmp_path, monkeypatch):
+def test_interrupt_at_the_swap_keeps_the_earlier_plan(planner_cli_here, topo, tmp_path, monkeypatch):
     out_dir = tmp_path / "plan"
-    assert _plan(cli, topo, out_dir, 2)[0] == 0
+    assert _plan(planner_cli_here, topo, out_dir, 2)[0] == 0
     before = _snapshot(out_dir)
 
     def swap(new, real):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(atomic, "_swap_in", swap)
-    assert _plan(cli, topo, out_dir, 3)[0] == 130
+    assert _plan(planner_cli_here, topo, out_dir, 3)[0] == 130
     assert _snapshot(out_dir) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plan", "t.yaml"]
 
 
-def test_full_disk_is_one_line_and_keeps_the_earlier_plan(cli, topo, tmp_path, monkeypatch):
+def test_full_disk_is_one_line_and_keeps_the_earlier_plan(planner_cli_here, topo, tmp_path, monkeypatch):
     out_dir = tmp_path / "plan"
-    assert _plan(cli, topo, out_dir, 2)[0] == 0
+    assert _plan(planner_cli_here, topo, out_dir, 2)[0] == 0
     before = _snapshot(out_dir)
     _fail_at(monkeypatch, 4, OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)))
-    assert _plan(cli, topo, out_dir, 3) == (2, "", f"error: --output-dir {out_dir}: No space left on device\n")
+    assert _plan(planner_cli_here, topo, out_dir, 3) == (
+        2,
+        "",
+        f"error: --output-dir {out_dir}: No space left on device\n",
+    )
     assert _snapshot(out_dir) == before
 
 
-def test_the_new_set_replaces_the_earlier_one_whole(cli, topo, tmp_path):
+def test_the_new_set_replaces_the_earlier_one_whole(planner_cli_here, topo, tmp_path):
     out_dir = tmp_path / "plan"
-    assert _plan(cli, topo, out_dir, 2)[0] == 0
+    assert _plan(planner_cli_here, topo, out_dir, 2)[0] == 0
     inode = out_dir.stat().st_ino
-    code, _, err = _plan(cli, topo, out_dir, 3)
+    code, _, err = _plan(planner_cli_here, topo, out_dir, 3)
     assert code == 0, err
     assert sorted(p.name for p in out_dir.iterdir()) == [
         "current.json",
@@ -89,27 +93,27 @@ def test_the_new_set_replaces_the_earlier_one_whole(cli, topo, tmp_path):
     assert out_dir.stat().st_ino != inode  # swapped in, not rewritten file by file
 
 
-def test_files_and_folder_get_the_users_umask(cli, topo, tmp_path):
+def test_files_and_folder_get_the_users_umask(planner_cli_here, topo, tmp_path):
     old = os.umask(0o027)
     try:
-        assert _plan(cli, topo, tmp_path / "plan", 2)[0] == 0
+        assert _plan(planner_cli_here, topo, tmp_path / "plan", 2)[0] == 0
     finally:
         os.umask(old)
     assert oct((tmp_path / "plan").stat().st_mode & 0o777) == oct(0o750)
     assert {oct(p.stat().st_mode & 0o777) for p in (tmp_path / "plan").iterdir()} == {oct(0o640)}
 
 
-def test_output_dir_that_is_a_file_or_empty(cli, topo, tmp_path):
+def test_output_dir_that_is_a_file_or_empty(planner_cli_here, topo, tmp_path):
     f = tmp_path / "file"
     f.write_text("x")
-    assert _plan(cli, topo, f, 2) == (2, "", f"error: --output-dir {f}: Not a directory\n")
+    assert _plan(planner_cli_here, topo, f, 2) == (2, "", f"error: --output-dir {f}: Not a directory\n")
     assert f.read_text() == "x"
-    assert _plan(cli, topo, "", 2) == (2, "", "error: --output-dir must name a folder (it is empty)\n")
+    assert _plan(planner_cli_here, topo, "", 2) == (2, "", "error: --output-dir must name a folder (it is empty)\n")
 
 
-def test_output_dir_with_a_sub_folder_is_refused(cli, topo, tmp_path):
+def test_output_dir_with_a_sub_folder_is_refused(planner_cli_here, topo, tmp_path):
     (tmp_path / "plan" / "old").mkdir(parents=True)
-    assert _plan(cli, topo, tmp_path / "plan", 2) == (
+    assert _plan(planner_cli_here, topo, tmp_path / "plan", 2) == (
         2,
         "",
         f"error: --output-dir {tmp_path / 'plan'} holds the folder old; give the plan a folder of its own "
@@ -117,7 +121,7 @@ def test_output_dir_with_a_sub_folder_is_refused(cli, topo, tmp_path):
     )
 
 
-def test_read_only_output_dir(cli, topo, tmp_path):
+def test_read_only_output_dir(planner_cli_here, topo, tmp_path):
     # root ignores permissions and a read-only mount needs privileges the tests lack: the kernel's answer at mkdir
     ro = tmp_path / "ro"
     ro.mkdir()
@@ -134,7 +138,7 @@ def test_read_only_output_dir(cli, topo, tmp_path):
     orig = mod_os.mkdir
     mod_os.mkdir = mkdir
     try:
-        code, out, err = _plan(cli, topo, ro / "plan", 2)
+        code, out, err = _plan(planner_cli_here, topo, ro / "plan", 2)
     finally:
         mod_os.mkdir = orig
     assert (code, out, err) == (2, "", f"error: --output-dir {ro / 'plan'}: Read-only file system\n")

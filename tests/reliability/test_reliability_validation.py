@@ -31,10 +31,10 @@ BASE = "brokers:\n  - {id: 1, port: 9092}\n  - {id: 2}\ntopics:\n  - name: ok\n 
         ),
     ],
 )
-def test_topology_refuses_what_kafka_refuses(cli, tmp_path, extra, problem):
+def test_topology_refuses_what_kafka_refuses(planner_cli_here, tmp_path, extra, problem):
     p = tmp_path / "t.yaml"
     p.write_text(BASE + extra)
-    assert cli("describe", str(p)) == (2, "", f"error: {p}:{problem}\n")
+    assert planner_cli_here("describe", str(p)) == (2, "", f"error: {p}:{problem}\n")
 
 
 @pytest.mark.parametrize(
@@ -44,55 +44,55 @@ def test_topology_refuses_what_kafka_refuses(cli, tmp_path, extra, problem):
         ("{id: 2147483648}", "4: brokers[2].id: broker id 2147483648 is outside 0..2147483647"),
     ],
 )
-def test_broker_ports_and_ids(cli, tmp_path, broker, problem):
+def test_broker_ports_and_ids(planner_cli_here, tmp_path, broker, problem):
     p = tmp_path / "t.yaml"
     p.write_text(BASE.replace("  - {id: 2}\n", f"  - {{id: 2}}\n  - {broker}\n"))
-    assert cli("describe", str(p)) == (2, "", f"error: {p}:{problem}\n")
+    assert planner_cli_here("describe", str(p)) == (2, "", f"error: {p}:{problem}\n")
 
 
-def test_throttle_sizes_and_zero(cli, topo):
-    code, out, _ = cli("reassign", "decommission", topo, "--brokers", "1", "--throttle", "50MB")
+def test_throttle_sizes_and_zero(planner_cli_here, topo):
+    code, out, _ = planner_cli_here("reassign", "decommission", topo, "--brokers", "1", "--throttle", "50MB")
     assert code == 0 and "Throttle: 50000000 B/s on brokers" in out
-    code, out, _ = cli("reassign", "decommission", topo, "--brokers", "1", "--throttle", "48MiB")
+    code, out, _ = planner_cli_here("reassign", "decommission", topo, "--brokers", "1", "--throttle", "48MiB")
     assert code == 0 and "Throttle: 50331648 B/s on brokers" in out
-    assert cli("reassign", "decommission", topo, "--brokers", "1", "--throttle", "0") == (
+    assert planner_cli_here("reassign", "decommission", topo, "--brokers", "1", "--throttle", "0") == (
         2,
         "",
         "error: --throttle must be at least 1 byte per second (0 would stop the moving replicas)\n",
     )
-    assert cli("reassign", "decommission", topo, "--brokers", "1", "--throttle", "fast") == (
+    assert planner_cli_here("reassign", "decommission", topo, "--brokers", "1", "--throttle", "fast") == (
         2,
         "",
         "error: --throttle 'fast' is not a rate in bytes per second (e.g. 50000000, 50MB, 48MiB)\n",
     )
 
 
-def test_kafka_version_and_id_lists(cli, topo):
-    assert cli("describe", topo, "--kafka-version", "9.9")[2].startswith(
+def test_kafka_version_and_id_lists(planner_cli_here, topo):
+    assert planner_cli_here("describe", topo, "--kafka-version", "9.9")[2].startswith(
         "error: --kafka-version '9.9': not a Kafka release; known: 0.8, 0.9, 0.10, 0.11, 1.0, 1.1, 2.0,"
     )
-    assert cli("reassign", "rebalance", topo, "--broker-list", "") == (
+    assert planner_cli_here("reassign", "rebalance", topo, "--broker-list", "") == (
         2,
         "",
         "error: --broker-list '' names no broker id\n",
     )
-    assert cli("failures", topo, "--offline-brokers", ",") == (
+    assert planner_cli_here("failures", topo, "--offline-brokers", ",") == (
         2,
         "",
         "error: --offline-brokers ',' names no broker id\n",
     )
-    assert cli("reassign", "decommission", topo, "--brokers", "2147483648") == (
+    assert planner_cli_here("reassign", "decommission", topo, "--brokers", "2147483648") == (
         2,
         "",
         "error: --brokers '2147483648': broker id 2147483648 is outside 0..2147483647 (a Java int)\n",
     )
 
 
-def test_topic_filter_strips_quotes_as_kafka(cli, topo):
+def test_topic_filter_strips_quotes_as_kafka(planner_cli_here, topo):
     # TopicFilter: trim, ',' -> '|', spaces dropped, leading/trailing quotes stripped
-    code, out, _ = cli("describe", topo, "--topic", "'foo'")
+    code, out, _ = planner_cli_here("describe", topo, "--topic", "'foo'")
     assert code == 0 and out.startswith("Topic: foo\t")
-    assert cli("describe", topo, "--topic", "'fo(o'") == (2, "", "error: fo(o is an invalid regex.\n")
+    assert planner_cli_here("describe", topo, "--topic", "'fo(o'") == (2, "", "error: fo(o is an invalid regex.\n")
 
 
 def test_utf16_empty_string_has_no_byte_order_mark():
@@ -102,10 +102,10 @@ def test_utf16_empty_string_has_no_byte_order_mark():
     assert serialize("a", "string", "UTF-16") == b"\xfe\xff\x00a"
 
 
-def test_planned_topic_beyond_the_memory_guard(cli, tmp_path):
+def test_planned_topic_beyond_the_memory_guard(planner_cli_here, tmp_path):
     p = tmp_path / "t.yaml"
     p.write_text("brokers: [{id: 1}]\ntopics:\n  - {name: big, partitions: 2147483647, replication_factor: 1}\n")
-    assert cli("describe", str(p)) == (
+    assert planner_cli_here("describe", str(p)) == (
         2,
         "",
         f"error: {p}:3: topics[0].partitions: 2147483647 partitions: more than this tool places in memory (10000000)\n",

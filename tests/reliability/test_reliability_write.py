@@ -9,14 +9,14 @@ from planner.adapters.files import write_text_atomic
 APPLY = ("reassign", "apply")
 
 
-def _apply(cli, topo, tmp_path, target):
+def _apply(planner_cli_here, topo, tmp_path, target):
     plan = tmp_path / "p.json"
     plan.write_text('{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[2,1]}]}')
-    return cli("reassign", "apply", topo, "--reassignment-json-file", str(plan), "--write", str(target))
+    return planner_cli_here("reassign", "apply", topo, "--reassignment-json-file", str(plan), "--write", str(target))
 
 
-def test_dev_null_stays_a_device(cli, topo, tmp_path):
-    code, _, err = _apply(cli, topo, tmp_path, "/dev/null")
+def test_dev_null_stays_a_device(planner_cli_here, topo, tmp_path):
+    code, _, err = _apply(planner_cli_here, topo, tmp_path, "/dev/null")
     assert (code, err) == (0, "wrote /dev/null (1 partition(s) reassigned)\n")
     assert os.path.exists("/dev/null") and not os.path.isfile("/dev/null")
 
@@ -43,11 +43,11 @@ def test_symlink_is_followed_and_kept(tmp_path):
     assert target.read_text() == "new"
 
 
-def test_hard_link_is_refused(cli, topo, tmp_path):
+def test_hard_link_is_refused(planner_cli_here, topo, tmp_path):
     a = tmp_path / "a.yaml"
     a.write_text("old")
     os.link(a, tmp_path / "b.yaml")
-    assert _apply(cli, topo, tmp_path, a) == (
+    assert _apply(planner_cli_here, topo, tmp_path, a) == (
         2,
         "",
         f"error: --write {a}: the file has 2 hard links, which a new file would split; write to another file "
@@ -70,8 +70,8 @@ def test_new_file_gets_the_umask_and_an_old_one_keeps_its_mode(tmp_path):
     assert oct(kept.stat().st_mode & 0o777) == oct(0o604) and kept.read_text() == "y"
 
 
-def test_directory_and_long_names_are_one_line(cli, topo, tmp_path):
-    assert _apply(cli, topo, tmp_path, tmp_path) == (2, "", f"error: --write {tmp_path}: Is a directory\n")
+def test_directory_and_long_names_are_one_line(planner_cli_here, topo, tmp_path):
+    assert _apply(planner_cli_here, topo, tmp_path, tmp_path) == (2, "", f"error: --write {tmp_path}: Is a directory\n")
     long = tmp_path / ("x" * 300)
-    assert _apply(cli, topo, tmp_path, long) == (2, "", f"error: --write {long}: File name too long\n")
+    assert _apply(planner_cli_here, topo, tmp_path, long) == (2, "", f"error: --write {long}: File name too long\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.json", "t.yaml"]

@@ -2,20 +2,19 @@
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from planner.cli.app import run as cli_run
 from planner.producer.serializers import partition_for_key
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_standalone_cluster_gives_the_local_results(spark, standalone, spark_subprocess_env, tmp_path, capsys):
+def test_standalone_cluster_gives_the_local_results(
+    spark, standalone, spark_subprocess_env, tmp_path, planner_cli, planner_cli_here
+):
     keys = [f"order-{i * 7919 % 1009}" for i in range(4000)] + ["", "é", None] * 5
     folder = tmp_path / "keys"
     folder.mkdir()
@@ -44,41 +43,33 @@ def test_standalone_cluster_gives_the_local_results(spark, standalone, spark_sub
         "--format",
         "json",
     ]
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "planner",
-            *args,
-            "--master",
-            standalone,
-            "--spark-conf",
-            "spark.executor.memory=512m",
-            "--spark-conf",
-            "spark.cores.max=1",
-            "--reader",
-            "spark",
-            "--output",
-            str(tmp_path / "out"),
-        ],
-        cwd=ROOT,
+    code, out, err = planner_cli(
+        *args,
+        "--master",
+        standalone,
+        "--spark-conf",
+        "spark.executor.memory=512m",
+        "--spark-conf",
+        "spark.cores.max=1",
+        "--reader",
+        "spark",
+        "--output",
+        str(tmp_path / "out"),
         env=spark_subprocess_env,
-        capture_output=True,
-        text=True,
         timeout=600,
     )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    on_cluster = json.loads(proc.stdout)
+    assert code == 0, err[-3000:]
+    on_cluster = json.loads(out)
 
     cwd = os.getcwd()
     os.chdir(ROOT)
     try:
-        cli_run(args)  # local mode (the session-wide local SparkSession), default reader: pyarrow in Spark tasks
-    except SystemExit as exc:
-        assert exc.code == 0
+        # local mode (the session-wide local SparkSession), default reader: pyarrow in Spark tasks
+        code, out, _ = planner_cli_here(*args)
+        assert code == 0
     finally:
         os.chdir(cwd)
-    local = json.loads(capsys.readouterr().out)
+    local = json.loads(out)
     local["distinct_keys"] = on_cluster["distinct_keys"]  # only --output counts distinct keys
     assert on_cluster == local
     assert on_cluster["rows"] == len(keys) and on_cluster["null_key_records"] == 5

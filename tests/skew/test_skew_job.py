@@ -9,7 +9,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from planner.cli.app import run as cli_run
 from planner.cli.common import load_cluster
 from planner.leadership import topic_states
 from planner.model import NO_LEADER, PlannerError
@@ -56,13 +55,6 @@ def generated_keys(seed=7, n=3000):
         else:
             keys.append("".join(rnd.choice(ALPHABET) for _ in range(rnd.randrange(1, 41))))
     return keys
-
-
-def run_cli(capsys, *args):
-    with pytest.raises(SystemExit) as exc:
-        cli_run(["skew", *args])
-    out, err = capsys.readouterr()
-    return exc.value.code, out, err
 
 
 def test_generated_string_keys_equal_the_scalar_partitioner(spark, tmp_path):
@@ -242,12 +234,12 @@ def test_report_per_broker_with_offline_brokers(spark, tmp_path):
     assert NO_LEADER not in [b.broker for b in report.leaders] or any(s.leader == NO_LEADER for s in states)
 
 
-def test_cli_json_and_output_files(spark, tmp_path, capsys):
+def test_cli_json_and_output_files(spark, tmp_path, planner_cli_here):
     keys = [f"user-{i % 37}" for i in range(500)] + [None] * 3
     pq.write_table(pa.table({"key": pa.array(keys, pa.string()), "size": list(range(503))}), tmp_path / "k.parquet")
     out_dir = tmp_path / "out"
-    code, out, err = run_cli(
-        capsys,
+    code, out, err = planner_cli_here(
+        "skew",
         "--keys",
         str(tmp_path / "k.parquet"),
         "--partitions",
@@ -278,39 +270,47 @@ def test_cli_json_and_output_files(spark, tmp_path, capsys):
     assert len(per_key["key"]) == 37 and sum(per_key["records"]) == 500
     assert all(p == partition_for_key(k.encode(), 8) for k, p in zip(per_key["key"], per_key["partition"]))
 
-    code, out, err = run_cli(capsys, "--keys", str(tmp_path / "k.parquet"), "--partitions", "8", "--top", "2")
+    code, out, err = planner_cli_here("skew", "--keys", str(tmp_path / "k.parquet"), "--partitions", "8", "--top", "2")
     assert code == 0 and err == ""
     assert "records / partition" in out and "user-" in out and "█" in out
 
 
-def bad(capsys, *args):
-    code, out, err = run_cli(capsys, *args)
+def bad(planner_cli_here, *args):
+    code, out, err = planner_cli_here("skew", *args)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("error: ")
     return err.strip()
 
 
-def test_bad_input_is_one_line_exit_2(spark, tmp_path, capsys):
+def test_bad_input_is_one_line_exit_2(spark, tmp_path, planner_cli_here):
     pq.write_table(pa.table({"key": ["a", "b"], "f": [1.5, 2.5]}), tmp_path / "k.parquet")
     (tmp_path / "junk.parquet").write_bytes(b"this is not parquet")
     (tmp_path / "words.csv").write_text("key\nalpha\nbeta\n")
     missing = tmp_path / "nope"
     assert (
-        bad(capsys, "--keys", str(missing), "--partitions", "3")
+        bad(planner_cli_here, "--keys", str(missing), "--partitions", "3")
         == f"error: --keys {missing}: no such file or directory"
     )
-    assert bad(capsys, "--keys", str(tmp_path / "k.parquet"), "--partitions", "3", "--key-column", "id") == (
+    assert bad(planner_cli_here, "--keys", str(tmp_path / "k.parquet"), "--partitions", "3", "--key-column", "id") == (
         f"error: --key-column 'id' not found in {tmp_path / 'k.parquet'}; its columns are: key, f"
     )
-    assert bad(capsys, "--keys", str(tmp_path / "junk.parquet"), "--partitions", "3") == (
+    assert bad(planner_cli_here, "--keys", str(tmp_path / "junk.parquet"), "--partitions", "3") == (
         f"error: --keys {tmp_path / 'junk.parquet'}: not a Parquet file (no PAR1 magic); "
         "give --input-format csv, json or text if it is one of those"
     )
     assert bad(
-        capsys, "--keys", str(tmp_path / "k.parquet"), "--partitions", "3", "--key-column", "f", "--key-type", "int"
+        planner_cli_here,
+        "--keys",
+        str(tmp_path / "k.parquet"),
+        "--partitions",
+        "3",
+        "--key-column",
+        "f",
+        "--key-type",
+        "int",
     ) == ("error: key column 'f' is double, which cannot be a int key: use an integer column or text of integers")
     assert bad(
-        capsys,
+        planner_cli_here,
         "--keys",
         str(tmp_path / "words.csv"),
         "--input-format",
@@ -324,21 +324,21 @@ def test_bad_input_is_one_line_exit_2(spark, tmp_path, capsys):
         "check --key-type and --key-column"
     )
     assert (
-        bad(capsys, "--keys", str(tmp_path / "k.parquet"))
+        bad(planner_cli_here, "--keys", str(tmp_path / "k.parquet"))
         == "error: give --partitions N, or --topology TOPOLOGY --topic T"
     )
-    assert bad(capsys, "--keys", str(tmp_path / "k.parquet"), "--partitions", "3", "--sweep", "4,x") == (
+    assert bad(planner_cli_here, "--keys", str(tmp_path / "k.parquet"), "--partitions", "3", "--sweep", "4,x") == (
         "error: --sweep '4,x': 'x' is not a partition count (use e.g. --sweep 6,12,24,48)"
     )
     # a run failing inside Spark leaves no partial output behind: a directory it made is gone again, an existing
     # one keeps exactly what it held
     out_dir = tmp_path / "out" / "run1"
     failing = ("--keys", str(tmp_path / "k.parquet"), "--partitions", "3", "--key-column", "f", "--key-type", "int")
-    assert bad(capsys, *failing, "--output", str(out_dir)).startswith("error: key column 'f' is double")
+    assert bad(planner_cli_here, *failing, "--output", str(out_dir)).startswith("error: key column 'f' is double")
     assert not (tmp_path / "out").exists()
     out_dir.mkdir(parents=True)
     (out_dir / "summary.json").write_text("{}\n")
-    assert bad(capsys, *failing, "--output", str(out_dir)).startswith("error: key column 'f' is double")
+    assert bad(planner_cli_here, *failing, "--output", str(out_dir)).startswith("error: key column 'f' is double")
     assert [p.name for p in out_dir.iterdir()] == ["summary.json"] and (out_dir / "summary.json").read_text() == "{}\n"
 
 
@@ -375,7 +375,7 @@ def test_murmur2_as_spark_sql_expressions_equals_kafka(spark):
     assert [parts[k] for k in (b"", b"a", b"ab", b"abc", b"123456789", b"\x00 ")] == [681, 524, 434, 107, 566, 742]
 
 
-def test_bad_master_and_malformed_input_are_one_line(spark, tmp_path, capsys):
+def test_bad_master_and_malformed_input_are_one_line(spark, tmp_path, planner_cli_here):
     import socket
 
     pq.write_table(pa.table({"key": ["a"]}), tmp_path / "k.parquet")
@@ -383,17 +383,23 @@ def test_bad_master_and_malformed_input_are_one_line(spark, tmp_path, capsys):
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
         assert bad(
-            capsys, "--keys", str(tmp_path / "k.parquet"), "--partitions", "3", "--master", f"spark://127.0.0.1:{port}"
+            planner_cli_here,
+            "--keys",
+            str(tmp_path / "k.parquet"),
+            "--partitions",
+            "3",
+            "--master",
+            f"spark://127.0.0.1:{port}",
         ) == (
             f"error: --master spark://127.0.0.1:{port}: no Spark master answers at 127.0.0.1:{port} (Connection refused)"
         )
-    assert bad(capsys, "--keys", str(tmp_path / "k.parquet"), "--partitions", "3", "--master", "spark://nohost") == (
-        "error: --master spark://nohost: use spark://HOST:PORT (e.g. spark://127.0.0.1:7077)"
-    )
+    assert bad(
+        planner_cli_here, "--keys", str(tmp_path / "k.parquet"), "--partitions", "3", "--master", "spark://nohost"
+    ) == ("error: --master spark://nohost: use spark://HOST:PORT (e.g. spark://127.0.0.1:7077)")
     (tmp_path / "junk.json").write_text("not json\n{broken\n")
-    assert bad(capsys, "--keys", str(tmp_path / "junk.json"), "--input-format", "json", "--partitions", "3") == (
-        f"error: --keys {tmp_path / 'junk.json'}: no json record can be read (every row is malformed)"
-    )
+    assert bad(
+        planner_cli_here, "--keys", str(tmp_path / "junk.json"), "--input-format", "json", "--partitions", "3"
+    ) == (f"error: --keys {tmp_path / 'junk.json'}: no json record can be read (every row is malformed)")
 
 
 def test_a_failing_per_key_step_is_one_planner_error(spark, tmp_path, monkeypatch):

@@ -396,41 +396,24 @@ def _read_exactly(sock: socket.socket, n: int) -> bytes | None:
     return b"".join(chunks)
 
 
-def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> tuple[int, str, str]:
-    """The installed CLI end to end: (exit code, stdout, stderr), without the caller's KAFKA_PLANNER_KAFKA_*."""
+def _env_without_kafka_settings(env: dict[str, str] | None) -> dict[str, str]:
+    """This process's environment without the caller's KAFKA_PLANNER_KAFKA_*, then `env`."""
     import os
-    import subprocess
-    import sys
 
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("KAFKA_PLANNER_KAFKA_")}
     full_env.update(env or {})
-    proc = subprocess.run(
-        [sys.executable, "-m", "planner", *args], capture_output=True, text=True, env=full_env, timeout=timeout
-    )
-    return proc.returncode, proc.stdout, proc.stderr
+    return full_env
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> tuple[int, str, str]:
+    """The installed CLI end to end: (exit code, stdout, stderr), without the caller's KAFKA_PLANNER_KAFKA_*."""
+    from testkit import run_planner
+
+    return run_planner(*args, env=_env_without_kafka_settings(env), timeout=timeout)
 
 
 def run_here(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
     """The CLI in this process (no interpreter start-up): (exit code, stdout, stderr)."""
-    import contextlib
-    import io
-    import os
+    from testkit import run_planner_here
 
-    from planner.cli.app import run
-
-    out, err = io.StringIO(), io.StringIO()
-    saved = dict(os.environ)
-    for key in [k for k in os.environ if k.startswith("KAFKA_PLANNER_KAFKA_")]:
-        del os.environ[key]
-    os.environ.update(env or {})
-    code = 0
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                run(list(args))
-            except SystemExit as exc:
-                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
-    return code, out.getvalue(), err.getvalue()
+    return run_planner_here(*args, env=_env_without_kafka_settings(env))

@@ -271,16 +271,13 @@ def populate(client, chroot: str, znodes=None) -> str:
 
 
 def run_cli(*args, env=None, timeout=60):
-    """The installed CLI end to end: (exit code, stdout, stderr)."""
-    import sys
+    """The installed CLI end to end, without the caller's KAFKA_PLANNER_ZK_AUTH: (exit code, stdout, stderr)."""
+    from testkit import run_planner  # tests/ is on sys.path under pytest; bench/peers imports only ZkServer
 
     full_env = dict(os.environ)
     full_env.pop("KAFKA_PLANNER_ZK_AUTH", None)
     full_env.update(env or {})
-    proc = subprocess.run(
-        [sys.executable, "-m", "planner", *args], capture_output=True, text=True, env=full_env, timeout=timeout
-    )
-    return proc.returncode, proc.stdout, proc.stderr
+    return run_planner(*args, env=full_env, timeout=timeout)
 
 
 def _reg(broker: int, rack: str) -> str:
