@@ -2,10 +2,11 @@
 the mean of its group, reached with the fewest replica moves and then the fewest bytes moved; once inside, nothing
 more moves. Partitions of unknown size never move for this goal.
 
-Each step takes the heaviest broker above the limit and one of the lightest: a single move where the earlier goals
-allow it (replica counts may differ by one), else an exchange of a big replica on the heavy broker for a smaller one
-on the light broker (two moves, counts unchanged). Preferred: a change that brings the heavy broker within the limit
-without lifting the light one above it, with the fewest copies and then the fewest bytes; otherwise the largest step.
+Each step takes the heaviest broker above the limit and any other (the 64 lightest): a single move where the earlier
+goals allow it (replica counts may differ by one), else an exchange of a big replica on the heavy broker for a smaller
+one on the light broker (two moves, counts unchanged). Preferred: a change that brings the heavy broker within the
+limit without lifting the light one above it, with the fewest copies and then the fewest bytes; otherwise the largest
+step. Only a candidate that would beat the best so far is checked against the earlier goals' constraints.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from typing import Callable, Sequence
 
 from planner.rebalance.goals.base import Change, Frozen, Note
 from planner.rebalance.goals.state import State
+
+LIGHTS = 64  # the brokers (lightest first) a heavy broker may hand bytes to in one step
 
 
 def limits(st: State, tolerance: float) -> dict[str | None, float]:
@@ -85,34 +88,41 @@ class ByteGoal:
         self.unmet.append(members)
 
     def _step(self, st: State, frozen: Frozen, heavy: int, members: Sequence[int], limit: float) -> list[Change] | None:
-        best = None
-        lights = (b for b in members if b != heavy and b not in st.closed)
-        for light in sorted(lights, key=lambda b: (st.bytes[b], b))[:4]:
-            for key, changes in self._candidates(st, frozen, heavy, light, limit):
-                if best is None or key < best[0]:
-                    best = (key, changes)
-        return best[1] if best else None
+        """The best change between the heavy broker and any other (the lightest first); a candidate is checked
+        against the earlier goals' constraints only when it would beat the best found so far."""
+        best: list = [None]  # (key, changes)
+        lights = sorted((b for b in members if b != heavy and b not in st.closed), key=lambda b: (st.bytes[b], b))
+        for light in lights[:LIGHTS]:
+            self._candidates(st, frozen, heavy, light, limit, best)
+        return best[0][1] if best[0] else None
 
-    def _candidates(self, st: State, frozen: Frozen, heavy: int, light: int, limit: float):
+    def _candidates(self, st: State, frozen: Frozen, heavy: int, light: int, limit: float, best: list) -> None:
         gap = st.bytes[heavy] - st.bytes[light]
         want = st.bytes[heavy] - limit
         room = limit - st.bytes[light]
         mine = sorted((st.sz(i), i) for i in st.where[heavy] if st.known(i) and st.can_move(i, heavy, light))
         theirs = sorted((st.sz(j), j) for j in st.where[light] if st.known(j) and st.can_move(j, light, heavy))
         sizes = [s for s, _ in theirs]
+
+        def offer(changes: list[Change], delta: int) -> bool:
+            """Keep `changes` if better than the best and allowed; whether it was allowed (None: not better)."""
+            key = self._key(st, changes, delta, want, room)
+            if best[0] is not None and key >= best[0][0]:
+                return False
+            cost = sum(st.cost(i, s, d) for i, s, d in changes)
+            if st.allowed(max(0, cost)) and frozen.allows(st, changes):
+                best[0] = (key, changes)
+                return True
+            return False
+
         for si, i in mine:
-            single = [(i, heavy, light)]
-            if 0 < si < gap and st.allowed(max(0, st.cost(i, heavy, light))) and frozen.allows(st, single):
-                yield self._key(st, single, si, want, room), single
+            if 0 < si < gap:
+                offer([(i, heavy, light)], si)
             # exchanges: j as small as possible with si - sj between want and min(room, gap - 1)
             top = min(room, gap - 1)
             k = bisect.bisect_left(sizes, si - top)
             for sj, j in theirs[k : k + 6]:
-                if sj >= si:
-                    break
-                pair = [(i, heavy, light), (j, light, heavy)]
-                if st.allowed(max(0, st.cost(i, heavy, light) + st.cost(j, light, heavy))) and frozen.allows(st, pair):
-                    yield self._key(st, pair, si - sj, want, room), pair
+                if sj >= si or offer([(i, heavy, light), (j, light, heavy)], si - sj):
                     break
 
     @staticmethod
