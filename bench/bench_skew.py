@@ -1,9 +1,9 @@
-"""The skew job on 20 million generated keys stored as Parquet (8 files), in one run:
+"""The skew job on 20 million generated keys stored as Parquet (8 files) and as CSV, in one run:
 
-* our job's partition pass (`skew --top 0`, one pass, Arrow-batched NumPy murmur2), with both readers: pyarrow
-  reading the row groups inside Spark tasks (the default for Parquet) and Spark reading + mapInArrow (the general
-  path); also with a four-count sweep and with the default `--top 20` (hot keys: Misra-Gries summaries in the same
-  pass and an exact second pass over the candidates);
+* our job's partition pass (`skew --top 0`, one pass) on every input path, each both ways: murmur2 in the JVM (the
+  Java UDF, a plain Spark SQL aggregate) and the Arrow/NumPy path (Parquet: pyarrow reading the row groups inside
+  Spark tasks; Spark-read Parquet and CSV: Spark reads + mapInArrow); also with a four-count sweep and with the
+  default `--top 20` (hot keys: Misra-Gries summaries in the same pass and an exact second pass over the candidates);
 * the yardstick: Spark's built-in `hash()` (Murmur3, JVM codegen) over the same column, aggregated per partition;
 * the alternative kept out of the job: Kafka's murmur2 written as Spark SQL expressions (JVM, no Python);
 * the single-process NumPy path (pyarrow reads the files, the same PartitionCounter, one core), on 2.5M → 20M keys
@@ -78,20 +78,46 @@ def _glob(k: int) -> str:
     return str(DATA / f"part-0[0-{k - 1}].parquet")
 
 
-def _ours(spark, paths, counts=(PARTITIONS,), top=0, reader="auto"):
+def _csv() -> str:
+    """The same 20M keys as CSV (8 files with a `key` header), as one Spark path."""
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    folder = DATA / "csv"
+    if not (folder / "_DONE").exists():
+        folder.mkdir(exist_ok=True)
+        for i in range(N_FILES):
+            target = folder / f"part-{i:02d}.csv"
+            pcsv.write_csv(pq.read_table(DATA / f"part-{i:02d}.parquet"), str(target) + ".tmp")
+            os.replace(str(target) + ".tmp", target)
+        (folder / "_DONE").write_text("ok\n")
+    return str(folder / "part-*.csv")
+
+
+def _ours(spark, paths, counts=(PARTITIONS,), top=0, reader="auto", hasher="auto", keys=None, input_format="parquet"):
     from planner.skew import job
 
-    spec = job.JobSpec(keys=_glob(len(paths)), counts=tuple(counts), primary=PARTITIONS, top=top, reader=reader)
+    spec = job.JobSpec(
+        keys=keys or _glob(len(paths)),
+        input_format=input_format,
+        counts=tuple(counts),
+        primary=PARTITIONS,
+        top=top,
+        reader=reader,
+        hasher=hasher,
+        udf_jar=UDF_JAR,
+    )
     with timer() as t:
         result = job.run(spark, spec)
     return t["s"], result
 
 
-def _builtin(spark, paths) -> float:
+def _builtin(spark, paths, csv: str | None = None) -> float:
     from pyspark.sql import functions as F
 
     with timer() as t:
-        rows = spark.read.parquet(*paths).groupBy(F.pmod(F.hash("key"), F.lit(PARTITIONS)).alias("p")).count().collect()
+        df = spark.read.option("header", "true").csv(csv) if csv else spark.read.parquet(*paths)
+        rows = df.groupBy(F.pmod(F.hash("key"), F.lit(PARTITIONS)).alias("p")).count().collect()
     assert sum(r["count"] for r in rows) > 0
     return t["s"]
 
@@ -110,44 +136,82 @@ def _sql_murmur2(spark, paths) -> tuple[float, list[int]]:
     return t["s"], counts
 
 
+UDF_JAR: str | None = None
+BUILTIN = "Spark built-in hash() + aggregate"
+
+
+def _rate(n: int, seconds: float) -> float:
+    return n / seconds / 1e6
+
+
+def _pair(name: str, t_jvm: float, t_numpy: float, t_builtin: float, target: str, yard: str = BUILTIN) -> None:
+    """The JVM path and the Arrow/NumPy path of one input, each against the built-in yardstick, and between them."""
+    line(
+        f"{name}, murmur2 in the JVM (Spark SQL aggregate)",
+        _rate(N_KEYS, t_jvm),
+        "M keys/s",
+        _rate(N_KEYS, t_builtin),
+        yard,
+        target,
+    )
+    line(f"{name}, Arrow/NumPy", _rate(N_KEYS, t_numpy), "M keys/s", _rate(N_KEYS, t_builtin), yard, target)
+    line(
+        f"{name}: JVM vs Arrow/NumPy",
+        _rate(N_KEYS, t_jvm),
+        "M keys/s",
+        _rate(N_KEYS, t_numpy),
+        "Arrow/NumPy, same input",
+    )
+
+
+def _inputs(spark, files) -> tuple[float, object]:
+    """Every input path, --top 0: Parquet (pyarrow fast path vs JVM), Spark-read Parquet, CSV."""
+    t_builtin = _builtin(spark, files)
+    t_jvm, jvm = _ours(spark, files)
+    t_fast, fast = _ours(spark, files, hasher="numpy")
+    t_general, general = _ours(spark, files, reader="spark", hasher="numpy")
+    t_jvm_spark, jvm_spark = _ours(spark, files, reader="spark")
+    t_builtin = min(t_builtin, _builtin(spark, files))  # the machine is shared: the yardstick's best of two
+    assert jvm.records == fast.records == general.records == jvm_spark.records
+    _pair(
+        "skew --top 0, Parquet (fast path: pyarrow reads in Spark tasks), 20M keys", t_jvm, t_fast, t_builtin, ">= 0.8x"
+    )
+    _pair("skew --top 0 --reader spark (Spark-read Parquet), 20M keys", t_jvm_spark, t_general, t_builtin, ">= 0.5x")
+    csv = _csv()
+    _builtin(spark, files, csv=csv)  # warm-up of the CSV reader
+    t_csv_builtin = _builtin(spark, files, csv=csv)
+    t_csv_jvm, csv_jvm = _ours(spark, files, keys=csv, input_format="csv")
+    t_csv_numpy, csv_numpy = _ours(spark, files, keys=csv, input_format="csv", hasher="numpy")
+    t_csv_builtin = min(t_csv_builtin, _builtin(spark, files, csv=csv))
+    assert csv_jvm.records == csv_numpy.records == jvm.records
+    _pair("skew --top 0, CSV (Spark reads), 20M keys", t_csv_jvm, t_csv_numpy, t_csv_builtin, ">= 0.5x",
+          yard="Spark built-in hash() + aggregate over the CSV")  # fmt: skip
+    return t_builtin, jvm
+
+
 def run() -> None:
+    global UDF_JAR
+    from planner.skew.jvmhash import compile_jar
     from planner.skew.spark import session
 
     files = _generate()
-    rate = lambda n, s: n / s / 1e6  # noqa: E731
-    with session("local[*]") as spark:  # the command's own settings (driver memory, shuffle partitions)
+    UDF_JAR = compile_jar().jar
+    assert UDF_JAR, "the bench measures murmur2 in the JVM: it needs javac"
+    rate = _rate
+    with session("local[*]", jars=[UDF_JAR]) as spark:  # the command's own settings (driver memory, shuffle partitions)
         # warm-up (JIT, Python workers) on one file
         _builtin(spark, files[:1])
         _ours(spark, files[:1])
-        _ours(spark, files[:1], reader="spark")
-        t_builtin = _builtin(spark, files)
-        t_ours, ours = _ours(spark, files)
-        t_general, general = _ours(spark, files, reader="spark")
-        t_builtin = min(t_builtin, _builtin(spark, files))  # the machine is shared: the yardstick's best of two
-        assert general.records == ours.records
-        line(
-            "skew partition pass (--top 0, Parquet: pyarrow reads in Spark tasks), 20M keys",
-            rate(N_KEYS, t_ours),
-            "M keys/s",
-            rate(N_KEYS, t_builtin),
-            "Spark built-in hash() + aggregate",
-            ">= 0.8x",
-        )
-        line(
-            "skew partition pass (--reader spark: Spark reads, mapInArrow), 20M keys",
-            rate(N_KEYS, t_general),
-            "M keys/s",
-            rate(N_KEYS, t_builtin),
-            "Spark built-in hash() + aggregate",
-            ">= 0.5x",
-        )
+        _ours(spark, files[:1], hasher="numpy")
+        _ours(spark, files[:1], reader="spark", hasher="numpy")
+        t_builtin, ours = _inputs(spark, files)
         t_sweep, swept = _ours(spark, files, counts=(6, 12, 24, 48))
         line(
             "skew --sweep 6,12,24,48 (one pass), 20M keys",
             rate(N_KEYS, t_sweep),
             "M keys/s",
             rate(N_KEYS, t_builtin),
-            "Spark built-in hash() + aggregate",
+            BUILTIN,
             ">= 0.8x",
         )
         assert swept.records[PARTITIONS] == ours.records[PARTITIONS]
@@ -157,10 +221,20 @@ def run() -> None:
             rate(N_KEYS, t_full),
             "M keys/s",
             rate(N_KEYS, t_builtin),
-            "Spark built-in hash() + aggregate",
+            BUILTIN,
             ">= 0.5x",
         )
         assert full.top[0].key == "user-4242424" and full.top_bound is not None
+        t_numpy_full, numpy_full = _ours(spark, files, top=20, hasher="numpy")
+        assert numpy_full.top == full.top and numpy_full.records == full.records
+        line(
+            "skew default (--top 20), candidate pass in Python (Arrow/NumPy only), 20M keys",
+            rate(N_KEYS, t_numpy_full),
+            "M keys/s",
+            rate(N_KEYS, t_builtin),
+            BUILTIN,
+            ">= 0.5x",
+        )
         t_sql, sql_counts = _sql_murmur2(spark, files[:2])
         n_sql = N_KEYS * 2 // N_FILES
         assert tuple(sql_counts) == _ours(spark, files[:2])[1].records[PARTITIONS]
@@ -168,38 +242,45 @@ def run() -> None:
             f"murmur2 as Spark SQL expressions (kept out), {n_sql // 1_000_000}M keys",
             rate(n_sql, t_sql),
             "M keys/s",
-            rate(N_KEYS, t_general),
-            "Arrow/NumPy mapInArrow (ours, --reader spark)",
+            rate(N_KEYS, t_builtin),
+            BUILTIN,
         )
         print(f"   top key: {full.top[0].key} {full.top[0].records:,} records", flush=True)
-        # where Spark overtakes the single-process path
-        from planner.skew import job
+        _crossover(spark, files)
 
-        for n in (100_000, 1_000_000):
-            path = _small(n)
-            t_single, single = _single_process([path])
-            with timer() as t:
-                small = job.run(spark, job.JobSpec(keys=path, counts=(PARTITIONS,), primary=PARTITIONS, top=0))
-            assert tuple(int(x) for x in single.records[PARTITIONS]) == small.records[PARTITIONS]
-            line(
-                f"skew on Spark local[*] ({os.cpu_count()} cores), {n / 1e6:.1f}M keys",
-                rate(n, t["s"]),
-                "M keys/s",
-                rate(n, t_single),
-                "single-process NumPy (1 core)",
+
+def _crossover(spark, files) -> None:
+    """Where Spark (the default path, --top 0) overtakes the single-process NumPy path."""
+    from planner.skew import job
+
+    rate = _rate
+    for n in (100_000, 1_000_000):
+        path = _small(n)
+        t_single, single = _single_process([path])
+        with timer() as t:
+            small = job.run(
+                spark, job.JobSpec(keys=path, counts=(PARTITIONS,), primary=PARTITIONS, top=0, udf_jar=UDF_JAR)
             )
-        for k in (1, 2, 4, 8):
-            n = N_KEYS * k // N_FILES
-            t_single, single = _single_process(files[:k])
-            t_spark, spark_counts = _ours(spark, files[:k])
-            assert tuple(int(x) for x in single.records[PARTITIONS]) == spark_counts.records[PARTITIONS]
-            line(
-                f"skew on Spark local[*] ({os.cpu_count()} cores), {n / 1e6:.1f}M keys",
-                rate(n, t_spark),
-                "M keys/s",
-                rate(n, t_single),
-                "single-process NumPy (1 core)",
-            )
+        assert tuple(int(x) for x in single.records[PARTITIONS]) == small.records[PARTITIONS]
+        line(
+            f"skew on Spark local[*] ({os.cpu_count()} cores), {n / 1e6:.1f}M keys",
+            rate(n, t["s"]),
+            "M keys/s",
+            rate(n, t_single),
+            "single-process NumPy (1 core)",
+        )
+    for k in (1, 2, 4, 8):
+        n = N_KEYS * k // N_FILES
+        t_single, single = _single_process(files[:k])
+        t_spark, spark_counts = _ours(spark, files[:k])
+        assert tuple(int(x) for x in single.records[PARTITIONS]) == spark_counts.records[PARTITIONS]
+        line(
+            f"skew on Spark local[*] ({os.cpu_count()} cores), {n / 1e6:.1f}M keys",
+            rate(n, t_spark),
+            "M keys/s",
+            rate(n, t_single),
+            "single-process NumPy (1 core)",
+        )
 
 
 if __name__ == "__main__":

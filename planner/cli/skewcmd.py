@@ -90,9 +90,9 @@ def skew(
     reader: Reader = typer.Option(
         Reader.auto,
         "--reader",
-        help="auto: pyarrow reads Parquet row groups inside Spark tasks when it can "
-        "(local/shared file system, key column stored as the key type), else "
-        "Spark reads and hands Arrow batches to Python (spark).",
+        help="auto: Spark reads and murmur2 runs in the JVM (the Java UDF); without it, pyarrow reads "
+        "Parquet row groups inside Spark tasks when it can (local/shared file system, key column stored as the "
+        "key type), else Spark reads and hands Arrow batches to Python (spark). pyarrow: always pyarrow and NumPy.",
     ),
     spark_conf: Optional[List[str]] = typer.Option(
         None, "--spark-conf", metavar="KEY=VALUE", help="Repeatable Spark setting, e.g. spark.executor.memory=4g."

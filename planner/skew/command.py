@@ -54,6 +54,19 @@ def _publish(staging: Path, out: Path) -> None:
         os.replace(item, target)
 
 
+def _with_udf(spec, progress):
+    """`spec` with the murmur2 UDF jar (compiled on first use); without one, a one-line note and the Python path."""
+    from dataclasses import replace
+
+    from planner.skew.jvmhash import compile_jar
+
+    compiled = compile_jar(progress=progress)
+    if compiled.jar is None:
+        print(f"skew: note: {compiled.note}; murmur2 runs in Python (Arrow/NumPy) instead of the JVM", file=sys.stderr)
+        return spec
+    return replace(spec, udf_jar=compiled.jar)
+
+
 def run(
     *,
     keys,
@@ -107,6 +120,7 @@ def run(
     )
     check_key_column(keys, input_format, key_column_of(spec))
     require_pyspark()
+    spec = _with_udf(spec, progress)
     out_dir = staging = None
     created: list[Path] = []  # directories of --output this run made (removed again if it fails)
     if output:
@@ -125,7 +139,7 @@ def run(
         from planner.skew.spark import session
 
         progress(f"starting Spark ({master})")
-        with session(master, verbose, conf) as spark:
+        with session(master, verbose, conf, jars=[spec.udf_jar] if spec.udf_jar else []) as spark:
             counts = job.run(spark, spec, progress, output_keys=str(staging / "keys.parquet") if staging else None)
         report = build_report(
             counts,

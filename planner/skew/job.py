@@ -7,10 +7,12 @@ Plan (one pass over the data for every partition count of the sweep):
    UTF-8 string, int → int32, long → int64, bytes-hex → binary); a value that cannot be the key type (e.g. "abc" for
    int, odd-length hex) is `_bad`; `_v` = the record's value bytes from --value-bytes-column; only columns that can
    carry information are sent on;
-3. `mapInArrow(count_batches)`: murmur2 of every key once per Arrow batch in NumPy, records and bytes per partition
-   for each count; one small batch per task, summed by Spark;
-   (fast path, `planner.skew.inputs`: Parquet whose key column Arrow reads as the key type is read by pyarrow
-   inside Spark tasks, one task per group of row groups, skipping Spark's row → Arrow conversion);
+3. with the murmur2 UDF jar (`planner.skew.jvmhash`, the default where `javac` exists): one Spark SQL aggregate in
+   the JVM (`planner.skew.jvmcount`), no Python in the loop; else `mapInArrow(count_batches)`: murmur2 of every key
+   once per Arrow batch in NumPy, records and bytes per partition for each count; one small batch per task, summed
+   by Spark;
+   (Python fast path, `planner.skew.inputs`, without the UDF or with `--reader pyarrow`: Parquet whose key column
+   Arrow reads as the key type is read by pyarrow inside Spark tasks, skipping Spark's row → Arrow conversion);
 4. top keys (`planner.skew.heavy`): in the same pass each task keeps a Misra-Gries summary of its keys' murmur2
    values; the union holds every hash above 1/(k+1) of the records, a second narrow pass counts exactly the keys with a
    candidate hash, the top N come from those, with a proven bound for every other key. `exact_top` (and --output's
@@ -57,6 +59,8 @@ class JobSpec:
     reader: str = "auto"  # auto | pyarrow (files read by pyarrow in Spark tasks) | spark (Spark reads, mapInArrow)
     exact_top: bool = False  # top N from a group-by over every key instead of the hot-key summary
     heavy_k: int = DEFAULT_COUNTERS  # Misra-Gries counters per task
+    udf_jar: str | None = None  # the murmur2 UDF jar (planner.skew.jvmhash): hash in the JVM where that wins
+    hasher: str = "auto"  # auto: the JVM where it wins (with udf_jar) | numpy: always the Arrow/NumPy paths
 
 
 @dataclass(frozen=True)
@@ -306,7 +310,7 @@ def _count_with_spark(keys, counts, heavy_k: int = 0):
     return records, nbytes, null_records, null_bytes, unreadable, (estimates, err)
 
 
-def _hot_keys(keys, units, spec: JobSpec, heavy, progress) -> tuple[list[TopKey], int]:
+def _hot_keys(spark, keys, units, spec: JobSpec, heavy, progress, jvm: bool) -> tuple[list[TopKey], int]:
     """The exact top N among the candidate keys of the merged summaries, and the proven bound for every other key."""
     from planner.producer.murmur2 import keyed_partition
 
@@ -315,9 +319,13 @@ def _hot_keys(keys, units, spec: JobSpec, heavy, progress) -> tuple[list[TopKey]
     progress(f"counting the {len(candidates)} candidate hot keys exactly")
     if not candidates:
         return [], err
-    if units is not None:
+    if jvm:
+        from planner.skew.jvmcount import candidates_in_jvm
+
+        rows = candidates_in_jvm(keys, candidates, spec.key_type)
+    elif units is not None:
         rows = count_candidates_in_units(
-            keys, units, key_column_of(spec), spec.value_bytes_column, candidates, spec.key_type
+            spark, units, key_column_of(spec), spec.value_bytes_column, candidates, spec.key_type
         )
     else:
         from planner.skew.heavy import count_candidates
@@ -394,6 +402,26 @@ def _per_key(spark, keys, spec: JobSpec, progress, output_keys: str | None):
     return top, distinct
 
 
+def _count(spark, keys, units, spec: JobSpec, heavy_k: int, jvm: bool):
+    """The counting pass: in the JVM (one Spark SQL aggregate), on the Python fast path (`units`), or mapInArrow."""
+    if jvm:
+        from planner.skew.jvmcount import count_in_jvm, summary_in_jvm
+
+        return summary_in_jvm(spark, keys, spec.counts, heavy_k) if heavy_k else count_in_jvm(keys, spec.counts)
+    if units is not None:
+        return run_units(spark, units, key_column_of(spec), spec.value_bytes_column, spec.counts, heavy_k)
+    return _count_with_spark(keys, spec.counts, heavy_k)
+
+
+def _jvm_ready(spark, spec: JobSpec) -> bool:
+    """True when murmur2 can run in the JVM: the UDF jar is given, wanted, and registered in `spark`."""
+    if spec.hasher == "numpy" or not spec.udf_jar:
+        return False
+    from planner.skew.jvmhash import register
+
+    return register(spark, spec.udf_jar)
+
+
 def run(
     spark, spec: JobSpec, progress: Callable[[str], None] = lambda s: None, output_keys: str | None = None
 ) -> Counts:
@@ -404,8 +432,9 @@ def run(
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(ARROW_BATCH))
     df = read_input(spark, spec)
     keys = normalise(df, spec)
+    jvm = spec.reader != "pyarrow" and _jvm_ready(spark, spec)
     units = None
-    if spec.reader in ("auto", "pyarrow") and spec.input_format == "parquet":
+    if not jvm and spec.reader in ("auto", "pyarrow") and spec.input_format == "parquet":
         units = plan_units(df, key_column_of(spec), spec.key_type, spec.value_bytes_column)
     if units is None and spec.reader == "pyarrow":
         raise PlannerError(
@@ -413,18 +442,12 @@ def run(
             "column stored as the key type (string, binary, int32 for int, int64 for long); "
             "use --reader spark"
         )
-    progress(
-        f"hashing keys of {spec.keys} for {len(spec.counts)} partition count(s) in one pass"
-        f" ({'pyarrow reads the row groups' if units is not None else 'Spark reads, mapInArrow'})"
-    )
+    heavy_k = spec.heavy_k if spec.top > 0 and not spec.exact_top else 0
+    how = "pyarrow reads the row groups" if units is not None else "Spark reads, mapInArrow"
+    how = "murmur2 in the JVM, a Spark SQL aggregate" if jvm else how
+    progress(f"hashing keys of {spec.keys} for {len(spec.counts)} partition count(s) in one pass ({how})")
     try:
-        heavy_k = spec.heavy_k if spec.top > 0 and not spec.exact_top else 0
-        if units is not None:
-            records, nbytes, null_records, null_bytes, unreadable, heavy = run_units(
-                spark, units, key_column_of(spec), spec.value_bytes_column, spec.counts, heavy_k
-            )
-        else:
-            records, nbytes, null_records, null_bytes, unreadable, heavy = _count_with_spark(keys, spec.counts, heavy_k)
+        records, nbytes, null_records, null_bytes, unreadable, heavy = _count(spark, keys, units, spec, heavy_k, jvm)
     except PlannerError:
         raise
     except Exception as exc:
@@ -439,7 +462,7 @@ def run(
     distinct = bound = None
     if heavy_k:
         try:
-            top, bound = _hot_keys(spark if units is not None else keys, units, spec, heavy, progress)
+            top, bound = _hot_keys(spark, keys, units, spec, heavy, progress, jvm)
         except Exception as exc:
             raise PlannerError(f"counting the hot keys of --keys {spec.keys} failed: {_first_line(exc)}") from None
     if (spec.top > 0 and not heavy_k) or output_keys:

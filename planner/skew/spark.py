@@ -186,8 +186,9 @@ def _own_sigint() -> None:
 
 
 @contextmanager
-def session(master: str = "local[*]", verbose: bool = False, conf: dict[str, str] | None = None):
-    """A SparkSession for `master`; stopped on exit unless it was already running in this process."""
+def session(master: str = "local[*]", verbose: bool = False, conf: dict[str, str] | None = None, jars=()):
+    """A SparkSession for `master`; stopped on exit unless it was already running in this process. `jars` go on
+    `spark.jars` (after any the user gave), so the executors of a cluster fetch them too."""
     _quiet_python_warnings()
     check_master(master)
     os.environ["PYSPARK_PYTHON"] = sys.executable
@@ -215,7 +216,10 @@ def session(master: str = "local[*]", verbose: bool = False, conf: dict[str, str
     if not verbose:
         # a log4j2 configuration read by the driver JVM at launch: no "Using Spark's default log4j profile" banner
         builder = builder.config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{_quiet_log4j()}")
-    for key, value in (conf or {}).items():
+    conf = dict(conf or {})
+    if jars:
+        conf["spark.jars"] = ",".join([j for j in conf.get("spark.jars", "").split(",") if j] + list(jars))
+    for key, value in conf.items():
         builder = builder.config(key, value)
     previous = signal.getsignal(signal.SIGINT)
     _own_sigint()

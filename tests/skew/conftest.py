@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -35,6 +37,11 @@ def spark_env() -> dict[str, str]:
 
 
 os.environ.update({k: v for k, v in spark_env().items() if k.startswith(("SPARK_", "PYSPARK_"))})
+# the murmur2 UDF jar is compiled once per test run into a cache of its own (not the user's ~/.cache), so every run
+# proves the compilation too; removed at the end
+_UDF_CACHE = tempfile.mkdtemp(prefix="kafka-planner-test-cache-")
+os.environ["XDG_CACHE_HOME"] = _UDF_CACHE
+os.environ.pop("KAFKA_PLANNER_JAVAC", None)
 
 
 @pytest.fixture(scope="session")
@@ -145,6 +152,10 @@ def standalone(tmp_path_factory):
     finally:
         for p in reversed(procs):
             _stop(p)
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(_UDF_CACHE, ignore_errors=True)
 
 
 def pytest_configure(config):

@@ -13,8 +13,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_standalone_cluster_gives_the_local_results(
-    spark, standalone, spark_subprocess_env, tmp_path, planner_cli, planner_cli_here
+    spark, standalone, spark_subprocess_env, tmp_path, tmp_path_factory, planner_cli, planner_cli_here, monkeypatch
 ):
+    """On the cluster murmur2 runs in the JVM (the UDF jar shipped with spark.jars: an executor without it would fail
+    with ClassNotFoundException); locally, without javac, in Python: the same results."""
     keys = [f"order-{i * 7919 % 1009}" for i in range(4000)] + ["", "é", None] * 5
     folder = tmp_path / "keys"
     folder.mkdir()
@@ -55,18 +57,29 @@ def test_standalone_cluster_gives_the_local_results(
         "spark",
         "--output",
         str(tmp_path / "out"),
+        "--verbose",
         env=spark_subprocess_env,
         timeout=600,
     )
     assert code == 0, err[-3000:]
     on_cluster = json.loads(out)
+    said = [line for line in err.splitlines() if line.startswith("skew: hashing keys")]
+    assert said == [
+        f"skew: hashing keys of {folder} for 3 partition count(s) in one pass (murmur2 in the JVM, a Spark SQL aggregate)"
+    ]
+    # the executor fetched the jar (spark.jars) into its work directory on the worker
+    fetched = list(tmp_path_factory.getbasetemp().glob("spark-standalone*/work/app-*/*/kafka-planner-udf.jar"))
+    assert len(fetched) >= 1 and all(f.read_bytes()[:2] == b"PK" for f in fetched)
+
+    monkeypatch.setenv("KAFKA_PLANNER_JAVAC", "")  # locally: the Arrow/NumPy path
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "no-cache"))
 
     cwd = os.getcwd()
     os.chdir(ROOT)
     try:
-        # local mode (the session-wide local SparkSession), default reader: pyarrow in Spark tasks
-        code, out, _ = planner_cli_here(*args)
-        assert code == 0
+        # local mode (the session-wide local SparkSession), no UDF: pyarrow in Spark tasks
+        code, out, local_err = planner_cli_here(*args)
+        assert code == 0 and local_err.startswith("skew: note: no JDK compiler (javac) found")
     finally:
         os.chdir(cwd)
     local = json.loads(out)
