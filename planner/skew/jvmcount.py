@@ -115,10 +115,9 @@ def summary_in_jvm(spark, keys, counts, heavy_k: int):
 
     h, length = hash_sql(keys.schema["_k"].dataType)
     value = "coalesce(_v, 0)" if "_v" in keys.columns else "0"
-    name = "kafka_skew_summary"
-    spark._jvm.kafkaplanner.udf.KafkaMurmur2.registerSkewSummary(
-        spark._jsparkSession, name, ",".join(str(int(n)) for n in counts), int(heavy_k)
-    )
+    from planner.skew.jvmhash import register_summary
+
+    name = register_summary(spark, counts, heavy_k)
     bad = "coalesce(_bad, false)" if "_bad" in keys.columns else "false"
     weight = f"CAST(CASE WHEN _k IS NULL THEN 0 ELSE {length} END + {value} AS BIGINT)"
     row = keys.select(F.expr(f"{name}({h}, {weight}, {bad})").alias("s")).collect()[0]

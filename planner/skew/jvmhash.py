@@ -143,13 +143,24 @@ def register(spark, jar: str) -> bool:
     from pyspark.sql.types import IntegerType
 
     try:
-        if all(spark.catalog.functionExists(name) for name in UDFS):
-            return True
-        jars = spark.sparkContext.getConf().get("spark.jars", "")
-        if jar not in jars.split(","):
-            spark.sql(f"ADD JAR '{jar}'")
-        for name, cls in UDFS.items():
-            spark.udf.registerJavaFunction(name, f"{CLASS}${cls}", IntegerType())
+        if not all(spark.catalog.functionExists(name) for name in UDFS):
+            jars = spark.sparkContext.getConf().get("spark.jars", "")
+            if jar not in jars.split(","):
+                escaped = jar.replace("\\", "\\\\").replace("'", "\\'")
+                spark.sql(f"ADD JAR '{escaped}'")
+            for name, cls in UDFS.items():
+                spark.udf.registerJavaFunction(name, f"{CLASS}${cls}", IntegerType())
+        register_summary(spark, (1,), 1)  # the aggregate's class is reachable through Py4J too
     except Exception:
         return False
     return True
+
+
+def register_summary(spark, counts, k: int, name: str = "kafka_skew_summary") -> str:
+    """Register `KafkaMurmur2.SkewSummary` for these partition counts and `k` Misra-Gries counters as `name`."""
+    view = spark._jvm
+    for part in CLASS.split("."):  # kafkaplanner -> udf -> KafkaMurmur2, as Py4J resolves packages and classes
+        view = getattr(view, part)
+    registrar = view.registerSkewSummary
+    registrar(spark._jsparkSession, name, ",".join(str(int(n)) for n in counts), int(k))
+    return name
