@@ -143,6 +143,24 @@ def _alive(pid: int) -> bool:
         return True
 
 
+def _freeze(rounds: int = 20) -> list[int]:
+    """Stop (SIGSTOP) every process below this one, listing again until no new one appears: a process forked while
+    the clean-up runs (PySpark's daemon forks a worker per task) is caught too, before its parent dies and it is
+    re-parented out of reach."""
+    seen: list[int] = []
+    for _ in range(rounds):
+        new = [pid for pid in _descendants(os.getpid()) if pid not in seen]
+        if not new:
+            break
+        for pid in new:
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except (ProcessLookupError, PermissionError):
+                pass
+        seen.extend(new)
+    return seen
+
+
 def stop_children(grace: float = 10.0) -> None:
     """Terminate (SIGTERM, then SIGKILL after `grace` seconds) every process this one started, and wait for them.
     SIGINT is ignored meanwhile: a second Ctrl-C cannot cut the clean-up short."""
@@ -153,13 +171,14 @@ def stop_children(grace: float = 10.0) -> None:
     # JVM is gone: the interrupt is reported in one line by the command, nothing else
     logging.disable(logging.CRITICAL)
     try:
-        pids = _descendants(os.getpid())
+        pids = _freeze()
         for sig in (signal.SIGTERM, signal.SIGKILL):
             for pid in pids:
-                try:
-                    os.kill(pid, sig)
-                except (ProcessLookupError, PermissionError):
-                    pass
+                for each in (sig, signal.SIGCONT):  # a stopped process acts on SIGTERM once continued
+                    try:
+                        os.kill(pid, each)
+                    except (ProcessLookupError, PermissionError):
+                        pass
             deadline = time.monotonic() + grace
             while pids and time.monotonic() < deadline:
                 pids = [pid for pid in pids if _alive(pid)]
