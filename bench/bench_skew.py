@@ -217,7 +217,7 @@ def run() -> None:
         assert swept.records[PARTITIONS] == ours.records[PARTITIONS]
         t_full, full = _ours(spark, files, top=20)
         line(
-            "skew default (--top 20: exact hot keys with a proven bound), 20M keys",
+            "skew default (--top 20: exact hot keys with a proven bound), murmur2 in the JVM, 20M keys",
             rate(N_KEYS, t_full),
             "M keys/s",
             rate(N_KEYS, t_builtin),
@@ -226,15 +226,24 @@ def run() -> None:
         )
         assert full.top[0].key == "user-4242424" and full.top_bound is not None
         t_numpy_full, numpy_full = _ours(spark, files, top=20, hasher="numpy")
-        assert numpy_full.top == full.top and numpy_full.records == full.records
+        # the hot key and the partition counts agree; below the proven bound the listed keys may differ (other candidates)
+        assert numpy_full.top[0] == full.top[0] and numpy_full.records == full.records
         line(
-            "skew default (--top 20), candidate pass in Python (Arrow/NumPy only), 20M keys",
+            "skew default (--top 20), Arrow/NumPy path (no UDF: pyarrow in Spark tasks, Python candidate pass), 20M keys",
             rate(N_KEYS, t_numpy_full),
             "M keys/s",
             rate(N_KEYS, t_builtin),
             BUILTIN,
             ">= 0.5x",
         )
+        line(
+            "skew default (--top 20): JVM vs Arrow/NumPy",
+            rate(N_KEYS, t_full),
+            "M keys/s",
+            rate(N_KEYS, t_numpy_full),
+            "Arrow/NumPy, same input",
+        )
+        print(f"   proven bound: JVM {full.top_bound:,} records, Arrow/NumPy {numpy_full.top_bound:,}", flush=True)
         t_sql, sql_counts = _sql_murmur2(spark, files[:2])
         n_sql = N_KEYS * 2 // N_FILES
         assert tuple(sql_counts) == _ours(spark, files[:2])[1].records[PARTITIONS]
