@@ -1,7 +1,7 @@
 """murmur2 keys per second on 15-byte keys: the planner's vectorised NumPy batch (10 million keys) and scalar Python,
 beside kafka-python's own pure-Python `murmur2` measured in the same run. Target: vectorised ≥ 15 M keys/s and ≥ 20×
-kafka-python. The pure-Python implementations (ours and kafka-python's) run on the first 1,000,000 of the same keys: their rate
-is per key and does not depend on the count, and 10 million would take minutes."""
+kafka-python. The pure-Python implementations (ours and kafka-python's) run on the first 1,000,000 of the same keys:
+their rate is per key and does not depend on the count, and 10 million would take minutes."""
 
 from __future__ import annotations
 

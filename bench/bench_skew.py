@@ -226,10 +226,12 @@ def run() -> None:
         )
         assert full.top[0].key == "user-4242424" and full.top_bound is not None
         t_numpy_full, numpy_full = _ours(spark, files, top=20, hasher="numpy")
-        # the hot key and the partition counts agree; below the proven bound the listed keys may differ (other candidates)
+        # the hot key and the partition counts agree; below the proven bound the listed keys may differ (other
+        # candidates)
         assert numpy_full.top[0] == full.top[0] and numpy_full.records == full.records
         line(
-            "skew default (--top 20), Arrow/NumPy path (no UDF: pyarrow in Spark tasks, Python candidate pass), 20M keys",
+            "skew default (--top 20), Arrow/NumPy path (no UDF: pyarrow in Spark tasks, Python candidate pass), 20M "
+            "keys",
             rate(N_KEYS, t_numpy_full),
             "M keys/s",
             rate(N_KEYS, t_builtin),

@@ -2,7 +2,8 @@
 
 Figure: `planner.adapters.zk.read_snapshot` (pipelined async reads, one round trip per level, watch-checked snapshot).
 Yardstick, measured in the same run on the same znodes: the naive read, one synchronous kazoo call (one round trip)
-per znode, through the same kazoo handler. Target: under 5 s. The server is Debian's zookeeper.jar on a free loopback port, started and stopped here.
+per znode, through the same kazoo handler. Target: under 5 s. The server is Debian's zookeeper.jar on a free loopback
+port, started and stopped here.
 """
 
 from __future__ import annotations

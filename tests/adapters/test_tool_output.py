@@ -1,4 +1,5 @@
-"""An offline twin assembled from Kafka's tool output (`planner.adapters.tool_output`): exact topology YAML per input."""
+"""An offline twin assembled from Kafka's tool output (`planner.adapters.tool_output`): exact topology YAML per
+input."""
 
 import pytest
 

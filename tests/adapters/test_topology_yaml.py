@@ -28,7 +28,8 @@ def error(text):
         ),
         (
             BASE + "topics:\n  - name: t\n    assignment:\n      0: [1, 2]\n      1: [2]\n",
-            "x.yaml:6: topics[0].assignment.1: replication factor 1 differs from partition 0's 2 (RF must match inside a topic)",
+            "x.yaml:6: topics[0].assignment.1: replication factor 1 differs from partition 0's 2 (RF must match inside "
+            "a topic)",
         ),
         (
             BASE + "topics:\n  - name: t\n    partitions: 0\n    replication_factor: 1\n",
@@ -40,7 +41,8 @@ def error(text):
         ),
         (
             BASE + "topics:\n  - name: t\n    partitons: 3\n",
-            "x.yaml:4: topics[0].partitons: unknown key 'partitons' (expected one of: name, partitions, replication_factor, "
+            "x.yaml:4: topics[0].partitons: unknown key 'partitons' (expected one of: name, partitions, "
+            "replication_factor, "
             "assignment, state, sizes, configs, topic_id, marked_for_deletion, adding, removing)",
         ),
         (
@@ -50,7 +52,8 @@ def error(text):
         (
             BASE
             + "topics:\n  - name: t\n    assignment:\n      0: [1, 2]\n      1: [2, 3, 1]\n    adding: {1: [3, 1]}\n",
-            "x.yaml:6: topics[0].assignment.1: replication factor 1 (3 replicas, 2 adding) differs from partition 0's 2 "
+            "x.yaml:6: topics[0].assignment.1: replication factor 1 (3 replicas, 2 adding) differs from partition 0's "
+            "2 "
             "(RF must match inside a topic)",
         ),
         ("brokers: [{id: 1}\n", None),
@@ -130,7 +133,10 @@ def test_partial_reassignment_rf_is_replicas_minus_adding():
 
 
 def test_cordoned_brokers_load_and_dump():
-    text = "mode: kraft\nbrokers:\n  - {id: 1, cordoned: true}\n  - {id: 2, state: fenced, cordoned: true}\n  - {id: 3, cordoned: false}\ntopics: []\n"
+    text = (
+        "mode: kraft\nbrokers:\n  - {id: 1, cordoned: true}\n  - {id: 2, state: fenced, cordoned: true}\n"
+        "  - {id: 3, cordoned: false}\ntopics: []\n"
+    )
     c = parse_topology(text)
     assert [(b.id, b.state, b.cordoned, b.placeable) for b in c.brokers] == [
         (1, "online", True, False),
@@ -206,7 +212,8 @@ TOPIC = BASE + "topics:\n  - name: t\n"
         ),
         (
             TOPIC + "    assignment:\n      0: [1, 2]\n      1: [1, 2, 3]\n    adding: {1: [2, 3]}\n",
-            "x.yaml:6: topics[0].assignment.1: replication factor 1 (3 replicas, 2 adding) differs from partition 0's 2 (RF must match inside a topic)",
+            "x.yaml:6: topics[0].assignment.1: replication factor 1 (3 replicas, 2 adding) differs from partition 0's "
+            "2 (RF must match inside a topic)",
         ),
     ],
 )
@@ -221,12 +228,18 @@ def test_topic_validation_messages(text, message):
         (
             TOPIC
             + "    assignment:\n      0: [1, 2]\n      1: [1, 2, 3]\n    adding: {1: [3]}\n    removing: {0: [2]}\n",
-            "mode: kraft\nbrokers:\n  - {id: 1, rack: a}\n  - {id: 2, rack: b}\n  - {id: 3, rack: c}\ntopics:\n  - name: t\n    assignment:\n      0: [1, 2]\n      1: [1, 2, 3]\n    adding:\n      1: [3]\n    removing:\n      0: [2]\n",
+            "mode: kraft\nbrokers:\n  - {id: 1, rack: a}\n  - {id: 2, rack: b}\n  - {id: 3, rack: c}\ntopics:\n  - "
+            "name: t\n    assignment:\n      0: [1, 2]\n      1: [1, 2, 3]\n    adding:\n      1: [3]\n    removing:\n "
+            "     0: [2]\n",
         ),
         (
             TOPIC
-            + "    configs: {compact: true, retention.ms: 1000}\n    assignment: {0: [1, 2]}\n    sizes: {0: 5}\n    state: {0: {leader: none, isr: [], leader_epoch: 4, elr: [2], last_known_elr: [1]}}\n",
-            "mode: kraft\nbrokers:\n  - {id: 1, rack: a}\n  - {id: 2, rack: b}\n  - {id: 3, rack: c}\ntopics:\n  - name: t\n    configs:\n      compact: 'true'\n      retention.ms: '1000'\n    assignment:\n      0: [1, 2]\n    state:\n      0: {leader: -1, isr: [], leader_epoch: 4, elr: [2], last_known_elr: [1]}\n    sizes:\n      0: 5\n",
+            + "    configs: {compact: true, retention.ms: 1000}\n    assignment: {0: [1, 2]}\n    sizes: {0: 5}\n    "
+            "state: {0: {leader: none, isr: [], leader_epoch: 4, elr: [2], last_known_elr: [1]}}\n",
+            "mode: kraft\nbrokers:\n  - {id: 1, rack: a}\n  - {id: 2, rack: b}\n  - {id: 3, rack: c}\ntopics:\n  - "
+            "name: t\n    configs:\n      compact: 'true'\n      retention.ms: '1000'\n    assignment:\n      0: [1, "
+            "2]\n    state:\n      0: {leader: -1, isr: [], leader_epoch: 4, elr: [2], last_known_elr: [1]}\n    "
+            "sizes:\n      0: 5\n",
         ),
     ],
 )

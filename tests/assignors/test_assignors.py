@@ -825,7 +825,8 @@ def test_sticky_add_remove_two_consumers_two_topics():
 
 
 def test_sticky_topic_balance_after_reassignment():
-    # AbstractStickyAssignorTest.testTopicBalanceAfterReassignment: 1 -> 2 -> 4 -> 2 members over topic1(12), topic2(12);
+    # AbstractStickyAssignorTest.testTopicBalanceAfterReassignment: 1 -> 2 -> 4 -> 2 members over topic1(12),
+    # topic2(12);
     # every member holds the same number of partitions of each topic at every step
     both, counts = ["topic1", "topic2"], {"topic1": 12, "topic2": 12}
     steps = [

@@ -32,7 +32,9 @@ public class Orders {
             msb = b.getLong(); lsb = b.getLong();
         }
         @Override public int hashCode() { long h = msb ^ lsb; return (int) (h >> 32) ^ (int) h; }
-        @Override public boolean equals(Object o) { return o instanceof Uuid && ((Uuid) o).msb == msb && ((Uuid) o).lsb == lsb; }
+        @Override public boolean equals(Object o) {
+            return o instanceof Uuid && ((Uuid) o).msb == msb && ((Uuid) o).lsb == lsb;
+        }
     }
 
     public static void main(String[] args) throws IOException {

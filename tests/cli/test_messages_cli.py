@@ -19,7 +19,8 @@ brokers:
   - {id: 3, rack: r3}
 topics:
   - name: __consumer_offsets
-    assignment: {0: [1, 2], 1: [2, 3], 2: [3, 1], 3: [1, 3], 4: [2, 1], 5: [3, 2], 6: [1, 2], 7: [2, 3], 8: [3, 1], 9: [1, 3]}
+    assignment: {0: [1, 2], 1: [2, 3], 2: [3, 1], 3: [1, 3], 4: [2, 1], 5: [3, 2], 6: [1, 2], 7: [2, 3], 8: [3, 1],
+                 9: [1, 3]}
   - name: orders
     assignment: {0: [1, 2], 1: [2, 3], 2: [3, 1], 3: [1, 3]}
     state:
@@ -331,7 +332,8 @@ def test_consumers_mixed_example_sticky_and_uniform_exact(planner_cli):
         ),
         (
             "members:\n  - {id: a, topics: [t], colour: red}\n",
-            "g.yaml:2: members[0].colour: unknown key 'colour' (expected one of: id, instance_id, rack, topics, owned, generation)",
+            "g.yaml:2: members[0].colour: unknown key 'colour' (expected one of: id, instance_id, rack, topics, owned, "
+            "generation)",
         ),
         (
             "members:\n  - {id: a, topics: [t], generation: x}\n",
@@ -448,7 +450,8 @@ def test_consumers_notes_owned_partitions_no_strategy_can_keep(tmp_path, planner
     )
     assert rc == 0
     assert err.splitlines() == [
-        f"note: {group}: subscribed topic 'nope' is not in topologies/six-brokers.yaml; Kafka assigns nothing for it until it exists",
+        f"note: {group}: subscribed topic 'nope' is not in topologies/six-brokers.yaml; Kafka assigns nothing for it "
+        "until it exists",
         f"note: {group}: a owns orders-99, but orders has 6 partitions in topologies/six-brokers.yaml: ignored",
         f"note: {group}: a owns clicks-0 but does not subscribe clicks: no strategy keeps it there",
     ]

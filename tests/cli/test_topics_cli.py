@@ -225,7 +225,8 @@ def test_add_partitions_kafka_rule(tmp_path, planner_cli):
                 "--replication-factor",
                 "1",
             ),
-            "error: Topic name \"bad name\" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'",
+            'error: Topic name "bad name" is illegal, it contains a character other than ASCII alphanumerics, '
+            "'.', '_' and '-'",
         ),
         (
             ("describe", "topologies/producer-0.yaml", "--offline-brokers", "9"),
@@ -237,7 +238,8 @@ def test_add_partitions_kafka_rule(tmp_path, planner_cli):
         ),
         (
             ("add-partitions", "topologies/producer-0.yaml", "--topic", "producer-0", "--partitions", "2"),
-            "error: The number of partitions for a topic can only be increased. Topic producer-0 currently has 3 partitions, "
+            "error: The number of partitions for a topic can only be increased. Topic producer-0 currently has 3 "
+            "partitions, "
             "2 would not be an increase.",
         ),
     ],

@@ -54,7 +54,8 @@ def test_trunk_format_kraft():
 def test_zookeeper_mode_3_8_prints_na_for_elr():
     assert text("3.8", mode="zookeeper", topics=("__consumer_offsets",)) == (
         "Topic: __consumer_offsets\tPartitionCount: 1\tReplicationFactor: 3\tConfigs: \n"
-        "\tTopic: __consumer_offsets\tPartition: 0\tLeader: 0\tReplicas: 0,1,2\tIsr: 0,1,2\tElr: N/A\tLastKnownElr: N/A\n"
+        "\tTopic: __consumer_offsets\tPartition: 0\tLeader: 0\tReplicas: 0,1,2\tIsr: 0,1,2\tElr: N/A\tLastKnownElr: "
+        "N/A\n"
     )
 
 
@@ -83,7 +84,8 @@ def test_reassignment_rf_and_adding_removing_by_version():
     assert text("2.4", topics=("moving",)).splitlines()[0].endswith("ReplicationFactor: 4\tConfigs: ")
     assert text("2.5", topics=("moving",)).splitlines()[0].endswith("ReplicationFactor: 3\tConfigs: ")
     assert text("2.7", topics=("moving",)).splitlines()[1] == (
-        "\tTopic: moving\tPartition: 0\tLeader: 0\tReplicas: 0,1,2,3\tIsr: 0,1,2\tAdding Replicas: 3\tRemoving Replicas: 0"
+        "\tTopic: moving\tPartition: 0\tLeader: 0\tReplicas: 0,1,2,3\tIsr: 0,1,2\tAdding Replicas: 3\tRemoving "
+        "Replicas: 0"
     )
 
 
@@ -207,7 +209,8 @@ def test_via_bootstrap_server_only_for_2_2_and_2_3(version, capsys):
         run(args + (["--kafka-version", version] if version else []))
     assert exc.value.code == 2
     assert capsys.readouterr().err == (
-        "error: --via bootstrap-server: only kafka-topics 2.2 and 2.3 print differently through --bootstrap-server (there "
+        "error: --via bootstrap-server: only kafka-topics 2.2 and 2.3 print differently through --bootstrap-server "
+        "(there "
         "was none before 2.2; from 2.4 on it prints the lines --zookeeper prints); give --kafka-version 2.2 or 2.3, "
         f"not {version or 'the newest'}\n"
     )

@@ -118,7 +118,8 @@ def test_configs_continue_list_values():
         (
             "Topic: foo\tPartitionCount: 2\tReplicationFactor: 1\tConfigs: \n"
             "\tTopic: foo\tPartition: 0\tLeader: 1\tReplicas: 1\tIsr: 1\n",
-            "d.txt:1: PartitionCount: 2 but no line for partition(s) 1 of foo: give the whole `kafka-topics --describe` "
+            "d.txt:1: PartitionCount: 2 but no line for partition(s) 1 of foo: give the whole `kafka-topics "
+            "--describe` "
             "output (without --under-replicated-partitions, --unavailable-partitions, --under-min-isr-partitions, "
             "--at-min-isr-partitions, --topics-with-overrides)",
         ),
@@ -140,7 +141,8 @@ def test_configs_continue_list_values():
         (
             "Topic: foo\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n"
             "\tTopic: foo\tPartition: 0\tLeader: 1\tReplicas: 1\tIsr: 1\tOffline: 2\n",
-            "d.txt:2: unexpected field 'Offline: 2' (expected Topic, Partition, Leader, Replicas, Isr, Adding Replicas, "
+            "d.txt:2: unexpected field 'Offline: 2' (expected Topic, Partition, Leader, Replicas, Isr, Adding "
+            "Replicas, "
             "Removing Replicas, Elr, LastKnownElr, MarkedForDeletion)",
         ),
         (

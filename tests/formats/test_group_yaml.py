@@ -21,7 +21,8 @@ from planner.model import TopicPartition as TP
         ("members: [x]\n", "g.yaml:1: members[0]: expected a mapping with id and topics"),
         (
             "members:\n  - {id: a, topics: [t], colour: red}\n",
-            "g.yaml:2: members[0].colour: unknown key 'colour' (expected one of: id, instance_id, rack, topics, owned, generation)",
+            "g.yaml:2: members[0].colour: unknown key 'colour' (expected one of: id, instance_id, rack, topics, owned, "
+            "generation)",
         ),
         ("members:\n  - {id: a}\n", "g.yaml:2: members[0].topics: missing"),
         (
@@ -48,7 +49,8 @@ def test_group_file_messages(text, message):
 
 def test_group_file_every_field():
     text = (
-        "group: g\nmembers:\n  - {id: a, topics: [t, u, t], instance_id: i, rack: r1, owned: [t-0, u-2], generation: 3}\n"
+        "group: g\nmembers:\n  - "
+        "{id: a, topics: [t, u, t], instance_id: i, rack: r1, owned: [t-0, u-2], generation: 3}\n"
         "  - {id: b, topics: [u], owned: {u: [1, 0]}}\n  - {id: c, topics: [t], owned: null}\n"
     )
     assert parse_group(text, "g.yaml") == Group(

@@ -123,7 +123,8 @@ def test_add_partitions_must_increase():
     with pytest.raises(PlannerError) as e:
         place_new_partitions(cluster, "t", 2)
     assert str(e.value) == (
-        "The number of partitions for a topic can only be increased. Topic t currently has 2 partitions, 2 would not be an increase."
+        "The number of partitions for a topic can only be increased. Topic t currently has 2 partitions, 2 would not "
+        "be an increase."
     )
 
 

@@ -72,7 +72,8 @@ def test_legacy_scala_partitions():
     with pytest.raises(PlannerError) as err:
         legacy_scala_partition("00ff", "bytes-hex", 3)
     assert str(err.value) == (
-        "--partitioner legacy-scala cannot place a bytes-hex key: the Scala producer hashed a byte[] key by its identity "
+        "--partitioner legacy-scala cannot place a bytes-hex key: the Scala producer hashed a byte[] key by its "
+        "identity "
         "hashCode, which differs in every JVM; use --key-type string|int|long|short|double|float|boolean|uuid"
     )
     # the other types have a Java hashCode: Float 1.5 → 0x3FC00000, Boolean.TRUE → 1231, "x" → 120

@@ -391,7 +391,8 @@ def test_bad_master_and_malformed_input_are_one_line(spark, tmp_path, planner_cl
             "--master",
             f"spark://127.0.0.1:{port}",
         ) == (
-            f"error: --master spark://127.0.0.1:{port}: no Spark master answers at 127.0.0.1:{port} (Connection refused)"
+            f"error: --master spark://127.0.0.1:{port}: no Spark master answers at 127.0.0.1:{port} (Connection "
+            "refused)"
         )
     assert bad(
         planner_cli_here, "--keys", str(tmp_path / "k.parquet"), "--partitions", "3", "--master", "spark://nohost"

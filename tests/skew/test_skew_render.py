@@ -63,7 +63,8 @@ def test_header_lines():
     assert render_table(r).splitlines()[:3] == [
         "Keys: k.parquet, column 'key' as string, hashed as Kafka's producer does for 3 partitions",
         "Rows: 103  keyed: 100  null keys: 2  unreadable: 1",
-        "Null keys are not hashed: the producer's keyless partitioner spreads them, so they are not counted per partition",
+        "Null keys are not hashed: the producer's keyless partitioner spreads them, so they are not counted per "
+        "partition",
     ]
 
 

@@ -1,4 +1,5 @@
-"""Reading a live cluster from a real ZooKeeper server: describe zk://… byte for byte, export round trip, the decoders."""
+"""Reading a live cluster from a real ZooKeeper server: describe zk://… byte for byte, export round trip, the
+decoders."""
 
 from __future__ import annotations
 
@@ -35,7 +36,8 @@ DESCRIBE_2_7 = (
     "\tTopic: modern\tPartition: 0\tLeader: none\tReplicas: 5,1\tIsr: 5\n"
     "\tTopic: modern\tPartition: 1\tLeader: 1\tReplicas: 1,5\tIsr: 1\n"
     "Topic: moving\tPartitionCount: 2\tReplicationFactor: 2\tConfigs: cleanup.policy=compact,segment.bytes=104857600\n"
-    "\tTopic: moving\tPartition: 0\tLeader: 1\tReplicas: 3,4,1,2\tIsr: 1,2,3\tAdding Replicas: 3,4\tRemoving Replicas: 1,2\n"
+    "\tTopic: moving\tPartition: 0\tLeader: 1\tReplicas: 3,4,1,2\tIsr: 1,2,3\tAdding Replicas: 3,4\tRemoving Replicas: "
+    "1,2\n"
     "\tTopic: moving\tPartition: 1\tLeader: 4\tReplicas: 4,3\tIsr: 4,3\n"
 )
 
@@ -50,7 +52,8 @@ DESCRIBE_3_8 = (
     f"\tTopic: modern\tPartition: 0\tLeader: none\tReplicas: 5,1\tIsr: 5{NA}\n"
     f"\tTopic: modern\tPartition: 1\tLeader: 1\tReplicas: 1,5\tIsr: 1{NA}\n"
     "Topic: moving\tPartitionCount: 2\tReplicationFactor: 2\tConfigs: cleanup.policy=compact,segment.bytes=104857600\n"
-    "\tTopic: moving\tPartition: 0\tLeader: 1\tReplicas: 3,4,1,2\tIsr: 1,2,3\tAdding Replicas: 3,4\tRemoving Replicas: 1,2"
+    "\tTopic: moving\tPartition: 0\tLeader: 1\tReplicas: 3,4,1,2\tIsr: 1,2,3\tAdding Replicas: 3,4\tRemoving Replicas: "
+    "1,2"
     f"{NA}\n"
     f"\tTopic: moving\tPartition: 1\tLeader: 4\tReplicas: 4,3\tIsr: 4,3{NA}\n"
 )

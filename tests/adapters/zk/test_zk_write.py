@@ -95,13 +95,15 @@ def test_submit_execute_then_status_end_to_end(simple_url, plan_file, kazoo_clie
         ),
         "2.3": (
             "Status of partition reassignment: \n"
-            "ERROR: Assigned replicas (4,1) don't match the list of replicas for reassignment (1,4) for partition bar-0\n"
+            "ERROR: Assigned replicas (4,1) don't match the list of replicas for reassignment (1,4) for partition "
+            "bar-0\n"
             "Reassignment of partition bar-0 failed\n"
             "Reassignment of partition foo-0 completed successfully\n"
         ),
         "1.1": (
             "Status of partition reassignment: \n"
-            "ERROR: Assigned replicas (4,1) don't match the list of replicas for reassignment (1,4) for partition [bar,0]\n"
+            "ERROR: Assigned replicas (4,1) don't match the list of replicas for reassignment (1,4) for partition "
+            "[bar,0]\n"
             "Reassignment of partition [bar,0] failed\n"
             "Reassignment of partition [foo,0] completed successfully\n"
         ),

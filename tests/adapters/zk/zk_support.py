@@ -46,8 +46,8 @@ NETTY = [
 def make_tls_material(directory: str) -> str:
     """A CA (ca.pem) and a server certificate for 127.0.0.1 in PKCS12 key/trust stores (password `secret`).
 
-    Needs `openssl` (Debian: openssl, pulled in by zookeeper -> default-jre -> ca-certificates) and `keytool` (the JRE's,
-    openjdk-17-jre-headless)."""
+    Needs `openssl` (Debian: openssl, pulled in by zookeeper -> default-jre -> ca-certificates) and `keytool` (the
+    JRE's, openjdk-17-jre-headless)."""
     missing = [tool for tool in ("openssl", "keytool") if shutil.which(tool) is None]
     if missing:
         raise RuntimeError(
@@ -235,25 +235,39 @@ KAFKA_ZNODES = {
     '"rack":"r2","jmx_port":-1,"host":null,"timestamp":"1614570663999","port":-1,"version":5}',
     # 1.x-2.3 topic znode (version 1)
     "/brokers/topics/legacy": '{"version":1,"partitions":{"0":[1,2,3],"1":[2,3,1]}}',
-    "/brokers/topics/legacy/partitions/0/state": '{"controller_epoch":33,"leader":1,"version":1,"leader_epoch":8,"isr":[1,2,3]}',
-    "/brokers/topics/legacy/partitions/1/state": '{"controller_epoch":33,"leader":2,"version":1,"leader_epoch":3,"isr":[2,1]}',
+    "/brokers/topics/legacy/partitions/0/state": (
+        '{"controller_epoch":33,"leader":1,"version":1,"leader_epoch":8,"isr":[1,2,3]}'
+    ),
+    "/brokers/topics/legacy/partitions/1/state": (
+        '{"controller_epoch":33,"leader":2,"version":1,"leader_epoch":3,"isr":[2,1]}'
+    ),
     # 2.4-2.7 (version 2) with a KIP-455 reassignment in progress on partition 0 only: [1,2] -> [3,4] (replicas =
     # target then original, ReplicaAssignment.fromOldAndNewReplicas); partition 1 is not moving, so the replica lists
     # differ in length inside the topic (4 and 2) while the replication factor (replicas - adding) is 2 for both
     "/brokers/topics/moving": '{"version":2,"partitions":{"0":[3,4,1,2],"1":[4,3]},"adding_replicas":{"0":[3,4]},'
     '"removing_replicas":{"0":[1,2]}}',
-    "/brokers/topics/moving/partitions/0/state": '{"controller_epoch":34,"leader":1,"version":1,"leader_epoch":2,"isr":[1,2,3]}',
-    "/brokers/topics/moving/partitions/1/state": '{"controller_epoch":34,"leader":4,"version":1,"leader_epoch":0,"isr":[4,3]}',
+    "/brokers/topics/moving/partitions/0/state": (
+        '{"controller_epoch":34,"leader":1,"version":1,"leader_epoch":2,"isr":[1,2,3]}'
+    ),
+    "/brokers/topics/moving/partitions/1/state": (
+        '{"controller_epoch":34,"leader":4,"version":1,"leader_epoch":0,"isr":[4,3]}'
+    ),
     "/config/topics/moving": '{"version":1,"config":{"cleanup.policy":"compact","segment.bytes":"104857600"}}',
     # 2.8+ (version 3, hash key order, topic id); partition 0 lost its only ISR member (offline broker 5)
     "/brokers/topics/modern": '{"removing_replicas":{},"partitions":{"0":[5,1],"1":[1,5]},'
     '"topic_id":"NPmZHyhbR9y00wMglMH2sg","adding_replicas":{},"version":3}',
-    "/brokers/topics/modern/partitions/0/state": '{"controller_epoch":35,"leader":-1,"version":1,"leader_epoch":4,"isr":[5]}',
-    "/brokers/topics/modern/partitions/1/state": '{"controller_epoch":35,"leader":1,"version":1,"leader_epoch":5,"isr":[1]}',
+    "/brokers/topics/modern/partitions/0/state": (
+        '{"controller_epoch":35,"leader":-1,"version":1,"leader_epoch":4,"isr":[5]}'
+    ),
+    "/brokers/topics/modern/partitions/1/state": (
+        '{"controller_epoch":35,"leader":1,"version":1,"leader_epoch":5,"isr":[1]}'
+    ),
     "/config/topics/modern": '{"version":1,"config":{}}',
     # a topic being deleted
     "/brokers/topics/doomed": '{"version":1,"partitions":{"0":[2]}}',
-    "/brokers/topics/doomed/partitions/0/state": '{"controller_epoch":35,"leader":2,"version":1,"leader_epoch":0,"isr":[2]}',
+    "/brokers/topics/doomed/partitions/0/state": (
+        '{"controller_epoch":35,"leader":2,"version":1,"leader_epoch":0,"isr":[2]}'
+    ),
     "/admin/delete_topics/doomed": None,
     # a ≤2.3-tool reassignment the controller has not picked up yet: legacy-1 [2,3,1] -> [2,3,4]
     "/admin/reassign_partitions": '{"version":1,"partitions":[{"topic":"legacy","partition":1,"replicas":[2,3,4]}]}',
@@ -310,9 +324,10 @@ SIMPLE_ZNODES = {
 
 
 def main(argv: list[str]) -> int:
-    """`python tests/adapters/zk/zk_support.py [--tls] [PORT]`: a throwaway ZooKeeper on 127.0.0.1:PORT (default 21810) holding
-    the test clusters at /kafka (KAFKA_ZNODES) and /simple (SIMPLE_ZNODES), until Ctrl-C. For trying the zk commands.
-    With --tls the port speaks TLS only, with a certificate signed by a fresh CA whose file is printed."""
+    """`python tests/adapters/zk/zk_support.py [--tls] [PORT]`: a throwaway ZooKeeper on 127.0.0.1:PORT (default
+    21810) holding the test clusters at /kafka (KAFKA_ZNODES) and /simple (SIMPLE_ZNODES), until Ctrl-C. For trying
+    the zk commands. With --tls the port speaks TLS only, with a certificate signed by a fresh CA whose file is
+    printed."""
     import signal
 
     from kazoo.client import KazooClient
