@@ -202,6 +202,7 @@ def submit(
         whole = ra.Submission(proposed, log_dirs, throttle, log_dir_throttle, additional)
         ra.check_submission(snap, whole)
         _warn_cordoned(snap, proposed, quiet)
+        _warn_disk_space(snap, proposed, quiet)
         tiered = ra.tiered_topics(snap.cluster, proposed)
         if tiered and not quiet:
             print(
@@ -236,6 +237,25 @@ def _warn_cordoned(snap, proposed, quiet: bool) -> None:
             "cordoned (cordoned.log.dirs, KIP-1066): no new replicas go there",
             file=sys.stderr,
         )
+
+
+def _warn_disk_space(snap, proposed, quiet: bool) -> None:
+    """A plan that copies more bytes to a broker than its log dirs report usable (DescribeLogDirs usableBytes,
+    KIP-827): say so, per broker. Log dirs that report nothing are left out; a broker reporting none is not judged."""
+    from planner.model import human_bytes
+    from planner.rebalance.reassignment import short_of_space
+
+    usable: dict[int, int] = {}
+    for d in snap.log_dirs:
+        if d.usable_bytes is not None:
+            usable[d.broker] = usable.get(d.broker, 0) + d.usable_bytes
+    for broker, incoming, free in short_of_space(snap.cluster, proposed, usable):
+        if not quiet:
+            print(
+                f"warning: broker {broker} would receive {human_bytes(incoming)} of new replicas but its log dirs "
+                f"report {human_bytes(free)} usable (DescribeLogDirs): the copies would fill its disks",
+                file=sys.stderr,
+            )
 
 
 def _run_batches(

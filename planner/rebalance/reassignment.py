@@ -159,3 +159,26 @@ def reassignment_states(
         else:
             out[tp] = PartitionReassignmentState(p.replicas if p else (), tuple(target), True)
     return out
+
+
+def incoming_bytes(cluster: Cluster, proposed: Mapping[TopicPartition, Iterable[int]]) -> dict[int, int]:
+    """Per broker, the bytes of the replicas the reassignment adds there (a copy of the partition's current size;
+    partitions of unknown size count 0)."""
+    out: dict[int, int] = {}
+    for tp, new in proposed.items():
+        if not cluster.has_topic(tp.topic):
+            continue
+        p = cluster.topic(tp.topic).partition(tp.partition)
+        for b in new:
+            if b not in p.replicas:
+                out[b] = out.get(b, 0) + (p.size or 0)
+    return out
+
+
+def short_of_space(
+    cluster: Cluster, proposed: Mapping[TopicPartition, Iterable[int]], usable: Mapping[int, int]
+) -> list[tuple[int, int, int]]:
+    """(broker, bytes it would receive, bytes its log dirs report usable) where the first exceeds the second: the
+    copies would fill its disks. Brokers that report no usable bytes are not judged."""
+    incoming = incoming_bytes(cluster, proposed)
+    return [(b, incoming[b], usable[b]) for b in sorted(incoming) if b in usable and incoming[b] > usable[b]]

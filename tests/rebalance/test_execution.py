@@ -56,3 +56,17 @@ def test_leader_election_is_a_plan_without_data_moves():
     assert dict(ex.plan.proposed) == {TopicPartition("t", 0): (1, 0)}
     assert ex.elect == [TopicPartition("t", 0)]
     assert ex.plan.lower_bound == 0
+
+
+def test_incoming_bytes_and_brokers_short_of_space():
+    from dataclasses import replace
+
+    from planner.rebalance.reassignment import incoming_bytes, short_of_space
+
+    c = CLUSTER
+    t = c.topic("t")
+    sized = replace(t, partitions=tuple(replace(p, size=100 * (p.id + 1)) for p in t.partitions))
+    c = c.with_topic(sized)
+    proposed = {TopicPartition("t", 0): (0, 3), TopicPartition("t", 1): (1, 0), TopicPartition("t", 2): (1, 3)}
+    assert incoming_bytes(c, proposed) == {3: 100 + 300, 0: 200, 1: 300}
+    assert short_of_space(c, proposed, {3: 399, 0: 200, 1: 10_000}) == [(3, 400, 399)]

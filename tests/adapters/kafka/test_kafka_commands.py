@@ -67,6 +67,20 @@ def test_submit_dry_run_changes_nothing(kraft, tmp_path):
     )
 
 
+def test_submit_warns_when_the_copies_would_fill_a_brokers_disks(kraft, tmp_path):
+    # broker 3 holds 5,500 B (orders-1, orders-2, payments-0); with 6,100 B in all it reports 600 B usable, and the
+    # plan copies orders-0 (1,000 B) there; broker 1 (1 TiB) takes orders-1 without a word
+    kraft.brokers[3].total_bytes = 6100
+    code, out, err = run_here("kafka", "submit", kraft.url, "--reassignment-json-file", _plan(tmp_path))
+    assert code == 0
+    assert err == (
+        "warning: broker 3 would receive 1000 B of new replicas but its log dirs report 600 B usable "
+        "(DescribeLogDirs): the copies would fill its disks\n"
+    )
+    code, out, err = run_here("kafka", "submit", kraft.url, "--reassignment-json-file", _plan(tmp_path), "--quiet")
+    assert (code, err) == (0, "")
+
+
 def test_submit_execute_throttles_status_and_clearing(kraft, tmp_path):
     plan = _plan(tmp_path)
     code, out, err = run_here(
