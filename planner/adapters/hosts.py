@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Mapping
 
 from planner.model import PlannerError
 
@@ -20,3 +21,18 @@ def parse_hosts(url: str, hosts: str, default_port: int, example: str) -> tuple[
             raise PlannerError(f"{url}: {item!r} is not host:port (e.g. {example})")
         out.append((m.group(1), port))
     return tuple(out)
+
+
+def seconds_from_env(env: Mapping[str, str], name: str, default: float = 10.0) -> float:
+    """A time limit in seconds from the environment variable `name` (zk:// and kafka:// alike): `default` when unset,
+    one line naming the variable when it is not a number of at least 0.1."""
+    text = env.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0.1:
+        raise PlannerError(f"${name}: expected a number of seconds (at least 0.1), got {text!r}")
+    return seconds

@@ -17,6 +17,9 @@ TOPOLOGY_HELP = (
 # Options and arguments more than one command takes, declared once.
 TOPOLOGY = typer.Argument(..., metavar="TOPOLOGY", help=TOPOLOGY_HELP)
 OPTIONAL_TOPOLOGY = typer.Option(None, "--topology", metavar="TOPOLOGY", help=TOPOLOGY_HELP)
+TOPOLOGY_OUTPUT = typer.Option(
+    None, "-o", "--output", metavar="FILE", help="Write the topology here (atomically) instead of stdout."
+)
 OFFLINE = typer.Option(None, "--offline-brokers", metavar="IDS", help="Simulate these brokers failing, e.g. 2,3.")
 
 

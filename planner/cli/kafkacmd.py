@@ -14,6 +14,7 @@ from typing import List, Optional
 import typer
 
 from planner.cli.app import app
+from planner.cli.common import TOPOLOGY_OUTPUT
 from planner.model import PlannerError, tp_sort_key
 
 kafka_app = typer.Typer(
@@ -80,9 +81,7 @@ def _reassignment(path: str):
 @kafka_app.command("export")
 def export(
     url: str = URL,
-    output: Optional[str] = typer.Option(
-        None, "-o", "--output", metavar="FILE", help="Write the topology here (atomically) instead of stdout."
-    ),
+    output: Optional[str] = TOPOLOGY_OUTPUT,
     command_config: Optional[str] = COMMAND_CONFIG,
     timeout: Optional[float] = TIMEOUT,
     quiet: bool = QUIET,
@@ -220,17 +219,9 @@ def submit(
 
 def _warn_cordoned(snap, proposed, quiet: bool) -> None:
     """A plan that adds replicas to a broker whose log dirs are all cordoned (KIP-1066): say so."""
-    full = snap.cluster.cordoned_ids
-    adds = sorted(
-        {
-            b
-            for tp, r in proposed.items()
-            for b in r
-            if b in full
-            and snap.cluster.has_topic(tp.topic)
-            and b not in snap.cluster.topic(tp.topic).partition(tp.partition).replicas
-        }
-    )
+    from planner.rebalance.reassignment import incoming_bytes
+
+    adds = sorted(b for b in incoming_bytes(snap.cluster, proposed) if b in snap.cluster.cordoned_ids)
     if adds and not quiet:
         print(
             f"warning: the plan adds replicas to broker(s) {','.join(map(str, adds))}, whose log dirs are all "

@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 
 from planner.cli.app import app
+from planner.cli.common import TOPOLOGY_OUTPUT
 from planner.model import PlannerError
 
 
@@ -38,9 +39,7 @@ def twin(
         metavar="ID:RACK,...",
         help="Every broker with its rack, e.g. 1:a,2:b,3:c (instead of --brokers).",
     ),
-    output: Optional[str] = typer.Option(
-        None, "-o", "--output", metavar="FILE", help="Write the topology here (atomically) instead of stdout."
-    ),
+    output: Optional[str] = TOPOLOGY_OUTPUT,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No summary on stderr."),
 ) -> None:
     """Build a topology YAML from files an operator can hand over: kafka-topics --describe text, the current

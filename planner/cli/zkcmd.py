@@ -13,7 +13,7 @@ from typing import Optional
 import typer
 
 from planner.cli.app import app
-from planner.cli.common import OFFLINE
+from planner.cli.common import OFFLINE, TOPOLOGY_OUTPUT
 from planner.model import PlannerError, not_utf8
 
 zk_app = typer.Typer(
@@ -113,9 +113,7 @@ def _simulate(cluster, offline_brokers: Optional[str]):
 @zk_app.command("export")
 def export(
     url: str = URL,
-    output: Optional[str] = typer.Option(
-        None, "-o", "--output", metavar="FILE", help="Write the topology here (atomically) instead of stdout."
-    ),
+    output: Optional[str] = TOPOLOGY_OUTPUT,
     offline_brokers: Optional[str] = OFFLINE,
     zk_timeout: float = TIMEOUT,
     zk_auth_file: Optional[str] = AUTH_FILE,

@@ -189,18 +189,30 @@ def stop_children(grace: float = 10.0) -> None:
         signal.signal(signal.SIGINT, previous)
 
 
+_HANDLER_PID: int | None = None  # the process that installed `_on_interrupt`
+
+
 def _on_interrupt(signum, frame) -> None:
     """SIGINT while Spark runs: no `cancelAllJobs` over Py4J from inside the signal handler (PySpark's own handler
     does that, re-entering the connection the main thread is using, and Py4J logs both failures as tracebacks);
-    Py4J's logging is silenced and the interrupt raised: `stop_children` then ends the JVM."""
+    Py4J's logging is silenced and the interrupt raised: `stop_children` then ends the JVM.
+
+    In a child forked to start spark-submit (PySpark's `preexec_fn`, which runs Python between fork and exec) the
+    handler is inherited: there it does nothing, as the child is about to ignore SIGINT anyway, instead of raising
+    into the at-fork hooks, which print a traceback on the shared stderr."""
     import logging
+
+    if os.getpid() != _HANDLER_PID:
+        return
 
     logging.disable(logging.CRITICAL)
     raise KeyboardInterrupt
 
 
 def _own_sigint() -> None:
+    global _HANDLER_PID
     if threading.current_thread() is threading.main_thread():
+        _HANDLER_PID = os.getpid()
         signal.signal(signal.SIGINT, _on_interrupt)
 
 

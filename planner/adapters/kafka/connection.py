@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from planner.adapters.hosts import parse_hosts
+from planner.adapters.hosts import parse_hosts, seconds_from_env
 from planner.model import PlannerError
 
 DEFAULT_PORT = 9092
@@ -169,15 +169,7 @@ def load_options(
     $KAFKA_PLANNER_KAFKA_TIMEOUT, else 10 s)."""
     env = environ if environ is not None else os.environ
     if timeout is None:
-        text = env.get(TIMEOUT_ENV, "").strip()
-        timeout = 10.0
-        if text:
-            try:
-                timeout = float(text)
-            except ValueError:
-                timeout = -1.0
-            if not timeout >= 0.1:
-                raise PlannerError(f"${TIMEOUT_ENV}: expected a number of seconds (at least 0.1), got {text!r}")
+        timeout = seconds_from_env(env, TIMEOUT_ENV)
     path, source = command_config, f"--command-config {command_config}"
     if not path:
         path = env.get(COMMAND_CONFIG_ENV, "").strip() or None

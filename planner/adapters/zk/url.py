@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from typing import Mapping
 
-from planner.adapters.hosts import parse_hosts
+from planner.adapters.hosts import parse_hosts, seconds_from_env
 from planner.model import PlannerError, not_utf8
 
 AUTH_ENV = "KAFKA_PLANNER_ZK_AUTH"
@@ -66,15 +66,7 @@ def options_from_env(environ: Mapping[str, str] | None = None) -> ZkOptions:
     same settings as the `zk` commands' --zk-* options, from $KAFKA_PLANNER_ZK_TIMEOUT, $KAFKA_PLANNER_ZK_AUTH,
     $KAFKA_PLANNER_ZK_CA_FILE, $KAFKA_PLANNER_ZK_CERT_FILE and $KAFKA_PLANNER_ZK_KEY_FILE."""
     env = environ if environ is not None else os.environ
-    timeout = 10.0
-    text = env.get(TIMEOUT_ENV, "").strip()
-    if text:
-        try:
-            timeout = float(text)
-        except ValueError:
-            timeout = -1.0
-        if not timeout >= 0.1:
-            raise PlannerError(f"${TIMEOUT_ENV}: expected a number of seconds (at least 0.1), got {text!r}")
+    timeout = seconds_from_env(env, TIMEOUT_ENV)
     ca, cert, key = (env.get(n, "").strip() or None for n in (CA_FILE_ENV, CERT_FILE_ENV, KEY_FILE_ENV))
     if (cert or key) and not ca:
         raise PlannerError(f"${CERT_FILE_ENV}/${KEY_FILE_ENV} need ${CA_FILE_ENV} (TLS)")
