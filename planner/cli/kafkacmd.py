@@ -1,7 +1,8 @@
 """`kafka-planner kafka …`: live clusters through the Admin API: export, submit, status, cancel, elect-leaders.
 
-The steps and texts are Kafka's tools' (`planner.adapters.kafka.reassign`); this module parses arguments, opens the
-session, writes files and prints. kafka-python loads only inside the commands.
+The steps and texts are Kafka's tools' (`planner.adapters.kafka.steps`); this module parses arguments, opens the
+session, renders the steps' blocks (`planner.formats.kafka_json`), writes files and prints. kafka-python loads only
+inside the commands.
 """
 
 from __future__ import annotations
@@ -66,8 +67,18 @@ def _read_text(path: str, option: str) -> str:
         raise PlannerError(f"{option} {path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
 
 
-def _out(line: str) -> None:
-    sys.stdout.write(line + "\n")
+def _out(step) -> None:
+    """Print one step of `planner.adapters.kafka.steps`: a line of text, or a block rendered as Kafka's tool does."""
+    from planner.adapters.kafka import steps
+    from planner.formats import kafka_json as kj
+
+    if isinstance(step, steps.RollbackBlock):
+        step = kj.current_assignment_text(step.proposed, step.current)
+    elif isinstance(step, steps.PartitionStates):
+        step = kj.partition_reassignment_states_text(step.states)
+    elif isinstance(step, steps.MoveStates):
+        step = kj.replica_move_states_text(step.states)
+    sys.stdout.write(step + "\n")
     sys.stdout.flush()
 
 
@@ -119,8 +130,10 @@ def _write(path: str, text: str, option: str, tail: str) -> None:
 
 def _write_rollback(path: str):
     """The rollback JSON, written (with the user's umask) before anything changes; never over an existing file."""
+    from planner.formats import kafka_json as kj
 
-    def write(text: str) -> None:
+    def write(current) -> None:
+        text = kj.render_reassignment_json(current)
         if os.path.exists(path):
             raise PlannerError(
                 f"--rollback-file {path} exists: it may hold the rollback of an earlier submission; "
@@ -179,8 +192,8 @@ def submit(
     Prints the rollback JSON first and writes it to --rollback-file before changing anything. A dry run unless
     --execute.
     """
+    from planner.adapters.kafka import steps as ra
     from planner.adapters.kafka.snapshot import read_session
-    from planner.cli import kafka_steps as ra
 
     batches = [_reassignment(path) for path in reassignment_json_file]
     proposed = {tp: r for b, _ in batches for tp, r in b.items()}
@@ -252,13 +265,12 @@ def _warn_disk_space(snap, proposed, quiet: bool) -> None:
 def _run_batches(
     session, snap, batches, whole, rollback: str, wait: bool, poll: float, quiet: bool, url: str, files: List[str]
 ) -> None:
+    from planner.adapters.kafka import steps as ra
     from planner.adapters.kafka.snapshot import read_session
-    from planner.cli import kafka_steps as ra
-    from planner.formats import kafka_json as kj
 
     current = {tp: snap.cluster.topic(tp.topic).partition(tp.partition).replicas for tp in whole.proposed}
     ra.require_writes(session, whole)
-    _write_rollback(rollback)(kj.render_reassignment_json(current))
+    _write_rollback(rollback)(current)
     done_before: list[str] = []
     index = 0
     try:
@@ -269,7 +281,7 @@ def _run_batches(
             sub = ra.Submission(
                 proposed, log_dirs, whole.throttle, whole.log_dir_throttle, whole.additional or index > 1
             )
-            ra.submit(session, snap, sub, True, _out, lambda _text: None)
+            ra.submit(session, snap, sub, True, _out, lambda _current: None)
             if wait:
                 _wait(session, proposed, index, len(batches), poll, quiet)
             done_before.append(str(index))
@@ -349,7 +361,7 @@ def status(
     timeout: Optional[float] = TIMEOUT,
 ) -> None:
     """kafka-reassign-partitions.sh --verify: each partition's state; once nothing moves, the throttles cleared."""
-    from planner.cli import kafka_steps as ra
+    from planner.adapters.kafka import steps as ra
 
     targets, log_dirs = _reassignment(reassignment_json_file)
     with _session(url, command_config, timeout) as session:
@@ -366,7 +378,7 @@ def cancel(
     timeout: Optional[float] = TIMEOUT,
 ) -> None:
     """kafka-reassign-partitions.sh --cancel: revert the listed reassignments to their original replicas."""
-    from planner.cli import kafka_steps as ra
+    from planner.adapters.kafka import steps as ra
 
     targets, log_dirs = _reassignment(reassignment_json_file)
     with _session(url, command_config, timeout) as session:
@@ -388,8 +400,8 @@ def elect_leaders(
     timeout: Optional[float] = TIMEOUT,
 ) -> None:
     """kafka-leader-election.sh --election-type PREFERRED over the Admin API. A dry run unless --execute."""
+    from planner.adapters.kafka import steps as ra
     from planner.adapters.kafka.snapshot import read_session
-    from planner.cli import kafka_steps as ra
     from planner.formats import kafka_json as kj
     from planner.model import tp_sort_key
 

@@ -23,11 +23,7 @@ from typing import Iterable, Mapping
 
 from planner.java import duplicates
 from planner.model import Cluster, PlannerError, TopicPartition, tp_hash, tp_sort_key
-from planner.rebalance.reassignment import (  # noqa: F401  (parse_reassignment_json checks; --verify renders)
-    CANNOT_EXECUTE_BECAUSE_OF_EXISTING,
-    PartitionReassignmentState,
-    check_entries,
-)
+from planner.rebalance.reassignment import LogDirMoveState, PartitionReassignmentState, check_entries
 
 ANY_LOG_DIR = "any"
 EARLIEST_VERSION = 1
@@ -450,14 +446,6 @@ def partition_reassignment_states_text(states: Mapping[TopicPartition, Partition
         else:
             lines.append(f"Reassignment of partition {tp} is still in progress.")
     return "\n".join(lines)
-
-
-@dataclass(frozen=True)
-class LogDirMoveState:
-    kind: str  # "missing-log-dir" | "missing-replica" | "active" | "cancelled" | "completed"
-    target_dir: str
-    current_dir: str | None = None
-    future_dir: str | None = None
 
 
 def replica_move_states_text(states: Mapping[tuple[TopicPartition, int], LogDirMoveState]) -> str:

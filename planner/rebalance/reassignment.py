@@ -144,6 +144,16 @@ class PartitionReassignmentState:
     done: bool
 
 
+@dataclass(frozen=True)
+class LogDirMoveState:
+    """`findLogDirMoveStates`' answer for one replica (`ReassignPartitionsCommand`)."""
+
+    kind: str  # "missing-log-dir" | "missing-replica" | "active" | "cancelled" | "completed"
+    target_dir: str
+    current_dir: str | None = None
+    future_dir: str | None = None
+
+
 def reassignment_states(
     cluster: Cluster, targets: Mapping[TopicPartition, Iterable[int]]
 ) -> dict[TopicPartition, PartitionReassignmentState]:

@@ -355,7 +355,7 @@ def test_no_active_reassignment_text_and_states_from_topology():
 
 
 def test_replica_move_states_to_string():
-    M = kj.LogDirMoveState
+    M = ra.LogDirMoveState
     states = {
         (TP("bar", 0), 0): M("completed", "/tmp/kafka-logs0"),
         (TP("foo", 0), 0): M("active", "/tmp/kafka-logs1", "/tmp/kafka-logs0", "/tmp/kafka-logs1"),

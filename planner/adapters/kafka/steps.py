@@ -1,8 +1,10 @@
 """`kafka-reassign-partitions.sh --execute / --verify / --cancel` and `kafka-leader-election.sh` over the Admin API,
 step by step as `tools/.../reassign/ReassignPartitionsCommand.java` and `LeaderElectionCommand.java` do them, with
-their texts. Every line goes to `out`; the CLI decides where.
+their texts. Every step's output goes to `out`: a line of Kafka's text, or a block (the rollback assignment, the
+partition states, the log-dir move states) as data that the CLI renders with `planner.formats.kafka_json`.
 
-Steps that change the cluster run only with `execute`; the rollback JSON is written before any of them.
+Steps that change the cluster run only with `execute`; `before_change` gets the rollback assignment before any of
+them.
 """
 
 from __future__ import annotations
@@ -12,14 +14,40 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
 
 from planner.adapters.kafka import admin
-from planner.adapters.kafka.connection import KafkaSession
+from planner.adapters.kafka.connection import KafkaSession, error_name
 from planner.adapters.kafka.snapshot import KafkaSnapshot, read_session
-from planner.formats import kafka_json as kj
 from planner.java import hashmap_order
 from planner.model import PlannerError, TopicPartition, tp_hash, tp_sort_key
 from planner.rebalance import reassignment as rr
+from planner.rebalance.reassignment import LogDirMoveState, PartitionReassignmentState
 
-Out = Callable[[str], None]
+Assignment = Mapping[TopicPartition, tuple[int, ...]]
+
+
+@dataclass(frozen=True)
+class RollbackBlock:
+    """`--execute`'s "Current partition replica assignment" block: the replicas before the plan."""
+
+    proposed: Assignment
+    current: Assignment
+
+
+@dataclass(frozen=True)
+class PartitionStates:
+    """`--verify`'s "Status of partition reassignment" block."""
+
+    states: Mapping[TopicPartition, PartitionReassignmentState]
+
+
+@dataclass(frozen=True)
+class MoveStates:
+    """`--verify`'s "Status of replica reassignment" block (log-dir moves)."""
+
+    states: Mapping[tuple[TopicPartition, int], LogDirMoveState]
+
+
+Step = str | RollbackBlock | PartitionStates | MoveStates
+Out = Callable[[Step], None]
 
 YOU_MUST_RUN_VERIFY_PERIODICALLY = (
     "Warning: You must run --verify periodically, until the reassignment completes, to ensure the throttle is removed."
@@ -72,14 +100,14 @@ def submit(
     sub: Submission,
     execute: bool,
     out: Out,
-    before_change: Callable[[str], None],
+    before_change: Callable[[Assignment], None],
 ) -> None:
-    """Print the rollback block; with `execute`, hand the rollback JSON to `before_change` (which writes it), set the
-    throttles, alter the reassignments, start the log-dir moves."""
+    """Print the rollback block; with `execute`, hand the rollback assignment to `before_change` (which writes it),
+    set the throttles, alter the reassignments, start the log-dir moves."""
     check_submission(snap, sub)
     cluster = snap.cluster
     current = {tp: cluster.topic(tp.topic).partition(tp.partition).replicas for tp in sub.proposed}
-    out(kj.current_assignment_text(sub.proposed, current))
+    out(RollbackBlock(sub.proposed, current))
     if not execute:
         out(
             f"Dry run: would start the reassignment of {len(sub.proposed)} partition{_plural(len(sub.proposed))}"
@@ -88,7 +116,7 @@ def submit(
         )
         return
     require_writes(session, sub)
-    before_change(kj.render_reassignment_json(current))
+    before_change(current)
     if sub.throttle >= 0 or sub.log_dir_throttle >= 0:
         out(YOU_MUST_RUN_VERIFY_PERIODICALLY)
         if sub.throttle >= 0:
@@ -107,19 +135,13 @@ def submit(
     errors = {tp: r for tp, r in admin.alter_reassignments(session, sub.proposed).items() if r[0]}
     if errors:
         lines = [
-            f"{tp}: {msg or kj_error(code)}"
+            f"{tp}: {msg or error_name(code)}"
             for tp, (code, msg) in sorted(errors.items(), key=lambda e: tp_sort_key(e[0]))
         ]
         raise PlannerError("Error reassigning partition(s):\n" + "\n".join(lines))
     out(f"Successfully started partition reassignment{_plural(len(sub.proposed))} for {_tps(sub.proposed)}")
     if sub.log_dirs:
         execute_moves(session, sub.log_dirs, out)
-
-
-def kj_error(code: int) -> str:
-    from planner.adapters.kafka.connection import error_name
-
-    return error_name(code)
 
 
 def execute_moves(session: KafkaSession, moves: Mapping[tuple[TopicPartition, int], str], out: Out) -> None:
@@ -150,22 +172,22 @@ def execute_moves(session: KafkaSession, moves: Mapping[tuple[TopicPartition, in
 
 def move_states(
     snap: KafkaSnapshot, targets: Mapping[tuple[TopicPartition, int], str]
-) -> dict[tuple[TopicPartition, int], kj.LogDirMoveState]:
+) -> dict[tuple[TopicPartition, int], LogDirMoveState]:
     """`findLogDirMoveStates` from DescribeLogDirs' answer."""
-    out = {}
+    out: dict[tuple[TopicPartition, int], LogDirMoveState] = {}
     for (tp, broker), target in targets.items():
         found = [r for r in snap.replicas.get(tp, ()) if r.broker == broker]
         current = next((r.log_dir for r in found if not r.future), None)
         future = next((r.log_dir for r in found if r.future), None)
         if not found:
             live = any(d.broker == broker for d in snap.log_dirs)
-            out[(tp, broker)] = kj.LogDirMoveState("missing-replica" if live else "missing-log-dir", target)
+            out[(tp, broker)] = LogDirMoveState("missing-replica" if live else "missing-log-dir", target)
         elif future is not None:
-            out[(tp, broker)] = kj.LogDirMoveState("active", target, current, future)
+            out[(tp, broker)] = LogDirMoveState("active", target, current, future)
         elif current == target:
-            out[(tp, broker)] = kj.LogDirMoveState("completed", target, current)
+            out[(tp, broker)] = LogDirMoveState("completed", target, current)
         else:
-            out[(tp, broker)] = kj.LogDirMoveState("cancelled", target, current)
+            out[(tp, broker)] = LogDirMoveState("cancelled", target, current)
     return out
 
 
@@ -196,12 +218,12 @@ def verify(
     """`verifyAssignment`: the partition states, the replica moves, and, once nothing is moving anywhere, the
     throttles cleared. True when everything is done."""
     snap = read_session(session)
-    out(kj.partition_reassignment_states_text(rr.reassignment_states(snap.cluster, targets)))
+    out(PartitionStates(rr.reassignment_states(snap.cluster, targets)))
     parts_ongoing = bool(snap.reassigning)
     moves_ongoing = False
     if log_dirs:
         states = move_states(snap, log_dirs)
-        out(kj.replica_move_states_text(states))
+        out(MoveStates(states))
         moves_ongoing = any(s.kind == "active" for s in states.values())
     if not parts_ongoing and not moves_ongoing and not preserve_throttles:
         clear_all_throttles(session, snap, targets, out)
@@ -233,7 +255,7 @@ def cancel(
         errors = {tp: r for tp, r in admin.alter_reassignments(session, {tp: None for tp in active}).items() if r[0]}
         if errors:
             lines = [
-                f"{tp}: {msg or kj_error(code)}"
+                f"{tp}: {msg or error_name(code)}"
                 for tp, (code, msg) in sorted(errors.items(), key=lambda e: tp_sort_key(e[0]))
             ]
             raise PlannerError(
