@@ -4,10 +4,64 @@ any size streams: NumPy finds the line ends, no Python loop runs per key."""
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
 
 from planner.model import PlannerError
+from planner.producer.partitioner import partition_lines
+from planner.producer.serializers import check_encoding
 
 CHUNK_BYTES = 8 << 20  # keys-file bytes per vectorised pass
+
+Progress = Callable[[int, int], None]  # (bytes read, keys read) so far
+
+
+@dataclass(frozen=True)
+class PartitionedChunk:
+    """One chunk of a keys file: its keys as text (when asked for) and each key's partition (an int32 array)."""
+
+    keys: list[str]
+    partitions: Any
+
+
+def partitioned_chunks(
+    path: str,
+    key_type: str,
+    encoding: str,
+    partitions: int,
+    partitioner: str,
+    *,
+    with_keys: bool,
+    progress: Progress | None = None,
+) -> Iterator[PartitionedChunk]:
+    """The keys of `path` partitioned chunk by chunk. The keys are decoded only when asked for or needed to hash them
+    (UTF-8 strings under the default partitioner hash straight from the bytes)."""
+    raw_is_key = key_type == "string" and check_encoding(encoding) == "utf-8"
+    done_bytes = total_keys = 0
+    for data, starts, lengths in line_chunks(path):
+        texts: list[str] = []
+        if with_keys or not raw_is_key or partitioner == "legacy-scala":
+            texts = decode_lines(data, starts, lengths, path)
+        parts = partition_lines(data, starts, lengths, texts, key_type, encoding, partitions, partitioner)
+        yield PartitionedChunk(texts, parts)
+        total_keys += starts.size
+        done_bytes += int(lengths.sum()) + starts.size
+        if progress is not None:
+            progress(done_bytes, total_keys)
+
+
+def partition_counts(
+    path: str, key_type: str, encoding: str, partitions: int, partitioner: str, progress: Progress | None = None
+) -> list[int]:
+    """How many keys of `path` go to each partition."""
+    import numpy as np
+
+    counts = np.zeros(partitions, dtype=np.int64)
+    for chunk in partitioned_chunks(
+        path, key_type, encoding, partitions, partitioner, with_keys=False, progress=progress
+    ):
+        counts += np.bincount(chunk.partitions, minlength=partitions)
+    return counts.tolist()
 
 
 def line_chunks(path: str):

@@ -1,6 +1,6 @@
 """`kafka-planner partition`: resolve the topic, partition the keys (a keys file streamed in chunks, with progress on a
 terminal), and write what planner/formats/messages.py renders. The partitioning is planner/producer/partitioner.py's;
-the reading planner/adapters/keys_file.py's."""
+a keys file's reading and partitioning, chunk by chunk, planner/adapters/keys_file.py's."""
 
 from __future__ import annotations
 
@@ -70,50 +70,58 @@ def run(
 
 
 def _keys_file(target, path, key_type, encoding, summary, partitioner, fmt) -> None:
-    import numpy as np
-
-    from planner.adapters.keys_file import decode_lines, line_chunks
+    from planner.adapters.keys_file import partition_counts, partitioned_chunks
     from planner.formats.messages import keys_end, keys_text
-    from planner.producer.partitioner import partition_lines
-    from planner.producer.serializers import check_encoding
 
-    raw_is_key = key_type == "string" and check_encoding(encoding) == "utf-8"
-    size = os.path.getsize(path) if path != "-" and os.path.exists(path) else 0
-    progress = sys.stderr.isatty() and size > 64 << 20
-    counts = np.zeros(target.partitions, dtype=np.int64)
-    done_bytes, started, total_keys = 0, time.perf_counter(), 0
-    first, width = True, 0
-    for data, starts, lengths in line_chunks(path):
-        n = starts.size
-        texts: list[str] = []
-        if not raw_is_key or partitioner == "legacy-scala" or not summary:
-            texts = decode_lines(data, starts, lengths, path)
-        parts = partition_lines(data, starts, lengths, texts, key_type, encoding, target.partitions, partitioner)
-        total_keys += n
-        if summary:
-            counts += np.bincount(parts, minlength=target.partitions)
-        else:
-            text, width = keys_text(
-                target, list(zip(texts, parts.tolist())), fmt, partitioner, key_type, header=first, width=width
-            )
-            sys.stdout.write(text)
-            first = False
-        done_bytes += int(lengths.sum()) + n
-        if progress:
-            rate = total_keys / max(time.perf_counter() - started, 1e-9)
-            print(
-                f"\r{done_bytes * 100 // max(size, 1)}%  {total_keys:,} keys  {rate / 1e6:.1f} M keys/s",
-                end="",
-                file=sys.stderr,
-                flush=True,
-            )
-    if progress:
-        print(file=sys.stderr)
+    progress = _progress(path)
     if summary:
-        return _write_summary(target, counts.tolist(), fmt, partitioner)
+        counts = partition_counts(path, key_type, encoding, target.partitions, partitioner, progress)
+        _end_progress(progress)
+        return _write_summary(target, counts, fmt, partitioner)
+    first, width = True, 0
+    chunks = partitioned_chunks(
+        path, key_type, encoding, target.partitions, partitioner, with_keys=True, progress=progress
+    )
+    for chunk in chunks:
+        text, width = keys_text(
+            target,
+            list(zip(chunk.keys, chunk.partitions.tolist())),
+            fmt,
+            partitioner,
+            key_type,
+            header=first,
+            width=width,
+        )
+        sys.stdout.write(text)
+        first = False
+    _end_progress(progress)
     if first:  # empty file
         sys.stdout.write(keys_text(target, [], fmt, partitioner, key_type, header=True)[0])
     sys.stdout.write(keys_end(fmt))
+
+
+def _progress(path: str):
+    """A progress line on a terminal for a keys file over 64 MiB: percent read, keys and keys per second."""
+    size = os.path.getsize(path) if path != "-" and os.path.exists(path) else 0
+    if not (sys.stderr.isatty() and size > 64 << 20):
+        return None
+    started = time.perf_counter()
+
+    def report(done_bytes: int, total_keys: int) -> None:
+        rate = total_keys / max(time.perf_counter() - started, 1e-9)
+        print(
+            f"\r{done_bytes * 100 // max(size, 1)}%  {total_keys:,} keys  {rate / 1e6:.1f} M keys/s",
+            end="",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    return report
+
+
+def _end_progress(progress) -> None:
+    if progress is not None:
+        print(file=sys.stderr)
 
 
 def _write_summary(target: Target, counts, fmt, partitioner) -> None:
