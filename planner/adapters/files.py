@@ -1,5 +1,6 @@
-"""Writing output files so that a failure or an interrupt never leaves a partial file, a mixed folder or a destroyed
-target behind, with the permissions Kafka's tools give their files (java.io.FileWriter: 0666 less the umask)."""
+"""Reading input files with one set of error texts, and writing output files so that a failure or an interrupt never
+leaves a partial file, a mixed folder or a destroyed target behind, with the permissions Kafka's tools give their files
+(java.io.FileWriter: 0666 less the umask)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,24 @@ import stat
 from pathlib import Path
 from typing import Callable, Mapping, Optional
 
-from planner.model import PlannerError
+from planner.model import PlannerError, not_utf8
 
 _RENAME_EXCHANGE = 2  # linux/fs.h
+
+
+def read_text(path: str, where: str, missing: str = "no such file") -> str:
+    """A UTF-8 text file, or one line naming `where` (the option and the file) and what went wrong."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        raise PlannerError(f"{where}: {missing}") from None
+    except IsADirectoryError:
+        raise PlannerError(f"{where}: is a directory, expected a file") from None
+    except UnicodeDecodeError as exc:
+        raise not_utf8(where, exc) from None
+    except OSError as exc:
+        raise PlannerError(f"{where}: cannot read: {exc.strerror or exc}") from None
 
 
 def output_error(option: str, path: object, exc: OSError) -> PlannerError:

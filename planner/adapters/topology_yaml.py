@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import yaml
 
+from planner.adapters.files import read_text
 from planner.adapters.topology_fast import Rejected
 from planner.adapters.validate import (
     broker_id_problem,
@@ -33,7 +34,6 @@ from planner.model import (
     Partition,
     PlannerError,
     Topic,
-    not_utf8,
 )
 
 Node = yaml.Node
@@ -162,15 +162,7 @@ def _partition_map(ctx: _Ctx, node: Node, path: str, value: Callable[[Node, str]
 
 def load_topology(path: str, progress: Callable[[int, int], None] | None = None) -> Cluster:
     """The cluster of a topology file; `progress(done, total)` hears how far a large file's topics are read."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except FileNotFoundError:
-        raise PlannerError(f"{path}: no such topology file (see topologies/ for examples)") from None
-    except OSError as exc:
-        raise PlannerError(f"{path}: cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise not_utf8(path, exc) from None
+    text = read_text(path, path, missing="no such topology file (see topologies/ for examples)")
     return parse_topology(text, path, progress)
 
 

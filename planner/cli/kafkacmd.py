@@ -58,13 +58,9 @@ def _session(url: str, command_config: Optional[str], timeout: Optional[float]):
 
 
 def _read_text(path: str, option: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
-    except FileNotFoundError:
-        raise PlannerError(f"{option} {path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PlannerError(f"{option} {path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    from planner.adapters.files import read_text
+
+    return read_text(path, f"{option} {path}")
 
 
 def _out(step) -> None:

@@ -137,11 +137,12 @@ def consumers(
     fmt: GroupFormat = typer.Option(GroupFormat.table, "--format"),
 ) -> None:
     """Which consumer reads which partition under each assignment strategy, and which brokers it fetches from."""
+    from planner.adapters.files import read_text
     from planner.assignors.evaluation import evaluate_group
-    from planner.formats.group_yaml import load_group
+    from planner.formats.group_yaml import parse_group
     from planner.formats.messages import group_text
 
-    group = load_group(group_file)
+    group = parse_group(read_text(group_file, f"group file {group_file}"), group_file)
     cluster = load_cluster(topology, offline_brokers)
     evaluation = evaluate_group(cluster, group.members, [s.value for s in (strategy or [])])
     _group_notes(evaluation, group_file, topology)

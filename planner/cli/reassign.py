@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import enum
 import sys
-from pathlib import Path
 from typing import List, Optional
 
 import typer
 
 from planner.cli.app import app
 from planner.cli.common import OFFLINE, TOPOLOGY, load_cluster, note
-from planner.model import Cluster, PlannerError, not_utf8, parse_id_list, parse_rate
+from planner.model import Cluster, PlannerError, parse_id_list, parse_rate
 
 reassign = typer.Typer(
     no_args_is_help=True,
@@ -131,23 +130,14 @@ def _load(topology: str, offline_brokers: Optional[str], sizes: Optional[str]) -
         from planner.formats.kafka_json import parse_log_dirs_json
         from planner.rebalance.moves import with_sizes
 
-        try:
-            text = Path(sizes).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise PlannerError(f"--sizes {sizes}: {exc.strerror or exc}") from None
-        except UnicodeDecodeError as exc:
-            raise not_utf8(f"--sizes {sizes}", exc) from None
-        cluster = with_sizes(cluster, parse_log_dirs_json(text, sizes))
+        cluster = with_sizes(cluster, parse_log_dirs_json(_read(sizes, "--sizes"), sizes))
     return cluster
 
 
 def _read(path: str, option: str) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise PlannerError(f"{option} {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise not_utf8(f"{option} {path}", exc) from None
+    from planner.adapters.files import read_text
+
+    return read_text(path, f"{option} {path}")
 
 
 def _check_output_dir(output_dir: Optional[str]) -> None:

@@ -14,7 +14,7 @@ import typer
 
 from planner.cli.app import app
 from planner.cli.common import OFFLINE, TOPOLOGY_OUTPUT
-from planner.model import PlannerError, not_utf8
+from planner.model import PlannerError
 
 zk_app = typer.Typer(
     no_args_is_help=True,
@@ -89,15 +89,9 @@ def _progress(quiet: bool, after: float = 1.0):
 
 
 def _read_text(path: str, option: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
-    except FileNotFoundError:
-        raise PlannerError(f"{option} {path}: no such file") from None
-    except OSError as exc:
-        raise PlannerError(f"{option} {path}: cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise not_utf8(f"{option} {path}", exc) from None
+    from planner.adapters.files import read_text
+
+    return read_text(path, f"{option} {path}")
 
 
 def _simulate(cluster, offline_brokers: Optional[str]):

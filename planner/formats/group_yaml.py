@@ -22,7 +22,7 @@ import yaml
 
 from planner.assignors.group import Member
 from planner.limits import check_yaml_depth
-from planner.model import PlannerError, TopicPartition, not_utf8
+from planner.model import PlannerError, TopicPartition
 
 MEMBER_KEYS = ("id", "instance_id", "rack", "topics", "owned", "generation")
 GROUP_KEYS = ("group", "members")
@@ -184,14 +184,3 @@ def parse_group(text: str, source: str = "GROUP.yaml") -> Group:
     instances: dict[str, int] = {}
     members = [_member(source, i, mnode, seen, instances) for i, mnode in enumerate(members_node.value)]
     return Group(name=name, members=tuple(members))
-
-
-def load_group(path: str) -> Group:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError as exc:
-        raise PlannerError(f"cannot read group file {path}: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise not_utf8(f"group file {path}", exc) from None
-    return parse_group(text, path)

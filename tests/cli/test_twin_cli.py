@@ -175,7 +175,7 @@ def test_not_utf8_and_bad_json(planner_cli_here, inputs, monkeypatch):
     monkeypatch.chdir(inputs)
     (inputs / "latin1.txt").write_bytes("Topic: caf\xe9".encode("latin-1"))
     assert errors(planner_cli_here, inputs, "--describe", "latin1.txt") == (
-        "--describe latin1.txt: not UTF-8 text (byte 10); save the tool's output as UTF-8"
+        "--describe latin1.txt: not UTF-8 text (byte 0xe9 at offset 10); save it as UTF-8"
     )
     (inputs / "g.txt").write_text('Current partition replica assignment\n{"version":1,"partitions":[}\n')
     assert errors(planner_cli_here, inputs, "--assignment", "g.txt") == (

@@ -142,7 +142,7 @@ def test_verify_errors(topo, tmp_path, text, message, planner_cli):
 
 def test_missing_file_error(topo, planner_cli):
     code, _, err = planner_cli("reassign", "check-execute", topo, "--reassignment-json-file", "/nonexistent/r.json")
-    assert code == 2 and err == "error: --reassignment-json-file /nonexistent/r.json: No such file or directory\n"
+    assert code == 2 and err == "error: --reassignment-json-file /nonexistent/r.json: no such file\n"
 
 
 def test_elect_leaders_kafka_format(topo, planner_cli):

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+from planner.adapters.files import read_text
 from planner.adapters.hosts import parse_hosts, seconds_from_env
 from planner.model import PlannerError
 
@@ -176,13 +177,7 @@ def load_options(
         source = f"${COMMAND_CONFIG_ENV} {path}"
     if not path:
         return KafkaOptions(timeout=timeout)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except FileNotFoundError:
-        raise PlannerError(f"{source}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PlannerError(f"{source}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    text = read_text(path, source)
     return options_from_properties(parse_properties(text), source, timeout)
 
 

@@ -6,8 +6,9 @@ import os
 from dataclasses import dataclass
 from typing import Mapping
 
+from planner.adapters.files import read_text
 from planner.adapters.hosts import parse_hosts, seconds_from_env
-from planner.model import PlannerError, not_utf8
+from planner.model import PlannerError
 
 AUTH_ENV = "KAFKA_PLANNER_ZK_AUTH"
 
@@ -76,13 +77,7 @@ def options_from_env(environ: Mapping[str, str] | None = None) -> ZkOptions:
 def auth_from(auth_file: str | None, environ: Mapping[str, str] | None = None) -> str | None:
     """Credentials `user:password` from `--zk-auth-file`, else from $KAFKA_PLANNER_ZK_AUTH, else none."""
     if auth_file:
-        try:
-            with open(auth_file, encoding="utf-8") as fh:
-                text = fh.read().strip()
-        except OSError as exc:
-            raise PlannerError(f"--zk-auth-file {auth_file}: cannot read: {exc.strerror}") from None
-        except UnicodeDecodeError as exc:
-            raise not_utf8(f"--zk-auth-file {auth_file}", exc) from None
+        text = read_text(auth_file, f"--zk-auth-file {auth_file}").strip()
         source = f"--zk-auth-file {auth_file}"
     else:
         text = (environ if environ is not None else os.environ).get(AUTH_ENV, "").strip()
