@@ -246,9 +246,14 @@ def test_batches_wait_with_progress_then_verify(kraft, tmp_path):
     plan = _plan(tmp_path)
     finished = threading.Event()
 
-    def drive() -> None:  # the replicas catch up while the command waits
-        while not finished.wait(0.2):
-            kraft.step(250)
+    def drive() -> None:  # the replicas catch up by 250 bytes each time the command looks (DescribeLogDirs, key 35),
+        # so every poll sees progress however slowly the machine runs
+        seen = 0
+        while not finished.wait(0.02):
+            polls = sum(1 for key, _ in list(kraft.requests) if key == 35)
+            if polls > seen:
+                seen = polls
+                kraft.step(250)
 
     driver = threading.Thread(target=drive)
     driver.start()
