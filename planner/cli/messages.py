@@ -8,9 +8,11 @@ from typing import List, Optional
 
 import typer
 
+from planner.adapters.source import load_cluster
 from planner.assignors.registry import ASSIGNORS
 from planner.cli.app import app
-from planner.cli.common import MAX_RECORDS, OFFLINE, OPTIONAL_TOPOLOGY, TOPOLOGY, load_cluster, note
+from planner.cli.common import OFFLINE, OPTIONAL_TOPOLOGY, TOPOLOGY, note
+from planner.limits import MAX_RECORDS
 from planner.model import PlannerError
 
 

@@ -13,7 +13,7 @@ from planner.producer.partitioner import Target
 
 
 def resolve_target(partitions, topology, topic, offline_brokers) -> Target:
-    from planner.cli.common import partitions_or_topic
+    from planner.adapters.source import partitions_or_topic
     from planner.producer.partitioner import target_for
 
     n, cluster = partitions_or_topic(partitions, topology, topic, offline_brokers)

@@ -8,8 +8,9 @@ from typing import List, Optional
 
 import typer
 
+from planner.adapters.source import load_cluster
 from planner.cli.app import app
-from planner.cli.common import OFFLINE, TOPOLOGY, load_cluster, note
+from planner.cli.common import OFFLINE, TOPOLOGY, note
 from planner.model import Cluster, PlannerError, parse_id_list, parse_rate
 
 reassign = typer.Typer(

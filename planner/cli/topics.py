@@ -9,8 +9,10 @@ from typing import List, Mapping, Optional
 
 import typer
 
+from planner.adapters.source import load_cluster
 from planner.cli.app import app
-from planner.cli.common import MAX_NEW_PARTITIONS, OFFLINE, TOPOLOGY, load_cluster
+from planner.cli.common import OFFLINE, TOPOLOGY
+from planner.limits import MAX_NEW_PARTITIONS
 from planner.model import Cluster, PlannerError, TopicPartition, make_topic
 from planner.placement.placer import PLACERS
 

@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
-from planner.formats.tables import bar, human_bytes
-from planner.model import Cluster, PlannerError
+from planner.formats.tables import bar
+from planner.model import Cluster, PlannerError, human_bytes
 from planner.rebalance.moves import Plan, rack_count, rack_safe
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from planner.broker_load import BrokerLoad, spread
-from planner.model import Cluster, human_bytes  # noqa: F401  (tables' callers use it)
+from planner.model import Cluster, human_bytes
 
 _EIGHTHS = " ▏▎▍▌▋▊▉█"
 

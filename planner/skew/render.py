@@ -35,7 +35,8 @@ def _broker_name(bid: int) -> str:
 def render_table(r: SkewReport) -> str:
     from tabulate import tabulate
 
-    from planner.formats.tables import bar, human_bytes
+    from planner.formats.tables import bar
+    from planner.model import human_bytes
 
     out = []
     target = f"topic {r.topic} ({r.partitions} partitions)" if r.topic else f"{r.partitions} partitions"
@@ -173,7 +174,8 @@ def render_table(r: SkewReport) -> str:
 def _broker_table(title: str, table: tuple[BrokerRow, ...]) -> str:
     from tabulate import tabulate
 
-    from planner.formats.tables import bar, human_bytes
+    from planner.formats.tables import bar
+    from planner.model import human_bytes
 
     peak = max((b.records for b in table), default=0)
     return tabulate(

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from planner.cli.common import load_cluster
+from planner.adapters.source import load_cluster
 from planner.leadership import topic_states
 from planner.model import NO_LEADER, PlannerError
 from planner.producer.serializers import partition_for_key, serialize
