@@ -158,6 +158,24 @@ def lower_bound(
     source → broker (d_b) → partition (1 per replica it may give) → sink (lacks), and broker → its group's ceilings
     (1) → sink (total mod len). Without repairs this is `excess` with `count_targets`' choice of ceilings.
     """
+    return _removals(counts, groups, repairs)[0]
+
+
+def repair_removals(
+    counts: Mapping[int, int],
+    groups: Sequence[tuple[Sequence[int], int]],
+    repairs: Sequence[tuple[int, Iterable[int]]],
+) -> list[list[int]]:
+    """Per repair (in order), the brokers whose replica of it the removals `lower_bound` counts twice take: taking
+    those replicas off (and the rest of the `lacks` from anywhere) is how a repair meets the bound."""
+    return _removals(counts, groups, repairs)[1]
+
+
+def _removals(
+    counts: Mapping[int, int],
+    groups: Sequence[tuple[Sequence[int], int]],
+    repairs: Sequence[tuple[int, Iterable[int]]],
+) -> tuple[int, list[list[int]]]:
     demand: dict[int, int] = {b: c for b, c in counts.items() if c > 0}
     ceilings: list[tuple[list[int], int]] = []
     for brokers, total in groups:
@@ -168,7 +186,8 @@ def lower_bound(
             demand[b] = max(0, counts.get(b, 0) - q)
         ceilings.append(([b for b in brokers if demand[b] > 0], r))
     need = [
-        (lacks, [b for b in dict.fromkeys(brokers) if demand.get(b, 0) > 0]) for lacks, brokers in repairs if lacks > 0
+        (lacks, [b for b in dict.fromkeys(brokers) if demand.get(b, 0) > 0] if lacks > 0 else [])
+        for lacks, brokers in repairs
     ]
     flow = _MaxFlow()
     src, sink = flow.node(), flow.node()
@@ -181,13 +200,16 @@ def lower_bound(
             flow.edge(g, sink, r)
             for b in members:
                 flow.edge(node[b], g, 1)
+    taken: list[list[tuple[int, int]]] = []
     for lacks, brokers in need:
+        edges: list[tuple[int, int]] = []
         if brokers:
             p = flow.node()
             flow.edge(p, sink, lacks)
-            for b in brokers:
-                flow.edge(node[b], p, 1)
-    return sum(demand.values()) + sum(lacks for lacks, _ in need) - flow.run(src, sink)
+            edges = [(b, flow.edge(node[b], p, 1)) for b in brokers]
+        taken.append(edges)
+    bound = sum(demand.values()) + sum(lacks for lacks, _ in need if lacks > 0) - flow.run(src, sink)
+    return bound, [[b for b, e in edges if flow.cap[e] == 0] for edges in taken]
 
 
 class _MaxFlow:
@@ -202,13 +224,16 @@ class _MaxFlow:
         self.adj.append([])
         return len(self.adj) - 1
 
-    def edge(self, u: int, v: int, c: int) -> None:
-        self.adj[u].append(len(self.to))
+    def edge(self, u: int, v: int, c: int) -> int:
+        """Add an edge of capacity c; returns its index (its remaining capacity is `cap[index]` after `run`)."""
+        e = len(self.to)
+        self.adj[u].append(e)
         self.to.append(v)
         self.cap.append(c)
         self.adj[v].append(len(self.to))
         self.to.append(u)
         self.cap.append(0)
+        return e
 
     def run(self, s: int, t: int) -> int:
         adj, to, cap = self.adj, self.to, self.cap

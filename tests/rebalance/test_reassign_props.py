@@ -176,6 +176,29 @@ def test_lower_bound_with_rack_repair_is_a_lower_bound(c):
         assert plan.replica_moves == best
 
 
+def test_rack_repair_takes_the_replicas_the_count_goal_would_move_anyway():
+    # Racks r0 = {0, 2, 4}, r1 = {1, 3}. Partitions 1 ([2, 0]) and 2 ([0, 4]) are rack-unsafe; after the repair each
+    # rack holds one replica of every partition, so r0's brokers end at 1 each: broker 0 (2 replicas) and broker 2
+    # (2) must each lose one. Repairing partition 1 off broker 0 (its follower) left broker 2 to shed by a third move;
+    # the repair takes broker 2's replica of partition 1 and broker 0's of partition 2 instead: 2 moves, the bound.
+    c = build_cluster(5, racks=2, topics={"t": {0: [1, 2], 1: [2, 0], 2: [0, 4]}})
+    plan = balance(c)
+    assert (plan.replica_moves, plan.lower_bound) == (2, 2)
+    assert {tp.partition: r for tp, r in plan.proposed.items()} == {0: (2, 1), 1: (3, 0), 2: (1, 4)}
+
+
+def test_decommission_without_rack_repair_bounds_the_per_rack_goal_its_moves_reach():
+    # Partition 1 ([5, 6, 3]) has two replicas in rack r0; moving broker 3's off (to a broker of rack r1) makes every
+    # partition rack-safe, so the goals balance per rack: the bound is that of a plan that repairs (4), not the bound
+    # over all brokers (5), which this 4-move plan would beat.
+    topics = {"t0": {0: (2, 6, 1), 1: (5, 6, 3), 2: (7, 2, 6), 3: (3, 5, 4), 4: (6, 5, 7)}}
+    c = build_cluster(9, racks=3, topics=topics)
+    for rack_repair in (False, True):
+        plan = decommission(c, [3], rack_repair=rack_repair)
+        assert (plan.replica_moves, plan.lower_bound) == (4, 4)
+        assert {tp.partition: r for tp, r in plan.proposed.items()} == {0: (2, 0, 1), 1: (5, 6, 1), 3: (0, 8, 4)}
+
+
 @SETTINGS
 @given(clusters(), st.data())
 def test_decommission_invariants(c, data):

@@ -124,15 +124,20 @@ def balance(
     moving, skipped = excluded(parts, exclude_topics, exclude_internal)
     st = State(cluster, parts, targets, moving | skipped, max_moves, closed=cluster.cordoned_ids)
     say = progress or (lambda msg: None)
-    lower = count_lower_bound(st, rack_repair)
-    topic_lower = topic_lower_bound(st, rack_repair)
-    bytes_lower = bytes_lower_bound(st, byte_tolerance, targets_of(st, rack_repair)[1]) if st.has_sizes else None
+    lower, topic_lower, bytes_lower = _bounds(st, rack_repair, byte_tolerance)
+    # without rack repair, moves off brokers outside the targets can still make every partition rack-safe: the goals
+    # then balance per rack (`HardGoal` sets `st.groups`), and the bounds are those of a plan that repairs
+    per_rack = None
+    if not rack_repair and targets_of(st)[1] is None and targets_of(st, repaired=True)[1] is not None:
+        per_rack = _bounds(st, True, byte_tolerance)
     hard = HardGoal(rack_repair, say)
     byte_goal = ByteGoal(byte_tolerance, say) if balance_bytes and st.has_sizes else None
     goals: list[Goal] = [ReplicaCountGoal(say, level_bytes=byte_goal is not None), TopicSpreadGoal(say)]
     goals += [PreferredLeaderGoal(say)] if leaders else []
     goals += [byte_goal] if byte_goal is not None else []
     hard.optimize(st, Frozen())
+    if per_rack is not None and None not in st.groups:
+        lower, topic_lower, bytes_lower = per_rack
     _run(st, goals, settle_leaders=leaders and byte_goal is not None)
     notes = _notes(st, hard, leaders, byte_goal, byte_tolerance, moving, skipped)
     if not any(n.goal == "topic-spread" and n.kind == "unmet" for n in notes):
@@ -149,6 +154,14 @@ def balance(
         bytes_lower_bound=bytes_lower,
         unmet=tuple(dict.fromkeys(st.capped)),
     )
+
+
+def _bounds(st: State, repaired: bool, tolerance: float) -> tuple[int, int, int | None]:
+    """The lower bounds of the count, topic and byte goals, balanced per rack when every partition keeps (or, when
+    `repaired`, gets) one replica per rack."""
+    by_rack = targets_of(st, repaired)[1]
+    count, topic = count_lower_bound(st, repaired), topic_lower_bound(st, repaired)
+    return count, topic, bytes_lower_bound(st, tolerance, by_rack) if st.has_sizes else None
 
 
 def _check_fits(parts: Sequence[Partition], targets: Sequence[int]) -> None:

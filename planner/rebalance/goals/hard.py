@@ -15,7 +15,7 @@ from planner.model import PlannerError
 from planner.rebalance.goals.base import Constraint, Frozen
 from planner.rebalance.goals.pick import BrokerHeap
 from planner.rebalance.goals.state import State
-from planner.rebalance.moves import count_targets, excess, lower_bound, movable_counts
+from planner.rebalance.moves import count_targets, excess, lower_bound, movable_counts, repair_removals
 
 
 def targets_of(st: State, repaired: bool = False) -> tuple[dict[int, int], dict[str, list[int]] | None]:
@@ -89,7 +89,7 @@ class HardGoal:
             total = sum(len(r) for r in st.reps)
             groups = [(m, len(st.reps)) for m in by_rack.values()] if by_rack else [(st.targets, total)]
             before = st.copies
-            self.repaired = repair(st, groups, [i for i, _, _ in unsafe])
+            self.repaired = repair(st, groups, unsafe)
             self.repair_moves = st.copies - before
         st.optional_from = st.copies
         _, by_rack = targets_of(st)
@@ -180,7 +180,7 @@ class _RackHeaps:
             heapq.heappush(self.heaps[self.st.rack_of.get(b)], self.key(b))
 
 
-def _best_repair(st: State, i: int, shed: _Shed, heaps: _RackHeaps) -> tuple[int, int] | None:
+def _best_repair(st: State, i: int, shed: _Shed, heaps: _RackHeaps, chosen: list[int]) -> tuple[int, int] | None:
     r = st.reps[i]
     racks = [st.rack_of.get(b) for b in r]
     dsts = [heaps.top(k) for k in heaps.heaps if k not in racks]
@@ -191,6 +191,7 @@ def _best_repair(st: State, i: int, shed: _Shed, heaps: _RackHeaps) -> tuple[int
         for k in dsts:
             dst = k[2]
             key = (
+                src not in chosen,
                 shed.delta({src: -1, dst: 1}),
                 pos == 0,
                 -st.count[src],
@@ -205,22 +206,27 @@ def _best_repair(st: State, i: int, shed: _Shed, heaps: _RackHeaps) -> tuple[int
     return None if best is None else (best[-2], best[-1])  # None: the racks it lacks hold only closed brokers
 
 
-def repair(st: State, groups: Sequence[tuple[Sequence[int], int]], unsafe: Sequence[int]) -> int:
-    """Make each partition in `unsafe` rack-safe with the fewest moves, one added rack per move: a replica that shares
-    its rack with another replica of the partition moves to a target broker of a rack the partition does not use.
+def repair(st: State, groups: Sequence[tuple[Sequence[int], int]], unsafe: Sequence[tuple[int, int, list[int]]]) -> int:
+    """Make each partition in `unsafe` ((index, racks it lacks, brokers sharing a rack), `unsafe_of`) rack-safe with
+    the fewest moves, one added rack per move: a replica that shares its rack with another replica of the partition
+    moves to a target broker of a rack the partition does not use.
 
-    Among those moves, the one that brings the counts closest to the count goal, then one that keeps the preferred
-    leader (a rack holding two replicas always holds a follower, so the leader's replica moves only when that saves
-    a later move), then from the fullest broker to the emptiest, the heaviest to the lightest.
+    The replicas taken off are those the count lower bound's flow (`moves.repair_removals`) takes: chosen over all
+    the unsafe partitions at once, they are the replicas the count goal would move anyway, so repair and count goal
+    together meet the bound (a greedy choice, partition by partition, can take a replica off a broker that another
+    partition needed to shed). Then the move that brings the counts closest to the count goal, then one that keeps the
+    preferred leader (a rack holding two replicas always holds a follower, so the leader's replica moves only when
+    that saves a later move), then from the fullest broker to the emptiest, the heaviest to the lightest.
     Returns the partitions repaired."""
     shed = _Shed(st, groups)
     heaps = _RackHeaps(st)
+    removals = repair_removals(st.count, groups, [(lacks, dup) for _, lacks, dup in unsafe])
     done = 0
-    for i in unsafe:
+    for (i, _, _), chosen in zip(unsafe, removals):
         cap = min(len(st.reps[i]), st.n_racks)
         moved = False
         while st.distinct_racks(st.reps[i]) < cap:
-            found = _best_repair(st, i, shed, heaps)
+            found = _best_repair(st, i, shed, heaps, chosen)
             if found is None:
                 break
             src, dst = found
