@@ -71,6 +71,29 @@ def candidates_from_sums(estimates: dict[int, int]) -> list[int]:
     return sorted(h for h, c in estimates.items() if c > 0)
 
 
+def proven_top(counters, err: int, keyed: int, k: int, top: int, key_type: str):
+    """The top keys straight from the summaries, when they prove them: ([(serialized key, records, record bytes)],
+    bound), or None when a second pass must count the candidates.
+
+    `counters` are (key, n, u, bytes, collided) (`KafkaMurmur2.Summary`): the key's hash has between n and n + u
+    records; with u = 0 and no other key seen with that hash, n is the key's exact count. The listed keys are the top
+    `top` of those exact ones; every other key has at most the larger of `err` (keys without a counter), n + u of the
+    inexact counters and the next exact count. That proof is kept only when it is as strong as the summary promises:
+    no inexact counter is provably above `err` (n > err: it may be a hot key, counted exactly by the second pass) and
+    the bound is at most keyed / (k + 1).
+    """
+    exact = [(key, n, w) for key, n, u, w, collided in counters if u == 0 and not collided]
+    loose = [(n, u) for _, n, u, _, collided in counters if u or collided]
+    if any(n > err for n, _ in loose):
+        return None
+    upper = max((n + u for n, u in loose), default=0)
+    if upper > keyed // (k + 1):
+        return None
+    ranked = sorted(exact, key=lambda e: (-e[1], order_key(e[0], key_type)))
+    rest = ranked[top][1] if len(ranked) > top else 0
+    return ranked[:top], max(err, upper, rest)
+
+
 def count_candidates(batches, candidates, key_type: str):
     """mapInArrow / task body of the second pass: for every batch (`_k`, optional `_v`), the records and value bytes
     of each key whose murmur2 is a candidate, aggregated per task; yields one Arrow batch

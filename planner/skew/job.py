@@ -14,8 +14,10 @@ Plan (one pass over the data for every partition count of the sweep):
    (Python fast path, `planner.skew.inputs`, without the UDF or with `--reader pyarrow`: Parquet whose key column
    Arrow reads as the key type is read by pyarrow inside Spark tasks, skipping Spark's row → Arrow conversion);
 4. top keys (`planner.skew.heavy`): in the same pass each task keeps a Misra-Gries summary of its keys' murmur2
-   values; the union holds every hash above 1/(k+1) of the records, a second narrow pass counts exactly the keys with a
-   candidate hash, the top N come from those, with a proven bound for every other key. `exact_top` (and --output's
+   values; the union holds every hash above 1/(k+1) of the records. In the JVM (`KafkaMurmur2.summarize`, one Spark
+   job over the normalised rows) the counters also prove exact counts where they can (`heavy.proven_top`); otherwise
+   a second narrow pass counts exactly the keys with a candidate hash; the top N come from those, with a proven bound
+   for every other key. `exact_top` (and --output's
    keys.parquet) use Spark's own aggregation by `_k` over every key instead.
 """
 
@@ -37,7 +39,7 @@ from planner.skew.arrowhash import (
     count_batches,
     partition_batches,
 )
-from planner.skew.heavy import DEFAULT_COUNTERS, candidates_from_sums, key_text, order_key, serialized
+from planner.skew.heavy import DEFAULT_COUNTERS, candidates_from_sums, key_text, order_key, proven_top, serialized
 from planner.skew.inputs import count_candidates_in_units, plan_units, run_units
 
 INPUT_FORMATS = ("parquet", "csv", "json", "text")
@@ -310,11 +312,23 @@ def _count_with_spark(keys, counts, heavy_k: int = 0):
     return records, nbytes, null_records, null_bytes, unreadable, (estimates, err)
 
 
-def _hot_keys(spark, keys, units, spec: JobSpec, heavy, progress, jvm: bool) -> tuple[list[TopKey], int]:
-    """The exact top N among the candidate keys of the merged summaries, and the proven bound for every other key."""
+def _top_key(raw: bytes, records: int, nbytes: int, spec: JobSpec) -> TopKey:
     from planner.producer.murmur2 import keyed_partition
 
-    estimates, err = heavy
+    return TopKey(
+        key=key_text(raw, spec.key_type), records=records, bytes=nbytes, partition=keyed_partition(raw, spec.primary)
+    )
+
+
+def _hot_keys(spark, keys, units, spec: JobSpec, heavy, progress, jvm: bool, keyed: int) -> tuple[list[TopKey], int]:
+    """The exact top N among the candidate keys of the merged summaries, and the proven bound for every other key:
+    from the JVM's summaries alone when they prove it (`proven_top`), else by a second pass over the candidates."""
+    estimates, err, *counters = heavy
+    if counters:  # the JVM's summaries: exact where they can prove it
+        proven = proven_top(counters[0], err, keyed, spec.heavy_k, spec.top, spec.key_type)
+        if proven is not None:
+            progress("the hot keys' counts are proven exact by the summaries (no second pass)")
+            return [_top_key(raw, rec, nbytes, spec) for raw, rec, nbytes in proven[0]], proven[1]
     candidates = candidates_from_sums(estimates)
     progress(f"counting the {len(candidates)} candidate hot keys exactly")
     if not candidates:
@@ -343,15 +357,7 @@ def _hot_keys(spark, keys, units, spec: JobSpec, heavy, progress, jvm: bool) -> 
         slot[0] += int(r["records"])
         slot[1] += int(r["value_bytes"])
     ranked = sorted(totals.items(), key=lambda kv: (-kv[1][0], order_key(kv[0], spec.key_type)))
-    top = [
-        TopKey(
-            key=key_text(raw, spec.key_type),
-            records=rec,
-            bytes=vb + rec * len(raw),
-            partition=keyed_partition(raw, spec.primary),
-        )
-        for raw, (rec, vb) in ranked[: spec.top]
-    ]
+    top = [_top_key(raw, rec, vb + rec * len(raw), spec) for raw, (rec, vb) in ranked[: spec.top]]
     rest = ranked[spec.top][1][0] if len(ranked) > spec.top else 0
     return top, max(err, rest)
 
@@ -444,7 +450,8 @@ def run(
         )
     heavy_k = spec.heavy_k if spec.top > 0 and not spec.exact_top else 0
     how = "pyarrow reads the row groups" if units is not None else "Spark reads, mapInArrow"
-    how = "murmur2 in the JVM, a Spark SQL aggregate" if jvm else how
+    if jvm:
+        how = "murmur2 in the JVM, " + ("a Spark job keeping hot-key summaries" if heavy_k else "a Spark SQL aggregate")
     progress(f"hashing keys of {spec.keys} for {len(spec.counts)} partition count(s) in one pass ({how})")
     try:
         records, nbytes, null_records, null_bytes, unreadable, heavy = _count(spark, keys, units, spec, heavy_k, jvm)
@@ -462,7 +469,7 @@ def run(
     distinct = bound = None
     if heavy_k:
         try:
-            top, bound = _hot_keys(spark, keys, units, spec, heavy, progress, jvm)
+            top, bound = _hot_keys(spark, keys, units, spec, heavy, progress, jvm, keyed)
         except Exception as exc:
             raise PlannerError(f"counting the hot keys of --keys {spec.keys} failed: {_first_line(exc)}") from None
     if (spec.top > 0 and not heavy_k) or output_keys:

@@ -6,11 +6,15 @@ per record: `toPositive(murmur2(_k)) % L` with L the least common multiple of th
 (a divisor of L) is read off the same buckets as `bucket % n`: one hash and one aggregate for a whole `--sweep`.
 Null keys and unreadable rows get the buckets -1 and -2. When L would exceed `MAX_BUCKETS` (counts without a small
 common multiple, e.g. 997 and 1009), each record is expanded to one row per count instead.
+
+With `--top` (hot keys), `summary_in_jvm` instead runs `KafkaMurmur2.summarize`: one Spark job over the same rows
+that counts per partition and keeps each task's Misra-Gries summary, with the counters that prove exact counts.
 """
 
 from __future__ import annotations
 
 import math
+import struct
 
 from planner.skew.arrowhash import NULL_KEYS, UNREADABLE
 
@@ -107,21 +111,31 @@ def candidates_in_jvm(keys, candidates, key_type: str) -> list[dict]:
     ]
 
 
-def summary_in_jvm(spark, keys, counts, heavy_k: int):
-    """The whole counting pass and the hot-key summary as one aggregate (`KafkaMurmur2.SkewSummary`): the tuple of
-    the Arrow paths, hot-key estimates by uint32 hash included."""
+KINDS = {"string": 0, "binary": 1, "int": 2, "bigint": 3}  # KafkaMurmur2.STRING, BINARY, INT, LONG
+SLACK = 1 << 14  # counters a task keeps between compactions (KafkaMurmur2.Summary): a table that stays in cache
+
+
+def summary_in_jvm(spark, keys, counts, heavy_k: int, slack: int | None = None):
+    """The whole counting pass in the JVM (`KafkaMurmur2.summarize`: one Spark job over the rows of `keys`, no
+    Python): the tuple of the Arrow paths, with the hot-key summary as (estimates by uint32 hash, err, counters),
+    counters being (serialized key, n, u, record bytes, collided) — see `planner.skew.heavy.proven_top`."""
     import numpy as np
-    from pyspark.sql import functions as F
 
-    h, length = hash_sql(keys.schema["_k"].dataType)
-    value = "coalesce(_v, 0)" if "_v" in keys.columns else "0"
-    from planner.skew.jvmhash import register_summary
+    from planner.skew.jvmhash import summarizer
 
-    name = register_summary(spark, counts, heavy_k)
-    bad = "coalesce(_bad, false)" if "_bad" in keys.columns else "false"
-    weight = f"CAST(CASE WHEN _k IS NULL THEN 0 ELSE {length} END + {value} AS BIGINT)"
-    row = keys.select(F.expr(f"{name}({h}, {weight}, {bad})").alias("s")).collect()[0]
-    raw = bytes(row["s"])
+    kind = KINDS[keys.schema["_k"].dataType.simpleString()]
+    cols = keys.columns
+    raw = bytes(
+        summarizer(spark).summarize(
+            keys.select("_k", *[c for c in ("_v", "_bad") if c in cols])._jdf,
+            ",".join(str(int(n)) for n in counts),
+            int(heavy_k),
+            int(max(slack or SLACK, heavy_k)),
+            kind,
+            1 if "_v" in cols else -1,
+            (2 if "_v" in cols else 1) if "_bad" in cols else -1,
+        )
+    )
     pos = 0
 
     def take(dtype: str, n: int):
@@ -136,7 +150,12 @@ def summary_in_jvm(spark, keys, counts, heavy_k: int):
         records[n] = take(">i8", n).tolist()
         nbytes[n] = take(">i8", n).tolist()
     null_records, null_bytes, unreadable, err, _total = (int(x) for x in take(">i8", 5))
-    m = int(take(">i4", 1)[0])
-    pairs = np.frombuffer(raw, dtype=np.dtype([("h", ">i4"), ("c", ">i8")]), count=m, offset=pos)
-    estimates = {int(hh) & 0xFFFFFFFF: int(c) for hh, c in zip(pairs["h"], pairs["c"])}
-    return records, nbytes, null_records, null_bytes, unreadable, (estimates, err)
+    estimates, counters = {}, []
+    entry = struct.Struct(">iqqqq?i")  # hash, mg, n, u, w, collided, key length; then the key
+    for _ in range(int(take(">i4", 1)[0])):
+        h, mg, n, u, w, collided, size = entry.unpack_from(raw, pos)
+        pos += entry.size
+        estimates[h & 0xFFFFFFFF] = mg
+        counters.append((raw[pos : pos + size], n, u, w, collided))
+        pos += size
+    return records, nbytes, null_records, null_bytes, unreadable, (estimates, err, counters)

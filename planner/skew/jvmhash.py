@@ -84,12 +84,22 @@ def cache_key(source: bytes, version: str) -> str:
     return hashlib.sha256(source + f"\0spark {version}\0release {_release(version)}".encode()).hexdigest()[:20]
 
 
+PATTERNS = (
+    "spark-sql*",
+    "spark-core*",
+    "spark-catalyst*",
+    "spark-unsafe*",
+    "spark-common-utils*",
+    "scala-library*",
+    "kryo*",
+)
+
+
 def _classpath(jars: Path) -> str:
-    """The jars the source compiles against: Spark SQL's (UDF1, Aggregator, Encoders: spark-sql-api in Spark 4,
-    spark-sql before) and Scala's; reading all ~250 jars would make javac take seconds longer."""
-    own = sorted(
-        str(p) for pattern in ("spark-sql*.jar", "scala-library*.jar", "scala-reflect*.jar") for p in jars.glob(pattern)
-    )
+    """The jars the source compiles against: Spark SQL's (UDF1: spark-sql-api in Spark 4, spark-sql before, and the
+    QueryExecution), Spark core's (RDD, the Java function interfaces), catalyst's (InternalRow), unsafe's
+    (UTF8String, Platform) and Scala's; reading all ~250 jars would make javac take seconds longer."""
+    own = sorted(str(p) for pattern in PATTERNS for p in jars.glob(pattern + ".jar"))
     return os.pathsep.join(own) if own else str(jars / "*")
 
 
@@ -150,17 +160,18 @@ def register(spark, jar: str) -> bool:
                 spark.sql(f"ADD JAR '{escaped}'")
             for name, cls in UDFS.items():
                 spark.udf.registerJavaFunction(name, f"{CLASS}${cls}", IntegerType())
-        register_summary(spark, (1,), 1)  # the aggregate's class is reachable through Py4J too
+        reachable = summarizer(spark).murmur2(0) == KAFKA_MURMUR2_OF_INT_0  # the class, through Py4J too
     except Exception:
         return False
-    return True
+    return reachable
 
 
-def register_summary(spark, counts, k: int, name: str = "kafka_skew_summary") -> str:
-    """Register `KafkaMurmur2.SkewSummary` for these partition counts and `k` Misra-Gries counters as `name`."""
+KAFKA_MURMUR2_OF_INT_0 = 850957120  # murmur2 of IntegerSerializer's b"\0\0\0\0"
+
+
+def summarizer(spark):
+    """`KafkaMurmur2` in the driver's JVM, through Py4J (its `summarize` runs the job's counting pass)."""
     view = spark._jvm
     for part in CLASS.split("."):  # kafkaplanner -> udf -> KafkaMurmur2, as Py4J resolves packages and classes
         view = getattr(view, part)
-    registrar = view.registerSkewSummary
-    registrar(spark._jsparkSession, name, ",".join(str(int(n)) for n in counts), int(k))
-    return name
+    return view

@@ -16,11 +16,13 @@ import pytest
 from planner.cli.app import run as cli_run
 from planner.producer.murmur2 import murmur2
 from planner.producer.serializers import partition_for_key, serialize
-from planner.skew import job, jvmhash
+from planner.skew import job, jvmcount, jvmhash
+from planner.skew.heavy import proven_top
 from planner.skew.jvmcount import MAX_BUCKETS
 from tests.skew.test_skew_job import generated_keys, scalar, top_scalar
 
 ROOT = Path(__file__).resolve().parents[2]
+ONE_PASS = "the hot keys' counts are proven exact by the summaries (no second pass)"
 NOTE = "skew: note: no JDK compiler (javac) found; murmur2 runs in Python (Arrow/NumPy) instead of the JVM"
 
 
@@ -182,9 +184,7 @@ def test_hot_keys_counted_in_the_jvm_equal_the_numpy_pass(spark, udf_jar, tmp_pa
     assert [(t.key, t.records, t.partition) for t in jvm.top] == top_scalar(keys, lambda k: k.encode(), 12, 6)
     ranked = sorted(Counter(k for k in keys if k is not None).values(), reverse=True)
     assert jvm.top_bound == ranked[6] and jvm == numpy  # 3,000 keys: no summary had to drop a counter
-    assert (
-        "murmur2 in the JVM" in said[0] and said[1] == f"counting the {len(set(keys)) - 1} candidate hot keys exactly"
-    )
+    assert "murmur2 in the JVM" in said[0] and said[1] == ONE_PASS
     ints = [7] * 5 + [-1] * 3 + list(range(100))
     pq.write_table(pa.table({"key": pa.array(ints, pa.int64())}), tmp_path / "l.pq")
     jvm, numpy, _ = _both(spark, udf_jar, keys=str(tmp_path / "l.pq"), key_type="long", counts=(4,), primary=4, top=2)
@@ -214,3 +214,88 @@ def test_without_javac_the_command_says_so_and_gives_the_same_output(spark, udf_
     assert (code, err) == (0, NOTE + "\n")
     assert fallback == with_udf
     assert [p["records"] for p in with_udf["per_partition"]] == [374, 994, 389, 402, 398, 398]
+
+
+def _zipf_files(folder: Path, late: str | None = None) -> list[str]:
+    """Four files (four tasks) of 3,000 keys: hot-0..hot-3 (10 %, 5 %, 2 %, 1 % of each file) from the first row,
+    a tail of 6,000 keys; `late`: a key that comes only in the last 400 rows of every file, 300 times each."""
+    folder.mkdir()
+    rnd = random.Random(3)
+    everything = []
+    for f in range(4):
+        rows = []
+        for _ in range(3000):
+            r = rnd.random()
+            hot = next((i for i, q in enumerate((0.10, 0.15, 0.17, 0.18)) if r < q), None)
+            rows.append(f"hot-{hot}" if hot is not None else f"tail-{rnd.randrange(6000)}")
+        if late:
+            for i in range(2600, 3000, 4):
+                rows[i] = rows[i + 1] = rows[i + 2] = late
+        pq.write_table(pa.table({"key": pa.array(rows, pa.string()), "v": [len(r) % 7 for r in rows]}),
+                       folder / f"{f}.parquet")  # fmt: skip
+        everything += rows
+    return everything
+
+
+def _check_summary(spark, keys, rows, slack: int):
+    """KafkaMurmur2.Summary with 5 counters: every hash's records are within [n, n + u] of its counter and within
+    err above its estimate, every hash without one has at most err, and a counter with u = 0 and one key holds that
+    key's exact count (records and bytes). Returns (the exactly counted keys, err, counters)."""
+    records, nbytes, _, _, _, (estimates, err, counters) = jvmcount.summary_in_jvm(spark, keys, (6, 12), 5, slack)
+    raw = [r.encode() for r in rows]
+    expected = scalar(raw, (6, 12), [len(r) % 7 for r in rows])
+    assert (records, nbytes) == tuple({n: list(v) for n, v in d.items()} for d in expected)
+    truth = Counter(raw)
+    by_hash: Counter = Counter()
+    for key, c in truth.items():
+        by_hash[murmur2(key) & 0xFFFFFFFF] += c
+    assert 0 < err <= len(rows) // 6
+    exact = []
+    for (key, n, u, w, collided), h in zip(counters, estimates):
+        assert n <= by_hash[h] <= n + u and estimates[h] <= by_hash[h] <= estimates[h] + err
+        if u == 0 and not collided:
+            exact.append(key)
+            assert (n, w) == (truth[key], n * (len(key) + len(key) % 7))
+    assert all(c <= err for h, c in by_hash.items() if h not in estimates)
+    return exact, err, counters
+
+
+def test_summaries_bound_every_key_and_prove_the_exact_counts(spark, udf_jar, tmp_path):
+    assert jvmhash.register(spark, udf_jar)
+    rows = _zipf_files(tmp_path / "keys")
+    truth = Counter(rows)
+    spec = job.JobSpec(keys=str(tmp_path / "keys"), value_bytes_column="v", counts=(6, 12), primary=12)
+    keys = job.normalise(job.read_input(spark, spec), spec)
+    # 40 slots per task: compactions from the first rows; only hot-0 keeps its counter throughout, and hot-1's
+    # counter (n > err, u > 0) is a hot key without proof: the second pass is needed
+    exact, err, counters = _check_summary(spark, keys, rows, 40)
+    assert exact == [b"hot-0"] and proven_top(counters, err, len(rows), 5, 3, "string") is None
+    # 4,000 slots: no task compacts, the merge does; every counter left is exact, the top 3 are proven
+    exact, err, counters = _check_summary(spark, keys, rows, 4000)
+    assert {b"hot-0", b"hot-1", b"hot-2", b"hot-3"} <= set(exact)
+    top, bound = proven_top(counters, err, len(rows), 5, 3, "string")
+    assert [(k, n) for k, n, _ in top] == [(f"hot-{i}".encode(), truth[f"hot-{i}"]) for i in range(3)]
+    assert bound == max(err, truth["hot-3"])
+
+
+def test_the_second_pass_runs_when_the_summaries_cannot_prove(spark, udf_jar, tmp_path, monkeypatch):
+    """A key that gets hot only after compactions (its counter's n exceeds err, but u > 0), and two keys with the
+    same murmur2: the summaries prove nothing about them, and the second pass counts the candidates exactly."""
+    monkeypatch.setattr(jvmcount, "SLACK", 40)
+    rows = _zipf_files(tmp_path / "keys", late="late-key")
+    said: list[str] = []
+    got = job.run(spark, job.JobSpec(keys=str(tmp_path / "keys"), counts=(12,), primary=12, top=3, heavy_k=5,
+                                     udf_jar=udf_jar), progress=said.append)  # fmt: skip
+    assert [(t.key, t.records, t.partition) for t in got.top] == top_scalar(rows, lambda k: k.encode(), 12, 3)
+    assert got.top[0].key == "late-key" and said[1].startswith("counting the ") and said[1].endswith(" exactly")
+    monkeypatch.undo()
+
+    # b"key-5144" and b"key-225276" have the same murmur2 (-1700788594): one counter, two keys, no proof
+    assert murmur2(b"key-5144") == murmur2(b"key-225276") == -1700788594
+    pair = ["key-5144"] * 7 + ["key-225276"] * 5 + ["other"] * 3
+    pq.write_table(pa.table({"key": pair}), tmp_path / "pair.parquet")
+    said.clear()
+    got = job.run(spark, job.JobSpec(keys=str(tmp_path / "pair.parquet"), counts=(3,), primary=3, top=3,
+                                     udf_jar=udf_jar), progress=said.append)  # fmt: skip
+    assert [(t.key, t.records) for t in got.top] == [("key-5144", 7), ("key-225276", 5), ("other", 3)]
+    assert said[1] == "counting the 2 candidate hot keys exactly"

@@ -13,19 +13,24 @@
  */
 package kafkaplanner.udf;
 
-import java.io.Serializable;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.List;
 
-import org.apache.spark.sql.Encoder;
-import org.apache.spark.sql.Encoders;
-import org.apache.spark.sql.SparkSession;
+import org.apache.spark.api.java.function.FlatMapFunction;
+import org.apache.spark.api.java.function.Function2;
+import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.api.java.UDF1;
 import org.apache.spark.sql.api.java.UDF2;
-import org.apache.spark.sql.expressions.Aggregator;
-import org.apache.spark.sql.functions;
-
-import scala.Tuple3;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.execution.QueryExecution;
+import org.apache.spark.unsafe.Platform;
+import org.apache.spark.unsafe.array.ByteArrayMethods;
+import org.apache.spark.unsafe.types.UTF8String;
 
 public final class KafkaMurmur2 {
     private static final int SEED = 0x9747b28c;
@@ -126,81 +131,216 @@ public final class KafkaMurmur2 {
         }
     }
 
+    private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+
+    /** Utils.murmur2 of `length` bytes at `offset` in `base` (Spark's off-array view of a UTF8String), no copy. */
+    public static int murmur2(final Object base, final long offset, final int length) {
+        int h = SEED ^ length;
+        int length4 = length / 4;
+        for (int i = 0; i < length4; i++) {
+            int k = Platform.getInt(base, offset + i * 4L);  // murmur2 reads each block little-endian
+            h = block(h, LITTLE_ENDIAN ? k : Integer.reverseBytes(k));
+        }
+        long tail = offset + (length & ~3);
+        switch (length % 4) {
+            case 3:
+                h ^= (Platform.getByte(base, tail + 2) & 0xff) << 16;
+            case 2:
+                h ^= (Platform.getByte(base, tail + 1) & 0xff) << 8;
+            case 1:
+                h ^= Platform.getByte(base, tail) & 0xff;
+                h *= M;
+        }
+        return fmix(h);
+    }
+
+    /** Key kinds of the job's `_k` column (planner/skew/jvmcount.py passes the number). */
+    static final int STRING = 0;
+    static final int BINARY = 1;
+    static final int INT = 2;
+    static final int LONG = 3;
+
     /**
-     * The skew job's whole counting pass as one aggregate over (murmur2 of the key or null, record bytes, unreadable):
-     * records and bytes per partition for every partition count, null-key and unreadable rows, and a Misra-Gries
-     * summary of the hashes (hot-key candidates with a proven error bound; see planner/skew/heavy.py). Registered with
-     * {@link #registerSkewSummary}; the result is one BINARY value, decoded by planner/skew/jvmcount.py.
+     * The skew job's whole counting pass over the normalised keys (`_k`, optional `_v`, optional `_bad`; see
+     * planner/skew/job.py): one Spark job over the rows Spark SQL produces (no Python, no per-row objects: strings are
+     * hashed where Spark holds them), each task filling one {@link Summary}, merged on the driver. `keys` is the
+     * Dataset PySpark holds (`df._jdf`); k = 0 counts partitions only. Returns {@link Summary#toBytes}, decoded by
+     * planner/skew/jvmcount.py.
      */
-    public static final class SkewSummary extends Aggregator<Tuple3<Integer, Long, Boolean>, Summary, byte[]> {
+    public static byte[] summarize(Object keys, String partitionCounts, int k, int slack, int keyKind, int valueIndex,
+                                   int badIndex) throws ReflectiveOperationException {
+        int[] counts = Arrays.stream(partitionCounts.split(",")).mapToInt(Integer::parseInt).toArray();
+        // Dataset.queryExecution: on org.apache.spark.sql.Dataset in Spark 3, on sql.classic.Dataset in Spark 4
+        QueryExecution qe = (QueryExecution) keys.getClass().getMethod("queryExecution").invoke(keys);
+        RDD<InternalRow> rows = qe.toRdd();
+        // summaries travel as toBytes() (a class of the jar could be loaded twice: by Spark's and the session's loader)
+        return rows.toJavaRDD()
+            .mapPartitions(new Task(counts, k, slack, keyKind, valueIndex, badIndex))
+            .reduce(new Merge(k, slack, keyKind, valueIndex >= 0));
+    }
+
+    /** One task: its rows into one {@link Summary}, as bytes. */
+    static final class Task implements FlatMapFunction<Iterator<InternalRow>, byte[]> {
+        private static final long serialVersionUID = 1L;
         private final int[] counts;
         private final int k;
+        private final int slack;
+        private final int keyKind;
+        private final int valueIndex;
+        private final int badIndex;
 
-        public SkewSummary(int[] counts, int k) {
-            this.counts = counts.clone();
+        Task(int[] counts, int k, int slack, int keyKind, int valueIndex, int badIndex) {
+            this.counts = counts;
             this.k = k;
+            this.slack = slack;
+            this.keyKind = keyKind;
+            this.valueIndex = valueIndex;
+            this.badIndex = badIndex;
         }
 
         @Override
-        public Summary zero() {
-            return new Summary(counts, k);
+        public Iterator<byte[]> call(Iterator<InternalRow> rows) {
+            Summary s = new Summary(counts, k, slack, keyKind, valueIndex >= 0);
+            while (rows.hasNext()) {
+                InternalRow row = rows.next();
+                long value = valueIndex < 0 || row.isNullAt(valueIndex) ? 0L : row.getLong(valueIndex);
+                if (badIndex >= 0 && !row.isNullAt(badIndex) && row.getBoolean(badIndex)) {
+                    s.unreadable++;
+                } else if (row.isNullAt(0)) {
+                    s.nullRecords++;
+                    s.nullBytes += value;
+                } else {
+                    s.add(row, value);
+                }
+            }
+            return Collections.singletonList(s.toBytes()).iterator();
+        }
+    }
+
+    /** Two tasks' summaries into one. */
+    static final class Merge implements Function2<byte[], byte[], byte[]> {
+        private static final long serialVersionUID = 1L;
+        private final int k;
+        private final int slack;
+        private final int keyKind;
+        private final boolean valued;
+
+        Merge(int k, int slack, int keyKind, boolean valued) {
+            this.k = k;
+            this.slack = slack;
+            this.keyKind = keyKind;
+            this.valued = valued;
         }
 
         @Override
-        public Summary reduce(Summary s, Tuple3<Integer, Long, Boolean> row) {
-            s.add(row._1(), row._2() == null ? 0L : row._2(), Boolean.TRUE.equals(row._3()));
-            return s;
-        }
-
-        @Override
-        public Summary merge(Summary a, Summary b) {
-            a.merge(b);
-            return a;
-        }
-
-        @Override
-        public byte[] finish(Summary s) {
+        public byte[] call(byte[] a, byte[] b) {
+            Summary s = Summary.fromBytes(a, k, slack, keyKind, valued);
+            s.merge(Summary.fromBytes(b, k, slack, keyKind, valued));
             return s.toBytes();
         }
-
-        @Override
-        public Encoder<Summary> bufferEncoder() {
-            return Encoders.javaSerialization(Summary.class);
-        }
-
-        @Override
-        public Encoder<byte[]> outputEncoder() {
-            return Encoders.BINARY();
-        }
     }
 
-    /** Registers {@link SkewSummary} as the SQL aggregate `name`(hash INT, bytes BIGINT, unreadable BOOLEAN). */
-    public static void registerSkewSummary(SparkSession spark, String name, String partitionCounts, int k) {
-        int[] counts = Arrays.stream(partitionCounts.split(",")).mapToInt(Integer::parseInt).toArray();
-        spark.udf().register(
-            name, functions.udaf(new SkewSummary(counts, k), Encoders.tuple(Encoders.INT(), Encoders.LONG(), Encoders.BOOLEAN())));
-    }
-
-    /** The buffer of {@link SkewSummary}. */
-    public static final class Summary implements Serializable {
-        private static final long serialVersionUID = 1L;
+    /**
+     * Records and bytes per partition for every partition count, null-key and unreadable rows, and a Misra-Gries
+     * summary of the keys' murmur2 values (planner/skew/heavy.py) that also proves exact counts. Each counter keeps,
+     * beside its Misra-Gries value mg (true - err <= mg <= true), u: a bound on its hash's records before the counter
+     * was created (the summary's err then: a hash without a counter has at most err records), the first key seen with
+     * that hash and whether another key came with it. Its exact count since creation is n = mg + err - u (every
+     * compaction took as much from mg as it added to err; merging keeps that), so true ∈ [n, n + u], and a counter with
+     * u = 0 and one key holds that key's exact count. Only such counters need their key: one created after a
+     * compaction (u = err > 0) keeps none, and is marked as if another key had come.
+     */
+    static final class Summary {
+        private static final int SMALL = 1024;  // compact() finds the (k+1)-th largest mg by a histogram below this
         final int[] counts;
         final long[][] records;
         final long[][] bytes;
         long nullRecords;
         long nullBytes;
         long unreadable;
-        // Misra-Gries: up to `slack` (>= 2k) counters between compactions, in an open-addressing table; compacting
-        // seldom keeps err small (each compaction adds the (k+1)-th largest count, often 1, to it)
-        final int k;
-        final int slack;
-        int[] keys;
-        long[] tally;  // 0: empty slot
-        int size;
+        final int k;  // counters a compaction keeps (0: no summary)
+        final int slack;  // counters allowed between compactions (>= k); compacting seldom keeps err small
+        final int keyKind;
+        final boolean valued;  // records have value bytes: keep each counter's bytes (else n * key length)
         long err;
         long total;
+        Table table;
+        Table spare;  // the next compaction's table, reused
+        private final int[] histogram = new int[SMALL + 1];
 
-        Summary(int[] counts, int k) {
+        /** Open addressing over hashes; hash and mg side by side (one cache line per probe). */
+        final class Table {
+            final long[] hm;  // 2i: hash, 2i + 1: mg (0: empty slot)
+            final long[] u;
+            final long[] w;
+            final byte[][] keyBytes;  // STRING / BINARY keys; null once another key came with the hash
+            final long[] keyNumbers;  // INT / LONG keys
+            final boolean[] collided;  // INT / LONG keys
+            final int mask;
+            int size;
+
+            Table(int cap) {
+                hm = new long[2 * cap];
+                u = new long[cap];
+                w = valued ? new long[cap] : null;
+                boolean text = keyKind == STRING || keyKind == BINARY;
+                keyBytes = text ? new byte[cap][] : null;
+                keyNumbers = text ? null : new long[cap];
+                collided = text ? null : new boolean[cap];
+                mask = cap - 1;
+            }
+
+            int slot(int hash) {
+                int i = (hash * 0x9E3779B9) >>> 7 & mask;
+                while (hm[2 * i + 1] != 0 && (int) hm[2 * i] != hash) {
+                    i = (i + 1) & mask;
+                }
+                return i;
+            }
+
+            boolean isCollided(int i) {
+                return keyBytes != null ? keyBytes[i] == null : collided[i];
+            }
+
+            void collide(int i) {
+                if (keyBytes != null) {
+                    keyBytes[i] = null;
+                } else {
+                    collided[i] = true;
+                }
+            }
+
+            /** A new counter in the empty slot i. */
+            void put(int i, int hash, long mgValue, long uValue, long wValue, byte[] key, long number, boolean coll) {
+                hm[2 * i] = hash;
+                hm[2 * i + 1] = mgValue;
+                u[i] = uValue;
+                if (w != null) {
+                    w[i] = wValue;
+                }
+                if (keyBytes != null) {
+                    keyBytes[i] = coll ? null : key;
+                } else {
+                    keyNumbers[i] = number;
+                    collided[i] = coll;
+                }
+                size++;
+            }
+
+            void clear() {
+                Arrays.fill(hm, 0L);
+                if (keyBytes != null) {
+                    Arrays.fill(keyBytes, null);
+                }
+                size = 0;
+            }
+
+            int capacity() {
+                return mask + 1;
+            }
+        }
+
+        Summary(int[] counts, int k, int slack, int keyKind, boolean valued) {
             this.counts = counts;
             this.records = new long[counts.length][];
             this.bytes = new long[counts.length][];
@@ -209,70 +349,146 @@ public final class KafkaMurmur2 {
                 bytes[i] = new long[counts[i]];
             }
             this.k = k;
-            this.slack = Math.max(2 * k, 1 << 16);
-            int cap = Integer.highestOneBit(2 * slack - 1) << 1;
-            this.keys = new int[cap];
-            this.tally = new long[cap];
+            this.slack = Math.max(slack, k);
+            this.keyKind = keyKind;
+            this.valued = valued;
+            this.table = new Table(k == 0 ? 1 : Integer.highestOneBit(Math.max(2 * this.slack, 2) - 1) << 1);
         }
 
-        void add(Integer hash, long size, boolean bad) {
-            if (bad) {
-                unreadable++;
-            } else if (hash == null) {
-                nullRecords++;
-                nullBytes += size;
+        void add(InternalRow row, long value) {
+            int hash;
+            int length;
+            UTF8String text = null;
+            byte[] blob = null;
+            long number = 0;
+            if (keyKind == STRING) {
+                text = row.getUTF8String(0);
+                length = text.numBytes();
+                hash = murmur2(text.getBaseObject(), text.getBaseOffset(), length);
+            } else if (keyKind == BINARY) {
+                blob = row.getBinary(0);
+                length = blob.length;
+                hash = murmur2(blob);
+            } else if (keyKind == INT) {
+                number = row.getInt(0);
+                length = 4;
+                hash = murmur2((int) number);
             } else {
-                int p = toPositive(hash);
-                for (int i = 0; i < counts.length; i++) {
-                    int q = p % counts[i];
-                    records[i][q]++;
-                    bytes[i][q] += size;
+                number = row.getLong(0);
+                length = 8;
+                hash = murmur2(number);
+            }
+            long size = length + value;
+            int p = toPositive(hash);
+            for (int i = 0; i < counts.length; i++) {
+                int q = p % counts[i];
+                records[i][q]++;
+                bytes[i][q] += size;
+            }
+            total++;
+            if (k > 0) {
+                count(hash, size, text, blob, number);
+            }
+        }
+
+        /** One record of `hash` (its key as text, blob or number) of `size` bytes. */
+        private void count(int hash, long size, UTF8String text, byte[] blob, long number) {
+            Table t = table;
+            int i = t.slot(hash);
+            if (t.hm[2 * i + 1] == 0) {
+                // a counter created after a compaction (u = err > 0) can never prove an exact count: no key kept
+                byte[] key = err > 0 ? null : text != null ? text.getBytes() : blob;
+                t.put(i, hash, 1, err, size, key, number, err > 0);
+                if (t.size > slack) {
+                    compact();
                 }
-                total++;
-                count(hash, 1L);
+                return;
+            }
+            t.hm[2 * i + 1]++;
+            if (t.w != null) {
+                t.w[i] += size;
+            }
+            if (t.u[i] > 0) {
+                return;  // inexact anyway: no key to compare
+            }
+            if (t.keyBytes != null) {
+                byte[] kept = t.keyBytes[i];
+                if (kept != null && !(text != null ? kept.length == text.numBytes() && ByteArrayMethods.arrayEquals(
+                        kept, Platform.BYTE_ARRAY_OFFSET, text.getBaseObject(), text.getBaseOffset(), kept.length)
+                        : Arrays.equals(kept, blob))) {
+                    t.keyBytes[i] = null;
+                }
+            } else if (t.keyNumbers[i] != number) {
+                t.collided[i] = true;
             }
         }
 
-        private void count(int hash, long n) {
-            int mask = keys.length - 1;
-            int i = (hash * 0x9E3779B9) >>> 7 & mask;
-            while (tally[i] != 0 && keys[i] != hash) {
-                i = (i + 1) & mask;
+        /** The (k+1)-th largest mg (0 when there are at most k counters). */
+        private long threshold() {
+            Table t = table;
+            if (t.size <= k) {
+                return 0;
             }
-            if (tally[i] == 0) {
-                keys[i] = hash;
-                size++;
+            Arrays.fill(histogram, 0);
+            int big = 0;
+            for (int i = 1; i < t.hm.length; i += 2) {
+                long v = t.hm[i];
+                if (v != 0) {
+                    if (v >= SMALL) {
+                        big++;
+                    }
+                    histogram[(int) Math.min(v, SMALL)]++;
+                }
             }
-            tally[i] += n;
-            if (size > slack) {
-                compact();
+            if (big > k) {  // rare (only in merged summaries of huge inputs): sort the large ones
+                long[] large = new long[big];
+                int j = 0;
+                for (int i = 1; i < t.hm.length; i += 2) {
+                    if (t.hm[i] >= SMALL) {
+                        large[j++] = t.hm[i];
+                    }
+                }
+                Arrays.sort(large);
+                return large[big - k - 1];
             }
+            int above = big;
+            for (int v = SMALL - 1; v > 0; v--) {
+                above += histogram[v];
+                if (above > k) {
+                    return v;
+                }
+            }
+            return 0;
         }
 
-        /** Subtract the (k+1)-th largest count from every counter (those at or below it drop out): err += it. */
+        /** Subtract the (k+1)-th largest mg from every counter (those at or below it drop out): err += it. */
         private void compact() {
-            long[] live = new long[size];
-            int j = 0;
-            for (long t : tally) {
-                if (t != 0) {
-                    live[j++] = t;
-                }
-            }
-            Arrays.sort(live);
-            long c = live[live.length - k - 1];
-            int[] oldKeys = keys;
-            long[] oldTally = tally;
-            keys = new int[oldKeys.length];
-            tally = new long[oldTally.length];
-            size = 0;
+            long c = threshold();
             err += c;
-            for (int i = 0; i < oldKeys.length; i++) {
-                if (oldTally[i] > c) {
-                    count(oldKeys[i], oldTally[i] - c);
-                }
-            }
+            rebuild(table.capacity(), c);
         }
 
+        /** The counters into a table of `cap` slots, each mg less `c` (dropped at 0 or below). */
+        private void rebuild(int cap, long c) {
+            Table old = table;
+            Table fresh = spare != null && spare.capacity() == cap ? spare : new Table(cap);
+            fresh.clear();
+            for (int i = 0; i < old.capacity(); i++) {
+                long m = old.hm[2 * i + 1];
+                if (m > c) {
+                    int hash = (int) old.hm[2 * i];
+                    boolean coll = old.isCollided(i);
+                    fresh.put(fresh.slot(hash), hash, m - c, old.u[i], old.w == null ? 0 : old.w[i],
+                        old.keyBytes == null ? null : old.keyBytes[i], old.keyNumbers == null ? 0 : old.keyNumbers[i],
+                        coll);
+                }
+            }
+            table = fresh;
+            spare = old.capacity() == cap ? old : null;
+        }
+
+        /** Add another task's summary (disjoint records): counters of a hash add up; a counter only one side has
+         * gets the other side's err added to its u (the other side saw at most err records of it). */
         void merge(Summary other) {
             for (int i = 0; i < counts.length; i++) {
                 for (int q = 0; q < counts[i]; q++) {
@@ -284,20 +500,133 @@ public final class KafkaMurmur2 {
             nullBytes += other.nullBytes;
             unreadable += other.unreadable;
             total += other.total;
-            err += other.err;
-            for (int i = 0; i < other.keys.length; i++) {
-                if (other.tally[i] != 0) {
-                    count(other.keys[i], other.tally[i]);
+            if (k == 0) {
+                return;
+            }
+            int cap = table.capacity();
+            while (cap < 2 * (table.size + other.table.size)) {
+                cap <<= 1;
+            }
+            rebuild(cap, 0);
+            Table t = table;
+            Table o = other.table;
+            boolean[] seen = new boolean[cap];
+            for (int j = 0; j < o.capacity(); j++) {
+                long m = o.hm[2 * j + 1];
+                if (m == 0) {
+                    continue;
                 }
+                int hash = (int) o.hm[2 * j];
+                int i = t.slot(hash);
+                long ow = o.w == null ? 0 : o.w[j];
+                if (t.hm[2 * i + 1] == 0) {
+                    t.put(i, hash, m, o.u[j] + err, ow, o.keyBytes == null ? null : o.keyBytes[j],
+                        o.keyNumbers == null ? 0 : o.keyNumbers[j], o.isCollided(j));
+                } else {
+                    t.hm[2 * i + 1] += m;
+                    t.u[i] += o.u[j];
+                    if (t.w != null) {
+                        t.w[i] += ow;
+                    }
+                    boolean same = t.keyBytes != null
+                        ? t.keyBytes[i] != null && o.keyBytes[j] != null && Arrays.equals(t.keyBytes[i], o.keyBytes[j])
+                        : !t.collided[i] && !o.collided[j] && t.keyNumbers[i] == o.keyNumbers[j];
+                    if (!same) {
+                        t.collide(i);
+                    }
+                }
+                seen[i] = true;
+            }
+            for (int i = 0; i < cap; i++) {
+                if (t.hm[2 * i + 1] != 0 && !seen[i]) {
+                    t.u[i] += other.err;
+                }
+            }
+            err += other.err;
+            if (t.size > slack) {
+                compact();
             }
         }
 
-        byte[] toBytes() {
-            int n = 0;
-            for (int c : counts) {
-                n += c;
+        private byte[] key(Table t, int i) {
+            if (keyKind == INT) {
+                return ByteBuffer.allocate(4).putInt((int) t.keyNumbers[i]).array();  // IntegerSerializer
             }
-            ByteBuffer out = ByteBuffer.allocate(4 + 4 * counts.length + 16 * n + 40 + 4 + 12 * size);
+            if (keyKind == LONG) {
+                return ByteBuffer.allocate(8).putLong(t.keyNumbers[i]).array();  // LongSerializer
+            }
+            return t.keyBytes[i] == null ? new byte[0] : t.keyBytes[i];  // collided: no key
+        }
+
+        /** The summary {@link #toBytes} wrote. */
+        static Summary fromBytes(byte[] raw, int k, int slack, int keyKind, boolean valued) {
+            ByteBuffer in = ByteBuffer.wrap(raw);
+            int[] counts = new int[in.getInt()];
+            long[][] records = new long[counts.length][];
+            long[][] bytes = new long[counts.length][];
+            for (int i = 0; i < counts.length; i++) {
+                counts[i] = in.getInt();
+                records[i] = new long[counts[i]];
+                bytes[i] = new long[counts[i]];
+                for (int q = 0; q < counts[i]; q++) {
+                    records[i][q] = in.getLong();
+                }
+                for (int q = 0; q < counts[i]; q++) {
+                    bytes[i][q] = in.getLong();
+                }
+            }
+            Summary s = new Summary(counts, k, slack, keyKind, valued);
+            for (int i = 0; i < counts.length; i++) {
+                s.records[i] = records[i];
+                s.bytes[i] = bytes[i];
+            }
+            s.nullRecords = in.getLong();
+            s.nullBytes = in.getLong();
+            s.unreadable = in.getLong();
+            s.err = in.getLong();
+            s.total = in.getLong();
+            int live = in.getInt();
+            int cap = s.table.capacity();
+            while (cap < 2 * live) {
+                cap <<= 1;
+            }
+            if (cap != s.table.capacity()) {
+                s.table = s.new Table(cap);
+            }
+            Table t = s.table;
+            for (int j = 0; j < live; j++) {
+                int hash = in.getInt();
+                long mg = in.getLong();
+                in.getLong();  // n = mg + err - u
+                long u = in.getLong();
+                long w = in.getLong();
+                boolean coll = in.get() != 0;
+                byte[] key = new byte[in.getInt()];
+                in.get(key);
+                long number = key.length == 4 ? ByteBuffer.wrap(key).getInt()
+                    : key.length == 8 ? ByteBuffer.wrap(key).getLong() : 0;
+                t.put(t.slot(hash), hash, mg, u, w, key, number, coll);
+            }
+            return s;
+        }
+
+        /** Big-endian: the counts, then per counter hash, mg, n, u, bytes, collided, the serialized key. */
+        byte[] toBytes() {
+            int cells = 0;
+            for (int c : counts) {
+                cells += c;
+            }
+            Table t = table;
+            List<byte[]> keys = new ArrayList<>();
+            int keyed = 0;
+            for (int i = 0; i < t.capacity(); i++) {
+                if (t.hm[2 * i + 1] != 0) {
+                    byte[] raw = key(t, i);
+                    keys.add(raw);
+                    keyed += raw.length;
+                }
+            }
+            ByteBuffer out = ByteBuffer.allocate(4 + 4 * counts.length + 16 * cells + 40 + 4 + 41 * t.size + keyed);
             out.putInt(counts.length);
             for (int i = 0; i < counts.length; i++) {
                 out.putInt(counts[i]);
@@ -309,10 +638,16 @@ public final class KafkaMurmur2 {
                 }
             }
             out.putLong(nullRecords).putLong(nullBytes).putLong(unreadable).putLong(err).putLong(total);
-            out.putInt(size);
-            for (int i = 0; i < keys.length; i++) {
-                if (tally[i] != 0) {
-                    out.putInt(keys[i]).putLong(tally[i]);
+            out.putInt(t.size);
+            int j = 0;
+            for (int i = 0; i < t.capacity(); i++) {
+                long m = t.hm[2 * i + 1];
+                if (m != 0) {
+                    byte[] raw = keys.get(j++);
+                    long n = m + err - t.u[i];
+                    long w = t.w != null ? t.w[i] : n * raw.length;
+                    out.putInt((int) t.hm[2 * i]).putLong(m).putLong(n).putLong(t.u[i]).putLong(w);
+                    out.put((byte) (t.isCollided(i) ? 1 : 0)).putInt(raw.length).put(raw);
                 }
             }
             return out.array();
