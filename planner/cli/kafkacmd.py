@@ -209,7 +209,6 @@ def submit(
         snap = read_session(session)
         whole = ra.Submission(proposed, log_dirs, throttle, log_dir_throttle, additional)
         ra.check_submission(snap, whole)
-        _warn_cordoned(snap, proposed, quiet)
         _warn_disk_space(snap, proposed, quiet)
         tiered = ra.tiered_topics(snap.cluster, proposed)
         if tiered and not quiet:
@@ -224,19 +223,6 @@ def submit(
                 _out(f"Dry run: in {len(batches)} batches of at most {max(len(b) for b, _ in batches)} partitions.")
             return
         _run_batches(session, snap, batches, whole, rollback, wait, poll, quiet, url, reassignment_json_file)
-
-
-def _warn_cordoned(snap, proposed, quiet: bool) -> None:
-    """A plan that adds replicas to a broker whose log dirs are all cordoned (KIP-1066): say so."""
-    from planner.rebalance.reassignment import incoming_bytes
-
-    adds = sorted(b for b in incoming_bytes(snap.cluster, proposed) if b in snap.cluster.cordoned_ids)
-    if adds and not quiet:
-        print(
-            f"warning: the plan adds replicas to broker(s) {','.join(map(str, adds))}, whose log dirs are all "
-            "cordoned (cordoned.log.dirs, KIP-1066): no new replicas go there",
-            file=sys.stderr,
-        )
 
 
 def _warn_disk_space(snap, proposed, quiet: bool) -> None:
@@ -277,7 +263,13 @@ def _run_batches(
             sub = ra.Submission(
                 proposed, log_dirs, whole.throttle, whole.log_dir_throttle, whole.additional or index > 1
             )
-            ra.submit(session, snap, sub, True, _out, lambda _current: None)
+            try:
+                ra.submit(session, snap, sub, True, _out, lambda _current: None)
+            except ra.SubmissionRefused as exc:
+                if exc.nothing_changed and index == 1:
+                    os.unlink(rollback)  # written by this run a moment ago; nothing to roll back
+                    raise PlannerError(f"{exc} The rollback JSON {rollback} was removed.") from None
+                raise
             if wait:
                 _wait(session, proposed, index, len(batches), poll, quiet)
             done_before.append(str(index))

@@ -197,6 +197,7 @@ def plan_stats(plan: Plan) -> dict:
         "brokers": [
             {
                 "id": b,
+                "cordoned": before.broker(b).cordoned,
                 "replicas": [b0[b][0], b1[b][0]],
                 "preferred_leaders": [b0[b][1], b1[b][1]],
                 "bytes": [b0[b][2], b1[b][2]],

@@ -104,6 +104,7 @@ def render_brokers_json(cluster: Cluster, loads: dict[int, BrokerLoad]) -> str:
                 "id": b.id,
                 "rack": b.rack,
                 "state": b.state,
+                "cordoned": b.cordoned,
                 "replicas": loads[b.id].replicas,
                 "preferred_leaders": loads[b.id].preferred_leaders,
                 "leaders": loads[b.id].leaders,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 from planner.java import duplicates, hashmap_order
-from planner.model import Cluster, PlannerError, TopicPartition, tp_hash
+from planner.model import Cluster, PlannerError, TopicPartition, tp_hash, tp_sort_key
 
 CANNOT_EXECUTE_BECAUSE_OF_EXISTING = (
     "Cannot execute because there is an existing partition assignment.  Use --additional to override this and "
@@ -192,3 +192,34 @@ def short_of_space(
     copies would fill its disks. Brokers that report no usable bytes are not judged."""
     incoming = incoming_bytes(cluster, proposed)
     return [(b, incoming[b], usable[b]) for b in sorted(incoming) if b in usable and incoming[b] > usable[b]]
+
+
+def onto_cordoned(
+    cluster: Cluster, proposed: Mapping[TopicPartition, Iterable[int]]
+) -> dict[int, list[TopicPartition]]:
+    """Per broker whose log dirs are all cordoned (KIP-1066), the partitions the reassignment adds a replica to it:
+    Kafka's controller refuses them (`validateManualPartitionAssignment`, INVALID_REPLICA_ASSIGNMENT)."""
+    out: dict[int, list[TopicPartition]] = {}
+    closed = cluster.cordoned_ids
+    for tp, new in proposed.items():
+        if not cluster.has_topic(tp.topic) or not 0 <= tp.partition < cluster.topic(tp.topic).partition_count:
+            continue
+        current = cluster.topic(tp.topic).partition(tp.partition).replicas
+        for b in new:
+            if b in closed and b not in current:
+                out.setdefault(b, []).append(tp)
+    return {b: sorted(tps, key=tp_sort_key) for b, tps in sorted(out.items())}
+
+
+def cordoned_refusal(cluster: Cluster, proposed: Mapping[TopicPartition, Iterable[int]]) -> str | None:
+    """One line when the reassignment adds replicas to brokers whose log dirs are all cordoned, else None."""
+    adds = onto_cordoned(cluster, proposed)
+    if not adds:
+        return None
+    tps = sorted({tp for v in adds.values() for tp in v}, key=tp_sort_key)
+    return (
+        f"the plan adds replicas of {','.join(map(str, tps))} to broker(s) {','.join(map(str, adds))}, whose log "
+        "dirs are all cordoned (cordoned.log.dirs, KIP-1066): Kafka's controller refuses that "
+        "(INVALID_REPLICA_ASSIGNMENT). Plan again from the live cluster (plans leave cordoned brokers out) or "
+        "uncordon the broker(s). Nothing was changed."
+    )

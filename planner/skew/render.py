@@ -281,6 +281,7 @@ def _broker_dict(b: BrokerRow) -> dict:
         "broker": b.broker,
         "rack": b.rack,
         "state": b.state,
+        "cordoned": b.cordoned,
         "partitions": b.partitions,
         "records": b.records,
         "bytes": b.bytes,

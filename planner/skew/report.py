@@ -32,6 +32,7 @@ class BrokerRow:
     partitions: int
     records: int
     bytes: int
+    cordoned: bool = False  # every log dir cordoned (KIP-1066)
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,7 @@ def _broker_tables(cluster: Cluster, topic: Topic, rows: list[PartitionRow]):
                     parts,
                     recs,
                     nbytes,
+                    bool(b and b.cordoned),
                 )
             )
         return tuple(out)

@@ -203,3 +203,12 @@ def alter_replica_log_dirs(
             for p in r.partitions:
                 out[(TopicPartition(r.topic_name, p.partition_index), broker)] = p.error_code
     return out
+
+
+def restore_configs(session: KafkaSession, previous: Mapping[tuple[int, str], Mapping[str, str | None]]) -> None:
+    """Put configs back as they were: SET the earlier value, or DELETE where there was none."""
+    ops: dict[tuple[int, str], list[tuple[str, int, str | None]]] = {
+        resource: [(k, SET if v is not None else DELETE, v) for k, v in sorted(values.items())]
+        for resource, values in previous.items()
+    }
+    incremental_alter(session, ops, "put the throttles back")

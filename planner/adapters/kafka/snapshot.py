@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, Callable
 
+from planner.adapters.kafka.admin import BROKER_LEVEL_THROTTLES
 from planner.adapters.kafka.connection import KafkaOptions, KafkaSession, check_code
 from planner.adapters.validate import check_cluster
 from planner.model import (
@@ -68,6 +69,8 @@ class KafkaSnapshot:
         default_factory=dict
     )  # replicas, adding, removing
     cordoned: dict[int, tuple[str, ...]] = field(default_factory=dict)  # broker -> cordoned.log.dirs
+    # broker -> its own dynamic throttle rates (the values `kafka submit` puts back when the controller refuses all)
+    broker_throttles: dict[int, dict[str, str]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
 
 
@@ -94,7 +97,7 @@ def read_session(session: KafkaSession) -> KafkaSnapshot:
     topics = _topics(session, notes)
     reassigning = _reassignments(session, notes)
     configs = _topic_configs(session, [t["name"] for t in topics])
-    cordoned = _cordoned(session, [b.id for b in brokers if b.state != FENCED], notes)
+    cordoned, throttles = _broker_configs(session, [b.id for b in brokers if b.state != FENCED], notes)
     replicas, log_dirs = _log_dirs(session, [b.id for b in brokers if b.state != FENCED], notes)
     full = fully_cordoned(log_dirs, cordoned)
     brokers = [replace(b, cordoned=b.id in full) for b in brokers]
@@ -109,6 +112,7 @@ def read_session(session: KafkaSession) -> KafkaSnapshot:
         log_dirs=log_dirs,
         reassigning=reassigning,
         cordoned=cordoned,
+        broker_throttles=throttles,
         notes=tuple(notes),
     )
 
@@ -235,22 +239,35 @@ def _topic_configs(session: KafkaSession, names: list[str]) -> dict[str, dict[st
     return {n: {k: v for k, (v, source) in c.items() if source == 1 and v is not None} for n, c in described.items()}
 
 
-def _cordoned(session: KafkaSession, broker_ids: list[int], notes: list[str]) -> dict[int, tuple[str, ...]]:
-    """Every broker's `cordoned.log.dirs` (KIP-1066; a broker that does not know the key reports nothing)."""
-    out = {}
+BROKER_KEYS = ["cordoned.log.dirs", *BROKER_LEVEL_THROTTLES]
+DYNAMIC_BROKER_CONFIG = 2  # DescribeConfigs' ConfigSource of a per-broker dynamic config
+
+
+def _broker_configs(
+    session: KafkaSession, broker_ids: list[int], notes: list[str]
+) -> tuple[dict[int, tuple[str, ...]], dict[int, dict[str, str]]]:
+    """Every broker's `cordoned.log.dirs` (KIP-1066; a broker that does not know the key reports nothing) and its
+    own dynamic throttle rates, in one DescribeConfigs per broker."""
+    cordoned, throttles = {}, {}
     for b in broker_ids:
-        described = _describe_configs(
-            session, BROKER_RESOURCE, [str(b)], ["cordoned.log.dirs"], node_id=b, optional=True
-        )
+        described = _describe_configs(session, BROKER_RESOURCE, [str(b)], BROKER_KEYS, node_id=b, optional=True)
         if described is None:
             notes.append(
                 f"broker {b} closed the connection on DescribeConfigs for its own configs: cordoned.log.dirs unknown"
             )
             continue
-        value = described.get(str(b), {}).get("cordoned.log.dirs", (None, 0))[0]
+        configs = described.get(str(b), {})
+        value = configs.get("cordoned.log.dirs", (None, 0))[0]
         if value:
-            out[b] = tuple(d.strip() for d in value.split(",") if d.strip())
-    return out
+            cordoned[b] = tuple(d.strip() for d in value.split(",") if d.strip())
+        rates = {
+            k: v
+            for k, (v, source) in configs.items()
+            if k in BROKER_LEVEL_THROTTLES and source == DYNAMIC_BROKER_CONFIG
+        }
+        if rates:
+            throttles[b] = {k: v for k, v in rates.items() if v is not None}
+    return cordoned, throttles
 
 
 def _log_dirs(

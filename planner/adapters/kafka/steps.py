@@ -71,12 +71,25 @@ class Submission:
     additional: bool = False
 
 
+class SubmissionRefused(PlannerError):
+    """The controller refused partitions of a submission; `nothing_changed` when it refused all of them (and the
+    throttles this submission set were put back)."""
+
+    def __init__(self, message: str, nothing_changed: bool):
+        super().__init__(message)
+        self.nothing_changed = nothing_changed
+
+
 def check_submission(snap: KafkaSnapshot, sub: Submission) -> None:
     """`executeAssignment`'s checks: an existing reassignment without --additional, unknown brokers, unknown
-    topics or partitions (Kafka's texts)."""
+    topics or partitions (Kafka's texts); then what the controller is known to refuse: a replica added to a broker
+    whose log dirs are all cordoned (KIP-1066), refused here so that no partition of the plan starts."""
     if not sub.additional and snap.reassigning:
         raise PlannerError(rr.CANNOT_EXECUTE_BECAUSE_OF_EXISTING)
     rr.validate_reassignment(snap.cluster, sub.proposed, additional=True)
+    refusal = rr.cordoned_refusal(snap.cluster, sub.proposed)
+    if refusal:
+        raise PlannerError(refusal)
 
 
 def tiered_topics(cluster, proposed: Mapping[TopicPartition, Iterable[int]]) -> list[str]:
@@ -117,6 +130,7 @@ def submit(
         return
     require_writes(session, sub)
     before_change(current)
+    previous = throttles_before(snap, sub)
     if sub.throttle >= 0 or sub.log_dir_throttle >= 0:
         out(YOU_MUST_RUN_VERIFY_PERIODICALLY)
         if sub.throttle >= 0:
@@ -134,14 +148,53 @@ def submit(
             out(f"The replica-alter-dir throttle limit was set to {sub.log_dir_throttle} B/s")
     errors = {tp: r for tp, r in admin.alter_reassignments(session, sub.proposed).items() if r[0]}
     if errors:
-        lines = [
-            f"{tp}: {msg or error_name(code)}"
-            for tp, (code, msg) in sorted(errors.items(), key=lambda e: tp_sort_key(e[0]))
-        ]
-        raise PlannerError("Error reassigning partition(s):\n" + "\n".join(lines))
+        refused(session, sub, errors, previous)
     out(f"Successfully started partition reassignment{_plural(len(sub.proposed))} for {_tps(sub.proposed)}")
     if sub.log_dirs:
         execute_moves(session, sub.log_dirs, out)
+
+
+def throttles_before(snap: KafkaSnapshot, sub: Submission) -> dict[tuple[int, str], dict[str, str | None]]:
+    """The throttle configs this submission will set, with their values before it (None: not set)."""
+    out: dict[tuple[int, str], dict[str, str | None]] = {}
+    cluster = snap.cluster
+    if sub.throttle >= 0:
+        moves = rr.move_map(cluster, sub.proposed)
+        for topic in set(rr.leader_throttles(moves)) | set(rr.follower_throttles(moves)):
+            configs = cluster.topic(topic).configs
+            out[(admin.TOPIC_RESOURCE, topic)] = {k: configs.get(k) for k in admin.TOPIC_LEVEL_THROTTLES}
+        for b in rr.reassigning_brokers(moves):
+            rates = snap.broker_throttles.get(b, {})
+            out[(admin.BROKER_RESOURCE, str(b))] = {k: rates.get(k) for k in (admin.LEADER_RATE, admin.FOLLOWER_RATE)}
+    if sub.log_dir_throttle >= 0:
+        for b in sorted({b for _, b in sub.log_dirs}):
+            entry = out.setdefault((admin.BROKER_RESOURCE, str(b)), {})
+            entry[admin.LOG_DIR_RATE] = snap.broker_throttles.get(b, {}).get(admin.LOG_DIR_RATE)
+    return out
+
+
+def refused(
+    session: KafkaSession,
+    sub: Submission,
+    errors: Mapping[TopicPartition, tuple[int, str | None]],
+    previous: Mapping[tuple[int, str], Mapping[str, str | None]],
+) -> None:
+    """`executeAssignment`'s "Error reassigning partition(s):" with the controller's text per partition, on one
+    line. When the controller refused every partition, the throttles this submission set are put back first, so
+    that nothing has changed."""
+    lines = [
+        f"{tp}: {msg or error_name(code)}" for tp, (code, msg) in sorted(errors.items(), key=lambda e: tp_sort_key(e[0]))
+    ]
+    text = "Error reassigning partition(s): " + "; ".join(lines)
+    if len(errors) == len(sub.proposed):
+        if sub.throttle >= 0 or sub.log_dir_throttle >= 0:
+            admin.restore_configs(session, previous)
+        raise SubmissionRefused(text + " Nothing was changed.", nothing_changed=True)
+    started = [tp for tp in sub.proposed if tp not in errors]
+    raise SubmissionRefused(
+        f"{text} The reassignment of {_tps(started)} started: 'kafka status' follows it, 'kafka cancel' reverts it.",
+        nothing_changed=False,
+    )
 
 
 def execute_moves(session: KafkaSession, moves: Mapping[tuple[TopicPartition, int], str], out: Out) -> None:

@@ -10,7 +10,11 @@ The controller's behaviour follows Kafka's `metadata/src/main/java/org/apache/ka
 * `ReplicationControlManager.alterPartitionReassignment` / `changePartitionReassignment`: the new replica list is
   the target followed by the removing replicas (`PartitionReassignmentReplicas`: removing = current - target and
   adding = target - current, both sorted), validated by `validateManualPartitionAssignment` with its texts
-  (INVALID_REPLICA_ASSIGNMENT); a null target cancels (`cancelPartitionReassignment`: NO_REASSIGNMENT_IN_PROGRESS
+  (INVALID_REPLICA_ASSIGNMENT), and since KAFKA-20832 (apache/kafka 226ce2d, KIP-1066) a broker whose log dirs are
+  all cordoned is refused there too: the check sits in that method, which CreateTopics, CreatePartitions and
+  AlterPartitionReassignments share, so it applies to every broker of the target list, kept or added (its message
+  could not be read from Kafka's source here: `CORDONED` below is modelled on the method's other texts); a null
+  target cancels (`cancelPartitionReassignment`: NO_REASSIGNMENT_IN_PROGRESS
   when none runs, else `PartitionReassignmentRevert`: the original replicas, the ISR minus the adding replicas);
 * `PartitionReassignmentReplicas.maybeCompleteReassignment`: done once the ISR holds every target replica;
 * `electLeader`: ELECTION_NOT_NEEDED, PREFERRED_LEADER_NOT_AVAILABLE, ELIGIBLE_LEADERS_NOT_AVAILABLE.
@@ -61,6 +65,10 @@ MESSAGES = {
     PREFERRED_LEADER_NOT_AVAILABLE: "The preferred leader was not available.",
     ELIGIBLE_LEADERS_NOT_AVAILABLE: "Eligible topic partition leaders are not available.",
 }
+
+
+# KIP-1066's refusal in `validateManualPartitionAssignment` (an assumption in that method's style, see above)
+CORDONED = "The manual partition assignment includes broker {}, but all its log directories are cordoned."
 
 
 def topic_id_text(value: uuid.UUID) -> str:
@@ -232,6 +240,11 @@ class FakeCluster:
         self._maybe_complete(p)
         return NO_ERROR, None
 
+    def fully_cordoned(self, b: int) -> bool:
+        """Every log dir of broker `b` cordoned (`cordoned.log.dirs` naming each, or `*`): not a usable broker."""
+        broker = self.brokers[b]
+        return "*" in broker.cordoned or set(broker.log_dirs) <= set(broker.cordoned)
+
     def _validate(self, target: list[int]) -> str | None:
         """`validateManualPartitionAssignment`'s texts."""
         if not target:
@@ -240,6 +253,8 @@ class FakeCluster:
         for b in sorted(target):
             if b not in self.brokers:
                 return f"The manual partition assignment includes broker {b}, but no such broker is registered."
+            if self.fully_cordoned(b):
+                return CORDONED.format(b)
             if b == prev:
                 return f"The manual partition assignment includes the broker {prev} more than once."
             prev = b

@@ -59,9 +59,15 @@ def test_submit_dry_run_changes_nothing(kraft, tmp_path):
     kraft.topics["orders"].configs["remote.storage.enable"] = "true"
     kraft.brokers[3].cordoned = ("/var/lib/kafka/data",)
     code, out, err = run_here("kafka", "submit", kraft.url, "--reassignment-json-file", plan)
+    assert (code, out) == (2, "")
     assert err == (
-        "warning: the plan adds replicas to broker(s) 3, whose log dirs are all cordoned "
-        "(cordoned.log.dirs, KIP-1066): no new replicas go there\n"
+        "error: the plan adds replicas of orders-0 to broker(s) 3, whose log dirs are all cordoned "
+        "(cordoned.log.dirs, KIP-1066): Kafka's controller refuses that (INVALID_REPLICA_ASSIGNMENT). Plan again "
+        "from the live cluster (plans leave cordoned brokers out) or uncordon the broker(s). Nothing was changed.\n"
+    )
+    kraft.brokers[3].cordoned = ()
+    code, out, err = run_here("kafka", "submit", kraft.url, "--reassignment-json-file", plan)
+    assert err == (
         "note: remote.storage.enable=true on orders: only local log segments move in a reassignment (the "
         "bytes DescribeLogDirs reports); tiered segments stay in remote storage\n"
     )

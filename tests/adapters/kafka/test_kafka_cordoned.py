@@ -5,6 +5,7 @@ planning path gives it a new replica (rebalance, decommission, new topics) and `
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from fake_cluster import FakeBroker, FakeCluster, run_here
@@ -68,3 +69,71 @@ def test_plans_add_no_replica_to_the_cordoned_broker(kraft4, tmp_path):
     }
     code, out, err = run_here(*create)
     assert (code, out) == (0, "3:4,4:1,1:2\n"), err
+
+
+def _submit(cluster, tmp_path, partitions, *extra):
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"version": 1, "partitions": partitions}))
+    return (str(plan), *run_here("kafka", "submit", cluster.url, "--reassignment-json-file", str(plan), *extra))
+
+
+def _state(cluster):
+    """Replicas of every partition, every throttle config: what a refused submission must leave as it was."""
+    return (
+        {(n, i): list(p.replicas) for n, t in cluster.topics.items() for i, p in enumerate(t.partitions)},
+        {b: dict(c) for b, c in cluster.broker_configs.items() if c},
+        {n: dict(t.configs) for n, t in cluster.topics.items()},
+    )
+
+
+def test_submit_refuses_a_plan_that_adds_replicas_to_a_cordoned_broker(kraft4, tmp_path):
+    """Known from the read (cordoned.log.dirs): refused before anything, no rollback JSON, dry run or not."""
+    before = _state(kraft4)
+    moves = [
+        {"topic": "orders", "partition": 0, "replicas": [4, 2]},
+        {"topic": "orders", "partition": 3, "replicas": [1, 4]},
+    ]
+    plan, code, out, err = _submit(kraft4, tmp_path, moves, "--throttle", "1000", "--execute")
+    assert (code, out) == (2, "")
+    assert err == (
+        "error: the plan adds replicas of orders-0,orders-3 to broker(s) 4, whose log dirs are all cordoned "
+        "(cordoned.log.dirs, KIP-1066): Kafka's controller refuses that (INVALID_REPLICA_ASSIGNMENT). Plan again "
+        "from the live cluster (plans leave cordoned brokers out) or uncordon the broker(s). Nothing was changed.\n"
+    )
+    assert not (tmp_path / "plan.json.rollback.json").exists()
+    assert _state(kraft4) == before
+
+
+def test_the_controllers_refusal_is_one_line_and_leaves_the_cluster_as_it_was(kraft, tmp_path):
+    """KAFKA-20832: the controller refuses every target list naming a broker whose log dirs are all cordoned, also
+    one it already holds (orders-0 [1,2] -> [3,2] keeps broker 2). Refused whole, the throttles this submission set
+    are put back (broker 1's earlier rate included) and the rollback JSON it wrote is removed."""
+    kraft.brokers[2].cordoned = ("*",)
+    kraft.broker_configs["1"] = {"leader.replication.throttled.rate": "777"}
+    before = _state(kraft)
+    moves = [{"topic": "orders", "partition": 0, "replicas": [3, 2]}]
+    plan, code, out, err = _submit(kraft, tmp_path, moves, "--throttle", "1000", "--execute")
+    assert code == 2
+    assert out.endswith("The inter-broker throttle limit was set to 1000 B/s\n")
+    assert err == (
+        f"wrote the rollback JSON to {plan}.rollback.json\n"
+        "error: Error reassigning partition(s): orders-0: The manual partition assignment includes broker 2, but all "
+        f"its log directories are cordoned. Nothing was changed. The rollback JSON {plan}.rollback.json was removed.\n"
+    )
+    assert not os.path.exists(plan + ".rollback.json")
+    assert _state(kraft) == before
+
+    # refused in part: the other partition started, the rollback JSON stays, the line says what runs
+    moves.append({"topic": "orders", "partition": 2, "replicas": [1, 3]})
+    plan, code, out, err = _submit(kraft, tmp_path, moves, "--execute")
+    assert (code, out.splitlines()[-1]) == (
+        2,
+        "Save this to use as the --reassignment-json-file option during rollback",
+    )
+    assert err.splitlines()[1] == (
+        "error: Error reassigning partition(s): orders-0: The manual partition assignment includes broker 2, but all "
+        "its log directories are cordoned. The reassignment of orders-2 started: 'kafka status' follows it, "
+        "'kafka cancel' reverts it."
+    )
+    assert os.path.exists(plan + ".rollback.json")
+    assert kraft.partition("orders", 2).replicas == [1, 3]
