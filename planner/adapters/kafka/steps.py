@@ -183,7 +183,8 @@ def refused(
     line. When the controller refused every partition, the throttles this submission set are put back first, so
     that nothing has changed."""
     lines = [
-        f"{tp}: {msg or error_name(code)}" for tp, (code, msg) in sorted(errors.items(), key=lambda e: tp_sort_key(e[0]))
+        f"{tp}: {msg or error_name(code)}"
+        for tp, (code, msg) in sorted(errors.items(), key=lambda e: tp_sort_key(e[0]))
     ]
     text = "Error reassigning partition(s): " + "; ".join(lines)
     if len(errors) == len(sub.proposed):
