@@ -63,6 +63,10 @@ class Broker:
     port: int | None = None
     state: str = ONLINE  # online | offline | fenced
     cordoned: bool = False  # every log dir cordoned (KIP-1066, `cordoned.log.dirs`): keeps its replicas, gets no new
+    # bytes free for new replicas in its log dirs that are not cordoned, and the size of all its log dirs
+    # (DescribeLogDirs v4+, KIP-827); None when not reported. No plan copies more bytes onto it than `usable_bytes`.
+    usable_bytes: int | None = None
+    total_bytes: int | None = None
 
     @property
     def online(self) -> bool:

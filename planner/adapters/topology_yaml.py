@@ -41,7 +41,7 @@ _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _CONSTRUCT = yaml.constructor.SafeConstructor()  # YAML 1.1 int/bool of one scalar node, without a parser per value
 
 CLUSTER_KEYS = ("cluster", "mode", "brokers", "topics")
-BROKER_KEYS = ("id", "rack", "host", "port", "state", "cordoned")
+BROKER_KEYS = ("id", "rack", "host", "port", "state", "cordoned", "usable_bytes", "total_bytes")
 TOPIC_KEYS = (
     "name",
     "partitions",
@@ -261,7 +261,16 @@ def _brokers(ctx: _Ctx, node: Node) -> tuple[Broker, ...]:
                     f["state"], f"{path}.state", f"must be one of {', '.join(BROKER_STATES)}, got {state!r}"
                 )
         cordoned = _bool(ctx, f["cordoned"], f"{path}.cordoned") if "cordoned" in f else False
-        brokers[bid] = Broker(id=bid, rack=rack, host=host, port=port, state=state, cordoned=cordoned)
+        space = {k: _int(ctx, f[k], f"{path}.{k}", minimum=0) for k in ("usable_bytes", "total_bytes") if k in f}
+        if "total_bytes" in space and space.get("usable_bytes", 0) > space["total_bytes"]:
+            raise ctx.error(
+                f["usable_bytes"],
+                f"{path}.usable_bytes",
+                f"{space['usable_bytes']} is more than total_bytes {space['total_bytes']}",
+            )
+        brokers[bid] = Broker(
+            bid, rack, host, port, state, cordoned, space.get("usable_bytes"), space.get("total_bytes")
+        )
     return tuple(brokers[b] for b in sorted(brokers))
 
 
@@ -560,6 +569,10 @@ def _dump_broker(b: Broker) -> str:
         parts.append(f"state: {b.state}")
     if b.cordoned:
         parts.append("cordoned: true")
+    if b.usable_bytes is not None:
+        parts.append(f"usable_bytes: {b.usable_bytes}")
+    if b.total_bytes is not None:
+        parts.append(f"total_bytes: {b.total_bytes}")
     return "  - {" + ", ".join(parts) + "}"
 
 

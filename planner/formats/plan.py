@@ -130,6 +130,12 @@ def _word_hard(n) -> str | None:
             f"broker(s) {','.join(str(int(b)) for b in n.values)} have every log dir cordoned (cordoned.log.dirs, "
             "KIP-1066): they keep their replicas or give some up, and take none"
         )
+    if n.kind == "disk-space":
+        full = [f"{int(b)} ({human_bytes(int(u))} usable)" for b, u in zip(n.values[: n.count], n.values[n.count :])]
+        return (
+            f"broker(s) {', '.join(full)} would have taken more copies but their log dirs have no usable space left "
+            "for them (DescribeLogDirs): no plan copies more bytes onto a broker than it reports usable"
+        )
     if n.kind == "excluded":
         return f"{n.count} topic(s) excluded: never moved, still counted as load ({_names(n.topics)})"
     if n.kind == "stranded":

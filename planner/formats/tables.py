@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from planner.broker_load import BrokerLoad, spread
-from planner.model import Cluster, human_bytes
+from planner.model import Broker, Cluster, human_bytes
 
 _EIGHTHS = " ▏▎▍▌▋▊▉█"
 
@@ -27,6 +27,9 @@ def render_brokers_table(cluster: Cluster, loads: dict[int, BrokerLoad]) -> str:
     headers = ["broker", "rack", "state", "replicas", "", "preferred", "leaders", "imbalance", "topics", "max/topic"]
     if has_bytes:
         headers.append("bytes")
+    has_space = any(b.usable_bytes is not None or b.total_bytes is not None for b in cluster.brokers)
+    if has_space:
+        headers.append("usable / total")
     rows = []
     for b in cluster.brokers:
         l = loads[b.id]
@@ -44,6 +47,8 @@ def render_brokers_table(cluster: Cluster, loads: dict[int, BrokerLoad]) -> str:
         ]
         if has_bytes:
             row.append(human_bytes(l.bytes))
+        if has_space:
+            row.append(_space(b))
         rows.append(row)
     live = [loads[b.id] for b in cluster.brokers if b.online]
     total = [
@@ -73,6 +78,9 @@ def render_brokers_table(cluster: Cluster, loads: dict[int, BrokerLoad]) -> str:
     if has_bytes:
         total.append(human_bytes(sum(l.bytes for l in loads.values())))
         spreads.append(human_bytes(spread(l.bytes for l in live)))
+    if has_space:
+        total.append("")
+        spreads.append("")
     text = tabulate(rows + [total, spreads], headers=headers, tablefmt="simple") + "\n"
     if any(_over(loads[b.id], b.online) for b in cluster.brokers):
         text += (
@@ -96,6 +104,12 @@ def _imbalance(load: BrokerLoad, online: bool) -> str:
     return f"{load.imbalance:.0%}" + (" *" if _over(load, online) else "")
 
 
+def _space(b: Broker) -> str:
+    """Its log dirs' usable bytes (for new replicas) and total size, as DescribeLogDirs reports them."""
+    usable = human_bytes(b.usable_bytes) if b.usable_bytes is not None else "-"
+    return f"{usable} / {human_bytes(b.total_bytes) if b.total_bytes is not None else '-'}"
+
+
 def render_brokers_json(cluster: Cluster, loads: dict[int, BrokerLoad]) -> str:
     live = [loads[b.id] for b in cluster.brokers if b.online]
     data = {
@@ -105,6 +119,8 @@ def render_brokers_json(cluster: Cluster, loads: dict[int, BrokerLoad]) -> str:
                 "rack": b.rack,
                 "state": b.state,
                 "cordoned": b.cordoned,
+                "usable_bytes": b.usable_bytes,
+                "total_bytes": b.total_bytes,
                 "replicas": loads[b.id].replicas,
                 "preferred_leaders": loads[b.id].preferred_leaders,
                 "leaders": loads[b.id].leaders,

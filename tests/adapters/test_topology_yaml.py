@@ -77,6 +77,18 @@ def error(text):
             "brokers:\n  - {id: 1}\n  - {id: 2, cordoned: yes please}\n",
             "x.yaml:3: brokers[1].cordoned: expected true or false, got 'yes please'",
         ),
+        (
+            "brokers:\n  - {id: 1, usable_bytes: -5}\n",
+            "x.yaml:2: brokers[0].usable_bytes: must be at least 0, got -5",
+        ),
+        (
+            "brokers:\n  - {id: 1, usable_bytes: 10, total_bytes: 9}\n",
+            "x.yaml:2: brokers[0].usable_bytes: 10 is more than total_bytes 9",
+        ),
+        (
+            "brokers:\n  - {id: 1, total_bytes: 1 TB}\n",
+            "x.yaml:2: brokers[0].total_bytes: expected an integer, got '1 TB'",
+        ),
     ],
 )
 def test_validation_messages(text, message):
@@ -145,6 +157,17 @@ def test_cordoned_brokers_load_and_dump():
     ]
     assert (c.cordoned_ids, c.placeable_ids, c.online_ids) == ({1, 2}, {3}, {1, 3})
     assert dump_topology(c) == text.replace(", cordoned: false", "")
+
+
+def test_usable_and_total_bytes_load_and_dump():
+    """DescribeLogDirs' usable/total bytes per broker (what `kafka export` writes); either may be missing."""
+    text = (
+        "brokers:\n  - {id: 1, usable_bytes: 600, total_bytes: 6100}\n  - {id: 2, total_bytes: 100}\n"
+        "  - {id: 3}\ntopics: []\n"
+    )
+    c = parse_topology(text)
+    assert [(b.usable_bytes, b.total_bytes) for b in c.brokers] == [(600, 6100), (None, 100), (None, None)]
+    assert dump_topology(c) == "mode: kraft\n" + text
 
 
 TOPIC = BASE + "topics:\n  - name: t\n"

@@ -32,6 +32,8 @@ def _broker(i, rack, cordoned, replicas, preferred, nbytes):
         "rack": rack,
         "state": "online",
         "cordoned": cordoned,
+        "usable_bytes": None,
+        "total_bytes": None,
         "replicas": replicas,
         "preferred_leaders": preferred,
         "leaders": preferred,

@@ -21,7 +21,7 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from planner.adapters.kafka.admin import BROKER_LEVEL_THROTTLES
 from planner.adapters.kafka.connection import KafkaOptions, KafkaSession, check_code
@@ -100,7 +100,10 @@ def read_session(session: KafkaSession) -> KafkaSnapshot:
     cordoned, throttles = _broker_configs(session, [b.id for b in brokers if b.state != FENCED], notes)
     replicas, log_dirs = _log_dirs(session, [b.id for b in brokers if b.state != FENCED], notes)
     full = fully_cordoned(log_dirs, cordoned)
-    brokers = [replace(b, cordoned=b.id in full) for b in brokers]
+    space = disk_space([b.id for b in brokers], log_dirs, cordoned)
+    brokers = [
+        replace(b, cordoned=b.id in full, usable_bytes=space[b.id][0], total_bytes=space[b.id][1]) for b in brokers
+    ]
     cluster = build_cluster(brokers, topics, configs, reassigning, replicas, cluster_id)
     # the same rules as a topology file's and zk://'s: what `kafka export` writes must load back
     check_cluster(cluster, session.url)
@@ -307,6 +310,23 @@ def fully_cordoned(log_dirs: tuple[LogDir, ...], cordoned: dict[int, tuple[str, 
         dirs.setdefault(d.broker, []).append(d.cordoned or d.path in named or "*" in named)
     every = {b for b, named in cordoned.items() if "*" in named}
     return sorted(every | {b for b, flags in dirs.items() if flags and all(flags)})
+
+
+def disk_space(
+    broker_ids: Iterable[int], log_dirs: tuple[LogDir, ...], cordoned: dict[int, tuple[str, ...]]
+) -> dict[int, tuple[int | None, int | None]]:
+    """Per broker, (usable, total) bytes of its log dirs as DescribeLogDirs v4+ reports them: usable summed over
+    the dirs that take new replicas (not cordoned), total over all; None where no dir reports the figure."""
+    usable: dict[int, int] = {}
+    total: dict[int, int] = {}
+    for d in log_dirs:
+        named = cordoned.get(d.broker, ())
+        if d.usable_bytes is not None:
+            closed = d.cordoned or d.path in named or "*" in named
+            usable[d.broker] = usable.get(d.broker, 0) + (0 if closed else d.usable_bytes)
+        if d.total_bytes is not None:
+            total[d.broker] = total.get(d.broker, 0) + d.total_bytes
+    return {b: (usable.get(b), total.get(b)) for b in broker_ids}
 
 
 def build_cluster(

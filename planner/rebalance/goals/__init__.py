@@ -206,6 +206,9 @@ def _notes(
         notes.append(Note("hard", "rack-repaired", hard.repaired, values=(hard.repair_moves,)))
     if st.closed:
         notes.append(Note("hard", "cordoned", len(st.closed), values=tuple(sorted(st.closed))))
+    if st.full and any(n.kind == "unmet" for n in notes):  # the space limit stood in the way of a goal
+        full = tuple(sorted(st.full))
+        notes.append(Note("hard", "disk-space", len(full), values=full + tuple(st.usable[b] for b in full)))
     if moving:
         notes.append(Note("hard", "in-progress", len(moving), partitions=tuple(sorted(st.parts[i].tp for i in moving))))
     if skipped:

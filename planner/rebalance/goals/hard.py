@@ -109,9 +109,11 @@ class HardGoal:
                 if d is None:
                     ids = ",".join(map(str, sorted(st.closed)))
                     closed = f" (broker(s) {ids} have every log dir cordoned and take none)"
+                    full = f" (broker(s) {','.join(map(str, sorted(st.full)))} lack the usable bytes for its copy)"
                     raise PlannerError(
                         f"cannot move {st.parts[i].tp} off broker {s}: every target broker already holds a replica "
-                        f"or would make it rack-unsafe{closed if st.closed else ''}; add brokers to --broker-list"
+                        f"or would make it rack-unsafe{closed if st.closed else ''}{full if st.full else ''}; add "
+                        "brokers to --broker-list"
                     )
                 st.move(i, s, d)
                 heap.touch(s, d)
@@ -190,6 +192,8 @@ def _best_repair(st: State, i: int, shed: _Shed, heaps: _RackHeaps, chosen: list
             continue
         for k in dsts:
             dst = k[2]
+            if not st.fits(i, dst):
+                continue
             key = (
                 src not in chosen,
                 shed.delta({src: -1, dst: 1}),

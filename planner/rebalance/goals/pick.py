@@ -45,7 +45,7 @@ class BrokerHeap:
                 break  # keys only grow from here: no later broker passes the count test this one failed
             if valid and not can_gain and k[0] > valid[0][1][0] + 1:
                 break  # past the neediest brokers (within 1): choose among those found
-            if b in r:
+            if b in r or not st.fits(i, b):
                 continue
             gain = 0
             if st.n_racks:

@@ -43,6 +43,11 @@ class State:
             for b in r:
                 self._add(i, b)
         self.copies = 0  # replicas the plan copies so far: brokers in a new list that are not in the old one
+        # bytes a broker may receive (its log dirs' usable bytes, DescribeLogDirs), the bytes the plan copies there
+        # so far, and the brokers that turned a move down for lack of space
+        self.usable = {b.id: b.usable_bytes for b in cluster.brokers if b.usable_bytes is not None}
+        self.incoming: dict[int, int] = {b: 0 for b in cluster.broker_ids}
+        self.full: set[int] = set()
         self.max_moves = max_moves
         self.optional_from = 0  # copies made by required moves (outside targets, rack repairs): not capped
         self.capped: list[str] = []  # goals --max-moves cut short
@@ -107,7 +112,17 @@ class State:
         """Change in replicas the plan copies if replica src of partition i goes to dst (-1, 0 or 1)."""
         return (dst not in self.home[i]) - (src not in self.home[i])
 
+    def fits(self, i: int, dst: int) -> bool:
+        """Copying partition i to dst keeps the bytes the plan copies there within its usable bytes (a hard limit
+        on destinations; a broker that reports none has no limit)."""
+        if dst not in self.usable or dst in self.home[i] or self.incoming[dst] + self.sz(i) <= self.usable[dst]:
+            return True
+        self.full.add(dst)
+        return False
+
     def move(self, i: int, src: int, dst: int) -> None:
+        self.incoming[dst] += self.sz(i) if dst not in self.home[i] else 0
+        self.incoming[src] -= self.sz(i) if src not in self.home[i] else 0
         r = self.reps[i]
         if r[0] == src:
             self.lead_swap(i, src, dst)
@@ -136,8 +151,8 @@ class State:
         return after - before
 
     def can_move(self, i: int, src: int, dst: int) -> bool:
-        """The hard goal: only to target brokers that take replicas (not closed), never fixed partitions, never two
-        replicas on one broker, never lowering rack safety."""
+        """The hard goal: only to target brokers that take replicas (not closed) and have room for it, never fixed
+        partitions, never two replicas on one broker, never lowering rack safety."""
         return (
             i not in self.fixed
             and dst in self.target_set
@@ -145,4 +160,5 @@ class State:
             and dst not in self.reps[i]
             and src in self.reps[i]
             and self.rack_delta(i, src, dst) is not None
+            and self.fits(i, dst)
         )

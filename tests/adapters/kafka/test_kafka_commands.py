@@ -239,6 +239,12 @@ def test_export_writes_sizes(kraft, tmp_path):
     assert out.startswith("Topic: payments\tTopicId: AAAAAAAAAAAAAAAAAAAiIg\tPartitionCount: 1")
     text = out_file.read_text()
     assert "sizes" in text and "3000" in text
+    # DescribeLogDirs v4+: broker 1 holds 4,500 B (orders-0, orders-2, payments-0) of its 1 TiB
+    assert (
+        "  - {id: 1, rack: a, host: 127.0.0.1, port: %d, usable_bytes: 1099511623276, total_bytes: 1099511627776}\n"
+        % (kraft.brokers[1].port)
+        in text
+    )
 
 
 def _start(args):

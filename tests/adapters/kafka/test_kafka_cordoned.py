@@ -58,7 +58,9 @@ def test_plans_add_no_replica_to_the_cordoned_broker(kraft4, tmp_path):
     assert (code, out) == (0, "2:3,3:1,1:2\n"), err  # KIP-1066: usableBrokers leaves broker 4 out
     code, out, err = run_here("kafka", "export", kraft4.url)
     assert code == 0, err
-    assert "  - {id: 4, host: 127.0.0.1, port: %d, cordoned: true}\n" % kraft4.brokers[4].port in out
+    # its one log dir cordoned: no bytes usable for new replicas, of 1 TiB in all (DescribeLogDirs v4+)
+    line = "  - {id: 4, host: 127.0.0.1, port: %d, cordoned: true, usable_bytes: 0, total_bytes: 1099511627776}\n"
+    assert line % kraft4.brokers[4].port in out
     (tmp_path / "twin.yaml").write_text(out)
     assert _moves("reassign", "rebalance", str(tmp_path / "twin.yaml")) == {}  # the offline twin plans the same
     kraft4.brokers[4].cordoned = ()  # uncordoned, the same requests fill broker 4

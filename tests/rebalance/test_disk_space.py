@@ -1,0 +1,81 @@
+"""Usable bytes (DescribeLogDirs v4+, a topology's `usable_bytes`): no plan copies more bytes onto a broker than its
+log dirs report usable; a note says when that kept a goal out of reach."""
+
+from __future__ import annotations
+
+import json
+
+SCALE_OUT = """\
+brokers:
+  - {id: 1, rack: a}
+  - {id: 2, rack: b}
+  - {id: 3, rack: c}
+  - {id: 4, rack: a%s}
+topics:
+  - name: orders
+    assignment: {0: [1, 2], 1: [2, 3], 2: [3, 1], 3: [1, 2], 4: [2, 3], 5: [3, 1]}
+    sizes: {0: 100, 1: 100, 2: 100, 3: 100, 4: 100, 5: 100}
+"""
+
+
+def _plan(planner_cli_here, tmp_path, text, *args):
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    code, out, err = planner_cli_here("reassign", "rebalance", str(path), *args, "--format", "json")
+    assert code == 0, err
+    plan = json.loads(out)
+    moves = {f"{p['topic']}-{p['partition']}": p["proposed"] for p in plan["partitions"]}
+    return moves, [n for n in plan["notes"] if n["kind"] == "disk-space"]
+
+
+def test_a_new_broker_takes_no_more_than_its_usable_bytes(planner_cli_here, tmp_path):
+    moves, notes = _plan(planner_cli_here, tmp_path, SCALE_OUT % "")
+    assert moves == {"orders-1": [4, 3], "orders-2": [3, 4], "orders-4": [2, 4]}  # 300 B onto broker 4
+    assert notes == []
+    moves, notes = _plan(planner_cli_here, tmp_path, SCALE_OUT % ", usable_bytes: 250, total_bytes: 1000")
+    assert moves == {"orders-1": [4, 3], "orders-2": [3, 4]}  # 200 B: a third copy would not fit in 250 B
+    assert notes == [
+        {
+            "goal": "hard",
+            "kind": "disk-space",
+            "count": 1,
+            "partitions": [],
+            "topics": [],
+            "values": [4, 250],
+            "text": "broker(s) 4 (250 B usable) would have taken more copies but their log dirs have no usable space "
+            "left for them (DescribeLogDirs): no plan copies more bytes onto a broker than it reports usable",
+        }
+    ]
+    moves, notes = _plan(planner_cli_here, tmp_path, SCALE_OUT % ", usable_bytes: 300")
+    assert (len(moves), notes) == (3, [])  # room for all three: the goals are reached, nothing to say
+
+
+def test_replicas_that_must_move_find_no_room(planner_cli_here, tmp_path):
+    path = tmp_path / "d.yaml"
+    path.write_text(
+        "brokers:\n  - {id: 1, usable_bytes: 100}\n  - {id: 2, usable_bytes: 50}\n  - {id: 3}\n"
+        "topics:\n  - name: t\n    assignment: {0: [3], 1: [3]}\n    sizes: {0: 100, 1: 100}\n"
+    )
+    code, out, err = planner_cli_here("reassign", "rebalance", str(path), "--broker-list", "1,2")
+    assert (code, out) == (2, "")
+    assert err == (
+        "error: cannot move t-1 off broker 3: every target broker already holds a replica or would make it "
+        "rack-unsafe (broker(s) 1,2 lack the usable bytes for its copy); add brokers to --broker-list\n"
+    )
+
+
+def test_brokers_table_shows_usable_and_total(planner_cli_here, tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text(SCALE_OUT % ", usable_bytes: 250, total_bytes: 1000")
+    code, out, err = planner_cli_here("brokers", str(path))
+    assert (code, err) == (0, "")
+    # the columns, split on blanks ("-" under usable / total: the broker reports neither)
+    assert [line.split() for line in out.splitlines()[2:]] == [
+        ["1", "a", "online", "4", "████████████", "2", "2", "0%", "1", "4", "400", "B", "-", "/", "-"],
+        ["2", "b", "online", "4", "████████████", "2", "2", "0%", "1", "4", "400", "B", "-", "/", "-"],
+        ["3", "c", "online", "4", "████████████", "2", "2", "0%", "1", "4", "400", "B", "-", "/", "-"],
+        ["4", "a", "online", "0", "0", "0", "-", "0", "0", "0", "B", "250", "B", "/", "1000", "B"],
+        ["total", "4/4", "online", "12", "6", "6", "1.2", "KiB"],
+        ["spread", "(max-min,", "online)", "4", "2", "2", "400", "B"],
+    ]
+    assert out.splitlines()[0].endswith("  bytes    usable / total")
