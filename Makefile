@@ -73,7 +73,7 @@ lint: $(VENV)/.all
 test: $(VENV)/.all zookeeper kcat peers
 	PYSPARK_PYTHON=$(CURDIR)/$(BIN)/python $(BIN)/python -m pytest -q -p no:cacheprovider
 
-bench: $(VENV)/.all zookeeper peers
+bench: $(VENV)/.all zookeeper kcat peers
 	PYSPARK_PYTHON=$(CURDIR)/$(BIN)/python $(BIN)/python -m bench
 
 clean:

@@ -279,7 +279,7 @@ def parse_id_list(text: str, what: str = "broker list") -> tuple[int, ...]:
 def human_bytes(n: int | float) -> str:
     """A size as plans and tables print it: `512 B`, `1.5 KiB` ... `2.0 TiB`."""
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(n) < 1024 or unit == "TiB":
+        if (abs(n) < 1024 and (unit == "B" or round(abs(n), 1) < 1024)) or unit == "TiB":  # never "1024.0 GiB"
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return f"{n} B"
