@@ -327,12 +327,14 @@ def bytes_progress(snap, moving) -> tuple[int, int]:
 
 
 def progress_line(index: int, batches: int, moving: int, copied: int, total: int, gained: int, elapsed: float) -> str:
+    from planner.formats.tables import bar
     from planner.model import human_bytes
 
     pct = 100.0 * copied / total if total else 100.0
     line = (
-        f"batch {index}/{batches}: {moving} partition{'s' if moving != 1 else ''} moving, "
-        f"{human_bytes(copied)} of {human_bytes(total)} copied ({pct:.0f}%)"
+        f"batch {index}/{batches}: [{bar(copied if total else 1, total or 1, 20):20}] {moving} "
+        f"partition{'s' if moving != 1 else ''} moving, {human_bytes(copied)} of {human_bytes(total)} copied "
+        f"({pct:.0f}%)"
     )
     if gained > 0 and elapsed > 0:
         rate = gained / elapsed

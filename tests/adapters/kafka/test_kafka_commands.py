@@ -299,7 +299,7 @@ def test_batches_wait_with_progress_then_verify(kraft, tmp_path):
         "Clearing topic-level throttles on topic orders\n"
     )
     progress = [line for line in err.splitlines() if "copied" in line]
-    assert progress and progress[0].startswith("batch 1/2: 1 partition moving, ")
+    assert progress and progress[0].startswith("batch 1/2: [") and " 1 partition moving, " in progress[0]
     assert any(" of 2.0 KiB copied (" in line and "ETA" in line for line in progress), progress
     assert [(p.replicas, p.adding) for p in kraft.topics["orders"].partitions[:2]] == [([3, 2], []), ([1, 3], [])]
 
@@ -389,3 +389,14 @@ def test_plans_from_a_live_cluster_use_its_sizes_and_note_tiered_storage():
         "tiered segments stay in remote storage" in out
     )
     assert "GiB" in out  # byte figures from DescribeLogDirs, without a --sizes file
+
+
+def test_progress_bar_of_bytes_copied_with_eta():
+    from planner.cli.kafkacmd import progress_line
+
+    assert progress_line(2, 2, 1, 75 * 10**7, 2 * 10**9, 75 * 10**7, 1.5) == (
+        "batch 2/2: [███████▌            ] 1 partition moving, 715.3 MiB of 1.9 GiB copied (38%), 476.8 MiB/s, ETA 2 s"
+    )
+    assert progress_line(1, 3, 2, 0, 0, 0, 0.0) == (
+        "batch 1/3: [████████████████████] 2 partitions moving, 0 B of 0 B copied (100%)"
+    )
