@@ -10,12 +10,12 @@ The controller's behaviour follows Kafka's `metadata/src/main/java/org/apache/ka
 * `ReplicationControlManager.alterPartitionReassignment` / `changePartitionReassignment`: the new replica list is
   the target followed by the removing replicas (`PartitionReassignmentReplicas`: removing = current - target and
   adding = target - current, both sorted), validated by `validateManualPartitionAssignment` with its texts
-  (INVALID_REPLICA_ASSIGNMENT), and since KAFKA-20832 (apache/kafka 226ce2d, KIP-1066) a broker whose log dirs are
-  all cordoned is refused there too: the check sits in that method, which CreateTopics, CreatePartitions and
-  AlterPartitionReassignments share, so it applies to every broker of the target list, kept or added (its message
-  could not be read from Kafka's source here: `CORDONED` below is modelled on the method's other texts); a null
-  target cancels (`cancelPartitionReassignment`: NO_REASSIGNMENT_IN_PROGRESS
-  when none runs, else `PartitionReassignmentRevert`: the original replicas, the ISR minus the adding replicas);
+  (INVALID_REPLICA_ASSIGNMENT), and KIP-1066's refusal of a replica added to a broker whose log dirs are all
+  cordoned (KAFKA-20832, apache/kafka 226ce2d, puts the cordon check on user-given assignments; its text could not
+  be read from Kafka's source here: `CORDONED` below is modelled on the method's other texts; whether Kafka also
+  refuses a target that keeps a replica already there is not modelled); a null target cancels
+  (`cancelPartitionReassignment`: NO_REASSIGNMENT_IN_PROGRESS when none runs, else `PartitionReassignmentRevert`:
+  the original replicas, the ISR minus the adding replicas);
 * `PartitionReassignmentReplicas.maybeCompleteReassignment`: done once the ISR holds every target replica;
 * `electLeader`: ELECTION_NOT_NEEDED, PREFERRED_LEADER_NOT_AVAILABLE, ELIGIBLE_LEADERS_NOT_AVAILABLE.
 
@@ -33,7 +33,7 @@ import struct
 import threading
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 NO_ERROR = 0
 UNKNOWN_TOPIC_OR_PARTITION = 3
@@ -67,7 +67,7 @@ MESSAGES = {
 }
 
 
-# KIP-1066's refusal in `validateManualPartitionAssignment` (an assumption in that method's style, see above)
+# KIP-1066's refusal of an added replica (its text an assumption in `validateManualPartitionAssignment`'s style)
 CORDONED = "The manual partition assignment includes broker {}, but all its log directories are cordoned."
 
 
@@ -124,6 +124,7 @@ class FakeCluster:
         self.max_versions: dict[int, int] = {}  # api_key -> highest version advertised (tests lower it)
         self.fail: dict[int, int] = {}  # api_key -> error code every such request gets
         self.sasl_users: dict[str, str] | None = None  # user -> password: SASL/PLAIN required when set
+        self.before_alter: Callable[[], None] | None = None  # run before each partition of AlterPartitionReassignments
         self._servers: list[socketserver.ThreadingTCPServer] = []
         self._threads: list[threading.Thread] = []
 
@@ -226,7 +227,9 @@ class FakeCluster:
         p = t.partitions[pid]
         if target is None:
             return self._cancel(t, pid, p)
-        error = self._validate(target)
+        if self.before_alter is not None:
+            self.before_alter()  # a test's hook: what changes between a client's read and its request
+        error = self._validate(target, p.replicas)
         if error:
             return INVALID_REPLICA_ASSIGNMENT, error
         current = list(p.replicas)
@@ -245,15 +248,16 @@ class FakeCluster:
         broker = self.brokers[b]
         return "*" in broker.cordoned or set(broker.log_dirs) <= set(broker.cordoned)
 
-    def _validate(self, target: list[int]) -> str | None:
-        """`validateManualPartitionAssignment`'s texts."""
+    def _validate(self, target: list[int], current: list[int]) -> str | None:
+        """`validateManualPartitionAssignment`'s texts, and KIP-1066's refusal of a replica added to a broker whose
+        log dirs are all cordoned."""
         if not target:
             return "The manual partition assignment includes an empty replica list."
         prev = None
         for b in sorted(target):
             if b not in self.brokers:
                 return f"The manual partition assignment includes broker {b}, but no such broker is registered."
-            if self.fully_cordoned(b):
+            if b not in current and self.fully_cordoned(b):
                 return CORDONED.format(b)
             if b == prev:
                 return f"The manual partition assignment includes the broker {prev} more than once."

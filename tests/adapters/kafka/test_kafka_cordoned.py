@@ -107,10 +107,14 @@ def test_submit_refuses_a_plan_that_adds_replicas_to_a_cordoned_broker(kraft4, t
 
 
 def test_the_controllers_refusal_is_one_line_and_leaves_the_cluster_as_it_was(kraft, tmp_path):
-    """KAFKA-20832: the controller refuses every target list naming a broker whose log dirs are all cordoned, also
-    one it already holds (orders-0 [1,2] -> [3,2] keeps broker 2). Refused whole, the throttles this submission set
-    are put back (broker 1's earlier rate included) and the rollback JSON it wrote is removed."""
-    kraft.brokers[2].cordoned = ("*",)
+    """Broker 3 is cordoned after the read (the hook runs as the request arrives): the controller refuses the replica
+    the plan adds there (orders-0 [1,2] -> [3,2]). Refused whole, the throttles this submission set are put back
+    (broker 1's earlier rate included) and the rollback JSON it wrote is removed."""
+
+    def cordon_broker_3():
+        kraft.brokers[3].cordoned = ("*",)
+
+    kraft.before_alter = cordon_broker_3
     kraft.broker_configs["1"] = {"leader.replication.throttled.rate": "777"}
     before = _state(kraft)
     moves = [{"topic": "orders", "partition": 0, "replicas": [3, 2]}]
@@ -119,13 +123,14 @@ def test_the_controllers_refusal_is_one_line_and_leaves_the_cluster_as_it_was(kr
     assert out.endswith("The inter-broker throttle limit was set to 1000 B/s\n")
     assert err == (
         f"wrote the rollback JSON to {plan}.rollback.json\n"
-        "error: Error reassigning partition(s): orders-0: The manual partition assignment includes broker 2, but all "
+        "error: Error reassigning partition(s): orders-0: The manual partition assignment includes broker 3, but all "
         f"its log directories are cordoned. Nothing was changed. The rollback JSON {plan}.rollback.json was removed.\n"
     )
     assert not os.path.exists(plan + ".rollback.json")
     assert _state(kraft) == before
 
-    # refused in part: the other partition started, the rollback JSON stays, the line says what runs
+    # refused in part: the other partition (which keeps its replica on broker 3) started, the rollback JSON stays
+    kraft.brokers[3].cordoned = ()
     moves.append({"topic": "orders", "partition": 2, "replicas": [1, 3]})
     plan, code, out, err = _submit(kraft, tmp_path, moves, "--execute")
     assert (code, out.splitlines()[-1]) == (
@@ -133,7 +138,7 @@ def test_the_controllers_refusal_is_one_line_and_leaves_the_cluster_as_it_was(kr
         "Save this to use as the --reassignment-json-file option during rollback",
     )
     assert err.splitlines()[1] == (
-        "error: Error reassigning partition(s): orders-0: The manual partition assignment includes broker 2, but all "
+        "error: Error reassigning partition(s): orders-0: The manual partition assignment includes broker 3, but all "
         "its log directories are cordoned. The reassignment of orders-2 started: 'kafka status' follows it, "
         "'kafka cancel' reverts it."
     )
