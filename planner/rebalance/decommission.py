@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from planner.model import Cluster, PlannerError, TopicPartition
+from planner.model import Cluster, PlannerError, TopicPartition, human_bytes
 from planner.rebalance.goals import balance, check_brokers, excluded
 from planner.rebalance.moves import Plan, in_progress_note, rack_count, rack_safe
+from planner.rebalance.reassignment import short_of_space
 
 
 def decommission(
@@ -96,6 +97,7 @@ def replace_broker(
         if rack_safe(p.replicas, rack_of, n_racks) and not rack_safe(new, rack_of, n_racks):
             notes.append(f"{p.tp} becomes rack-unsafe (broker {target} is in rack {rack_of.get(target)})")
         proposed[p.tp] = new
+    _check_space(cluster, proposed)
     lower = len(proposed) + len(capped)  # one move per partition holding `source`, the skipped and excluded left out
     if kept:
         notes.append(f"{len(kept)} partition(s) of excluded topics keep their replica on broker {source}")
@@ -118,3 +120,13 @@ def _capped_list(notes: list[str]) -> tuple[str, ...]:
     rest = [n for n in notes if "becomes rack-unsafe" not in n]
     more = (f"... and {len(unsafe) - 20} more rack-unsafe partitions",) if len(unsafe) > 20 else ()
     return tuple(unsafe[:20]) + more + tuple(rest)
+
+
+def _check_space(cluster: Cluster, proposed: dict[TopicPartition, tuple[int, ...]]) -> None:
+    """No broker receives more bytes of copies than its log dirs report usable (DescribeLogDirs)."""
+    usable = {b.id: b.usable_bytes for b in cluster.brokers if b.usable_bytes is not None}
+    for broker, incoming, free in short_of_space(cluster, proposed, usable):
+        raise PlannerError(
+            f"broker {broker} would receive {human_bytes(incoming)} of copies but its log dirs report "
+            f"{human_bytes(free)} usable (DescribeLogDirs); free space there or pick another --target"
+        )

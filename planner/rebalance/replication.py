@@ -68,6 +68,8 @@ class _ReplicaCounts:
         self.n_racks = rack_count(cluster, online)
         self.counts = {b: 0 for b in cluster.broker_ids}
         self.tcounts = {b: 0 for b in cluster.broker_ids}
+        # bytes a broker can still take (its log dirs' usable bytes, DescribeLogDirs): no copy goes beyond them
+        self.room = {b.id: b.usable_bytes for b in cluster.brokers if b.usable_bytes is not None}
         for p in cluster.partitions():
             for b in p.replicas:
                 self.counts[b] += 1
@@ -76,19 +78,28 @@ class _ReplicaCounts:
     def add_replicas(self, tp: TopicPartition, reps: list[int], rf: int) -> int:
         """Append replicas up to `rf`: a rack not used yet, fewest of this topic, fewest overall. How many."""
         added = 0
+        size = self.cluster.topic(tp.topic).partition(tp.partition).size or 0
         while len(reps) < rf:
             used = {self.rack_of.get(b) for b in reps}
-            pool = [b for b in self.online if b not in reps and b in self.cluster.placeable_ids]
-            if not pool:
+            placeable = [b for b in self.online if b not in reps and b in self.cluster.placeable_ids]
+            pool = [b for b in placeable if self.room.get(b, size) >= size]
+            if not placeable:
                 raise PlannerError(
                     f"cannot add a replica of {tp}: every online broker without one has all its log dirs "
                     f"cordoned (cordoned.log.dirs, KIP-1066): {','.join(map(str, sorted(self.cluster.cordoned_ids)))}"
+                )
+            if not pool:
+                raise PlannerError(
+                    f"cannot add a replica of {tp} ({size} B): the log dirs of broker(s) "
+                    f"{','.join(map(str, placeable))} report too few usable bytes left for it (DescribeLogDirs)"
                 )
             best = min(
                 pool,
                 key=lambda b: (self.n_racks > 0 and self.rack_of.get(b) in used, self.tcounts[b], self.counts[b], b),
             )
             reps.append(best)
+            if best in self.room:
+                self.room[best] -= size
             self.counts[best] += 1
             self.tcounts[best] += 1
             added += 1

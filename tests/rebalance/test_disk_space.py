@@ -79,3 +79,27 @@ def test_brokers_table_shows_usable_and_total(planner_cli_here, tmp_path):
         ["spread", "(max-min,", "online)", "4", "2", "2", "400", "B"],
     ]
     assert out.splitlines()[0].endswith("  bytes    usable / total")
+
+
+def test_replication_factor_and_replace_broker_respect_usable_bytes(planner_cli_here, tmp_path):
+    path = tmp_path / "rf.yaml"
+    path.write_text(
+        "brokers:\n  - {id: 1}\n  - {id: 2, usable_bytes: 150}\n  - {id: 3, usable_bytes: 100}\n"
+        "topics:\n  - name: logs\n    assignment: {0: [1], 1: [1]}\n    sizes: {0: 100, 1: 100}\n"
+    )
+    rf = ("reassign", "set-replication-factor", str(path), "--topic", "logs", "--replication-factor")
+    code, out, err = planner_cli_here(*rf, "2", "--format", "json")
+    assert code == 0, err
+    assert [p["proposed"] for p in json.loads(out)["partitions"]] == [[1, 2], [1, 3]]  # 100 B each, within room
+    code, out, err = planner_cli_here(*rf, "3")
+    assert (code, out) == (2, "")
+    assert err == (
+        "error: cannot add a replica of logs-1 (100 B): the log dirs of broker(s) 2,3 report too few usable bytes "
+        "left for it (DescribeLogDirs)\n"
+    )
+    code, out, err = planner_cli_here("reassign", "replace-broker", str(path), "--source", "1", "--target", "2")
+    assert (code, err) == (
+        2,
+        "error: broker 2 would receive 200 B of copies but its log dirs report 150 B usable (DescribeLogDirs); free "
+        "space there or pick another --target\n",
+    )
