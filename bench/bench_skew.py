@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import os
 import sys
+import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from bench.report import line, timer
@@ -94,6 +96,47 @@ def _csv() -> str:
     return str(folder / "part-*.csv")
 
 
+def _tree_cpu() -> float:
+    """CPU seconds (user + sys) of this process and every live descendant (the Spark JVM, its Python workers), plus
+    their waited-for children, from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    parent: dict[int, int] = {}
+    cpu: dict[int, float] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parent[int(entry)] = int(fields[1])
+        cpu[int(entry)] = sum(int(x) for x in fields[11:15]) / tick  # utime, stime, cutime, cstime
+    mine, total = {os.getpid()}, 0.0
+    changed = True
+    while changed:
+        changed = False
+        for pid, ppid in parent.items():
+            if ppid in mine and pid not in mine:
+                mine.add(pid)
+                changed = True
+    for pid in mine:
+        total += cpu.get(pid, 0.0)
+    return total
+
+
+CPU: dict[str, float] = {}
+
+
+@contextmanager
+def _cpu(name: str):
+    """Time a block and keep its CPU seconds (whole process tree) under `name`."""
+    before = _tree_cpu()
+    with timer() as t:
+        yield t
+    CPU[name] = _tree_cpu() - before
+
+
 def _ours(spark, paths, counts=(PARTITIONS,), top=0, reader="auto", hasher="auto", keys=None, input_format="parquet"):
     from planner.skew import job
 
@@ -107,7 +150,8 @@ def _ours(spark, paths, counts=(PARTITIONS,), top=0, reader="auto", hasher="auto
         hasher=hasher,
         udf_jar=UDF_JAR,
     )
-    with timer() as t:
+    name = f"{input_format} --top {top} --reader {reader} hasher {hasher}, {len(counts)} count(s), {len(paths)} files"
+    with _cpu(name) as t:
         result = job.run(spark, spec)
     return t["s"], result
 
@@ -115,7 +159,7 @@ def _ours(spark, paths, counts=(PARTITIONS,), top=0, reader="auto", hasher="auto
 def _builtin(spark, paths, csv: str | None = None) -> float:
     from pyspark.sql import functions as F
 
-    with timer() as t:
+    with _cpu(f"built-in hash() + aggregate, {'csv' if csv else 'parquet'}, {len(paths)} files") as t:
         df = spark.read.option("header", "true").csv(csv) if csv else spark.read.parquet(*paths)
         rows = df.groupBy(F.pmod(F.hash("key"), F.lit(PARTITIONS)).alias("p")).count().collect()
     assert sum(r["count"] for r in rows) > 0
@@ -204,6 +248,7 @@ def run() -> None:
         _ours(spark, files[:1])
         _ours(spark, files[:1], hasher="numpy")
         _ours(spark, files[:1], reader="spark", hasher="numpy")
+        _rounds(spark, files)
         t_builtin, ours = _inputs(spark, files)
         t_sweep, swept = _ours(spark, files, counts=(6, 12, 24, 48))
         line(
@@ -258,6 +303,126 @@ def run() -> None:
         )
         print(f"   top key: {full.top[0].key} {full.top[0].records:,} records", flush=True)
         _crossover(spark, files)
+    cpu = {name: seconds for name, seconds in CPU.items() if name.endswith(f" {N_FILES} files")}
+    print("   CPU s (user+sys, this process and the Spark JVM with its workers), last 20M-key run of each:", flush=True)
+    for name, seconds in cpu.items():
+        print(f"     {name}: {seconds:.1f}", flush=True)
+    _cluster()
+
+
+def _rounds(spark, files) -> None:
+    """The yardstick and the JVM paths of Parquet in interleaved rounds (the machine is shared): each round's ratio,
+    and their median."""
+    import statistics
+
+    rounds = int(os.environ.get("KAFKA_PLANNER_BENCH_ROUNDS", "3"))
+    cases = {
+        "skew --top 0, Parquet, murmur2 in the JVM": {},
+        "skew --sweep 6,12,24,48 (one pass)": {"counts": (6, 12, 24, 48)},
+        "skew default (--top 20: exact hot keys, proven bound), murmur2 in the JVM": {"top": 20},
+    }
+    ratios: dict[str, list[float]] = {name: [] for name in cases}
+    yard: list[float] = []
+    for _ in range(rounds):
+        t_builtin = _builtin(spark, files)
+        yard.append(t_builtin)
+        for name, kw in cases.items():
+            ratios[name].append(t_builtin / _ours(spark, files, **kw)[0])
+    for name, values in ratios.items():
+        target = ">= 0.5x" if "default" in name else ">= 0.8x"
+        each = ", ".join(f"{r:.2f}x" for r in values)
+        print(f"   {name}, 20M keys: median ratio {statistics.median(values):.2f}x of {BUILTIN} over {rounds} "
+              f"interleaved rounds ({each}; yardstick {statistics.median(yard):.2f} s median)  | target {target}",
+              flush=True)  # fmt: skip
+
+
+@contextmanager
+def _standalone(work: Path):
+    """A standalone master and one worker (2 cores, 4 GB) on 127.0.0.1, as the tests start them; both stopped after."""
+    import json
+    import socket
+    import subprocess
+    import urllib.request
+
+    import pyspark
+
+    def free() -> int:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            return sock.getsockname()[1]
+
+    spark_class = str(Path(pyspark.__file__).resolve().parent / "bin" / "spark-class")
+    env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", SPARK_NO_DAEMONIZE="1", SPARK_DAEMON_MEMORY="256m")
+    port, ui, wui = free(), free(), free()
+    url = f"spark://127.0.0.1:{port}"
+    work.mkdir(parents=True, exist_ok=True)
+    daemons = [
+        ["org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port), "--webui-port", str(ui)],
+        ["org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--cores", "2", "--memory", "4g",
+         "--webui-port", str(wui), "--work-dir", str(work / "work"), url],
+    ]  # fmt: skip
+    procs = []
+    try:
+        for i, args in enumerate(daemons):
+            with open(work / f"daemon-{i}.log", "wb") as log:
+                procs.append(subprocess.Popen([spark_class, *args], env=env, stdout=log, stderr=subprocess.STDOUT,
+                                              start_new_session=True, cwd=work))  # fmt: skip
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{ui}/json/", timeout=2) as resp:
+                    if any(w.get("state") == "ALIVE" for w in json.load(resp).get("workers", [])):
+                        break
+            except OSError:
+                pass
+            time.sleep(1)
+        else:
+            raise RuntimeError(f"standalone master/worker not ready after 120 s; see {work}")
+        yield url
+    finally:
+        for proc in reversed(procs):
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def _cli_json(*args: str, master: str) -> tuple[float, dict]:
+    """`kafka-planner skew ... --format json` as users run it (its own Spark application), timed."""
+    import json
+    import subprocess
+
+    cmd = [sys.executable, "-m", "planner", "skew", *args, "--format", "json", "--master", master]
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable, SPARK_LOCAL_IP="127.0.0.1")
+    with timer() as t:
+        done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False, timeout=1800)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return t["s"], json.loads(done.stdout)
+
+
+def _cluster() -> None:
+    """The command on a standalone cluster (master + worker on 127.0.0.1) gives the results of local mode."""
+    import tempfile
+
+    args = ("--keys", _glob(N_FILES), "--partitions", str(PARTITIONS), "--top", "20")
+    t_local, local = _cli_json(*args, master="local[*]")
+    with tempfile.TemporaryDirectory(prefix="kafka-planner-bench-spark-") as work:
+        with _standalone(Path(work)) as url:
+            t_cluster, cluster = _cli_json(*args, "--spark-conf", "spark.executor.memory=3g", master=url)
+    assert cluster["per_partition"] == local["per_partition"]
+    assert cluster["top_keys"][0] == local["top_keys"][0]
+    line(
+        "kafka-planner skew (default --top 20) on a standalone cluster (master + worker on 127.0.0.1), 20M keys, "
+        "command wall time with Spark start-up",
+        _rate(N_KEYS, t_cluster),
+        "M keys/s",
+        _rate(N_KEYS, t_local),
+        "the same command in local[*]",
+    )
+    print(f"   same per-partition counts and top key; proven bound: cluster {cluster['other_keys_max_records']:,}, "
+          f"local {local['other_keys_max_records']:,} records", flush=True)  # fmt: skip
 
 
 def _crossover(spark, files) -> None:
