@@ -1,13 +1,16 @@
 """The skew job on 20 million generated keys stored as Parquet (8 files) and as CSV, in one run:
 
-* our job's partition pass (`skew --top 0`, one pass) on every input path, each both ways: murmur2 in the JVM (the
-  Java UDF, a plain Spark SQL aggregate) and the Arrow/NumPy path (Parquet: pyarrow reading the row groups inside
-  Spark tasks; Spark-read Parquet and CSV: Spark reads + mapInArrow); also with a four-count sweep and with the
-  default `--top 20` (hot keys: Misra-Gries summaries in the same pass and an exact second pass over the candidates);
+* the yardstick and the JVM paths on Parquet (`--top 0`, `--sweep`, the default `--top 20`) in interleaved rounds,
+  with the median ratio;
+* our job's partition pass (`skew --top 0`, one pass) on every input path, each both ways: murmur2 in the JVM (one
+  Spark job over Spark SQL's rows) and the Arrow/NumPy path (Parquet: pyarrow reading the row groups inside Spark
+  tasks; Spark-read Parquet and CSV: Spark reads + mapInArrow); also with a four-count sweep and with the default
+  `--top 20` (hot keys: Misra-Gries summaries in the same pass, exact counts proven there or by a second pass);
 * the yardstick: Spark's built-in `hash()` (Murmur3, JVM codegen) over the same column, aggregated per partition;
 * the alternative kept out of the job: Kafka's murmur2 written as Spark SQL expressions (JVM, no Python);
-* the single-process NumPy path (pyarrow reads the files, the same PartitionCounter, one core), on 2.5M → 20M keys
-  against the Spark job on the same subsets, to show where Spark overtakes it.
+* the single-process NumPy path (pyarrow reads the files, the same PartitionCounter, one core), on 0.1M → 20M keys
+  against the Spark job on the same subsets, to show where Spark overtakes it;
+* the default command on a standalone cluster (master + worker on 127.0.0.1) against local[*]: the same results.
 """
 
 from __future__ import annotations
@@ -191,7 +194,7 @@ def _rate(n: int, seconds: float) -> float:
 def _pair(name: str, t_jvm: float, t_numpy: float, t_builtin: float, target: str, yard: str = BUILTIN) -> None:
     """The JVM path and the Arrow/NumPy path of one input, each against the built-in yardstick, and between them."""
     line(
-        f"{name}, murmur2 in the JVM (Spark SQL aggregate)",
+        f"{name}, murmur2 in the JVM (one Spark job over Spark SQL's rows)",
         _rate(N_KEYS, t_jvm),
         "M keys/s",
         _rate(N_KEYS, t_builtin),

@@ -7,10 +7,10 @@ Plan (one pass over the data for every partition count of the sweep):
    UTF-8 string, int → int32, long → int64, bytes-hex → binary); a value that cannot be the key type (e.g. "abc" for
    int, odd-length hex) is `_bad`; `_v` = the record's value bytes from --value-bytes-column; only columns that can
    carry information are sent on;
-3. with the murmur2 UDF jar (`planner.skew.jvmhash`, the default where `javac` exists): one Spark SQL aggregate in
-   the JVM (`planner.skew.jvmcount`), no Python in the loop; else `mapInArrow(count_batches)`: murmur2 of every key
-   once per Arrow batch in NumPy, records and bytes per partition for each count; one small batch per task, summed
-   by Spark;
+3. with the murmur2 jar (`planner.skew.jvmhash`, the default where `javac` exists): one Spark job over Spark SQL's
+   rows in the JVM (`planner.skew.jvmcount`), no Python in the loop; else `mapInArrow(count_batches)`: murmur2 of
+   every key once per Arrow batch in NumPy, records and bytes per partition for each count; one small batch per
+   task, summed by Spark;
    (Python fast path, `planner.skew.inputs`, without the UDF or with `--reader pyarrow`: Parquet whose key column
    Arrow reads as the key type is read by pyarrow inside Spark tasks, skipping Spark's row → Arrow conversion);
 4. top keys (`planner.skew.heavy`): in the same pass each task keeps a Misra-Gries summary of its keys' murmur2
@@ -409,11 +409,12 @@ def _per_key(spark, keys, spec: JobSpec, progress, output_keys: str | None):
 
 
 def _count(spark, keys, units, spec: JobSpec, heavy_k: int, jvm: bool):
-    """The counting pass: in the JVM (one Spark SQL aggregate), on the Python fast path (`units`), or mapInArrow."""
+    """The counting pass: in the JVM (one Spark job over Spark SQL's rows), on the Python fast path (`units`), or
+    mapInArrow."""
     if jvm:
-        from planner.skew.jvmcount import count_in_jvm, summary_in_jvm
+        from planner.skew.jvmcount import summary_in_jvm
 
-        return summary_in_jvm(spark, keys, spec.counts, heavy_k) if heavy_k else count_in_jvm(keys, spec.counts)
+        return summary_in_jvm(spark, keys, spec.counts, heavy_k)
     if units is not None:
         return run_units(spark, units, key_column_of(spec), spec.value_bytes_column, spec.counts, heavy_k)
     return _count_with_spark(keys, spec.counts, heavy_k)
@@ -451,7 +452,7 @@ def run(
     heavy_k = spec.heavy_k if spec.top > 0 and not spec.exact_top else 0
     how = "pyarrow reads the row groups" if units is not None else "Spark reads, mapInArrow"
     if jvm:
-        how = "murmur2 in the JVM, " + ("a Spark job keeping hot-key summaries" if heavy_k else "a Spark SQL aggregate")
+        how = "murmur2 in the JVM, one Spark job" + (" keeping hot-key summaries" if heavy_k else "")
     progress(f"hashing keys of {spec.keys} for {len(spec.counts)} partition count(s) in one pass ({how})")
     try:
         records, nbytes, null_records, null_bytes, unreadable, heavy = _count(spark, keys, units, spec, heavy_k, jvm)

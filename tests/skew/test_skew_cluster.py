@@ -65,7 +65,7 @@ def test_standalone_cluster_gives_the_local_results(
     on_cluster = json.loads(out)
     said = [line for line in err.splitlines() if line.startswith("skew: hashing keys")]
     assert said == [
-        f"skew: hashing keys of {folder} for 3 partition count(s) in one pass (murmur2 in the JVM, a Spark job "
+        f"skew: hashing keys of {folder} for 3 partition count(s) in one pass (murmur2 in the JVM, one Spark job "
         "keeping hot-key summaries)"
     ]
     # the executor fetched the jar (spark.jars) into its work directory on the worker
