@@ -42,11 +42,14 @@ class LeaderConstraint:
 class PreferredLeaderGoal:
     say: Callable[[str], None] = lambda msg: None
     name: str = "preferred-leaders"
+    eligible: tuple[State, Callable[[int, int], bool]] | None = None
 
     def optimize(self, st: State, frozen: Frozen) -> LeaderConstraint:
         self.say("balancing preferred leaders")
         st.recount_leads()
-        eligible = isr_eligibility(st.cluster, st.parts, [p.replicas for p in st.parts])
+        if self.eligible is None or self.eligible[0] is not st:  # the same for every run over one state
+            self.eligible = (st, isr_eligibility(st.cluster, st.parts, [p.replicas for p in st.parts]))
+        eligible = self.eligible[1]
         movable = [i for i in range(len(st.reps)) if i not in st.fixed]
         by_topic: dict[int, list[int]] = {}
         for i in movable:

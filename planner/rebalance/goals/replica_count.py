@@ -11,7 +11,7 @@ import heapq
 from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
 
-from planner.rebalance.goals.base import Change, Frozen, Note, keeps, net_deltas
+from planner.rebalance.goals.base import Change, Frozen, Note, keeps
 from planner.rebalance.goals.hard import targets_of
 from planner.rebalance.goals.pick import BrokerHeap
 from planner.rebalance.goals.state import State
@@ -25,12 +25,16 @@ class CountConstraint:
     hi: dict
 
     def allows(self, st: State, changes: Sequence[Change]) -> bool:
-        deltas = net_deltas([(s, -1) for _, s, _ in changes] + [(d, 1) for _, _, d in changes])
-        return all(
-            keeps(st.count[b], d, self.lo[st.group_of(b)], self.hi[st.group_of(b)])
-            for b, d in deltas.items()
-            if b in st.target_set
-        )
+        deltas: dict[int, int] = {}
+        for _, s, d in changes:
+            deltas[s] = deltas.get(s, 0) - 1
+            deltas[d] = deltas.get(d, 0) + 1
+        for b, d in deltas.items():
+            if d and b in st.target_set:  # an unchanged count keeps its range
+                g = st.group_of(b)
+                if not keeps(st.count[b], d, self.lo[g], self.hi[g]):
+                    return False
+        return True
 
 
 def topic_ceilings(st: State) -> dict[tuple[str | None, int], int]:

@@ -1,9 +1,11 @@
 """The working copy the goals optimize: replica lists of the partitions in scope, with per-broker and per-topic
-indexes, the replicas copied so far and the --max-moves budget."""
+indexes kept current on every move (so a goal's step costs about the replicas it looks at, not the cluster's size),
+the replicas copied so far and the --max-moves budget."""
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+import bisect
+from typing import Collection, Iterable, Iterator, Sequence
 
 from planner.model import Cluster, Partition
 from planner.rebalance.moves import rack_count
@@ -39,9 +41,16 @@ class State:
         self.bytes: dict[int, int] = {b: 0 for b in cluster.broker_ids}
         self.where: dict[int, set[int]] = {b: set() for b in cluster.broker_ids}
         self.tcount: dict[int, dict[int, int]] = {b: {} for b in cluster.broker_ids}
+        self.holders: list[dict[int, int]] = [{} for _ in names]  # topic -> broker -> its replicas there (> 0)
+        # partitions whose replica on b was not there before the plan (their moves back cost no copy)
+        self.foreign: dict[int, set[int]] = {b: set() for b in cluster.broker_ids}
+        self.departed: dict[int, set[int]] = {b: set() for b in cluster.broker_ids}  # b held them before, not now
+        self._ranked: dict[tuple[int, bool], list[int]] = {}  # (broker, at home) -> `_key`s of its replicas, sorted
+        self._span = (max((s or 0 for s in self.size), default=0) + 1, len(parts) or 1)
         for i, r in enumerate(self.reps):
             for b in r:
                 self._add(i, b)
+        self.orig = {b: frozenset(s) for b, s in self.where.items()}  # partitions each broker held before the plan
         self.copies = 0  # replicas the plan copies so far: brokers in a new list that are not in the old one
         # bytes a broker may receive (its log dirs' usable bytes, DescribeLogDirs), the bytes the plan copies there
         # so far, and the brokers that turned a move down for lack of space
@@ -62,6 +71,7 @@ class State:
         self.lead_targets = [b for b in self.targets if b not in self.closed or self.count[b]]
         self.lead = {b: 0 for b in self.lead_targets}
         self.tlead: dict[tuple[int, int], int] = {}
+        self.tleaders: list[dict[int, int]] = [{} for _ in self.topic_names]  # topic -> broker -> leads (> 0)
         for i, r in enumerate(self.reps):
             self._lead(r[0], self.topic_of[i], 1)
 
@@ -69,6 +79,7 @@ class State:
         if b in self.lead:
             self.lead[b] += d
             self.tlead[(b, t)] = self.tlead.get((b, t), 0) + d
+            _bump(self.tleaders[t], b, d)
 
     def lead_swap(self, i: int, old: int, new: int) -> None:
         """Broker `new` became the preferred leader of partition i instead of `old` (lists reordered in place)."""
@@ -76,8 +87,22 @@ class State:
         self._lead(new, self.topic_of[i], 1)
 
     def topic_lead_range(self, t: int) -> tuple[int, int]:
-        values = [self.tlead.get((b, t), 0) for b in self.lead_targets]
-        return min(values), max(values)
+        """(fewest, most) preferred leaders of topic t on a lead target."""
+        return _range(self.tleaders[t], len(self.lead_targets))
+
+    def topic_range(self, t: int, members: Collection[int], low: bool = False) -> tuple[int, int]:
+        """(fewest, most) replicas of topic t on a broker of `members` (a set); with `low`, the fewest as `low` counts
+        them (closed brokers set no floor)."""
+        return self.range_of({b: c for b, c in self.holders[t].items() if b in members}, members, low)
+
+    def range_of(self, inside: dict[int, int], members: Collection[int], low: bool = False) -> tuple[int, int]:
+        """`topic_range` of counts `inside` (the brokers of `members` holding any; the others hold none)."""
+        if low and self.closed:
+            open_members = len(members) - sum(1 for b in self.closed if b in members)
+            if open_members:
+                opened = {b: c for b, c in inside.items() if b not in self.closed}
+                return _range(opened, open_members)[0], max(inside.values(), default=0)
+        return _range(inside, len(members))
 
     def _add(self, i: int, b: int) -> None:
         self.count[b] += 1
@@ -85,12 +110,54 @@ class State:
         self.where[b].add(i)
         t = self.topic_of[i]
         self.tcount[b][t] = self.tcount[b].get(t, 0) + 1
+        _bump(self.holders[t], b, 1)
+        home = b in self.home[i]
+        if not home:
+            self.foreign[b].add(i)
+        else:
+            self.departed[b].discard(i)
+        if (b, home) in self._ranked:
+            bisect.insort(self._ranked[(b, home)], self._key(i))
 
     def _remove(self, i: int, b: int) -> None:
         self.count[b] -= 1
         self.bytes[b] -= self.size[i] or 0
         self.where[b].discard(i)
-        self.tcount[b][self.topic_of[i]] -= 1
+        t = self.topic_of[i]
+        self.tcount[b][t] -= 1
+        _bump(self.holders[t], b, -1)
+        home = b in self.home[i]
+        if not home:
+            self.foreign[b].discard(i)
+        else:
+            self.departed[b].add(i)
+        if (b, home) in self._ranked:
+            keys = self._ranked[(b, home)]
+            del keys[bisect.bisect_left(keys, self._key(i))]
+
+    def _key(self, i: int) -> int:
+        """(unknown size, size, i) as one integer, ordered the same."""
+        top, n = self._span
+        return ((self.size[i] is None) * top + (self.size[i] or 0)) * n + i
+
+    def ranked(self, b: int, home: bool) -> Iterator[int]:
+        """b's replicas that were on b before the plan (`home`) or that the plan moved there: unknown sizes last, then
+        smallest first, then followers before the preferred leader, then by index (a sorted index per broker and
+        kind, built on first use and kept current). Make no move while iterating."""
+        if (b, home) not in self._ranked:
+            held = self.where[b] - self.foreign[b] if home else self.foreign[b]
+            self._ranked[(b, home)] = sorted(self._key(i) for i in held)
+        keys, n = self._ranked[(b, home)], self._span[1]
+        k = 0
+        while k < len(keys):
+            group, end = keys[k] // n, k + 1
+            while end < len(keys) and keys[end] // n == group:
+                end += 1
+            if end == k + 1:
+                yield keys[k] % n
+            else:
+                yield from sorted((keys[x] % n for x in range(k, end)), key=lambda i: (self.reps[i][0] == b, i))
+            k = end
 
     def known(self, i: int) -> bool:
         return self.size[i] is not None
@@ -144,8 +211,15 @@ class State:
         if self.n_racks == 0:
             return 0
         r = self.reps[i]
-        before = self.distinct_racks(r)
-        after = self.distinct_racks([dst if b == src else b for b in r])
+        rack_src, rack_dst = self.rack_of.get(src), self.rack_of.get(dst)
+        if rack_src == rack_dst and src in r:
+            return 0  # the same racks before and after
+        racks = [self.rack_of.get(b) for b in r]
+        before = len(set(racks))
+        if src in r:
+            after = before - (racks.count(rack_src) == 1) + (rack_dst not in racks)
+        else:
+            after = self.distinct_racks([dst if b == src else b for b in r])
         if after < min(before, min(len(r), self.n_racks)):
             return None
         return after - before
@@ -162,3 +236,19 @@ class State:
             and self.rack_delta(i, src, dst) is not None
             and self.fits(i, dst)
         )
+
+
+def _bump(counts: dict[int, int], b: int, d: int) -> None:
+    """counts[b] += d, dropping the entry at 0."""
+    c = counts.get(b, 0) + d
+    if c:
+        counts[b] = c
+    else:
+        del counts[b]
+
+
+def _range(values: dict[int, int], members: int) -> tuple[int, int]:
+    """(min, max) over `members` brokers of which those in `values` hold the values, the others 0."""
+    if not values:
+        return 0, 0
+    return (min(values.values()) if len(values) >= members else 0), max(values.values())

@@ -11,11 +11,12 @@ earlier in the plan moves again at no extra copy, or goes back home; then the sm
 from __future__ import annotations
 
 import heapq
+import itertools
 from collections import Counter
-from dataclasses import dataclass
-from typing import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Callable, Collection, Iterable, Iterator, Sequence
 
-from planner.rebalance.goals.base import Change, Frozen, Note, keeps, net_deltas
+from planner.rebalance.goals.base import Change, Frozen, Note, keeps
 from planner.rebalance.goals.state import State
 
 
@@ -27,10 +28,14 @@ class TopicConstraint:
     hi: dict
 
     def allows(self, st: State, changes: Sequence[Change]) -> bool:
-        deltas = net_deltas(
-            [((s, st.topic_of[i]), -1) for i, s, _ in changes] + [((d, st.topic_of[i]), 1) for i, _, d in changes]
-        )
+        deltas: dict[tuple[int, int], int] = {}
+        for i, s, d in changes:
+            t = st.topic_of[i]
+            deltas[(s, t)] = deltas.get((s, t), 0) - 1
+            deltas[(d, t)] = deltas.get((d, t), 0) + 1
         for (b, t), d in deltas.items():
+            if not d:
+                continue  # an unchanged count keeps its range
             g = st.group_of(b)
             if (g, t) in self.lo and not keeps(st.tcount[b].get(t, 0), d, self.lo[(g, t)], self.hi[(g, t)]):
                 return False
@@ -41,7 +46,8 @@ ROTATION_BUDGET = 32  # rotations tried per run: bounds the search where racks m
 
 
 def _order(st: State, i: int, src: int, dst: int) -> tuple:
-    return (st.cost(i, src, dst), not st.known(i), st.sz(i), st.reps[i][0] == src, i)
+    home, size = st.home[i], st.size[i]
+    return ((dst not in home) - (src not in home), size is None, size or 0, st.reps[i][0] == src, i)
 
 
 @dataclass
@@ -49,75 +55,78 @@ class TopicSpreadGoal:
     say: Callable[[str], None] = lambda msg: None
     name: str = "topic-spread"
     rotations: int = 0  # three-move rotations still to try in this run (each searches many replicas)
+    by_topic: dict[int, list[int]] = field(default_factory=dict)
 
     def optimize(self, st: State, frozen: Frozen) -> TopicConstraint:
         self.say("spreading each topic")
-        by_topic: dict[int, list[int]] = {}
+        self.by_topic = {}
         for i, t in enumerate(st.topic_of):
-            by_topic.setdefault(t, []).append(i)
-        movable = sorted(t for t, idx in by_topic.items() if any(i not in st.fixed for i in idx))
+            self.by_topic.setdefault(t, []).append(i)
+        movable = sorted(t for t, idx in self.by_topic.items() if any(i not in st.fixed for i in idx))
+        groups = [(sorted(m), frozenset(m)) for m in st.groups.values()]
         # single moves and exchanges first; rotations (three moves) only for what those leave, and only where the
         # racks are of one size (with uneven racks the spread a rotation would fix is mostly forced by rack safety)
         for self.rotations in (0, ROTATION_BUDGET) if _even_racks(st) else (0,):
             for _ in range(4):  # a topic's moves may open the way for another's: again while anything moves
                 kept = 0
-                for members in st.groups.values():
+                for members in groups:
                     for t in movable:
                         kept += self._spread_or_undo(st, frozen, t, members)
                 if not kept:
                     break
         lo: dict = {}
         hi: dict = {}
-        for g, members in st.groups.items():
-            for t in by_topic:
-                values = [st.tcount[b].get(t, 0) for b in members]
-                lo[(g, t)], hi[(g, t)] = min(values), max(values)
+        for g, brokers in st.groups.items():
+            inside = frozenset(brokers)
+            for t in self.by_topic:
+                lo[(g, t)], hi[(g, t)] = st.topic_range(t, inside)
         if any(hi[k] - lo[k] > 1 for k in lo) and not st.allowed():
             st.capped.append(self.name)
         return TopicConstraint(lo, hi)
 
-    def _spread_or_undo(self, st: State, frozen: Frozen, t: int, members: Sequence[int]) -> int:
+    def _spread_or_undo(self, st: State, frozen: Frozen, t: int, members: tuple[list[int], frozenset[int]]) -> int:
         """The moves kept spreading topic t over `members`. With rotations, all or nothing: moves that leave the
         topic's spread above 1 (racks forbid it) are taken back, so they cost no copies."""
         done = self._spread(st, frozen, t, members)
-        if self.rotations == 0 or not done or _spread(st, t, members) <= 1:
+        if self.rotations == 0 or not done or _spread(st, t, members[1]) <= 1:
             return len(done)
         for i, src, dst in reversed(done):
             st.move(i, dst, src)
         return 0
 
-    def _spread(self, st: State, frozen: Frozen, t: int, members: Sequence[int]) -> list[Change]:
+    def _spread(self, st: State, frozen: Frozen, t: int, members: tuple[list[int], frozenset[int]]) -> list[Change]:
         done: list[Change] = []
-        for _ in range(sum(st.tcount[b].get(t, 0) for b in members) + 1):
-            if not st.allowed():
+        if _spread(st, t, members[1]) <= 1:
+            return done
+        topic = _Topic(st, t, members, self.by_topic[t])
+        for _ in range(sum(topic.tc.values()) + 1):
+            if not st.allowed() or topic.spread() <= 1:
                 break
-            tc = {b: st.tcount[b].get(t, 0) for b in members}
-            if max(tc.values()) - st.low(tc) <= 1:
-                break
-            changes = self._best(st, frozen, t, tc)
+            changes = self._best(st, frozen, topic)
             if changes is None:
                 break
             for i, s, d in changes:
                 st.move(i, s, d)
+                if st.topic_of[i] == t:
+                    topic.moved(i, s, d)
             done += changes
         return done
 
-    def _best(self, st: State, frozen: Frozen, t: int, tc: dict[int, int]) -> list[Change] | None:
-        givers = sorted(tc, key=lambda b: (-tc[b], b))
-        takers = sorted((b for b in tc if b not in st.closed), key=lambda b: (tc[b], b))
-        for a in givers:
+    def _best(self, st: State, frozen: Frozen, topic: "_Topic") -> list[Change] | None:
+        """From a broker holding most of the topic to one holding fewest (brokers holding 0 or 1 give nothing)."""
+        tc = topic.tc
+        takers = _Takers(st, topic)
+        for a in topic.givers():
             for b in takers:
-                if tc[a] - tc[b] < 2:
+                if tc[a] - tc.get(b, 0) < 2:
                     break
-                found = self._between(st, frozen, t, a, b)
+                found = self._between(st, frozen, topic.t, a, b, topic.on.get(a, ()))
                 if found is not None:
                     return found
         return None
 
-    def _between(self, st: State, frozen: Frozen, t: int, a: int, b: int) -> list[Change] | None:
-        cands = sorted(
-            (i for i in st.where[a] if st.topic_of[i] == t and st.can_move(i, a, b)), key=lambda i: _order(st, i, a, b)
-        )
+    def _between(self, st: State, frozen: Frozen, t: int, a: int, b: int, held: Iterable[int]) -> list[Change] | None:
+        cands = sorted((i for i in held if st.can_move(i, a, b)), key=lambda i: _order(st, i, a, b))
         for i in cands:
             if st.allowed(max(0, st.cost(i, a, b))) and frozen.allows(st, [(i, a, b)]):
                 return [(i, a, b)]
@@ -136,18 +145,7 @@ class TopicSpreadGoal:
 
     @staticmethod
     def _swap(st: State, frozen: Frozen, i: int, a: int, b: int) -> list[Change] | None:
-        t = st.topic_of[i]
-        back = sorted(
-            (
-                j
-                for j in st.where[b]
-                if st.topic_of[j] != t
-                and st.tcount[b].get(st.topic_of[j], 0) > st.tcount[a].get(st.topic_of[j], 0)
-                and st.can_move(j, b, a)
-            ),
-            key=lambda j: _order(st, j, b, a),
-        )
-        for j in back:
+        for j in _returns(st, b, a, st.topic_of[i]):
             changes = [(i, a, b), (j, b, a)]
             if st.allowed(max(0, st.cost(i, a, b) + st.cost(j, b, a))) and frozen.allows(st, changes):
                 return changes
@@ -163,14 +161,7 @@ class TopicSpreadGoal:
             return None  # within one rack every exchange is rack-safe: the two-move exchange has been tried
 
         def givers(src: int, dst: int) -> list[int]:
-            out = (
-                j
-                for j in st.where[src]
-                if st.topic_of[j] != t
-                and st.tcount[src].get(st.topic_of[j], 0) > st.tcount[dst].get(st.topic_of[j], 0)
-                and st.can_move(j, src, dst)
-            )
-            return heapq.nsmallest(4, out, key=lambda j: _order(st, j, src, dst))
+            return list(itertools.islice(_returns(st, src, dst, t), 4))
 
         near = {st.rack_of.get(a), st.rack_of.get(b)}  # one of the two other moves stays in its rack: always rack-safe
         for x in st.targets:
@@ -189,6 +180,108 @@ class TopicSpreadGoal:
         return None
 
 
+class _Topic:
+    """One topic over one group while it is spread: its replicas per member holding any (`tc`), those members by
+    count, and its partitions per broker, kept current as its replicas move (a step costs the few brokers it looks at,
+    not the group's size)."""
+
+    def __init__(self, st: State, t: int, members: tuple[list[int], frozenset[int]], parts: list[int]):
+        self.st, self.t = st, t
+        self.members, self.inside = members
+        self.tc = {b: c for b, c in st.holders[t].items() if b in self.inside}
+        self.by_count: dict[int, set[int]] = {}
+        for b, c in self.tc.items():
+            self.by_count.setdefault(c, set()).add(b)
+        self.on: dict[int, set[int]] = {}  # broker -> the partitions of t it holds
+        for i in parts:
+            for b in st.reps[i]:
+                self.on.setdefault(b, set()).add(i)
+
+    def spread(self) -> int:
+        """Most minus fewest replicas of the topic on a member (as `State.low` counts the fewest)."""
+        if self.st.closed:
+            lo, hi = self.st.range_of(self.tc, self.inside, low=True)
+            return hi - lo
+        if not self.by_count:
+            return 0
+        return max(self.by_count) - (min(self.by_count) if len(self.tc) >= len(self.inside) else 0)
+
+    def moved(self, i: int, src: int, dst: int) -> None:
+        """A replica of partition i (of this topic) went from src to dst."""
+        self.on[src].discard(i)
+        self.on.setdefault(dst, set()).add(i)
+        for b, d in ((src, -1), (dst, 1)):
+            if b in self.inside:
+                c = self.tc.get(b, 0)
+                if c:
+                    self.by_count[c].discard(b)
+                    if not self.by_count[c]:
+                        del self.by_count[c]
+                if c + d:
+                    self.tc[b] = c + d
+                    self.by_count.setdefault(c + d, set()).add(b)
+                else:
+                    del self.tc[b]
+
+    def givers(self) -> Iterator[int]:
+        """Members holding 2 or more, by (most first, id). Make no move while iterating."""
+        for c in sorted(self.by_count, reverse=True):
+            if c < 2:
+                return
+            yield from sorted(self.by_count[c])
+
+    def counted(self) -> Iterator[int]:
+        """Members holding any, by (fewest first, id)."""
+        for c in sorted(self.by_count):
+            yield from sorted(self.by_count[c])
+
+
+class _Takers:
+    """The members that take replicas (not closed) by (replicas of the topic, id), produced as far as asked: those
+    holding none in id order first (found by skipping the few that hold some), then the others."""
+
+    def __init__(self, st: State, topic: _Topic):
+        self.st, self.topic = st, topic
+        self.seen: list[int] = []
+        self.source = self._all()
+
+    def _all(self) -> Iterator[int]:
+        closed, tc = self.st.closed, self.topic.tc
+        yield from (b for b in self.topic.members if b not in tc and b not in closed)
+        yield from (b for b in self.topic.counted() if b not in closed)
+
+    def __iter__(self) -> Iterator[int]:
+        yield from self.seen
+        for b in self.source:
+            self.seen.append(b)
+            yield b
+
+
+def _returns(st: State, src: int, dst: int, t: int) -> Iterator[int]:
+    """Replicas on src that may go to dst in exchange for one of topic t, best first (`_order`): of another topic that
+    src holds more of than dst, allowed by the hard goal. By the copies the move costs: -1 (moved to src by the plan,
+    going back home), 0 (moved to src by the plan, or dst held it before too), 1 (the rest); within each, from the
+    per-broker indexes by size."""
+    have, lack, before = st.tcount[src], st.tcount[dst], st.orig[dst]
+
+    def fits(j: int) -> bool:
+        tj = st.topic_of[j]
+        return tj != t and have.get(tj, 0) > lack.get(tj, 0) and st.can_move(j, src, dst)
+
+    def order(j: int) -> tuple:
+        return _order(st, j, src, dst)
+
+    # dst must not hold the replica: of those dst held before the plan, only the ones that left it can go there
+    returning = st.where[src] & st.departed[dst]
+    back_home = returning & st.foreign[src]
+    yield from sorted(filter(fits, back_home), key=order)
+    moved: Iterator[int] = (j for j in st.ranked(src, home=False) if j not in before)
+    if len(returning) > len(back_home):
+        moved = heapq.merge(sorted(returning - back_home, key=order), moved, key=order)
+    yield from filter(fits, moved)
+    yield from (j for j in st.ranked(src, home=True) if j not in before and fits(j))
+
+
 def _even_racks(st: State) -> bool:
     sizes = Counter(st.rack_of.get(b) for b in st.targets if b not in st.closed)
     return None not in sizes and len(set(sizes.values())) == 1
@@ -198,11 +291,12 @@ def topic_notes(st: State, name: str) -> list[Note]:
     notes = []
     unmet: list[str] = []
     forced: list[str] = []
+    groups = [frozenset(m) for m in st.groups.values()]
     for t, topic in enumerate(st.topic_names):
-        inside = max((_spread(st, t, m) for m in st.groups.values()), default=0)
+        inside = max((_spread(st, t, m) for m in groups), default=0)
         if inside > 1:
             unmet.append(topic)
-        elif None not in st.groups and _spread(st, t, st.targets) > 1:
+        elif None not in st.groups and _spread(st, t, st.target_set) > 1:
             forced.append(topic)
     if unmet:
         notes.append(Note(name, "unmet", len(unmet), topics=tuple(unmet)))
@@ -211,6 +305,6 @@ def topic_notes(st: State, name: str) -> list[Note]:
     return notes
 
 
-def _spread(st: State, t: int, members: Sequence[int]) -> int:
-    values = {b: st.tcount[b].get(t, 0) for b in members}
-    return max(values.values()) - st.low(values)
+def _spread(st: State, t: int, members: Collection[int]) -> int:
+    lo, hi = st.topic_range(t, members, low=True)
+    return hi - lo
