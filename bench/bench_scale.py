@@ -5,7 +5,10 @@ Every figure runs `kafka-planner` as users do (a fresh process, output to /dev/n
 (user + system: what still holds on a machine shared with other jobs) and peak memory (the child's max RSS).
 Yardstick, measured in the same run: `json.load` of the same assignment as Kafka's reassignment JSON (the cost of
 merely reading the data). Each command at each size, then the growth per 10x step, so a
-super-linear step shows (a linear one grows about 10x). `BENCH_SCALE_SIZES=10000,100000` limits the sizes.
+super-linear step shows (a linear one grows about 10x). `BENCH_SCALE_SIZES=10000,100000` limits the sizes,
+`BENCH_SCALE_ONLY=rebalance,decommission` the commands (figures whose name contains one of the words),
+`BENCH_SCALE_TIMEOUT=600` the seconds after which a command is stopped (300). Each figure shows the machine's load
+average when it ended (the machine may be shared).
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ from bench.gen_cluster import RACKS, ensure, shape
 
 SIZES = tuple(int(s) for s in os.environ.get("BENCH_SCALE_SIZES", "10000,100000,1000000").split(","))
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
-TIMEOUT = 300
+ONLY = tuple(w for w in os.environ.get("BENCH_SCALE_ONLY", "").split(",") if w)
+TIMEOUT = float(os.environ.get("BENCH_SCALE_TIMEOUT", "300"))
 # At 1M (2,000 brokers): add 100 brokers, decommission 10; the smaller clusters in proportion.
 ADDED_PER_BROKER = 1 / 20
 DECOMMISSIONED_PER_BROKER = 1 / 200
@@ -116,13 +120,15 @@ def _figure(
     keep_output: bool = False,
 ) -> str:
     curve_name = curve_name or name
+    if ONLY and not any(w in name for w in ONLY):
+        return ""
     if float("inf") in curve.get(curve_name, {}).values():
-        print(f"   {name} @ {size:,}: skipped (over {TIMEOUT} s at a smaller size)", flush=True)
+        print(f"   {name} @ {size:,}: skipped (over {TIMEOUT:g} s at a smaller size)", flush=True)
         return ""
     try:
         seconds, peak, cpu, out = _run(args, stdout=subprocess.PIPE if keep_output else subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
-        print(f"   {name} @ {size:,}: over {TIMEOUT} s (stopped)", flush=True)
+        print(f"   {name} @ {size:,}: over {TIMEOUT:g} s (stopped)", flush=True)
         curve.setdefault(curve_name, {})[size] = float("inf")
         return ""
     curve.setdefault(curve_name, {})[size] = seconds
@@ -133,7 +139,7 @@ def _figure(
             f"  | yardstick json.load of the reassignment JSON: {wall:,.2f} s ({y_cpu:,.2f} s CPU)"
             f"  | ratio {seconds / wall:.2f}x ({cpu / y_cpu:.2f}x CPU)"
         )
-    print(f"{text}  | target {target or '-'}", flush=True)
+    print(f"{text}  | target {target or '-'}  | load {os.getloadavg()[0]:.1f}", flush=True)
     return out
 
 

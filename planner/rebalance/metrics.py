@@ -58,14 +58,17 @@ def _spread(values: Iterable[int]) -> int:
 
 
 def _topic_spreads(cluster: Cluster, brokers: Sequence[int], leaders: bool) -> dict[str, int]:
+    """Per topic, its spread over `brokers`: counted on the brokers holding it (the others hold 0)."""
+    members = set(brokers)
     out = {}
     for t in cluster.topics:
-        count = {b: 0 for b in brokers}
+        count: dict[int, int] = {}
         for p in t.partitions:
             for b in p.replicas[:1] if leaders else p.replicas:
-                if b in count:
-                    count[b] += 1
-        out[t.name] = _spread(count.values())
+                if b in members:
+                    count[b] = count.get(b, 0) + 1
+        low = min(count.values()) if len(count) == len(members) else 0
+        out[t.name] = max(count.values()) - low if count else 0
     return out
 
 

@@ -19,6 +19,7 @@ What a goal could not reach, and why, comes back as `base.Note` data for the ren
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import replace
 from typing import Callable, Iterable, Sequence
 
@@ -84,16 +85,30 @@ def topic_lower_bound(st: State, rack_repair: bool) -> int:
     move takes one replica of one topic off a broker. Per rack when every partition keeps one replica per rack."""
     _, by_rack = targets_of(st, repaired=rack_repair)
     total = 0
+    shares = Counter(st.topic_of)  # partitions per topic: one replica each per rack
     for t in range(len(st.topic_names)):
-        counts = {b: st.tcount[b].get(t, 0) for b in st.cluster.broker_ids if st.tcount[b].get(t, 0)}
+        counts = dict(st.holders[t])
         if by_rack is None:
-            total += excess(counts, count_targets(counts, st.targets, sum(counts.values()), st.closed))
+            total += _excess_over_share(st, counts)
             continue
-        share = sum(1 for i in range(len(st.reps)) if st.topic_of[i] == t)  # one replica per partition per rack
+        share = shares[t]
         for members in by_rack.values():
             inside = {b: counts.get(b, 0) for b in members}
             total += excess(inside, count_targets(inside, members, share, st.closed))
     return total
+
+
+def _excess_over_share(st: State, counts: dict[int, int]) -> int:
+    """`excess` over `count_targets` of one topic's replicas per broker (`counts`: the brokers holding any) on the
+    target brokers: without closed brokers, the +1s go to the targets holding most, by (count, id), so only the
+    holders need sorting."""
+    total = sum(counts.values())
+    if st.closed:
+        return excess(counts, count_targets(counts, st.targets, total, st.closed))
+    q, r = divmod(total, len(st.targets))
+    inside = sorted((b for b in counts if b in st.target_set), key=lambda b: (-counts[b], b))
+    ceiling = set(inside[:r])
+    return sum(max(0, c - (q + (b in ceiling) if b in st.target_set else 0)) for b, c in counts.items())
 
 
 def balance(
