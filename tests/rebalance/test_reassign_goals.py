@@ -115,6 +115,24 @@ def test_decommission_goals_hold_or_are_named(c, data):
         assert balance(after, brokers=targets).replica_moves == 0
 
 
+@st.composite
+def uneven_rack_clusters(draw):
+    """Racks of any sizes (often different), RF up to 3: rack safety and racks then leave goals unmet."""
+    c = draw(clusters())
+    racks = draw(st.lists(st.sampled_from(["a", "b", "c"]), min_size=len(c.brokers), max_size=len(c.brokers)))
+    return Cluster(brokers=tuple(Broker(b.id, rack=r) for b, r in zip(c.brokers, racks)), topics=c.topics)
+
+
+@SETTINGS
+@given(uneven_rack_clusters(), st.booleans())
+def test_the_applied_plan_is_a_fixed_point_also_when_goals_are_unmet(c, leave_one):
+    targets = sorted(c.online_ids)[: -1 if leave_one else None]
+    assume(max(len(p.replicas) for p in c.partitions()) <= len(targets))
+    plan = decommission(c, [c.broker_ids[-1]]) if leave_one else balance(c)
+    again = balance(plan.after, brokers=targets)
+    assert (again.replica_moves, dict(again.proposed)) == (0, {})
+
+
 @SETTINGS
 @given(clusters(), st.integers(0, 6))
 def test_max_moves_caps_optional_moves_and_names_the_goals_left(c, cap):

@@ -25,7 +25,7 @@ from typing import Callable, Iterable, Sequence
 
 from planner.model import INTERNAL_TOPICS, Cluster, Partition, PlannerError
 from planner.rebalance.goals.base import Frozen, Goal, Note
-from planner.rebalance.goals.byte_balance import ByteGoal, byte_notes, bytes_lower_bound
+from planner.rebalance.goals.byte_balance import ByteGoal, byte_notes, bytes_lower_bound, limits
 from planner.rebalance.goals.hard import HardGoal, count_lower_bound, targets_of
 from planner.rebalance.goals.preferred_leaders import PreferredLeaderGoal, leader_notes
 from planner.rebalance.goals.replica_count import ReplicaCountGoal, count_notes
@@ -153,7 +153,7 @@ def balance(
     hard.optimize(st, Frozen())
     if per_rack is not None and None not in st.groups:
         lower, topic_lower, bytes_lower = per_rack
-    _run(st, goals, settle_leaders=leaders and byte_goal is not None)
+    _run(st, goals, leaders and byte_goal is not None, byte_tolerance if byte_goal is not None else None)
     notes = _notes(st, hard, leaders, byte_goal, byte_tolerance, moving, skipped)
     if not any(n.goal == "topic-spread" and n.kind == "unmet" for n in notes):
         lower = max(lower, topic_lower)
@@ -188,21 +188,113 @@ def _check_fits(parts: Sequence[Partition], targets: Sequence[int]) -> None:
             )
 
 
-def _run(st: State, goals: Sequence[Goal], settle_leaders: bool) -> None:
+def _run(st: State, goals: Sequence[Goal], settle_leaders: bool, tolerance: float | None) -> None:
     """The goals in order, each under the constraints of those before it; the list runs again (at most 3 times)
-    while a later goal's moves open the way for an earlier one."""
+    while a later goal's moves open the way for an earlier one. A run of the list that brings the goals no closer
+    (in goal order: `_distance`) is taken back; then the list runs from the plan as if applied (its placement as
+    home, as a second plan of the applied plan would), kept only if that brings the goals closer. So the applied plan
+    is a fixed point, also where racks leave a goal unmet (goals could otherwise trade replicas back and forth)."""
     frozen = Frozen()
-    for _ in range(3):
-        before = st.moves
-        st.capped = []
-        frozen = Frozen()
-        for g in goals:
-            frozen.add(g.optimize(st, frozen))
-        if st.moves == before:
-            break
+    best = _distance(st, tolerance)
+    rebased = False
+    for k in range(5):
+        if not any(best):
+            break  # every goal reached: nothing can come closer
+        rebased = rebased or k >= 3
+        reached, now = _attempt(st, goals, tolerance, best, rebased)
+        if now is not None:
+            best, frozen = reached, now
+        elif rebased or st.max_moves is not None:
+            break  # (a capped plan is not planned again from its placement: the cap counts from the input)
+        else:
+            rebased = True
     if settle_leaders:
-        # reordering moves no data, so it undoes no placement goal: settle the leaders on the final placement
-        next(g for g in goals if g.name == "preferred-leaders").optimize(st, frozen)
+        # reordering moves no data, so it undoes no placement goal: settle the leaders on the final placement, again
+        # while that brings them closer (so that the applied plan settles to itself)
+        leader_goal = next(g for g in goals if g.name == "preferred-leaders")
+        for _ in range(3):
+            kept = _Snapshot(st)
+            leader_goal.optimize(st, frozen)
+            reached = _distance(st, tolerance)
+            if reached >= best:
+                kept.restore(st)
+                break
+            best = reached
+
+
+def _attempt(
+    st: State, goals: Sequence[Goal], tolerance: float | None, best: tuple, rebased: bool
+) -> tuple[tuple, Frozen | None]:
+    """One run of the goals (from the current placement as home when `rebased`): its distance and constraints, or
+    (best, None) when it came no closer and was taken back."""
+    kept = _Snapshot(st)
+    home = st.home
+    if rebased:
+        st.home = [frozenset(r) for r in st.reps]
+    st.capped = []
+    now = Frozen()
+    for g in goals:
+        now.add(g.optimize(st, now))
+    st.home = home
+    reached = _distance(st, tolerance)
+    if reached >= best:
+        kept.restore(st)
+        return best, None
+    if rebased:
+        st.copies = sum(len(set(r) - h) for r, h in zip(st.reps, home))
+    return reached, now
+
+
+def _off_even(values: Iterable[int], n: int, total: int) -> int:
+    """How far `values` (of n brokers, summing to `total`; brokers not listed hold 0) are from the even share:
+    replicas above its ceiling plus replicas missing below its floor."""
+    q, r = divmod(total, n)
+    hi = q + (1 if r else 0)
+    listed = 0
+    off = 0
+    for v in values:
+        listed += 1
+        off += max(0, v - hi) + max(0, q - v)
+    return off + (n - listed) * q
+
+
+def _distance(st: State, tolerance: float | None) -> tuple[int, int, int, float]:
+    """How far the state is from the goals, in goal order: replica counts, per-topic counts (each per group of
+    brokers balanced together), preferred leaders per broker and per topic, bytes above the tolerance."""
+    count = topic = 0
+    for members in st.groups.values():
+        count += _off_even((st.count[b] for b in members), len(members), sum(st.count[b] for b in members))
+        per_topic: dict[int, list[int]] = {}
+        for b in members:
+            for t, c in st.tcount[b].items():
+                if c:
+                    per_topic.setdefault(t, []).append(c)
+        topic += sum(_off_even(v, len(members), sum(v)) for v in per_topic.values())
+    st.recount_leads()
+    lead = _off_even(st.lead.values(), len(st.lead), sum(st.lead.values())) if st.lead else 0
+    per_topic_lead: dict[int, list[int]] = {}
+    for (_, t), c in st.tlead.items():
+        if c:
+            per_topic_lead.setdefault(t, []).append(c)
+    lead += sum(_off_even(v, len(st.lead), sum(v)) for v in per_topic_lead.values())
+    over = 0.0
+    if tolerance is not None:
+        limit = limits(st, tolerance)
+        over = sum(max(0.0, st.bytes[b] - limit[g]) for g, members in st.groups.items() for b in members)
+    return count, topic, lead, over
+
+
+class _Snapshot:
+    """The replica lists and counters of a state, to take a run of the goals back (the goals it found cut short by
+    --max-moves stay named: from the same placement, the cap stops them again)."""
+
+    def __init__(self, st: State):
+        self.reps = [tuple(r) for r in st.reps]
+        self.copies, self.moves = st.copies, st.moves
+
+    def restore(self, st: State) -> None:
+        st.restore(self.reps)
+        st.copies, st.moves = self.copies, self.moves
 
 
 def _notes(

@@ -159,6 +159,18 @@ class State:
                 yield from sorted((keys[x] % n for x in range(k, end)), key=lambda i: (self.reps[i][0] == b, i))
             k = end
 
+    def restore(self, reps: Sequence[tuple[int, ...]]) -> None:
+        """Back to these replica lists (a run of the goals taken back); preferred leaders recounted."""
+        for i, old in enumerate(reps):
+            now = self.reps[i]
+            if tuple(now) != old:
+                for b in now:
+                    self._remove(i, b)
+                for b in old:
+                    self._add(i, b)
+                self.reps[i] = list(old)
+        self.recount_leads()
+
     def known(self, i: int) -> bool:
         return self.size[i] is not None
 
