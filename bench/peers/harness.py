@@ -52,6 +52,7 @@ class Row:
     sizes: str
     problem: str = ""  # why there is no score: the tool failed, or its plan is invalid
     changes: Mapping[TopicPartition, tuple[int, ...]] = field(default_factory=dict)  # the plan as proposed
+    spread_notes: tuple[str, ...] = ()  # what the plan's summary says of topics left wider than 1
 
 
 def run_scenario(scenario: Scenario, hosts: str, workdir: Path, names: Iterable[str] = tuple(tools.RUNNERS)) -> list:
@@ -77,6 +78,7 @@ def run_scenario(scenario: Scenario, hosts: str, workdir: Path, names: Iterable[
                 proposal.takes_sizes,
                 f"invalid plan: {len(problems)} problems, e.g. {problems[0]}" if problems else "",
                 proposal.changes,
+                proposal.spread_notes,
             )
         )
     return rows
@@ -126,6 +128,7 @@ def verdict(rows: list[Row]) -> tuple[bool, bool, str]:
         + (f"DOMINATED by {', '.join(better)}" if better else "no peer plan dominates kafka-planner's")
         + f"; largest per-topic spread of topics with >= as many partitions as brokers: {wide}"
         + (" (target <= 1: MISSED)" if wide > 1 else " (target <= 1: met)")
+        + ("".join(f"\n   the summary's note: {n}" for n in ours.spread_notes) if wide > 1 else "")
     )
     return bool(better), wide > 1, text
 

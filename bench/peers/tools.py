@@ -46,6 +46,7 @@ class Proposal:
     changes: Assignment  # the partitions the plan reassigns, with their new replica lists
     seconds: float
     takes_sizes: str  # how the tool got the partition sizes, or why it did not
+    spread_notes: tuple[str, ...] = ()  # the notes of its summary on topics left wider than 1 (ours only)
 
 
 class PeerError(RuntimeError):
@@ -76,7 +77,8 @@ def ours(scenario: Scenario, ctx: Context) -> Proposal:
     started = time.perf_counter()
     summary = json.loads(_run([sys.executable, "-m", "planner", *args]))
     changes = {TopicPartition(p["topic"], p["partition"]): tuple(p["proposed"]) for p in summary["partitions"]}
-    return Proposal("kafka-planner", changes, time.perf_counter() - started, "--sizes log-dirs")
+    notes = tuple(n["text"] for n in summary["notes"] if n.get("goal") == "topic-spread")
+    return Proposal("kafka-planner", changes, time.perf_counter() - started, "--sizes log-dirs", notes)
 
 
 # -- Yelp's kafka-cluster-manager ---------------------------------------------------------------------------------

@@ -73,6 +73,11 @@ def _word_counts(n) -> str | None:
 
 
 def _word_topics(n) -> str | None:
+    if n.kind == "other-topics":
+        return (
+            f"{n.count} other topic(s) keep a replica spread above 1 per broker ({_names(n.topics)}): a "
+            "replication-factor change moves only the topic it changes; `kafka-planner reassign rebalance` spreads them"
+        )
     if n.kind.startswith("unmet"):
         return f"{n.count} topic(s) keep a replica spread above 1 per broker ({_names(n.topics)}): " + _why(
             n, "racks or replica placement constrain the moves"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from planner.leadership import topic_states
 from planner.model import Cluster, PlannerError, TopicPartition
+from planner.rebalance.goals.base import Note
 from planner.rebalance.moves import Plan, in_progress_note, rack_count
 
 
@@ -40,8 +41,27 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int) -> Plan:
         goal=f"set-replication-factor {topic} {rf}",
         lower_bound=need,
         brokers=tuple(online),
-        notes=_notes(less_safe, skipped),
+        notes=_notes(less_safe, skipped) + _spread_notes(cluster.with_assignment(proposed), topic, online),
     )
+
+
+def _spread_notes(after: Cluster, topic: str, brokers: list[int]) -> tuple[Note, ...]:
+    """Topics whose replicas per broker spread more than 1 after the change: the topic itself (racks or placement
+    prevented an even spread) and the others, which a replication-factor change leaves where they are."""
+    wide = []
+    for t in after.topics:
+        counts = dict.fromkeys(brokers, 0)
+        for p in t.partitions:
+            for b in p.replicas:
+                if b in counts:
+                    counts[b] += 1
+        if max(counts.values()) - min(counts.values()) > 1:
+            wide.append(t.name)
+    notes = [Note("topic-spread", "unmet", 1, topics=(topic,))] if topic in wide else []
+    others = tuple(t for t in wide if t != topic)
+    if others:
+        notes.append(Note("topic-spread", "other-topics", len(others), topics=others))
+    return tuple(notes)
 
 
 def _check_replication_factor(cluster: Cluster, topic: str, rf: int) -> list[int]:

@@ -6,12 +6,15 @@ from collections import Counter
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from rebalance_scenarios import scale_out
+from testkit import build_cluster
 
+from planner.formats.plan import word_note
 from planner.model import Broker, Cluster, Partition, Topic
 from planner.rebalance.decommission import decommission
 from planner.rebalance.goals import balance
 from planner.rebalance.metrics import plan_metrics
 from planner.rebalance.moves import rack_count, rack_safe
+from planner.rebalance.replication import set_replication_factor
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -214,3 +217,32 @@ def test_the_byte_goal_looks_past_the_four_lightest_brokers():
     after = plan_metrics(c, plan.after, s.sizes).after
     assert round(after.bytes_max_over_mean, 4) == 1.0992
     assert (plan.replica_moves, plan.lower_bound) == (323, 273)
+
+
+def test_topics_that_racks_of_different_sizes_spread_wider_are_named_rack_forced():
+    # Racks a = {0, 3, 6}, b = {1, 4}, c = {2} once broker 5 leaves. Every partition of t3 keeps one replica per rack,
+    # so broker 2 holds all 14 of its rack-c replicas while each rack-a broker holds about 5: rack-forced, within 1
+    # inside every rack. t2 (RF 2) could spread within 1 but the replica counts, which come first, keep it wider.
+    topics = {
+        "t3": {p: (p % 7, (p + 1) % 7, (p + 2) % 7) for p in range(14)},
+        "t2": {p: (p % 7, (p + 3) % 7) for p in range(7)},
+    }
+    c = build_cluster(7, racks=["a", "b", "c", "a", "b", "c", "a"], topics=topics)
+    plan = decommission(c, [5])
+    kinds = {n.kind: n.topics for n in notes_of(plan, "topic-spread")}
+    assert kinds == {"unmet": ("t2",), "rack-forced": ("t3",)}
+    assert (plan.replica_moves, plan.lower_bound) == (18, 15)
+
+
+def test_a_replication_factor_change_names_the_other_topics_left_wide():
+    c = build_cluster(
+        6, racks=3, topics={"logs": {p: (p % 6, (p + 1) % 6) for p in range(12)}, "hot": {p: (0, 1) for p in range(4)}}
+    )
+    plan = set_replication_factor(c, "logs", 3)
+    after = Counter(b for p in plan.after.topic("logs").partitions for b in p.replicas)
+    assert [after[b] for b in range(6)] == [6] * 6  # the topic changed spreads evenly
+    assert [(n.goal, n.kind, n.topics) for n in plan.notes] == [("topic-spread", "other-topics", ("hot",))]
+    assert word_note(plan.notes[0]) == (
+        "1 other topic(s) keep a replica spread above 1 per broker (hot): a replication-factor change moves only the "
+        "topic it changes; `kafka-planner reassign rebalance` spreads them"
+    )

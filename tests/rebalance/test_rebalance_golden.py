@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from planner.formats.plan import word_note
 from planner.model import Broker, Cluster, ObservedState, Partition, PlannerError, Topic
 from planner.rebalance.leaders import balance_preferred
 from planner.rebalance.replication import set_replication_factor
@@ -77,7 +78,7 @@ def rf_output(seed: int):
         "proposed": sorted([f"{tp.topic}-{tp.partition}", list(r)] for tp, r in plan.proposed.items()),
         "lower_bound": plan.lower_bound,
         "brokers": list(plan.brokers),
-        "notes": [str(note) for note in plan.notes],
+        "notes": [word_note(note) for note in plan.notes],
         "goal": plan.goal,
     }
 

@@ -155,7 +155,9 @@ def balance(
         lower, topic_lower, bytes_lower = per_rack
     _run(st, goals, leaders and byte_goal is not None, byte_tolerance if byte_goal is not None else None)
     notes = _notes(st, hard, leaders, byte_goal, byte_tolerance, moving, skipped)
-    if not any(n.goal == "topic-spread" and n.kind == "unmet" for n in notes):
+    # the topic bound counts spreads within 1 over the brokers balanced together: not for topics left wider
+    wide = {"unmet", "rack-forced"} if None in st.groups else {"unmet"}
+    if not any(n.goal == "topic-spread" and n.kind in wide for n in notes):
         lower = max(lower, topic_lower)
     proposed = {p.tp: tuple(r) for p, r in zip(parts, st.reps) if tuple(r) != p.replicas}
     notes += _leaderless(cluster, proposed)
@@ -306,7 +308,7 @@ def _notes(
     moving: frozenset[int],
     skipped: frozenset[int],
 ) -> list[Note]:
-    notes = count_notes(st, "replica-count") + topic_notes(st, "topic-spread")
+    notes = count_notes(st, "replica-count") + _rack_forced(st, topic_notes(st, "topic-spread"))
     notes += leader_notes(st, "preferred-leaders") if leaders else []
     notes += byte_notes(st, byte_goal, tolerance)
     if hard.repaired:
@@ -328,6 +330,42 @@ def _notes(
     if st.capped:
         notes.append(Note("max-moves", "capped", len(set(st.capped)), topics=tuple(dict.fromkeys(st.capped))))
     return notes
+
+
+def _rack_forced(st: State, notes: list[Note]) -> list[Note]:
+    """Topics whose every partition keeps one replica in each rack, over racks of different sizes, are spread per
+    rack even where the brokers are balanced together (other topics' replication factors differ): each rack holds
+    one replica of each partition, so a smaller rack's brokers hold more of the topic. Such a topic within 1 inside
+    every rack is rack-forced, not unmet."""
+    unmet = next((n for n in notes if n.kind == "unmet"), None)
+    sizes = Counter(st.rack_of.get(b) for b in st.targets if b not in st.closed)
+    if unmet is None or st.n_racks < 2 or None in sizes or len(set(sizes.values())) < 2:
+        return notes
+    racks: dict[str | None, list[int]] = {}
+    for b in st.targets:
+        racks.setdefault(st.rack_of.get(b), []).append(b)
+    bound = {t for t, name in enumerate(st.topic_names) if name in unmet.topics}
+    for i, r in enumerate(st.reps):
+        if st.topic_of[i] in bound and (len(r) != st.n_racks or st.distinct_racks(r) != st.n_racks):
+            bound.discard(st.topic_of[i])
+    forced = {
+        st.topic_names[t]
+        for t in bound
+        if all(
+            max(v) - st.low(dict(zip(m, v))) <= 1 for m in racks.values() for v in [[st.tcount[b].get(t, 0) for b in m]]
+        )
+    }
+    if not forced:
+        return notes
+    out = [n for n in notes if n is not unmet]
+    left = tuple(t for t in unmet.topics if t not in forced)
+    if left:
+        out.append(replace(unmet, count=len(left), topics=left))
+    earlier = next((n for n in notes if n.kind == "rack-forced"), None)
+    both = tuple(sorted(set(earlier.topics if earlier else ()) | forced))
+    out = [n for n in out if n is not earlier]
+    out.append(Note("topic-spread", "rack-forced", len(both), topics=both))
+    return out
 
 
 def _leaderless(cluster: Cluster, proposed: dict) -> list[Note]:
