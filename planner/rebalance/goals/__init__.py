@@ -206,8 +206,8 @@ def _run(st: State, goals: Sequence[Goal], settle_leaders: bool, tolerance: floa
         reached, now = _attempt(st, goals, tolerance, best, rebased)
         if now is not None:
             best, frozen = reached, now
-        elif rebased or st.max_moves is not None:
-            break  # (a capped plan is not planned again from its placement: the cap counts from the input)
+        elif rebased or st.max_moves is not None or st.usable:
+            break  # not for a capped plan, nor under disk-space limits: both count the bytes copied from the input
         else:
             rebased = True
     if settle_leaders:
@@ -292,11 +292,11 @@ class _Snapshot:
 
     def __init__(self, st: State):
         self.reps = [tuple(r) for r in st.reps]
-        self.copies, self.moves = st.copies, st.moves
+        self.copies, self.moves, self.incoming = st.copies, st.moves, dict(st.incoming)
 
     def restore(self, st: State) -> None:
         st.restore(self.reps)
-        st.copies, st.moves = self.copies, self.moves
+        st.copies, st.moves, st.incoming = self.copies, self.moves, self.incoming
 
 
 def _notes(
