@@ -227,23 +227,41 @@ def _run(st: State, goals: Sequence[Goal], settle_leaders: bool, tolerance: floa
 def _attempt(
     st: State, goals: Sequence[Goal], tolerance: float | None, best: tuple, rebased: bool
 ) -> tuple[tuple, Frozen | None]:
-    """One run of the goals (from the current placement as home when `rebased`): its distance and constraints, or
-    (best, None) when it came no closer and was taken back."""
-    kept = _Snapshot(st)
-    home = st.home
+    """One run of the goals (on the plan as if applied when `rebased`): its distance and constraints, or (best, None)
+    when it came no closer and was taken back."""
     if rebased:
-        st.home = [frozenset(r) for r in st.reps]
+        return _attempt_applied(st, goals, tolerance, best)
+    kept = _Snapshot(st)
     st.capped = []
     now = Frozen()
     for g in goals:
         now.add(g.optimize(st, now))
-    st.home = home
     reached = _distance(st, tolerance)
     if reached >= best:
         kept.restore(st)
         return best, None
-    if rebased:
-        st.copies = sum(len(set(r) - h) for r, h in zip(st.reps, home))
+    return reached, now
+
+
+def _attempt_applied(
+    st: State, goals: Sequence[Goal], tolerance: float | None, best: tuple
+) -> tuple[tuple, Frozen | None]:
+    """The goals on a fresh state whose input is the current placement (what planning the applied plan again does);
+    its replica lists are taken over when that comes closer."""
+    applied = st.cluster.with_assignment({p.tp: tuple(r) for p, r in zip(st.parts, st.reps)})
+    by_tp = {p.tp: p for p in applied.partitions()}
+    fresh = State(applied, [by_tp[p.tp] for p in st.parts], st.targets, st.fixed, closed=st.closed)
+    fresh.groups = st.groups
+    now = Frozen()
+    for g in goals:
+        now.add(g.optimize(fresh, now))
+    reached = _distance(fresh, tolerance)
+    if reached >= best:
+        return best, None
+    st.restore([tuple(r) for r in fresh.reps])
+    st.moves += fresh.moves
+    st.copies = sum(len(set(r) - h) for r, h in zip(st.reps, st.home))
+    st.capped = fresh.capped
     return reached, now
 
 
