@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from typing import List, Optional
 
 import typer
@@ -191,18 +190,9 @@ def submit(
     from planner.adapters.kafka import steps as ra
     from planner.adapters.kafka.snapshot import read_session
 
-    batches = [_reassignment(path) for path in reassignment_json_file]
+    batches = ra.split_batches([_reassignment(path) for path in reassignment_json_file], batch_size)
     proposed = {tp: r for b, _ in batches for tp, r in b.items()}
     log_dirs = {k: v for _, m in batches for k, v in m.items()}
-    if batch_size and len(batches) == 1:
-        order = sorted(proposed, key=tp_sort_key)
-        batches = [
-            (
-                {tp: proposed[tp] for tp in order[i : i + batch_size]},
-                {k: v for k, v in log_dirs.items() if k[0] in order[i : i + batch_size]},
-            )
-            for i in range(0, len(order), batch_size)
-        ]
     wait = wait or len(batches) > 1
     rollback = rollback_file or reassignment_json_file[0] + ".rollback.json"
     with _session(url, command_config, timeout) as session:
@@ -231,11 +221,7 @@ def _warn_disk_space(snap, proposed, quiet: bool) -> None:
     from planner.model import human_bytes
     from planner.rebalance.reassignment import short_of_space
 
-    usable: dict[int, int] = {}
-    for d in snap.log_dirs:
-        if d.usable_bytes is not None:
-            usable[d.broker] = usable.get(d.broker, 0) + d.usable_bytes
-    for broker, incoming, free in short_of_space(snap.cluster, proposed, usable):
+    for broker, incoming, free in short_of_space(snap.cluster, proposed, snap.usable_bytes()):
         if not quiet:
             print(
                 f"warning: broker {broker} would receive {human_bytes(incoming)} of new replicas but its log dirs "
@@ -289,56 +275,32 @@ def _run_batches(
 
 def _wait(session, proposed, index: int, total: int, poll: float, quiet: bool) -> None:
     """Poll until no partition of the batch is reassigning; a progress line of bytes copied, with an ETA."""
-    from planner.adapters.kafka.snapshot import read_session
+    from planner.adapters.kafka.steps import wait_for
 
-    start, first_copied = time.monotonic(), None
-    while True:
-        snap = read_session(session)
-        moving = [tp for tp in proposed if tp in snap.reassigning]
-        copied, total_bytes = bytes_progress(snap, moving)
-        if not moving:
-            if not quiet:
-                print(f"batch {index}/{total}: done in {time.monotonic() - start:.0f} s", file=sys.stderr)
-            return
-        if first_copied is None:
-            first_copied = copied
+    def report(p) -> None:
         if not quiet:
-            print(
-                progress_line(
-                    index, total, len(moving), copied, total_bytes, copied - first_copied, time.monotonic() - start
-                ),
-                file=sys.stderr,
-                flush=True,
-            )
-        time.sleep(poll)
+            print(progress_line(index, total, p), file=sys.stderr, flush=True)
+
+    elapsed = wait_for(session, proposed, poll, report)
+    if not quiet:
+        print(f"batch {index}/{total}: done in {elapsed:.0f} s", file=sys.stderr)
 
 
-def bytes_progress(snap, moving) -> tuple[int, int]:
-    """(bytes copied, bytes to copy) over the adding replicas of the moving partitions (DescribeLogDirs)."""
-    copied = total = 0
-    for tp in moving:
-        p = snap.cluster.topic(tp.topic).partition(tp.partition)
-        size = p.size or 0
-        for b in p.adding:
-            have = [r.size for r in snap.replicas.get(tp, ()) if r.broker == b and not r.future]
-            copied += min(max(have, default=0), size)
-            total += size
-    return copied, total
-
-
-def progress_line(index: int, batches: int, moving: int, copied: int, total: int, gained: int, elapsed: float) -> str:
+def progress_line(index: int, batches: int, p) -> str:
+    """One look at a batch (`steps.Progress`): a bar, the partitions moving, bytes copied, and the rate and ETA once
+    bytes were gained."""
     from planner.formats.tables import bar
     from planner.model import human_bytes
 
-    pct = 100.0 * copied / total if total else 100.0
+    pct = 100.0 * p.copied / p.total if p.total else 100.0
     line = (
-        f"batch {index}/{batches}: [{bar(copied if total else 1, total or 1, 20):20}] {moving} "
-        f"partition{'s' if moving != 1 else ''} moving, {human_bytes(copied)} of {human_bytes(total)} copied "
+        f"batch {index}/{batches}: [{bar(p.copied if p.total else 1, p.total or 1, 20):20}] {p.moving} "
+        f"partition{'s' if p.moving != 1 else ''} moving, {human_bytes(p.copied)} of {human_bytes(p.total)} copied "
         f"({pct:.0f}%)"
     )
-    if gained > 0 and elapsed > 0:
-        rate = gained / elapsed
-        line += f", {human_bytes(int(rate))}/s, ETA {max(total - copied, 0) / rate:.0f} s"
+    if p.gained > 0 and p.elapsed > 0:
+        rate = p.gained / p.elapsed
+        line += f", {human_bytes(int(rate))}/s, ETA {max(p.total - p.copied, 0) / rate:.0f} s"
     return line
 
 
@@ -393,7 +355,6 @@ def elect_leaders(
     from planner.adapters.kafka import steps as ra
     from planner.adapters.kafka.snapshot import read_session
     from planner.formats import kafka_json as kj
-    from planner.model import tp_sort_key
 
     wanted = kj.parse_election_json(_read_text(path_to_json_file, "--path-to-json-file"), path_to_json_file)
     with _session(url, command_config, timeout) as session:

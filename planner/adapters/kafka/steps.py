@@ -80,6 +80,23 @@ class SubmissionRefused(PlannerError):
         self.nothing_changed = nothing_changed
 
 
+Batch = tuple[dict[TopicPartition, tuple[int, ...]], dict[tuple[TopicPartition, int], str]]  # moves, log-dir moves
+
+
+def split_batches(files: list[Batch], batch_size: int | None) -> list[Batch]:
+    """The batches to submit one after another: the files as given, or one file cut into `batch_size` partitions at
+    a time, in topic and partition order (each with its partitions' log-dir moves)."""
+    if not batch_size or len(files) != 1:
+        return files
+    proposed, log_dirs = files[0]
+    order = sorted(proposed, key=tp_sort_key)
+    cuts = [set(order[i : i + batch_size]) for i in range(0, len(order), batch_size)]
+    return [
+        ({tp: proposed[tp] for tp in order if tp in cut}, {k: v for k, v in log_dirs.items() if k[0] in cut})
+        for cut in cuts
+    ]
+
+
 def check_submission(snap: KafkaSnapshot, sub: Submission) -> None:
     """`executeAssignment`'s checks: an existing reassignment without --additional, unknown brokers, unknown
     topics or partitions (Kafka's texts); then what the controller is known to refuse: a replica added to a broker
@@ -358,3 +375,46 @@ def elect_preferred(session: KafkaSession, partitions: list[TopicPartition], out
                 f"{admin.java_exception(code, message)}"
             )
         raise PlannerError(f"{len(failed)} replica(s) could not be elected")
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far a batch has copied: partitions still moving, bytes copied of the bytes to copy (DescribeLogDirs), the
+    bytes gained since the first look and the seconds since."""
+
+    moving: int
+    copied: int
+    total: int
+    gained: int
+    elapsed: float
+
+
+def bytes_progress(snap: KafkaSnapshot, moving: Iterable[TopicPartition]) -> tuple[int, int]:
+    """(bytes copied, bytes to copy) over the adding replicas of the moving partitions (DescribeLogDirs)."""
+    copied = total = 0
+    for tp in moving:
+        p = snap.cluster.topic(tp.topic).partition(tp.partition)
+        size = p.size or 0
+        for b in p.adding:
+            have = [r.size for r in snap.replicas.get(tp, ()) if r.broker == b and not r.future]
+            copied += min(max(have, default=0), size)
+            total += size
+    return copied, total
+
+
+def wait_for(
+    session: KafkaSession, proposed: Iterable[TopicPartition], poll: float, report: Callable[[Progress], None]
+) -> float:
+    """Read the cluster every `poll` seconds until no partition of `proposed` is reassigning, telling `report` how
+    far the copies are at each look; the seconds it took."""
+    start, first_copied = time.monotonic(), None
+    while True:
+        snap = read_session(session)
+        moving = [tp for tp in proposed if tp in snap.reassigning]
+        if not moving:
+            return time.monotonic() - start
+        copied, total = bytes_progress(snap, moving)
+        if first_copied is None:
+            first_copied = copied
+        report(Progress(len(moving), copied, total, copied - first_copied, time.monotonic() - start))
+        time.sleep(poll)

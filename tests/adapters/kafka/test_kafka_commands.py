@@ -392,11 +392,27 @@ def test_plans_from_a_live_cluster_use_its_sizes_and_note_tiered_storage():
 
 
 def test_progress_bar_of_bytes_copied_with_eta():
+    from planner.adapters.kafka.steps import Progress
     from planner.cli.kafkacmd import progress_line
 
-    assert progress_line(2, 2, 1, 75 * 10**7, 2 * 10**9, 75 * 10**7, 1.5) == (
+    assert progress_line(2, 2, Progress(1, 75 * 10**7, 2 * 10**9, 75 * 10**7, 1.5)) == (
         "batch 2/2: [███████▌            ] 1 partition moving, 715.3 MiB of 1.9 GiB copied (38%), 476.8 MiB/s, ETA 2 s"
     )
-    assert progress_line(1, 3, 2, 0, 0, 0, 0.0) == (
+    assert progress_line(1, 3, Progress(2, 0, 0, 0, 0.0)) == (
         "batch 1/3: [████████████████████] 2 partitions moving, 0 B of 0 B copied (100%)"
     )
+
+
+def test_split_batches_cuts_one_file_in_partition_order():
+    from planner.adapters.kafka.steps import split_batches
+    from planner.model import TopicPartition as TP
+
+    moves = {TP("b", 0): (1, 2), TP("a", 10): (2, 3), TP("a", 2): (3, 1)}
+    log_dirs = {(TP("a", 10), 2): "/d1", (TP("b", 0), 1): "/d2"}
+    assert split_batches([(moves, log_dirs)], 2) == [
+        ({TP("a", 2): (3, 1), TP("a", 10): (2, 3)}, {(TP("a", 10), 2): "/d1"}),
+        ({TP("b", 0): (1, 2)}, {(TP("b", 0), 1): "/d2"}),
+    ]
+    assert split_batches([(moves, log_dirs)], None) == [(moves, log_dirs)]
+    two = [(moves, {}), ({TP("c", 0): (1,)}, {})]
+    assert split_batches(two, 1) == two  # a plan's batch files are submitted as they are
