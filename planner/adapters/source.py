@@ -62,11 +62,15 @@ def load_cluster(spec: str, offline_brokers: str | None = None) -> Cluster:
 
     `offline_brokers` ("2,3") simulates those brokers failing.
     """
-    cluster = source_for(spec)(spec)
-    if offline_brokers is not None:
-        ids = parse_id_list(offline_brokers, "--offline-brokers")
-        cluster = cluster.with_broker_states({i: OFFLINE for i in ids})
-    return cluster
+    return with_offline(source_for(spec)(spec), offline_brokers)
+
+
+def with_offline(cluster: Cluster, offline_brokers: str | None) -> Cluster:
+    """`--offline-brokers 2,3`: the cluster as if those brokers failed."""
+    if offline_brokers is None:
+        return cluster
+    ids = parse_id_list(offline_brokers, "--offline-brokers")
+    return cluster.with_broker_states({i: OFFLINE for i in ids})
 
 
 def partitions_or_topic(

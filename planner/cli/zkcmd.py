@@ -12,8 +12,10 @@ from typing import Optional
 
 import typer
 
+from planner.adapters.source import with_offline
 from planner.cli.app import app
 from planner.cli.common import OFFLINE, TOPOLOGY_OUTPUT
+from planner.formats.tables import load_change_lines
 from planner.model import PlannerError
 
 zk_app = typer.Typer(
@@ -94,16 +96,6 @@ def _read_text(path: str, option: str) -> str:
     return read_text(path, f"{option} {path}")
 
 
-def _simulate(cluster, offline_brokers: Optional[str]):
-    """`--offline-brokers 2,3`: the live cluster as if those brokers failed."""
-    if offline_brokers is None:
-        return cluster
-    from planner.model import OFFLINE as OFF
-    from planner.model import parse_id_list
-
-    return cluster.with_broker_states({i: OFF for i in parse_id_list(offline_brokers, "--offline-brokers")})
-
-
 @zk_app.command("export")
 def export(
     url: str = URL,
@@ -122,7 +114,7 @@ def export(
 
     opts = _opts(zk_timeout, zk_auth_file, zk_ca_file, zk_cert_file, zk_key_file)
     snap = zk.read_snapshot(url, opts, _progress(quiet))
-    cluster = _simulate(snap.cluster, offline_brokers)
+    cluster = with_offline(snap.cluster, offline_brokers)
     text = dump_topology(cluster)
     if output:
         from planner.adapters.files import write_text_atomic
@@ -136,27 +128,6 @@ def export(
             )
     else:
         sys.stdout.write(text)
-
-
-def _statistics(before, after, moved: int) -> str:
-    """Before/after per-broker replicas and preferred leaders, for stderr."""
-    from planner.broker_load import broker_loads, spread
-
-    lb, la = broker_loads(before), broker_loads(after)
-    online = [b.id for b in before.brokers if b.online]
-    rows = [f"{moved} partition(s) change replicas; per online broker, before -> after:"]
-    for b in online:
-        x, y = lb[b], la[b]
-        rows.append(
-            f"  broker {b}: replicas {x.replicas} -> {y.replicas}, preferred leaders "
-            f"{x.preferred_leaders} -> {y.preferred_leaders}"
-        )
-    rows.append(
-        f"  replica spread (max-min) {spread(lb[b].replicas for b in online)} -> "
-        f"{spread(la[b].replicas for b in online)}; preferred-leader spread "
-        f"{spread(lb[b].preferred_leaders for b in online)} -> {spread(la[b].preferred_leaders for b in online)}"
-    )
-    return "\n".join(rows)
 
 
 @zk_app.command("submit")
@@ -192,7 +163,7 @@ def submit(
     )
     with zk.connect(url, opts) as session:
         snap = zk.read_consistent(session, _progress(quiet))
-        cluster = _simulate(snap.cluster, offline_brokers)
+        cluster = with_offline(snap.cluster, offline_brokers)
         validate_reassignment(cluster, proposed)
         if snap.reassigning is not None:
             raise PlannerError("There is an existing assignment running.")
@@ -209,7 +180,7 @@ def submit(
     sys.stdout.flush()
     if not quiet:
         moved = sum(1 for tp, r in proposed.items() if cluster.assignment().get(tp) != tuple(r))
-        print(_statistics(cluster, cluster.with_assignment(proposed), moved), file=sys.stderr)
+        print(load_change_lines(cluster, cluster.with_assignment(proposed), moved), file=sys.stderr)
 
 
 @zk_app.command("elect-leaders")
@@ -239,7 +210,7 @@ def elect_leaders(
     wanted = kj.parse_election_json(_read_text(path_to_json_file, "--path-to-json-file"), path_to_json_file)
     with zk.connect(url, opts) as session:
         snap = zk.read_consistent(session, _progress(quiet))
-        cluster = _simulate(snap.cluster, offline_brokers)
+        cluster = with_offline(snap.cluster, offline_brokers)
         existing = {p.tp for p in cluster.partitions()}
         valid = [tp for tp in wanted if tp in existing]
         skipped = [tp for tp in wanted if tp not in existing]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from planner.broker_load import BrokerLoad, spread
+from planner.broker_load import BrokerLoad, broker_loads, spread
 from planner.model import Broker, Cluster, human_bytes
 
 _EIGHTHS = " ▏▎▍▌▋▊▉█"
@@ -138,3 +138,23 @@ def render_brokers_json(cluster: Cluster, loads: dict[int, BrokerLoad]) -> str:
         },
     }
     return json.dumps(data, indent=2) + "\n"
+
+
+def load_change_lines(before: Cluster, after: Cluster, moved: int) -> str:
+    """`zk submit`'s statistics on stderr: per online broker, replicas and preferred leaders before -> after, and
+    their spreads."""
+    lb, la = broker_loads(before), broker_loads(after)
+    online = [b.id for b in before.brokers if b.online]
+    rows = [f"{moved} partition(s) change replicas; per online broker, before -> after:"]
+    for b in online:
+        x, y = lb[b], la[b]
+        rows.append(
+            f"  broker {b}: replicas {x.replicas} -> {y.replicas}, preferred leaders "
+            f"{x.preferred_leaders} -> {y.preferred_leaders}"
+        )
+    rows.append(
+        f"  replica spread (max-min) {spread(lb[b].replicas for b in online)} -> "
+        f"{spread(la[b].replicas for b in online)}; preferred-leader spread "
+        f"{spread(lb[b].preferred_leaders for b in online)} -> {spread(la[b].preferred_leaders for b in online)}"
+    )
+    return "\n".join(rows)
