@@ -6,7 +6,8 @@ Every figure runs `kafka-planner` as users do (a fresh process, output to /dev/n
 Yardstick, measured in the same run: `json.load` of the same assignment as Kafka's reassignment JSON (the cost of
 merely reading the data). Each command at each size, then the growth per 10x step, so a
 super-linear step shows (a linear one grows about 10x). `BENCH_SCALE_SIZES=10000,100000` limits the sizes,
-`BENCH_SCALE_ONLY=rebalance,decommission` the commands (figures whose name contains one of the words),
+`BENCH_SCALE_ONLY="reassign rebalance,reassign decommission"` the figures (those whose name starts with one of
+them: load, brokers, failures, reassign rebalance, reassign decommission, create-topic),
 `BENCH_SCALE_TIMEOUT=600` the seconds after which a command is stopped (300). Each figure shows the machine's load
 average when it ended (the machine may be shared).
 """
@@ -120,7 +121,7 @@ def _figure(
     keep_output: bool = False,
 ) -> str:
     curve_name = curve_name or name
-    if ONLY and not any(w in name for w in ONLY):
+    if ONLY and not name.startswith(ONLY):
         return ""
     if float("inf") in curve.get(curve_name, {}).values():
         print(f"   {name} @ {size:,}: skipped (over {TIMEOUT:g} s at a smaller size)", flush=True)

@@ -9,7 +9,7 @@ below floor(P/n) take partitions from replicas-lists whose head is more than one
 
 from __future__ import annotations
 
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 from planner.leadership import cluster_states
 from planner.model import Cluster, TopicPartition
@@ -48,18 +48,20 @@ def balance_preferred(
 
 
 def _replicas_by_broker(reps: list[list[int]], idxs: Sequence[int], brokers: Sequence[int]) -> dict[int, set[int]]:
-    """broker -> the partitions (of idxs) it holds a replica of."""
+    """broker -> the partitions (of idxs) it holds a replica of; brokers holding none are left out (so one topic's
+    call costs its partitions, not the cluster's brokers)."""
     members = set(brokers)
-    where: dict[int, set[int]] = {b: set() for b in brokers}
+    where: dict[int, set[int]] = {}
     for i in idxs:
         for b in reps[i]:
             if b in members:
-                where[b].add(i)
+                where.setdefault(b, set()).add(i)
     return where
 
 
 class _Heads:
-    """The preferred leaders (heads of the replica lists) of partitions `idxs` counted per broker of `brokers`."""
+    """The preferred leaders (heads of the replica lists) of partitions `idxs` counted per broker of `brokers`; a broker
+    leading none may be missing from `lead` and `led` (read them with .get)."""
 
     def __init__(
         self,
@@ -74,13 +76,13 @@ class _Heads:
         self.members = set(brokers)
         self.eligible = eligible
         self.on_swap = on_swap
-        self.lead: dict[int, int] = {b: 0 for b in brokers}
-        self.led: dict[int, set[int]] = {b: set() for b in brokers}
+        self.lead: dict[int, int] = {}
+        self.led: dict[int, set[int]] = {}
         for i in idxs:
             h = reps[i][0]
             if h in self.members:
-                self.lead[h] += 1
-                self.led[h].add(i)
+                self.lead[h] = self.lead.get(h, 0) + 1
+                self.led.setdefault(h, set()).add(i)
 
     def swap(self, i: int, new: int) -> None:
         """Make `new` the head of partition i (it swaps places with the old head)."""
@@ -91,39 +93,51 @@ class _Heads:
         if old in self.members:
             lead[old] -= 1
             led[old].discard(i)
-        lead[new] += 1
-        led[new].add(i)
+        lead[new] = lead.get(new, 0) + 1
+        led.setdefault(new, set()).add(i)
         if self.on_swap is not None:
             self.on_swap(i, old, new)
 
     def give_away(self, ceil: int) -> bool:
         """Over-loaded heads give partitions to their least-loaded eligible replica. Whether any moved."""
         lead, changed = self.lead, False
-        for s in sorted(self.brokers, key=lambda b: (-lead[b], b)):
-            if lead[s] <= ceil:
+        for s in self._by_lead_now():
+            if lead.get(s, 0) <= ceil:
                 break
             for i in sorted(self.led[s]):
                 if lead[s] <= ceil:
                     break
                 cands = [
-                    b for b in self.reps[i][1:] if b in self.members and lead[b] < lead[s] - 1 and self.eligible(i, b)
+                    b
+                    for b in self.reps[i][1:]
+                    if b in self.members and lead.get(b, 0) < lead[s] - 1 and self.eligible(i, b)
                 ]
                 if cands:
-                    self.swap(i, min(cands, key=lambda b: (lead[b], b)))
+                    self.swap(i, min(cands, key=lambda b: (lead.get(b, 0), b)))
                     changed = True
         return changed
+
+    def _by_lead_now(self) -> Iterator[int]:
+        """The brokers by their lead count now, most first, then by id; those leading none (in id order) are listed
+        only when asked for."""
+        ranked = sorted((b for b, n in self.lead.items() if n > 0), key=lambda b: (-self.lead[b], b))
+        yield from ranked
+        leading = set(ranked)
+        yield from sorted(b for b in self.brokers if b not in leading)
 
     def take_over(self, q: int, where: Mapping[int, set[int]], in_scope: set[int]) -> bool:
         """Under-loaded brokers take partitions whose head is well ahead of them. Whether any moved."""
         lead, changed = self.lead, False
-        for u in sorted(self.brokers, key=lambda b: (lead[b], b)):
-            if lead[u] >= q:
+        if q <= 0:
+            return False  # no broker leads fewer than 0
+        for u in sorted(self.brokers, key=lambda b: (lead.get(b, 0), b)):
+            if lead.get(u, 0) >= q:
                 break
             for i in sorted(where.get(u, set()) & in_scope):
-                if lead[u] >= q:
+                if lead.get(u, 0) >= q:
                     break
                 h = self.reps[i][0]
-                if h != u and (h not in self.members or lead[h] > lead[u] + 1) and self.eligible(i, u):
+                if h != u and (h not in self.members or lead[h] > lead.get(u, 0) + 1) and self.eligible(i, u):
                     self.swap(i, u)
                     changed = True
         return changed
@@ -134,11 +148,12 @@ class _Heads:
         sum of squared counts; when neither exists the spread cannot shrink."""
         lead = self.lead
         for _ in range(rounds):
-            hi, lo = max(lead.values()), min(lead.values())
+            hi = max(lead.values(), default=0)
+            lo = min(lead.values()) if len(lead) == len(self.members) else 0  # a broker missing leads none
             if hi - lo <= 1:
                 break
             path = _path_down(
-                sorted(b for b in self.brokers if lead[b] == hi),
+                sorted(b for b, n in lead.items() if n == hi),
                 hi - 2,
                 lead,
                 self.led,
@@ -148,7 +163,7 @@ class _Heads:
             )
             if path is None:
                 path = _path_up(
-                    sorted(b for b in self.brokers if lead[b] == lo),
+                    sorted(b for b in self.brokers if lead.get(b, 0) == lo),
                     lo + 2,
                     lead,
                     where,
@@ -174,12 +189,12 @@ def _path_down(starts, goal, lead, led, reps, members, eligible):
     queue = deque(starts)
     while queue:
         b = queue.popleft()
-        for i in sorted(led[b]):
+        for i in sorted(led.get(b, ())):
             for c in reps[i][1:]:
                 if c in parent or c not in members or not eligible(i, c):
                     continue
                 parent[c] = (b, i)
-                if lead[c] <= goal:
+                if lead.get(c, 0) <= goal:
                     steps = []
                     node = c
                     while parent[node] is not None:
@@ -200,12 +215,12 @@ def _path_up(starts, goal, lead, where, in_scope, reps, members, eligible):
     queue = deque(starts)
     while queue:
         c = queue.popleft()
-        for i in sorted(where.get(c, ()) & in_scope):
+        for i in sorted(where.get(c, set()) & in_scope):
             b = reps[i][0]
             if b in parent or b not in members or not eligible(i, c):
                 continue
             parent[b] = (c, i)
-            if lead[b] >= goal:
+            if lead.get(b, 0) >= goal:
                 steps = []
                 node = b
                 while parent[node] is not None:

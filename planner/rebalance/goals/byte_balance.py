@@ -92,20 +92,26 @@ class ByteGoal:
         against the earlier goals' constraints only when it would beat the best found so far."""
         best: list = [None]  # (key, changes)
         lights = sorted((b for b in members if b != heavy and b not in st.closed), key=lambda b: (st.bytes[b], b))
+        held = sorted((st.sz(i), i) for i in st.where[heavy] if st.known(i))
         for light in lights[:LIGHTS]:
-            self._candidates(st, frozen, heavy, light, limit, best)
+            self._candidates(st, frozen, heavy, light, limit, best, held)
         return best[0][1] if best[0] else None
 
-    def _candidates(self, st: State, frozen: Frozen, heavy: int, light: int, limit: float, best: list) -> None:
+    def _candidates(
+        self, st: State, frozen: Frozen, heavy: int, light: int, limit: float, best: list, held: list
+    ) -> None:
+        """`held`: the heavy broker's replicas of known size as (size, index), sorted."""
         gap = st.bytes[heavy] - st.bytes[light]
         want = st.bytes[heavy] - limit
         room = limit - st.bytes[light]
-        mine = sorted((st.sz(i), i) for i in st.where[heavy] if st.known(i) and st.can_move(i, heavy, light))
         theirs = sorted((st.sz(j), j) for j in st.where[light] if st.known(j) and st.can_move(j, light, heavy))
         sizes = [s for s, _ in theirs]
+        top = min(room, gap - 1)
 
         def offer(changes: list[Change], delta: int) -> bool:
             """Keep `changes` if better than the best and allowed; whether it was allowed (None: not better)."""
+            if best[0] is not None and not best[0][0][0] and not want <= delta <= room:
+                return False  # its key starts with True: not better than a change inside the limits
             key = self._key(st, changes, delta, want, room)
             if best[0] is not None and key >= best[0][0]:
                 return False
@@ -115,12 +121,16 @@ class ByteGoal:
                 return True
             return False
 
-        for si, i in mine:
+        for si, i in held:
+            # exchanges: j as small as possible with si - sj between want and min(room, gap - 1)
+            k = bisect.bisect_left(sizes, si - top)
+            if best[0] is not None and not best[0][0][0] and not want <= si <= room:
+                if k == len(sizes) or not sizes[k] < si or si - sizes[k] < want:
+                    continue  # neither the move nor an exchange could land inside the limits: not better
+            if not st.can_move(i, heavy, light):
+                continue
             if 0 < si < gap:
                 offer([(i, heavy, light)], si)
-            # exchanges: j as small as possible with si - sj between want and min(room, gap - 1)
-            top = min(room, gap - 1)
-            k = bisect.bisect_left(sizes, si - top)
             for sj, j in theirs[k : k + 6]:
                 if sj >= si or offer([(i, heavy, light), (j, light, heavy)], si - sj):
                     break
