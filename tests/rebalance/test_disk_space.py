@@ -103,3 +103,18 @@ def test_replication_factor_and_replace_broker_respect_usable_bytes(planner_cli_
         "error: broker 2 would receive 200 B of copies but its log dirs report 150 B usable (DescribeLogDirs); free "
         "space there or pick another --target\n",
     )
+
+
+def test_a_twin_keeps_the_disk_space_of_its_brokers_file(planner_cli_here, tmp_path):
+    brokers = tmp_path / "brokers.yaml"
+    brokers.write_text(
+        "brokers:\n  - {id: 1, rack: eu-west-1a, usable_bytes: 1000, total_bytes: 5000}\n"
+        "  - {id: 2, rack: eu-west-1b}\n  - {id: 3, rack: eu-west-1c}\n  - {id: 4, rack: eu-west-1a}\n"
+    )
+    code, out, err = planner_cli_here("twin", "--describe", "examples/twin/describe.txt", "--brokers", str(brokers))
+    assert code == 0, err
+    assert out.splitlines()[1:4] == [
+        "brokers:",
+        "  - {id: 1, rack: eu-west-1a, usable_bytes: 1000, total_bytes: 5000}",
+        "  - {id: 2, rack: eu-west-1b}",
+    ]
