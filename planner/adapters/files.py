@@ -33,6 +33,11 @@ def read_text(path: str, where: str, missing: str = "no such file") -> str:
         raise PlannerError(f"{where}: cannot read: {exc.strerror or exc}") from None
 
 
+def read_option_file(path: str, option: str) -> str:
+    """The file an option names (`--sizes FILE`), its errors starting with the option and the file."""
+    return read_text(path, f"{option} {path}")
+
+
 def output_error(option: str, path: object, exc: OSError) -> PlannerError:
     """One line naming the option, the file and what went wrong ("No space left on device", "Read-only file system")."""
     return PlannerError(f"{option} {path}: {exc.strerror or exc}")

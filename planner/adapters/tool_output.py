@@ -22,7 +22,7 @@ from typing import Callable, Mapping, Protocol, Sequence
 
 import yaml
 
-from planner.adapters.files import read_text
+from planner.adapters.files import read_option_file
 from planner.adapters.topology_yaml import parse_topology
 from planner.model import NO_LEADER, OFFLINE, ONLINE, Broker, Cluster, Partition, PlannerError, Topic, TopicPartition
 
@@ -99,10 +99,6 @@ class _Declared:
     mode: str | None = None
 
 
-def _read(path: str, option: str) -> str:
-    return read_text(path, f"{option} {path}")
-
-
 def _ids(ids) -> str:
     return ",".join(str(i) for i in ids)
 
@@ -130,7 +126,7 @@ def parse_racks(text: str) -> tuple[Broker, ...]:
 
 
 def _brokers_file(path: str) -> _Declared:
-    text = _read(path, "--brokers")
+    text = read_option_file(path, "--brokers")
     cluster = parse_topology(text, path)
     if cluster.topics:
         raise PlannerError(f"{path}: topics: a brokers file lists brokers only (and optionally cluster and mode)")
@@ -305,17 +301,19 @@ def build_twin(files: TwinFiles, parsers: TwinParsers) -> Cluster:
             "(kafka-reassign-partitions --generate output)"
         )
     declared = _declared(files)
-    described = parsers.describe(_read(files.describe, "--describe"), files.describe) if files.describe else None
+    described = (
+        parsers.describe(read_option_file(files.describe, "--describe"), files.describe) if files.describe else None
+    )
     topics: dict[str, Topic] = {t.name: t for t in described.topics} if described else {}
     entries: Sequence[AssignmentEntry] = ()
     if files.assignment:
-        entries = parsers.assignment(_read(files.assignment, "--assignment"), files.assignment)
+        entries = parsers.assignment(read_option_file(files.assignment, "--assignment"), files.assignment)
         _merge_assignment(topics, described, files.describe, entries, files.assignment)
     brokers = _brokers(topics, declared, described, files, entries)
     down = _down(topics)
     brokers = tuple(replace(b, state=OFFLINE) if b.id in down and b.state == ONLINE else b for b in brokers)
     if files.log_dirs:
-        report = parsers.log_dirs(_read(files.log_dirs, "--log-dirs"), files.log_dirs)
+        report = parsers.log_dirs(read_option_file(files.log_dirs, "--log-dirs"), files.log_dirs)
         _check_log_dirs(report, topics, brokers, files.log_dirs)
         _with_sizes(topics, report.sizes())
     mode = (declared.mode if declared else None) or (described.mode if described else "kraft")

@@ -13,6 +13,7 @@ from typing import List, Optional
 
 import typer
 
+from planner.adapters.files import read_option_file
 from planner.cli.app import app
 from planner.cli.common import TOPOLOGY_OUTPUT
 from planner.model import PlannerError, tp_sort_key
@@ -56,12 +57,6 @@ def _session(url: str, command_config: Optional[str], timeout: Optional[float]):
     return KafkaSession(url, load_options(command_config, timeout))
 
 
-def _read_text(path: str, option: str) -> str:
-    from planner.adapters.files import read_text
-
-    return read_text(path, f"{option} {path}")
-
-
 def _out(step) -> None:
     """Print one step of `planner.adapters.kafka.steps`: a line of text, or a block rendered as Kafka's tool does."""
     from planner.adapters.kafka import steps
@@ -80,7 +75,7 @@ def _out(step) -> None:
 def _reassignment(path: str):
     from planner.formats import kafka_json as kj
 
-    text = _read_text(path, "--reassignment-json-file")
+    text = read_option_file(path, "--reassignment-json-file")
     return kj.parse_reassignment_json(text, path), kj.parse_log_dir_moves(text, path)
 
 
@@ -356,7 +351,7 @@ def elect_leaders(
     from planner.adapters.kafka.snapshot import read_session
     from planner.formats import kafka_json as kj
 
-    wanted = kj.parse_election_json(_read_text(path_to_json_file, "--path-to-json-file"), path_to_json_file)
+    wanted = kj.parse_election_json(read_option_file(path_to_json_file, "--path-to-json-file"), path_to_json_file)
     with _session(url, command_config, timeout) as session:
         if not execute:
             cluster = read_session(session).cluster

@@ -8,6 +8,7 @@ from typing import List, Optional
 
 import typer
 
+from planner.adapters.files import read_option_file
 from planner.adapters.source import load_cluster
 from planner.cli.app import app
 from planner.cli.common import OFFLINE, TOPOLOGY, note
@@ -131,14 +132,8 @@ def _load(topology: str, offline_brokers: Optional[str], sizes: Optional[str]) -
         from planner.formats.kafka_json import parse_log_dirs_json
         from planner.rebalance.moves import with_sizes
 
-        cluster = with_sizes(cluster, parse_log_dirs_json(_read(sizes, "--sizes"), sizes))
+        cluster = with_sizes(cluster, parse_log_dirs_json(read_option_file(sizes, "--sizes"), sizes))
     return cluster
-
-
-def _read(path: str, option: str) -> str:
-    from planner.adapters.files import read_text
-
-    return read_text(path, f"{option} {path}")
 
 
 def _check_output_dir(output_dir: Optional[str]) -> None:
@@ -215,7 +210,9 @@ def generate_cmd(
     from planner.rebalance.generate import generate
 
     cluster = load_cluster(topology, offline_brokers)
-    brokers, topics = parse_generate_args(_read(topics_file, "--topics-to-move-json-file"), broker_list, topics_file)
+    brokers, topics = parse_generate_args(
+        read_option_file(topics_file, "--topics-to-move-json-file"), broker_list, topics_file
+    )
     current, proposed = generate(
         cluster, brokers, topics, rack_aware=not disable_rack_aware, start_index=start_index, seed=seed
     )
@@ -395,7 +392,7 @@ def check_execute_cmd(
     from planner.rebalance.execution import check_reassignment
 
     cluster = load_cluster(topology, offline_brokers)
-    text = _read(reassignment_file, "--reassignment-json-file")
+    text = read_option_file(reassignment_file, "--reassignment-json-file")
     proposed = parse_reassignment_json(text, reassignment_file)
     checked = check_reassignment(cluster, proposed, reassignment_file, additional=additional)
     for tp, old, new in checked.rf_changes:
@@ -427,7 +424,9 @@ def verify_cmd(
     from planner.rebalance.reassignment import reassignment_states
 
     cluster = load_cluster(topology, offline_brokers)
-    entries = parse_reassignment_entries(_read(reassignment_file, "--reassignment-json-file"), reassignment_file)
+    entries = parse_reassignment_entries(
+        read_option_file(reassignment_file, "--reassignment-json-file"), reassignment_file
+    )
     states = reassignment_states(cluster, {e.tp: e.replicas for e in entries})
     sys.stdout.write(partition_reassignment_states_text(states) + "\n")
 
@@ -454,7 +453,9 @@ def apply_cmd(
     from planner.rebalance.reassignment import validate_reassignment
 
     cluster = load_cluster(topology, offline_brokers)
-    proposed = parse_reassignment_json(_read(reassignment_file, "--reassignment-json-file"), reassignment_file)
+    proposed = parse_reassignment_json(
+        read_option_file(reassignment_file, "--reassignment-json-file"), reassignment_file
+    )
     validate_reassignment(cluster, proposed, additional=True)
     from planner.rebalance.moves import after_reassignment
 

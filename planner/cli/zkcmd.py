@@ -12,6 +12,7 @@ from typing import Optional
 
 import typer
 
+from planner.adapters.files import read_option_file
 from planner.adapters.source import with_offline
 from planner.cli.app import app
 from planner.cli.common import OFFLINE, TOPOLOGY_OUTPUT
@@ -90,12 +91,6 @@ def _progress(quiet: bool, after: float = 1.0):
     return report
 
 
-def _read_text(path: str, option: str) -> str:
-    from planner.adapters.files import read_text
-
-    return read_text(path, f"{option} {path}")
-
-
 @zk_app.command("export")
 def export(
     url: str = URL,
@@ -159,7 +154,7 @@ def submit(
 
     opts = _opts(zk_timeout, zk_auth_file, zk_ca_file, zk_cert_file, zk_key_file)
     proposed = kj.parse_reassignment_json(
-        _read_text(reassignment_json_file, "--reassignment-json-file"), reassignment_json_file
+        read_option_file(reassignment_json_file, "--reassignment-json-file"), reassignment_json_file
     )
     with zk.connect(url, opts) as session:
         snap = zk.read_consistent(session, _progress(quiet))
@@ -207,7 +202,7 @@ def elect_leaders(
     from planner.leadership import cluster_states
 
     opts = _opts(zk_timeout, zk_auth_file, zk_ca_file, zk_cert_file, zk_key_file)
-    wanted = kj.parse_election_json(_read_text(path_to_json_file, "--path-to-json-file"), path_to_json_file)
+    wanted = kj.parse_election_json(read_option_file(path_to_json_file, "--path-to-json-file"), path_to_json_file)
     with zk.connect(url, opts) as session:
         snap = zk.read_consistent(session, _progress(quiet))
         cluster = with_offline(snap.cluster, offline_brokers)
@@ -274,7 +269,7 @@ def status(
     version = parse_version(kafka_version)
     opts = _opts(zk_timeout, zk_auth_file, zk_ca_file, zk_cert_file, zk_key_file)
     entries = kj.parse_reassignment_entries(
-        _read_text(reassignment_json_file, "--reassignment-json-file"), reassignment_json_file
+        read_option_file(reassignment_json_file, "--reassignment-json-file"), reassignment_json_file
     )
     targets = {e.tp: e.replicas for e in entries}
     snap = zk.read_snapshot(url, opts, _progress(quiet))

@@ -297,6 +297,16 @@ def test_kraft_add_partitions_continue_after_the_last_partition():
 
 
 @settings(max_examples=150, deadline=None)
+def _assert_bulk_equals_kafka(ids, racks, parts, rf, start, shift, start_pid):
+    """The vectorised matrices, rack-unaware and rack-aware, give Kafka's loops' assignment element by element."""
+    assert bulk.matrix_to_assignment(
+        bulk.unaware_matrix(ids, parts, rf, start, shift, start_pid), start_pid
+    ) == kafka.place_unaware(ids, parts, rf, start, shift, start_pid)
+    assert bulk.matrix_to_assignment(
+        bulk.aware_matrix(racks, parts, rf, start, shift, start_pid), start_pid
+    ) == kafka.place_aware(racks, parts, rf, start, shift, start_pid)
+
+
 @given(
     n=st.integers(1, 12),
     data=st.data(),
@@ -309,12 +319,7 @@ def test_bulk_equals_scalar(n, data):
     start_pid = data.draw(st.sampled_from([-1, 0, 1, 5, 13, 29]))
     ids = data.draw(st.lists(st.integers(0, 99), min_size=n, max_size=n, unique=True))
     racks = {b: data.draw(st.sampled_from("abcd")) for b in ids}
-    assert bulk.matrix_to_assignment(
-        bulk.unaware_matrix(ids, parts, rf, start, shift, start_pid), start_pid
-    ) == kafka.place_unaware(ids, parts, rf, start, shift, start_pid)
-    assert bulk.matrix_to_assignment(
-        bulk.aware_matrix(racks, parts, rf, start, shift, start_pid), start_pid
-    ) == kafka.place_aware(racks, parts, rf, start, shift, start_pid)
+    _assert_bulk_equals_kafka(ids, racks, parts, rf, start, shift, start_pid)
 
 
 @pytest.mark.parametrize(
@@ -481,12 +486,7 @@ def test_bulk_rows_repeat_per_position_and_shift_residue(n, data):
     start_pid = data.draw(st.sampled_from([-1, 0, 1, 5, 13, 29]))
     ids = data.draw(st.lists(st.integers(0, 99), min_size=n, max_size=n, unique=True))
     racks = {b: data.draw(st.sampled_from("abc")) for b in ids}
-    assert bulk.matrix_to_assignment(
-        bulk.unaware_matrix(ids, parts, rf, start, shift, start_pid), start_pid
-    ) == kafka.place_unaware(ids, parts, rf, start, shift, start_pid)
-    assert bulk.matrix_to_assignment(
-        bulk.aware_matrix(racks, parts, rf, start, shift, start_pid), start_pid
-    ) == kafka.place_aware(racks, parts, rf, start, shift, start_pid)
+    _assert_bulk_equals_kafka(ids, racks, parts, rf, start, shift, start_pid)
 
 
 def _choose_by_matrices(ids, racks, base_r, base_l, parts, rf, start_pid):
