@@ -194,6 +194,10 @@ class Cluster:
     def rack_of(self) -> dict[int, str | None]:
         return {b.id: b.rack for b in self.brokers}
 
+    def usable_bytes(self) -> dict[int, int]:
+        """Per broker, the bytes its log dirs that take new replicas report usable; brokers reporting none left out."""
+        return {b.id: b.usable_bytes for b in self.brokers if b.usable_bytes is not None}
+
     def has_topic(self, name: str) -> bool:
         return name in self._topic_index
 

@@ -212,11 +212,12 @@ def submit(
 
 def _warn_disk_space(snap, proposed, quiet: bool) -> None:
     """A plan that copies more bytes to a broker than its log dirs report usable (DescribeLogDirs usableBytes,
-    KIP-827): say so, per broker. Log dirs that report nothing are left out; a broker reporting none is not judged."""
+    KIP-827), counting only the dirs that take new replicas (not cordoned, KIP-1066), as the plans do: say so, per
+    broker. Log dirs that report nothing are left out; a broker reporting none is not judged."""
     from planner.model import human_bytes
     from planner.rebalance.reassignment import short_of_space
 
-    for broker, incoming, free in short_of_space(snap.cluster, proposed, snap.usable_bytes()):
+    for broker, incoming, free in short_of_space(snap.cluster, proposed, snap.cluster.usable_bytes()):
         if not quiet:
             print(
                 f"warning: broker {broker} would receive {human_bytes(incoming)} of new replicas but its log dirs "
@@ -247,7 +248,13 @@ def _run_batches(
             try:
                 ra.submit(session, snap, sub, True, _out, lambda _current: None)
             except ra.SubmissionRefused as exc:
-                if exc.nothing_changed and index == 1:
+                if exc.started:
+                    started = ",".join(map(str, exc.started))
+                    raise PlannerError(
+                        f"{exc} The reassignment of {started} started: 'kafka status' follows it, 'kafka cancel' "
+                        "reverts it."
+                    ) from None
+                if index == 1:
                     os.unlink(rollback)  # written by this run a moment ago; nothing to roll back
                     raise PlannerError(f"{exc} The rollback JSON {rollback} was removed.") from None
                 raise

@@ -89,7 +89,7 @@ class _ReplicaCounts:
         self.counts = {b: 0 for b in cluster.broker_ids}
         self.tcounts = {b: 0 for b in cluster.broker_ids}
         # bytes a broker can still take (its log dirs' usable bytes, DescribeLogDirs): no copy goes beyond them
-        self.room = {b.id: b.usable_bytes for b in cluster.brokers if b.usable_bytes is not None}
+        self.room = cluster.usable_bytes()
         for p in cluster.partitions():
             for b in p.replicas:
                 self.counts[b] += 1

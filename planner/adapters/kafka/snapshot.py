@@ -73,15 +73,6 @@ class KafkaSnapshot:
     broker_throttles: dict[int, dict[str, str]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
 
-    def usable_bytes(self) -> dict[int, int]:
-        """Per broker, the usable bytes its log dirs report (DescribeLogDirs v4+, KIP-827); dirs that report none are
-        left out, and a broker none of whose dirs reports is not listed."""
-        usable: dict[int, int] = {}
-        for d in self.log_dirs:
-            if d.usable_bytes is not None:
-                usable[d.broker] = usable.get(d.broker, 0) + d.usable_bytes
-        return usable
-
 
 def topic_id_text(value: Any) -> str | None:
     """Kafka's `Uuid.toString` (base64url, no padding) of a UUID; None for the zero id."""

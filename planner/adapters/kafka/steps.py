@@ -72,12 +72,16 @@ class Submission:
 
 
 class SubmissionRefused(PlannerError):
-    """The controller refused partitions of a submission; `nothing_changed` when it refused all of them (and the
-    throttles this submission set were put back)."""
+    """The controller refused partitions of a submission; `started`: the partitions whose reassignment it accepted
+    (none: it refused all of them, and the throttles this submission set were put back)."""
 
-    def __init__(self, message: str, nothing_changed: bool):
+    def __init__(self, message: str, started: tuple[TopicPartition, ...] = ()):
         super().__init__(message)
-        self.nothing_changed = nothing_changed
+        self.started = tuple(sorted(started, key=tp_sort_key))
+
+    @property
+    def nothing_changed(self) -> bool:
+        return not self.started
 
 
 Batch = tuple[dict[TopicPartition, tuple[int, ...]], dict[tuple[TopicPartition, int], str]]  # moves, log-dir moves
@@ -207,12 +211,8 @@ def refused(
     if len(errors) == len(sub.proposed):
         if sub.throttle >= 0 or sub.log_dir_throttle >= 0:
             admin.restore_configs(session, previous)
-        raise SubmissionRefused(text + " Nothing was changed.", nothing_changed=True)
-    started = [tp for tp in sub.proposed if tp not in errors]
-    raise SubmissionRefused(
-        f"{text} The reassignment of {_tps(started)} started: 'kafka status' follows it, 'kafka cancel' reverts it.",
-        nothing_changed=False,
-    )
+        raise SubmissionRefused(text + " Nothing was changed.")
+    raise SubmissionRefused(text, started=tuple(tp for tp in sub.proposed if tp not in errors))
 
 
 def execute_moves(session: KafkaSession, moves: Mapping[tuple[TopicPartition, int], str], out: Out) -> None:

@@ -87,6 +87,22 @@ def test_submit_warns_when_the_copies_would_fill_a_brokers_disks(kraft, tmp_path
     assert (code, err) == (0, "")
 
 
+def test_submit_counts_no_usable_bytes_of_a_cordoned_log_dir(kraft, tmp_path):
+    # broker 3's second dir is empty (6,100 B usable) but cordoned: new replicas cannot go there (KIP-1066), so the
+    # 1,000 B copied to broker 3 meet only the 600 B of its first dir, as the plans count them
+    kraft.brokers[3].total_bytes = 6100
+    kraft.brokers[3].log_dirs = ("/var/lib/kafka/data", "/var/lib/kafka/data2")
+    code, out, err = run_here("kafka", "submit", kraft.url, "--reassignment-json-file", _plan(tmp_path))
+    assert (code, err) == (0, "")
+    kraft.brokers[3].cordoned = ("/var/lib/kafka/data2",)
+    code, out, err = run_here("kafka", "submit", kraft.url, "--reassignment-json-file", _plan(tmp_path))
+    assert code == 0
+    assert err == (
+        "warning: broker 3 would receive 1000 B of new replicas but its log dirs report 600 B usable "
+        "(DescribeLogDirs): the copies would fill its disks\n"
+    )
+
+
 def test_submit_execute_throttles_status_and_clearing(kraft, tmp_path):
     plan = _plan(tmp_path)
     code, out, err = run_here(
