@@ -12,7 +12,7 @@ from typing import Iterable, Mapping
 from bench.peers import tools
 from bench.peers.cluster_io import load, log_dirs_json
 from bench.peers.scenarios import Scenario
-from bench.peers.score import Score, dominates, score, validate
+from bench.peers.score import Score, TopicTargets, dominates, score, topic_targets, validate
 from planner.model import TopicPartition
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,6 +53,7 @@ class Row:
     problem: str = ""  # why there is no score: the tool failed, or its plan is invalid
     changes: Mapping[TopicPartition, tuple[int, ...]] = field(default_factory=dict)  # the plan as proposed
     spread_notes: tuple[str, ...] = ()  # what the plan's summary says of topics left wider than 1
+    topics: TopicTargets | None = None  # the per-topic target (ours only)
 
 
 def run_scenario(scenario: Scenario, hosts: str, workdir: Path, names: Iterable[str] = tuple(tools.RUNNERS)) -> list:
@@ -79,9 +80,15 @@ def run_scenario(scenario: Scenario, hosts: str, workdir: Path, names: Iterable[
                 f"invalid plan: {len(problems)} problems, e.g. {problems[0]}" if problems else "",
                 proposal.changes,
                 proposal.spread_notes,
+                None if problems or name != "ours" else _topic_targets(scenario, after),
             )
         )
     return rows
+
+
+def _topic_targets(scenario: Scenario, after) -> TopicTargets:
+    changed = scenario.replication[0] if scenario.replication else None
+    return topic_targets(scenario.cluster, after, scenario.targets, changed)
 
 
 def _gib(n: int) -> str:
@@ -113,24 +120,49 @@ def table(rows: list[Row]) -> str:
 
 
 def verdict(rows: list[Row]) -> tuple[bool, bool, str]:
-    """(some peer plan dominates ours, some topic with >= as many partitions as brokers spreads > 1 in ours, text)."""
+    """(some peer plan dominates ours, ours misses the per-topic target, text)."""
     ours = next((r for r in rows if r.tool == "kafka-planner"), None)
-    if ours is None or ours.score is None:
+    if ours is None or ours.score is None or ours.topics is None:
         return False, False, "verdict: no kafka-planner plan to compare"
     better = [
         r.tool
         for r in rows
         if r.tool not in ("(before)", "kafka-planner") and r.score is not None and dominates(r.score, ours.score)
     ]
-    wide = ours.score.wide_topic_spread
+    t = ours.topics
+    notes = "".join(f"\n   the summary's note: {n}" for n in ours.spread_notes)
     text = (
         "verdict: "
         + (f"DOMINATED by {', '.join(better)}" if better else "no peer plan dominates kafka-planner's")
-        + f"; largest per-topic spread of topics with >= as many partitions as brokers: {wide}"
-        + (" (target <= 1: MISSED)" if wide > 1 else " (target <= 1: met)")
-        + ("".join(f"\n   the summary's note: {n}" for n in ours.spread_notes) if wide > 1 else "")
+        + "; topics with >= as many partitions as brokers (target: spread <= 1 where racks allow): "
+        + topic_words(t)
+        + (": met" if t.met else ": MISSED")
+        + (notes if t.forced or t.others or not t.met else "")
     )
-    return bool(better), wide > 1, text
+    return bool(better), not t.met, text
+
+
+def _range(values: list[int]) -> str:
+    return f"{min(values)}" if min(values) == max(values) else f"{min(values)} to {max(values)}"
+
+
+def topic_words(t: TopicTargets) -> str:
+    if t.others is not None:
+        held = f"{t.wide}" if t.held else "(fewer partitions than brokers)"
+        return (
+            f"{t.changed}, the topic changed, {held}; the {t.others[0]} other topics, which a replication-factor "
+            f"change leaves where they are (the summary's note), up to {t.others[2]} ({t.others[1]} before)"
+        )
+    text = f"{t.wide} at most over all brokers ({t.held} topics)"
+    if t.forced:
+        at = sum(1 for _, spread, bound, _ in t.forced if spread == bound)
+        text += (
+            f"; {len(t.forced)} topics that racks of different sizes force wider (the summary's rack-forced note): "
+            f"{max(inside for *_, inside in t.forced)} at most inside the racks they are balanced in, "
+            f"{_range([f[1] for f in t.forced])} over all brokers against lower bounds of "
+            f"{_range([f[2] for f in t.forced])} ({at} at their bound)"
+        )
+    return text
 
 
 def run(scenarios: Iterable[Scenario], names: Iterable[str] = tuple(tools.RUNNERS)) -> list[tuple]:

@@ -1,6 +1,6 @@
 """One scoring function for every tool's plan: `score(before, after, sizes, targets)`, the rebalancer's own
-`planner.rebalance.metrics.plan_metrics` (the figures `reassign` summaries show) flattened into one row, plus the
-largest spread among topics with at least as many partitions as brokers (the benchmark's second target)."""
+`planner.rebalance.metrics.plan_metrics` (the figures `reassign` summaries show) flattened into one row; and the
+benchmark's second target, `topic_targets`: the spread of each topic with at least as many partitions as brokers."""
 
 from __future__ import annotations
 
@@ -26,7 +26,6 @@ class Score:
     internal_leader_spread: int
     bytes_max_over_mean: float
     rack_unsafe: int
-    wide_topic_spread: int  # largest per-topic replica spread among topics with >= as many partitions as targets
 
     def figures(self) -> tuple:
         return (
@@ -43,18 +42,60 @@ class Score:
         )
 
 
-def _wide_topic_spread(after: Cluster, brokers: Sequence[int]) -> int:
-    """The largest replica spread among topics with at least as many partitions as there are target brokers."""
-    worst = 0
-    for t in after.topics:
-        if t.partition_count >= len(brokers):
-            counts = {b: 0 for b in brokers}
-            for p in t.partitions:
-                for b in p.replicas:
-                    if b in counts:
-                        counts[b] += 1
-            worst = max(worst, max(counts.values()) - min(counts.values()))
-    return worst
+def _held(cluster: Cluster, topic: str, brokers: Sequence[int]) -> list[int]:
+    counts = {b: 0 for b in brokers}
+    for p in cluster.topic(topic).partitions:
+        for b in p.replicas:
+            if b in counts:
+                counts[b] += 1
+    return list(counts.values())
+
+
+def _spread(values: Sequence[int]) -> int:
+    return max(values) - min(values) if values else 0
+
+
+@dataclass(frozen=True)
+class TopicTargets:
+    """The per-topic target of a plan, over the topics with at least as many partitions as target brokers: each within
+    1 over all brokers (`held`, `wide`: how many and their largest spread), unless racks of different sizes force
+    it wider (`forced`: (topic, spread over all brokers, its lower bound, largest spread inside the brokers it is
+    balanced within), `planner.rebalance.goals.topic_spread.forced_in`); for a replication-factor change, only the
+    topic changed (`others`: the largest spread of the other topics before and after, which it leaves alone)."""
+
+    held: int
+    wide: int
+    forced: tuple[tuple[str, int, int, int], ...] = ()
+    others: tuple[int, int, int] | None = None  # (how many, largest spread before, after)
+    changed: str | None = None
+
+    @property
+    def met(self) -> bool:
+        return self.wide <= 1 and all(inside <= 1 for *_, inside in self.forced)
+
+
+def topic_targets(before: Cluster, after: Cluster, targets: Sequence[int], changed: str | None = None) -> TopicTargets:
+    from planner.rebalance.goals.topic_spread import forced_in
+
+    brokers = tuple(sorted(targets))
+    big = [t.name for t in after.topics if t.partition_count >= len(brokers)]
+    others = None
+    if changed is not None:
+        rest = [t for t in big if t != changed]
+        others = (
+            len(rest),
+            max((_spread(_held(before, t, brokers)) for t in rest), default=0),
+            max((_spread(_held(after, t, brokers)) for t in rest), default=0),
+        )
+        big = [t for t in big if t == changed]
+    why = forced_in(after, brokers) if changed is None else {}
+    forced = []
+    for t in (t for t in big if t in why):
+        held = dict(zip(brokers, _held(after, t, brokers)))
+        inside = max(_spread([held[b] for b in c]) for c in why[t].classes)
+        forced.append((t, _spread(list(held.values())), why[t].bound, inside))
+    rest = [_spread(_held(after, t, brokers)) for t in big if t not in why]
+    return TopicTargets(len(rest), max(rest, default=0), tuple(forced), others, changed)
 
 
 def score(before: Cluster, after: Cluster, sizes: Mapping[TopicPartition, int], targets: Sequence[int]) -> Score:
@@ -75,7 +116,6 @@ def score(before: Cluster, after: Cluster, sizes: Mapping[TopicPartition, int], 
         internal_leader_spread=a.internal_leader_spread or 0,
         bytes_max_over_mean=a.bytes_max_over_mean or 1.0,
         rack_unsafe=a.rack_unsafe,
-        wide_topic_spread=_wide_topic_spread(after, brokers),
     )
 
 

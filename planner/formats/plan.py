@@ -82,6 +82,14 @@ def _word_topics(n) -> str | None:
         return f"{n.count} topic(s) keep a replica spread above 1 per broker ({_names(n.topics)}): " + _why(
             n, "racks or replica placement constrain the moves"
         )
+    if n.values:  # each topic's lower bound (`topic_spread.forced_topics`)
+        low, high = int(min(n.values)), int(max(n.values))
+        return (
+            f"{n.count} topic(s) spread more than 1 over all brokers because racks differ in size: no rack-safe plan "
+            "that keeps every broker's replica count in the range the replica-count goal reached spreads them less "
+            f"than {low if low == high else f'{low} to {high}'} (each topic's lower bound); each is within 1 inside "
+            f"every rack that forces it and over the other racks together ({_names(n.topics)})"
+        )
     return (
         f"{n.count} topic(s) spread more than 1 over all brokers because every partition keeps one replica per "
         f"rack and racks differ in size; each is within 1 inside every rack ({_names(n.topics)})"

@@ -30,7 +30,7 @@ from planner.rebalance.goals.hard import HardGoal, count_lower_bound, targets_of
 from planner.rebalance.goals.preferred_leaders import PreferredLeaderGoal, leader_notes
 from planner.rebalance.goals.replica_count import ReplicaCountGoal, count_notes
 from planner.rebalance.goals.state import State
-from planner.rebalance.goals.topic_spread import TopicSpreadGoal, topic_notes
+from planner.rebalance.goals.topic_spread import TopicSpreadGoal, forced_topics, topic_notes
 from planner.rebalance.moves import Plan, count_targets, excess, select_partitions
 
 __all__ = ["balance", "check_brokers", "select_partitions", "Goal", "Note", "DEFAULT_BYTE_TOLERANCE"]
@@ -282,14 +282,19 @@ def _distance(st: State, tolerance: float | None) -> tuple[int, int, int, float]
     """How far the state is from the goals, in goal order: replica counts, per-topic counts (each per group of
     brokers balanced together), preferred leaders per broker and per topic, bytes above the tolerance."""
     count = topic = 0
+    forced = forced_topics(st) if None in st.groups else {}  # of this placement, as a second plan finds them
     for members in st.groups.values():
         count += _off_even((st.count[b] for b in members), len(members), sum(st.count[b] for b in members))
         per_topic: dict[int, list[int]] = {}
         for b in members:
             for t, c in st.tcount[b].items():
-                if c:
+                if c and t not in forced:
                     per_topic.setdefault(t, []).append(c)
         topic += sum(_off_even(v, len(members), sum(v)) for v in per_topic.values())
+    for t, why in forced.items():  # a topic racks spread wider: over each class of brokers it is balanced in
+        for inside in why.classes:
+            v = [c for b, c in st.holders[t].items() if b in inside]
+            topic += _off_even(v, len(inside), sum(v))
     st.recount_leads()
     lead = _off_even(st.lead.values(), len(st.lead), sum(st.lead.values())) if st.lead else 0
     per_topic_lead: dict[int, list[int]] = {}
@@ -326,7 +331,7 @@ def _notes(
     moving: frozenset[int],
     skipped: frozenset[int],
 ) -> list[Note]:
-    notes = count_notes(st, "replica-count") + _rack_forced(st, topic_notes(st, "topic-spread"))
+    notes = count_notes(st, "replica-count") + topic_notes(st, "topic-spread")
     notes += leader_notes(st, "preferred-leaders") if leaders else []
     notes += byte_notes(st, byte_goal, tolerance)
     if hard.repaired:
@@ -348,42 +353,6 @@ def _notes(
     if st.capped:
         notes.append(Note("max-moves", "capped", len(set(st.capped)), topics=tuple(dict.fromkeys(st.capped))))
     return notes
-
-
-def _rack_forced(st: State, notes: list[Note]) -> list[Note]:
-    """Topics whose every partition keeps one replica in each rack, over racks of different sizes, are spread per
-    rack even where the brokers are balanced together (other topics' replication factors differ): each rack holds
-    one replica of each partition, so a smaller rack's brokers hold more of the topic. Such a topic within 1 inside
-    every rack is rack-forced, not unmet."""
-    unmet = next((n for n in notes if n.kind == "unmet"), None)
-    sizes = Counter(st.rack_of.get(b) for b in st.targets if b not in st.closed)
-    if unmet is None or st.n_racks < 2 or None in sizes or len(set(sizes.values())) < 2:
-        return notes
-    racks: dict[str | None, list[int]] = {}
-    for b in st.targets:
-        racks.setdefault(st.rack_of.get(b), []).append(b)
-    bound = {t for t, name in enumerate(st.topic_names) if name in unmet.topics}
-    for i, r in enumerate(st.reps):
-        if st.topic_of[i] in bound and (len(r) != st.n_racks or st.distinct_racks(r) != st.n_racks):
-            bound.discard(st.topic_of[i])
-    forced = {
-        st.topic_names[t]
-        for t in bound
-        if all(
-            max(v) - st.low(dict(zip(m, v))) <= 1 for m in racks.values() for v in [[st.tcount[b].get(t, 0) for b in m]]
-        )
-    }
-    if not forced:
-        return notes
-    out = [n for n in notes if n is not unmet]
-    left = tuple(t for t in unmet.topics if t not in forced)
-    if left:
-        out.append(replace(unmet, count=len(left), topics=left))
-    earlier = next((n for n in notes if n.kind == "rack-forced"), None)
-    both = tuple(sorted(set(earlier.topics if earlier else ()) | forced))
-    out = [n for n in out if n is not earlier]
-    out.append(Note("topic-spread", "rack-forced", len(both), topics=both))
-    return out
 
 
 def _leaderless(cluster: Cluster, proposed: dict) -> list[Note]:

@@ -106,6 +106,9 @@ class ByteGoal:
         room = limit - st.bytes[light]
         theirs = sorted((st.sz(j), j) for j in st.where[light] if st.known(j) and st.can_move(j, light, heavy))
         sizes = [s for s, _ in theirs]
+        same: dict[int, list[tuple[int, int]]] = {}  # the light broker's replicas per topic, by size
+        for sj, j in theirs:
+            same.setdefault(st.topic_of[j], []).append((sj, j))
         top = min(room, gap - 1)
 
         def offer(changes: list[Change], delta: int) -> bool:
@@ -131,7 +134,11 @@ class ByteGoal:
                 continue
             if 0 < si < gap:
                 offer([(i, heavy, light)], si)
-            for sj, j in theirs[k : k + 6]:
+            if any(sj >= si or offer([(i, heavy, light), (j, light, heavy)], si - sj) for sj, j in theirs[k : k + 6]):
+                continue
+            # an exchange within one topic changes no topic's counts: the earlier goals' constraints rarely refuse it
+            mine = same.get(st.topic_of[i], [])
+            for sj, j in mine[bisect.bisect_left(mine, (si - top, -1)) :][:2]:
                 if sj >= si or offer([(i, heavy, light), (j, light, heavy)], si - sj):
                     break
 

@@ -16,16 +16,20 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Collection, Iterable, Iterator, Sequence
 
+from planner.model import Cluster
 from planner.rebalance.goals.base import Change, Frozen, Note, keeps
 from planner.rebalance.goals.state import State
 
 
 @dataclass(frozen=True)
 class TopicConstraint:
-    """Every (broker, topic) count stays within the range the goal reached for that topic in the broker's group."""
+    """Every (broker, topic) count stays within the range the goal reached for that topic in the broker's group, or
+    for a forced topic (`forced_topics`) in the brokers it is balanced within (`classes`: topic -> broker -> the
+    index of its class)."""
 
     lo: dict
     hi: dict
+    classes: dict[int, dict[int, int]] = field(default_factory=dict)
 
     def allows(self, st: State, changes: Sequence[Change]) -> bool:
         deltas: dict[tuple[int, int], int] = {}
@@ -36,10 +40,95 @@ class TopicConstraint:
         for (b, t), d in deltas.items():
             if not d:
                 continue  # an unchanged count keeps its range
-            g = st.group_of(b)
+            g = self.classes[t].get(b) if t in self.classes else st.group_of(b)
             if (g, t) in self.lo and not keeps(st.tcount[b].get(t, 0), d, self.lo[(g, t)], self.hi[(g, t)]):
                 return False
         return True
+
+
+@dataclass(frozen=True)
+class Forced:
+    """A topic that racks of different sizes spread wider than 1 over all target brokers in every plan that keeps
+    rack safety and the replica counts in the range the count goal reached: `bound`, the smallest spread such a plan
+    can give it; `classes`, the brokers it is balanced within (each rack that forces it alone, the others together)."""
+
+    bound: int
+    classes: tuple[frozenset[int], ...]
+
+
+def forced_topics(st: State) -> dict[int, Forced]:
+    """Topics whose even spread over all target brokers racks of different sizes rule out (a proof per topic).
+
+    With n racks among the targets, a rack-safe partition of replication factor f keeps at least min(1, f // n)
+    (1 when f >= n) and at most max(1, f - n + 1) replicas in each rack; one left rack-unsafe keeps its d racks, so
+    at most f - d + 1 in one rack; a fixed partition keeps its replicas. Each broker's replica count stays within
+    [lo, hi], the count goal's range, so rack R (m brokers) holds at least m·lo and at most m·hi replicas in all:
+    topic t then holds in R at least low = max(its minimum, m·lo − the others' maximum) and at most high =
+    min(its maximum, m·hi − the others' minimum). Some broker of R holds ⌈low/m⌉ or more while some broker outside
+    (N − m brokers, T − low replicas or fewer) holds ⌊(T − low)/(N − m)⌋ or fewer, and the same from `high`: the
+    larger gap is a lower bound on t's spread. Where it is above 1 for some rack, t is forced: balanced within each
+    such rack alone and over the other racks together (each rack alone when the brokers are balanced per rack
+    already). Only with racks of different sizes and no cordoned target (else racks force no spread above 1 this
+    way)."""
+    racks: dict[str | None, list[int]] = {}
+    for b in st.targets:
+        racks.setdefault(st.rack_of.get(b), []).append(b)
+    if st.closed or None in racks or len({len(m) for m in racks.values()}) < 2:
+        return {}
+    # the placement itself is such a plan, so only a topic spread above 1 now can be forced
+    wide = [t for t in range(len(st.topic_names)) if _spread(st, t, st.target_set) > 1]
+    if not wide:
+        return {}
+    limits = _RackLimits(st, len(racks))
+    lo, hi = min(st.count[b] for b in st.targets), max(st.count[b] for b in st.targets)
+    out: dict[int, Forced] = {}
+    for t in wide:
+        gaps = {k: limits.gap(t, k, len(m), len(st.targets) - len(m), lo, hi) for k, m in racks.items()}
+        forcing = [k for k, gap in gaps.items() if gap > 1]
+        if forcing and None not in st.groups:  # balanced per rack already: each rack alone
+            out[t] = Forced(max(gaps.values()), tuple(frozenset(m) for m in racks.values()))
+        elif forcing:
+            others = frozenset(b for k, m in racks.items() if k not in forcing for b in m)
+            classes = tuple(frozenset(racks[k]) for k in forcing) + ((others,) if others else ())
+            out[t] = Forced(max(gaps.values()), classes)
+    return out
+
+
+class _RackLimits:
+    """Per topic, the fewest and most replicas rack safety lets one rack hold (the same for every rack, but for the
+    fixed partitions' replicas, counted per rack), and the same summed over all topics."""
+
+    def __init__(self, st: State, n: int):
+        topics = len(st.topic_names)
+        self.least, self.most, self.total = [0] * topics, [0] * topics, [0] * topics
+        self.fixed: dict[tuple[int, str | None], int] = {}  # (topic, rack) -> its fixed partitions' replicas there
+        for i, r in enumerate(st.reps):
+            t = st.topic_of[i]
+            if i in st.fixed:
+                for b in r:
+                    if b in st.target_set:
+                        key = (t, st.rack_of.get(b))
+                        self.fixed[key] = self.fixed.get(key, 0) + 1
+                        self.total[t] += 1
+                continue
+            f, d = len(r), st.distinct_racks(r)
+            self.total[t] += f
+            self.least[t] += 1 if f >= n and d >= n else 0
+            self.most[t] += max(1, f - n + 1) if d >= min(f, n) else f - d + 1
+        self.all_least, self.all_most = sum(self.least), sum(self.most)
+        self.in_rack: dict[str | None, int] = {}
+        for (_, k), c in self.fixed.items():
+            self.in_rack[k] = self.in_rack.get(k, 0) + c
+
+    def gap(self, t: int, k: str | None, m: int, rest: int, lo: int, hi: int) -> int:
+        """The least spread of topic t that rack k (m brokers; `rest` target brokers outside) forces when every
+        broker holds lo..hi replicas."""
+        own = self.fixed.get((t, k), 0)
+        t_least, t_most, total = self.least[t] + own, self.most[t] + own, self.total[t]
+        others = self.in_rack.get(k, 0) - own
+        low = max(t_least, m * lo - (self.all_most - self.most[t] + others))
+        high = min(t_most, m * hi - (self.all_least - self.least[t] + others), total)
+        return max(-(-low // m) - (total - low) // rest, -(-(total - high) // rest) - high // m)
 
 
 ROTATION_BUDGET = 32  # rotations tried per run: bounds the search where racks make a topic's spread unreachable
@@ -63,15 +152,15 @@ class TopicSpreadGoal:
         for i, t in enumerate(st.topic_of):
             self.by_topic.setdefault(t, []).append(i)
         movable = sorted(t for t, idx in self.by_topic.items() if any(i not in st.fixed for i in idx))
-        groups = [(sorted(m), frozenset(m)) for m in st.groups.values()]
+        forced = forced_topics(st) if None in st.groups else {}  # per-rack groups: the classes are the groups
+        work = self._work(st, movable, forced)
         # single moves and exchanges first; rotations (three moves) only for what those leave, and only where the
         # racks are of one size (with uneven racks the spread a rotation would fix is mostly forced by rack safety)
         for self.rotations in (0, ROTATION_BUDGET) if _even_racks(st) else (0,):
             for _ in range(4):  # a topic's moves may open the way for another's: again while anything moves
                 kept = 0
-                for members in groups:
-                    for t in movable:
-                        kept += self._spread_or_undo(st, frozen, t, members)
+                for t, members in work:
+                    kept += self._spread_or_undo(st, frozen, t, members)
                 if not kept:
                     break
         lo: dict = {}
@@ -79,10 +168,32 @@ class TopicSpreadGoal:
         for g, brokers in st.groups.items():
             inside = frozenset(brokers)
             for t in self.by_topic:
-                lo[(g, t)], hi[(g, t)] = st.topic_range(t, inside)
+                if t not in forced:
+                    lo[(g, t)], hi[(g, t)] = st.topic_range(t, inside)
+        classes: dict[int, dict[int, int]] = {}
+        for t, why in forced.items():
+            classes[t] = {b: k for k, m in enumerate(why.classes) for b in m}
+            for k, m in enumerate(why.classes):
+                lo[(k, t)], hi[(k, t)] = st.topic_range(t, m)
         if any(hi[k] - lo[k] > 1 for k in lo) and not st.allowed():
             st.capped.append(self.name)
-        return TopicConstraint(lo, hi)
+        return TopicConstraint(lo, hi, classes)
+
+    @staticmethod
+    def _work(
+        st: State, movable: list[int], forced: dict[int, Forced]
+    ) -> list[tuple[int, tuple[list[int], frozenset[int]]]]:
+        """(topic, brokers to spread it over) in order: each group in turn, every topic in it; a forced topic over
+        each of its classes instead (only when all brokers form one group)."""
+        groups = [(sorted(m), frozenset(m)) for m in st.groups.values()]
+        work = []
+        for members in groups:
+            for t in movable:
+                if t in forced:
+                    work += [(t, (sorted(c), c)) for c in forced[t].classes]
+                else:
+                    work.append((t, members))
+        return work
 
     def _spread_or_undo(self, st: State, frozen: Frozen, t: int, members: tuple[list[int], frozenset[int]]) -> int:
         """The moves kept spreading topic t over `members`. With rotations, all or nothing: moves that leave the
@@ -288,21 +399,40 @@ def _even_racks(st: State) -> bool:
 
 
 def topic_notes(st: State, name: str) -> list[Note]:
+    """Topics above a spread of 1 where they are balanced: unmet; topics above 1 over all brokers only, balanced per
+    rack (every partition keeps one replica per rack) or forced (`forced_topics`, their lower bounds as `values`):
+    rack-forced."""
     notes = []
     unmet: list[str] = []
     forced: list[str] = []
+    bounds: list[int] = []
     groups = [frozenset(m) for m in st.groups.values()]
+    wide = forced_topics(st)
     for t, topic in enumerate(st.topic_names):
-        inside = max((_spread(st, t, m) for m in groups), default=0)
-        if inside > 1:
+        where = wide[t].classes if t in wide else groups
+        if max((_spread(st, t, m) for m in where), default=0) > 1:
             unmet.append(topic)
-        elif None not in st.groups and _spread(st, t, st.target_set) > 1:
+        elif (None not in st.groups or t in wide) and _spread(st, t, st.target_set) > 1:  # each rack within 1
             forced.append(topic)
+            bounds += [wide[t].bound] if t in wide else []
     if unmet:
         notes.append(Note(name, "unmet", len(unmet), topics=tuple(unmet)))
     if forced:
-        notes.append(Note(name, "rack-forced", len(forced), topics=tuple(forced)))
+        # bounds where the brokers are balanced together (per rack, one replica per rack in each explains it all)
+        bounded = None in st.groups and len(bounds) == len(forced)
+        notes.append(Note(name, "rack-forced", len(forced), topics=tuple(forced), values=tuple(bounds) * bounded))
     return notes
+
+
+def forced_in(cluster: Cluster, targets: Sequence[int]) -> dict[str, Forced]:
+    """`forced_topics` of a placement over `targets` (what a plan's figures are checked against), by topic name."""
+    from planner.rebalance.goals.hard import targets_of
+
+    st = State(cluster, list(cluster.partitions()), sorted(targets), ())
+    by_rack = targets_of(st)[1]
+    if by_rack:
+        st.groups = dict(sorted(by_rack.items()))
+    return {st.topic_names[t]: why for t, why in forced_topics(st).items()}
 
 
 def _spread(st: State, t: int, members: Collection[int]) -> int:
