@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Callable, Iterator, Mapping, Sequence
 
-from planner.leadership import cluster_states
-from planner.model import Cluster, TopicPartition
+from planner.leadership import cluster_states, partition_state
+from planner.model import Cluster, Partition, TopicPartition
 from planner.rebalance.moves import select_partitions
 
 
@@ -33,7 +33,7 @@ def balance_preferred(
         return 0
     heads = _Heads(reps, idxs, brokers, eligible, on_swap)
     if where is None:
-        where = _replicas_by_broker(reps, idxs, brokers)
+        where = _ByBroker(reps, idxs, brokers)
     in_scope = set(idxs)
     q, r = divmod(len(idxs), len(brokers))
     ceil = q + (1 if r else 0)
@@ -45,6 +45,28 @@ def balance_preferred(
             break
     heads.chains(where, in_scope, 4 * len(idxs) + 16)
     return sum(1 for i in idxs if reps[i][0] != original[i])
+
+
+class _ByBroker(Mapping[int, set[int]]):
+    """`_replicas_by_broker`, built on first use: balancing a topic whose leaders are within 1 never asks."""
+
+    def __init__(self, reps: list[list[int]], idxs: Sequence[int], brokers: Sequence[int]):
+        self.args = (reps, idxs, brokers)
+        self.built: dict[int, set[int]] | None = None
+
+    def _map(self) -> dict[int, set[int]]:
+        if self.built is None:
+            self.built = _replicas_by_broker(*self.args)
+        return self.built
+
+    def __getitem__(self, b: int) -> set[int]:
+        return self._map()[b]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._map())
+
+    def __len__(self) -> int:
+        return len(self._map())
 
 
 def _replicas_by_broker(reps: list[list[int]], idxs: Sequence[int], brokers: Sequence[int]) -> dict[int, set[int]]:
@@ -232,18 +254,28 @@ def _path_up(starts, goal, lead, where, in_scope, reps, members, eligible):
     return None
 
 
-def isr_eligibility(cluster: Cluster, parts: Sequence, original: Sequence[Sequence[int]]) -> Callable[[int, int], bool]:
-    """A broker may become preferred leader if it is online and, for a replica it already holds, in the ISR.
+def isr_eligibility(cluster: Cluster, parts: Sequence[Partition]) -> Callable[[int, int], bool]:
+    """A broker may become preferred leader of partition i (`parts[i]`) if it is online and, for a replica it already
+    holds, in the ISR. A replica the plan adds joins the ISR before the reassignment completes, so it is eligible too.
 
-    A replica the plan adds joins the ISR before the reassignment completes, so it is eligible too.
+    Only partitions with an observed state or an offline replica can have an ISR short of their online replicas
+    (`leadership.partition_state`): their ISRs are kept; for the others any online broker is eligible.
     """
-    states = cluster_states(cluster)
     online = cluster.online_ids
-    isrs = [frozenset(states[p.topic][p.id].isr) for p in parts]
-    orig = [frozenset(r) for r in original]
+    unclean: dict[str, bool] = {}
+    narrowed: dict[int, tuple[frozenset[int], frozenset[int]]] = {}  # i -> (ISR, replicas)
+    for i, p in enumerate(parts):
+        if p.observed is None and online.issuperset(p.replicas):
+            continue  # steady state: the ISR is the replica list
+        if p.topic not in unclean:
+            unclean[p.topic] = cluster.topic(p.topic).config_bool("unclean.leader.election.enable", False)
+        narrowed[i] = (frozenset(partition_state(p, online, unclean[p.topic]).isr), frozenset(p.replicas))
 
     def eligible(i: int, b: int) -> bool:
-        return b in online and (b in isrs[i] or b not in orig[i])
+        if b not in online:
+            return False
+        isr_replicas = narrowed.get(i)
+        return isr_replicas is None or b in isr_replicas[0] or b not in isr_replicas[1]
 
     return eligible
 
@@ -260,7 +292,7 @@ def elect_leaders(
     parts = select_partitions(cluster, topics)
     reps = [list(p.replicas) for p in parts]
     brokers = sorted(cluster.online_ids)
-    eligible = isr_eligibility(cluster, parts, [p.replicas for p in parts])
+    eligible = isr_eligibility(cluster, parts)
     # a partition mid-reassignment keeps its list and its leader: the controller is moving it
     settled = [i for i, p in enumerate(parts) if not (p.adding or p.removing)]
     balance_preferred(reps, settled, brokers, eligible)

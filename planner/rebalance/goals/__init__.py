@@ -72,6 +72,8 @@ def excluded(
     """(partitions mid-reassignment, partitions of excluded topics: a pattern matching the whole name, or internal)."""
     patterns = [re.compile(p) for p in exclude_topics]
     moving = frozenset(i for i, p in enumerate(parts) if p.adding or p.removing)
+    if not patterns and not exclude_internal:
+        return moving, frozenset()
     out = frozenset(
         i
         for i, p in enumerate(parts)
@@ -100,15 +102,16 @@ def topic_lower_bound(st: State, rack_repair: bool) -> int:
 
 def _excess_over_share(st: State, counts: dict[int, int]) -> int:
     """`excess` over `count_targets` of one topic's replicas per broker (`counts`: the brokers holding any) on the
-    target brokers: without closed brokers, the +1s go to the targets holding most, by (count, id), so only the
-    holders need sorting."""
+    target brokers: without closed brokers, the +1s go to the targets holding most, so only the holders count."""
     total = sum(counts.values())
     if st.closed:
         return excess(counts, count_targets(counts, st.targets, total, st.closed))
     q, r = divmod(total, len(st.targets))
-    inside = sorted((b for b in counts if b in st.target_set), key=lambda b: (-counts[b], b))
-    ceiling = set(inside[:r])
-    return sum(max(0, c - (q + (b in ceiling) if b in st.target_set else 0)) for b, c in counts.items())
+    # a broker among the r holding most takes one more than q: those holding more than q come first, so
+    # min(r, how many hold more) of them hold one replica less above their target
+    over = [c - q for b, c in counts.items() if b in st.target_set and c > q]
+    outside = sum(c for b, c in counts.items() if b not in st.target_set)
+    return sum(over) - min(r, len(over)) + outside
 
 
 def balance(
@@ -248,9 +251,7 @@ def _attempt_applied(
 ) -> tuple[tuple, Frozen | None]:
     """The goals on a fresh state whose input is the current placement (what planning the applied plan again does);
     its replica lists are taken over when that comes closer."""
-    applied = st.cluster.with_assignment({p.tp: tuple(r) for p, r in zip(st.parts, st.reps)})
-    by_tp = {p.tp: p for p in applied.partitions()}
-    fresh = State(applied, [by_tp[p.tp] for p in st.parts], st.targets, st.fixed, closed=st.closed)
+    fresh = State(st.cluster, st.parts, st.targets, st.fixed, closed=st.closed, placement=st.reps)
     fresh.groups = st.groups
     now = Frozen()
     for g in goals:
@@ -260,7 +261,7 @@ def _attempt_applied(
         return best, None
     st.restore([tuple(r) for r in fresh.reps])
     st.moves += fresh.moves
-    st.copies = sum(len(set(r) - h) for r, h in zip(st.reps, st.home))
+    st.copies = sum(len(set(r).difference(h)) for r, h in zip(st.reps, st.home))
     st.capped = fresh.capped
     return reached, now
 
@@ -281,32 +282,58 @@ def _off_even(values: Iterable[int], n: int, total: int) -> int:
 def _distance(st: State, tolerance: float | None) -> tuple[int, int, int, float]:
     """How far the state is from the goals, in goal order: replica counts, per-topic counts (each per group of
     brokers balanced together), preferred leaders per broker and per topic, bytes above the tolerance."""
-    count = topic = 0
-    forced = forced_topics(st) if None in st.groups else {}  # of this placement, as a second plan finds them
+    count = 0
     for members in st.groups.values():
         count += _off_even((st.count[b] for b in members), len(members), sum(st.count[b] for b in members))
-        per_topic: dict[int, list[int]] = {}
-        for b in members:
-            for t, c in st.tcount[b].items():
-                if c and t not in forced:
-                    per_topic.setdefault(t, []).append(c)
-        topic += sum(_off_even(v, len(members), sum(v)) for v in per_topic.values())
+    group_of = {b: g for g, members in st.groups.items() for b in members}
+    sizes = {g: len(members) for g, members in st.groups.items()}
+    topic = _terms(st, "topic", st.groups, st.touched, lambda t: _topic_term(st.holders[t], group_of, sizes))
+    forced = forced_topics(st) if None in st.groups else {}  # of this placement, as a second plan finds them
     for t, why in forced.items():  # a topic racks spread wider: over each class of brokers it is balanced in
+        topic -= st.terms["topic"][1][t]
         for inside in why.classes:
             v = [c for b, c in st.holders[t].items() if b in inside]
             topic += _off_even(v, len(inside), sum(v))
-    st.recount_leads()
-    lead = _off_even(st.lead.values(), len(st.lead), sum(st.lead.values())) if st.lead else 0
-    per_topic_lead: dict[int, list[int]] = {}
-    for (_, t), c in st.tlead.items():
-        if c:
-            per_topic_lead.setdefault(t, []).append(c)
-    lead += sum(_off_even(v, len(st.lead), sum(v)) for v in per_topic_lead.values())
+    st.settle_leads()
+    n = len(st.lead)
+    lead = _off_even(st.lead.values(), n, sum(st.lead.values())) if st.lead else 0
+    values = st.tleaders
+    lead += _terms(
+        st, "lead", st.lead_targets, st.led, lambda t: _off_even(values[t].values(), n, sum(values[t].values()))
+    )
     over = 0.0
     if tolerance is not None:
         limit = limits(st, tolerance)
         over = sum(max(0.0, st.bytes[b] - limit[g]) for g, members in st.groups.items() for b in members)
     return count, topic, lead, over
+
+
+def _terms(st: State, name: str, basis: object, touched: set[int], term: Callable[[int], int]) -> int:
+    """The sum over topics of `term`, kept in `st.terms[name]` while `basis` (the brokers it counts over) stays the
+    same object: only the topics in `touched` (emptied here) are recounted."""
+    kept = st.terms.get(name)
+    if kept is None or kept[0] is not basis:
+        kept = (basis, {})
+        st.terms[name] = kept
+        touched.update(range(len(st.topic_names)))
+    terms = kept[1]
+    for t in touched:
+        terms[t] = term(t)
+    touched.clear()
+    return sum(terms.values())
+
+
+def _topic_term(holders: dict[int, int], group_of: dict[int, str | None], sizes: dict[str | None, int]) -> int:
+    """`_off_even` of one topic's replicas per broker in each group of brokers balanced together."""
+    if len(sizes) == 1:
+        ((g, n),) = sizes.items()
+        values = [c for b, c in holders.items() if b in group_of]
+        return _off_even(values, n, sum(values))
+    per_group: dict[str | None, list[int]] = {}
+    for b, c in holders.items():
+        if b in group_of:
+            per_group.setdefault(group_of[b], []).append(c)
+    return sum(_off_even(v, sizes[g], sum(v)) for g, v in per_group.items())
 
 
 class _Snapshot:

@@ -42,14 +42,13 @@ class LeaderConstraint:
 class PreferredLeaderGoal:
     say: Callable[[str], None] = lambda msg: None
     name: str = "preferred-leaders"
-    eligible: tuple[State, Callable[[int, int], bool]] | None = None
+    eligible: tuple[list, Callable[[int, int], bool]] | None = None
+    applied: tuple[State, Callable[[int, int], bool]] | None = None
 
     def optimize(self, st: State, frozen: Frozen) -> LeaderConstraint:
         self.say("balancing preferred leaders")
         st.recount_leads()
-        if self.eligible is None or self.eligible[0] is not st:  # the same for every run over one state
-            self.eligible = (st, isr_eligibility(st.cluster, st.parts, [p.replicas for p in st.parts]))
-        eligible = self.eligible[1]
+        eligible = self._eligibility(st)
         movable = [i for i in range(len(st.reps)) if i not in st.fixed]
         by_topic: dict[int, list[int]] = {}
         for i in movable:
@@ -62,7 +61,7 @@ class PreferredLeaderGoal:
             t = st.topic_of[i]
             return eligible(i, b) and st.tlead.get((b, t), 0) < st.tlead.get((st.reps[i][0], t), 0)
 
-        balance_preferred(st.reps, movable, st.lead_targets, topic_safe, on_swap=st.lead_swap)
+        balance_preferred(st.reps, movable, st.lead_targets, topic_safe, where=st.where, on_swap=st.lead_swap)
         if not _within_one(st):
             heads = flow_leaders(st, movable, eligible)
             if heads is None and max(st.lead.values()) - min(st.lead.values()) > 1:
@@ -80,6 +79,22 @@ class PreferredLeaderGoal:
             {t: r[0] for t, r in ranges.items()},
             {t: r[1] for t, r in ranges.items()},
         )
+
+    def _eligibility(self, st: State) -> Callable[[int, int], bool]:
+        """Who may lead each partition (`isr_eligibility` of the input, the same for every run over its partitions).
+        A state started from the plan as if applied (`State.placed`) asks what the applied cluster would answer:
+        a partition whose list the plan changed has no observed state there, so its ISR is its online replicas
+        (any online broker may lead it); the others keep their observed ISR."""
+        if self.eligible is None or self.eligible[0] is not st.parts:
+            self.eligible = (st.parts, isr_eligibility(st.cluster, st.parts))
+        base = self.eligible[1]
+        if st.placed is None:
+            return base
+        if self.applied is None or self.applied[0] is not st:
+            online = st.cluster.online_ids
+            changed = [r != p.replicas for r, p in zip(st.placed, st.parts)]
+            self.applied = (st, lambda i, b: b in online if changed[i] else base(i, b))
+        return self.applied[1]
 
 
 def _within_one(st: State) -> bool:

@@ -5,10 +5,15 @@ the replicas copied so far and the --max-moves budget."""
 from __future__ import annotations
 
 import bisect
+import itertools
+import operator
+from collections import Counter
 from typing import Collection, Iterable, Iterator, Sequence
 
 from planner.model import Cluster, Partition
 from planner.rebalance.moves import rack_count
+
+_HEAD = operator.itemgetter(0)
 
 
 class State:
@@ -20,11 +25,17 @@ class State:
         fixed: Iterable[int],
         max_moves: int | None = None,
         closed: Iterable[int] = (),
+        placement: Sequence[Sequence[int]] | None = None,
     ):
+        """`placement`: the replica lists to start from instead of the partitions' own (the plan as if applied: its
+        lists are then what the state counts as home)."""
         self.cluster = cluster
         self.parts = parts
-        self.reps = [list(p.replicas) for p in parts]
-        self.home = [frozenset(p.replicas) for p in parts]
+        # the input replica lists when they are not the partitions' own
+        self.placed = [tuple(r) for r in placement] if placement is not None else None
+        self.reps = [list(r) for r in placement] if placement is not None else [list(p.replicas) for p in parts]
+        # each partition's replicas before the plan (tuples: `in` is all that is asked of them)
+        self.home: list[tuple[int, ...]] = self.placed if self.placed is not None else [p.replicas for p in parts]
         self.size: list[int | None] = [p.size for p in parts]
         self.has_sizes = any(s is not None for s in self.size)
         self.targets = list(targets)
@@ -37,19 +48,14 @@ class State:
         names: dict[str, int] = {}
         self.topic_of = [names.setdefault(p.topic, len(names)) for p in parts]
         self.topic_names = list(names)
-        self.count: dict[int, int] = {b: 0 for b in cluster.broker_ids}
-        self.bytes: dict[int, int] = {b: 0 for b in cluster.broker_ids}
-        self.where: dict[int, set[int]] = {b: set() for b in cluster.broker_ids}
-        self.tcount: dict[int, dict[int, int]] = {b: {} for b in cluster.broker_ids}
-        self.holders: list[dict[int, int]] = [{} for _ in names]  # topic -> broker -> its replicas there (> 0)
-        # partitions whose replica on b was not there before the plan (their moves back cost no copy)
-        self.foreign: dict[int, set[int]] = {b: set() for b in cluster.broker_ids}
-        self.departed: dict[int, set[int]] = {b: set() for b in cluster.broker_ids}  # b held them before, not now
+        self._runs = _runs(self.topic_of, len(names))  # each topic's partitions as one slice, when they are together
         self._ranked: dict[tuple[int, bool], list[int]] = {}  # (broker, at home) -> `_key`s of its replicas, sorted
+        # topics whose replicas (`touched`) or preferred leaders (`led`) moved since a reader last took them (sets
+        # the reader empties: `_distance` recounts only those topics)
+        self.touched = set(range(len(self.topic_names)))
+        self.terms: dict[str, tuple[object, dict[int, int]]] = {}  # `_distance`'s per-topic terms, by what they count
         self._span = (max((s or 0 for s in self.size), default=0) + 1, len(parts) or 1)
-        for i, r in enumerate(self.reps):
-            for b in r:
-                self._add(i, b)
+        self._index(cluster.broker_ids)
         self.orig = {b: frozenset(s) for b, s in self.where.items()}  # partitions each broker held before the plan
         self.copies = 0  # replicas the plan copies so far: brokers in a new list that are not in the old one
         # bytes a broker may receive (its log dirs' usable bytes, DescribeLogDirs), the bytes the plan copies there
@@ -65,6 +71,33 @@ class State:
         self.moves = 0  # moves made (a replica may move twice; `copies` is what the plan costs)
         self.recount_leads()
 
+    def _index(self, brokers: Sequence[int]) -> None:
+        """The per-broker and per-topic indexes of the replica lists, as `_add` of every replica in partition order
+        builds them (the same entries in the same order), in one pass per broker and per topic."""
+        self.foreign: dict[int, set[int]] = {b: set() for b in brokers}  # replicas the plan moved to b
+        self.departed: dict[int, set[int]] = {b: set() for b in brokers}  # b held them before, not now
+        self.tcount: dict[int, dict[int, int]] = {b: {} for b in brokers}
+        self.holders: list[dict[int, int]] = [{} for _ in self.topic_names]  # topic -> broker -> replicas (> 0)
+        held: dict[int, list[int]] = {b: [] for b in brokers}
+        for i, r in enumerate(self.reps):
+            for b in r:
+                held[b].append(i)
+        sizes = [s or 0 for s in self.size]
+        self.count = {b: len(h) for b, h in held.items()}
+        self.bytes = {b: sum(map(sizes.__getitem__, h)) for b, h in held.items()}
+        self.where = {b: set(h) for b, h in held.items()}
+        if self._runs is None:  # a topic's partitions apart: replica by replica
+            for i, r in enumerate(self.reps):
+                t = self.topic_of[i]
+                for b in r:
+                    _bump(self.holders[t], b, 1)
+                    self.tcount[b][t] = self.tcount[b].get(t, 0) + 1
+            return
+        for t, (lo, hi) in enumerate(self._runs):
+            holders = self.holders[t] = dict(Counter(itertools.chain.from_iterable(self.reps[lo:hi])))
+            for b, c in holders.items():
+                self.tcount[b][t] = c
+
     def recount_leads(self) -> None:
         """Preferred leaders per target broker and per (broker, topic); call after reordering replica lists. A closed
         broker holding no replica can lead nothing: it is left out."""
@@ -72,11 +105,29 @@ class State:
         self.lead = {b: 0 for b in self.lead_targets}
         self.tlead: dict[tuple[int, int], int] = {}
         self.tleaders: list[dict[int, int]] = [{} for _ in self.topic_names]  # topic -> broker -> leads (> 0)
-        for i, r in enumerate(self.reps):
-            self._lead(r[0], self.topic_of[i], 1)
+        self.led = set(range(len(self.topic_names)))
+        if self._runs is None:
+            for i, r in enumerate(self.reps):
+                self._lead(r[0], self.topic_of[i], 1)
+            return
+        lead, tlead = self.lead, self.tlead
+        for t, (lo, hi) in enumerate(self._runs):  # as `_lead` of each head in partition order counts them
+            leaders = self.tleaders[t]
+            for b, n in Counter(map(_HEAD, self.reps[lo:hi])).items():
+                if b in lead:
+                    lead[b] += n
+                    tlead[(b, t)] = n
+                    leaders[b] = n
+
+    def settle_leads(self) -> None:
+        """`recount_leads` when the brokers that can lead changed (a closed broker gave up its last replica or took
+        one back): the counts are otherwise kept current by every move and reordering."""
+        if self.lead_targets != [b for b in self.targets if b not in self.closed or self.count[b]]:
+            self.recount_leads()
 
     def _lead(self, b: int, t: int, d: int) -> None:
         if b in self.lead:
+            self.led.add(t)
             self.lead[b] += d
             self.tlead[(b, t)] = self.tlead.get((b, t), 0) + d
             _bump(self.tleaders[t], b, d)
@@ -111,6 +162,7 @@ class State:
         t = self.topic_of[i]
         self.tcount[b][t] = self.tcount[b].get(t, 0) + 1
         _bump(self.holders[t], b, 1)
+        self.touched.add(t)
         home = b in self.home[i]
         if not home:
             self.foreign[b].add(i)
@@ -126,6 +178,7 @@ class State:
         t = self.topic_of[i]
         self.tcount[b][t] -= 1
         _bump(self.holders[t], b, -1)
+        self.touched.add(t)
         home = b in self.home[i]
         if not home:
             self.foreign[b].discard(i)
@@ -248,6 +301,20 @@ class State:
             and self.rack_delta(i, src, dst) is not None
             and self.fits(i, dst)
         )
+
+
+def _runs(topic_of: Sequence[int], topics: int) -> list[tuple[int, int]] | None:
+    """Each topic's partitions as a slice (start, end) of the partition list, in topic order, when every topic's
+    partitions lie together (as `select_partitions` lists them); else None."""
+    runs: list[tuple[int, int]] = []
+    start = 0
+    for i in range(1, len(topic_of) + 1):
+        if i == len(topic_of) or topic_of[i] != topic_of[start]:
+            if topic_of[start] != len(runs):
+                return None
+            runs.append((start, i))
+            start = i
+    return runs if len(runs) == topics else None
 
 
 def _bump(counts: dict[int, int], b: int, d: int) -> None:

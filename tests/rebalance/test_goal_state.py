@@ -1,0 +1,129 @@
+"""The goals' working state: its indexes built at once equal those of replica-by-replica counting, a state started
+from a placement counts that placement as home, and `_distance`'s kept per-topic terms equal a full recount after
+moves."""
+
+import random
+from collections import Counter
+
+from planner.rebalance.goals import _distance, _off_even
+from planner.rebalance.goals.byte_balance import limits
+from planner.rebalance.goals.state import State
+from planner.rebalance.goals.topic_spread import forced_topics
+from planner.rebalance.moves import select_partitions, with_sizes
+from tests.rebalance.rebalance_scenarios import scale_out
+
+
+def _cluster():
+    c = scale_out(seed=5, old=6, new=2, racks=3, topics=6)
+    rnd = random.Random(5)
+    return with_sizes(c, {p.tp: rnd.randint(0, 1000) for p in c.partitions()})
+
+
+def _counted(st: State) -> dict:
+    """The indexes as counting each replica and each head in partition order gives them."""
+    count, size, where, tcount, heads, theads = Counter(), Counter(), {}, Counter(), Counter(), Counter()
+    for i, r in enumerate(st.reps):
+        t = st.topic_of[i]
+        heads[r[0]] += 1
+        theads[(r[0], t)] += 1
+        for b in r:
+            count[b] += 1
+            size[b] += st.sz(i)
+            where.setdefault(b, set()).add(i)
+            tcount[(b, t)] += 1
+    return {
+        "count": {b: count[b] for b in st.cluster.broker_ids},
+        "bytes": {b: size[b] for b in st.cluster.broker_ids},
+        "where": {b: where.get(b, set()) for b in st.cluster.broker_ids},
+        "tcount": {(b, t): c for b, m in st.tcount.items() for t, c in m.items() if c},
+        "holders": {(b, t): c for t, m in enumerate(st.holders) for b, c in m.items()},
+        "lead": {b: heads[b] for b in st.lead_targets},
+        "tleaders": {(b, t): c for t, m in enumerate(st.tleaders) for b, c in m.items()},
+        "tlead": {k: c for k, c in st.tlead.items() if c},
+        "expected": (dict(tcount), dict(theads)),
+    }
+
+
+def _indexes(st: State) -> dict:
+    got = _counted(st)
+    tcount, theads = got.pop("expected")
+    assert got["tcount"] == got["holders"] == tcount
+    assert got["tleaders"] == got["tlead"] == {k: c for k, c in theads.items() if k[0] in st.lead}
+    return {k: got[k] for k in ("count", "bytes", "where", "lead")}
+
+
+def test_state_built_at_once_counts_as_replica_by_replica():
+    c = _cluster()
+    parts = select_partitions(c)
+    st = State(c, parts, sorted(c.online_ids), ())
+    assert st._runs is not None and len(st._runs) == len(st.topic_names) == 7
+    expected = _counted(st)
+    assert _indexes(st) == {k: expected[k] for k in ("count", "bytes", "where", "lead")}
+    assert sum(st.count.values()) == sum(len(p.replicas) for p in parts)
+    # a topic's partitions apart (not as select_partitions lists them): counted replica by replica, the same
+    mixed = parts[::2] + parts[1::2]
+    apart = State(c, mixed, sorted(c.online_ids), ())
+    assert apart._runs is None
+    assert sorted(apart.count.items()) == sorted(st.count.items())
+    assert _indexes(apart)["bytes"] == _indexes(st)["bytes"]
+
+
+def test_state_from_a_placement_counts_it_as_home():
+    c = _cluster()
+    parts = select_partitions(c)
+    targets = sorted(c.online_ids)
+    st = State(c, parts, targets, ())
+    moved = [list(p.replicas) for p in parts]
+    moved[0][0] = next(b for b in targets if b not in moved[0])
+    fresh = State(c, parts, targets, (), placement=moved)
+    assert fresh.placed is not None and fresh.placed[0] == tuple(moved[0]) and fresh.home[0] == tuple(moved[0])
+    assert fresh.home[1] == parts[1].replicas and fresh.copies == 0
+    assert all(not s for s in fresh.foreign.values()) and all(not s for s in fresh.departed.values())
+    assert fresh.count[moved[0][0]] == st.count[moved[0][0]] + 1
+    assert fresh.orig[moved[0][0]] == frozenset(fresh.where[moved[0][0]])
+
+
+def _full_distance(st: State, tolerance: float) -> tuple:
+    """`_distance` recounted over every broker and topic."""
+    count = topic = 0
+    forced = forced_topics(st) if None in st.groups else {}  # spread wider by racks: balanced per class
+    for members in st.groups.values():
+        count += _off_even([st.count[b] for b in members], len(members), sum(st.count[b] for b in members))
+        per_topic: dict[int, list[int]] = {}
+        for b in members:
+            for t, n in st.tcount[b].items():
+                if n and t not in forced:
+                    per_topic.setdefault(t, []).append(n)
+        topic += sum(_off_even(v, len(members), sum(v)) for v in per_topic.values())
+    for t, why in forced.items():
+        for inside in why.classes:
+            v = [n for b, n in st.holders[t].items() if b in inside]
+            topic += _off_even(v, len(inside), sum(v))
+    n = len(st.lead)
+    lead = _off_even(st.lead.values(), n, sum(st.lead.values()))
+    lead += sum(_off_even(m.values(), n, sum(m.values())) for m in st.tleaders if m)
+    limit = limits(st, tolerance)
+    over = sum(max(0.0, st.bytes[b] - limit[g]) for g, members in st.groups.items() for b in members)
+    return count, topic, lead, over
+
+
+def test_distance_kept_per_topic_equals_a_full_recount_after_moves():
+    c = _cluster()
+    targets = sorted(c.online_ids)
+    st = State(c, select_partitions(c), targets, ())
+    rnd = random.Random(7)
+    assert _distance(st, 0.1) == _full_distance(st, 0.1)
+    done = 0
+    for step in range(300):
+        i = rnd.randrange(len(st.reps))
+        src, dst = rnd.choice(st.reps[i]), rnd.choice(targets)
+        if dst not in st.reps[i]:
+            st.move(i, src, dst)
+            done += 1
+        if step % 37 == 0:
+            assert _distance(st, 0.1) == _full_distance(st, 0.1)
+    st.groups = {"a": targets[:4], "b": targets[4:]}  # other groups: every term recounted
+    assert _distance(st, 0.1) == _full_distance(st, 0.1)
+    assert done > 200 and _distance(st, 0.1)[1] > 0
+    # racks of 3, 3 and 2 brokers: some topics are spread wider by racks, their terms counted per class
+    assert sorted(forced_topics(State(c, select_partitions(c), targets, ()))) == [0, 2]
