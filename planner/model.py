@@ -106,7 +106,7 @@ class Partition:
     observed: ObservedState | None = None
     size: int | None = None  # bytes on one replica, when known
 
-    @property
+    @cached_property  # made once per partition: plans and their figures key every partition by it
     def tp(self) -> TopicPartition:
         return TopicPartition(self.topic, self.id)
 
