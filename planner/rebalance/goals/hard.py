@@ -48,13 +48,13 @@ def unsafe_of(st: State) -> list[tuple[int, int, list[int]]]:
     if not n:
         return []
     out = []
+    rack = st.rack_of.get
     for i, r in enumerate(st.reps):
-        if i in st.fixed:
-            continue
-        racks = [st.rack_of.get(b) for b in r]
+        if len(set(map(rack, r))) >= min(len(r), n) or i in st.fixed:
+            continue  # rack-safe (most partitions: one set of racks each, no list)
+        racks = [rack(b) for b in r]
         lacks = min(len(r), n) - len(set(racks))
-        if lacks > 0:
-            out.append((i, lacks, [b for b, k in zip(r, racks) if racks.count(k) > 1]))
+        out.append((i, lacks, [b for b, k in zip(r, racks) if racks.count(k) > 1]))
     return out
 
 
