@@ -29,6 +29,7 @@ from planner.rebalance.goals.byte_balance import ByteGoal, byte_notes, bytes_low
 from planner.rebalance.goals.hard import HardGoal, count_lower_bound, targets_of
 from planner.rebalance.goals.preferred_leaders import PreferredLeaderGoal, leader_notes
 from planner.rebalance.goals.replica_count import ReplicaCountGoal, count_notes
+from planner.rebalance.goals.shares import joint_lower_bound
 from planner.rebalance.goals.state import State
 from planner.rebalance.goals.topic_spread import TopicSpreadGoal, forced_topics, topic_notes
 from planner.rebalance.moves import Plan, count_targets, excess, select_partitions
@@ -143,6 +144,8 @@ def balance(
     st = State(cluster, parts, targets, moving | skipped, max_moves, closed=cluster.cordoned_ids)
     say = progress or (lambda msg: None)
     lower, topic_lower, bytes_lower = _bounds(st, rack_repair, byte_tolerance)
+    by_rack = targets_of(st, repaired=rack_repair)[1]  # counts and topics together, where every replica is on a target
+    joint_lower = joint_lower_bound(st, list(by_rack.values()) if by_rack else [st.targets])
     # without rack repair, moves off brokers outside the targets can still make every partition rack-safe: the goals
     # then balance per rack (`HardGoal` sets `st.groups`), and the bounds are those of a plan that repairs
     per_rack = None
@@ -161,7 +164,8 @@ def balance(
     # the topic bound counts spreads within 1 over the brokers balanced together: not for topics left wider
     wide = {"unmet", "rack-forced"} if None in st.groups else {"unmet"}
     if not any(n.goal == "topic-spread" and n.kind in wide for n in notes):
-        lower = max(lower, topic_lower)
+        counted = not any(n.goal == "replica-count" and n.kind.startswith("unmet") for n in notes)
+        lower = max(lower, topic_lower, joint_lower if joint_lower is not None and counted else 0)
     proposed = {p.tp: tuple(r) for p, r in zip(parts, st.reps) if tuple(r) != p.replicas}
     notes += _leaderless(cluster, proposed)
     return Plan(

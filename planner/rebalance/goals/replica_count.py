@@ -8,12 +8,14 @@ leaders."""
 from __future__ import annotations
 
 import heapq
+from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
 
 from planner.rebalance.goals.base import Change, Frozen, Note, keeps
 from planner.rebalance.goals.hard import targets_of
 from planner.rebalance.goals.pick import BrokerHeap
+from planner.rebalance.goals.shares import topic_shares
 from planner.rebalance.goals.state import State
 
 
@@ -39,6 +41,11 @@ class CountConstraint:
 
 def topic_ceilings(st: State) -> dict[tuple[str | None, int], int]:
     """(group, topic) → the ceiling of the topic's even share per broker of the group."""
+    return {k: -(-v // len(st.groups[k[0]])) for k, v in topic_totals(st).items()}
+
+
+def topic_totals(st: State) -> dict[tuple[str | None, int], int]:
+    """(group, topic) → the topic's replicas the group ends with."""
     totals: dict[tuple[str | None, int], int] = {}
     for g, members in st.groups.items():
         for b in members:
@@ -49,7 +56,7 @@ def topic_ceilings(st: State) -> dict[tuple[str | None, int], int]:
             g = st.group_of(b)
             for t, c in st.tcount[b].items():
                 totals[(g, t)] = totals.get((g, t), 0) + c
-    return {k: -(-v // len(st.groups[k[0]])) for k, v in totals.items() if k[0] in st.groups}
+    return {k: v for k, v in totals.items() if k[0] in st.groups}
 
 
 def _sources(st: State, b: int, ceil: dict, want: float) -> Iterator[int]:
@@ -89,6 +96,8 @@ class ReplicaCountGoal:
         total = sum(len(r) for r in st.reps)
         self.say(f"balancing {total} replicas over {len(st.targets)} brokers")
         heap = BrokerHeap(st, target)
+        if not st.closed and (None not in st.groups or _even_racks(st)):
+            self._by_topic(st, target, heap)
         ceil = topic_ceilings(st)
         for _ in range(4):
             if not self._direct(st, target, heap, ceil):
@@ -100,6 +109,64 @@ class ReplicaCountGoal:
         if any(hi[g] - lo[g] > 1 for g in st.groups) and not st.allowed():
             st.capped.append(self.name)
         return CountConstraint(lo, hi)
+
+    def _by_topic(self, st: State, target: dict[int, int], heap: BrokerHeap) -> None:
+        """First each topic's replicas from the brokers holding more than their share of it (`shares.topic_shares`)
+        to those holding less, where racks allow."""
+        parts: dict[int, list[int]] = {}
+        for i, t in enumerate(st.topic_of):
+            if i not in st.fixed:
+                parts.setdefault(t, []).append(i)
+        totals = topic_totals(st)
+        for g, members in st.groups.items():
+            group = {t: c for (k, t), c in totals.items() if k == g}
+            for t, share in sorted(topic_shares(st, target, members, group).items()):
+                held = st.holders[t]
+                givers = sorted(b for b, c in share.items() if held.get(b, 0) > c)
+                for d in sorted(b for b, c in share.items() if held.get(b, 0) < c):
+                    while held.get(d, 0) < share[d] and st.allowed():
+                        if not self._one(st, target, heap, parts.get(t, []), givers, share, d):
+                            break
+
+    def _one(
+        self,
+        st: State,
+        target: dict[int, int],
+        heap: BrokerHeap,
+        parts: list[int],
+        givers: list[int],
+        share: dict,
+        d: int,
+    ) -> bool:
+        """One replica to d from a giver holding more than its share (most above it first)."""
+        held = st.holders[st.topic_of[parts[0]]] if parts else {}
+        sources = sorted((b for b in givers if held.get(b, 0) > share[b]), key=lambda b: (share[b] - held[b], b))
+        for s in sources:
+            i = self._pick(st, target, parts, s, d)
+            if i is not None:
+                st.move(i, s, d)
+                heap.touch(s, d)
+                return True
+        # racks forbid every direct move: through a broker x holding the topic, s -> x and x -> d (one more move)
+        for s in sources:
+            for x in sorted(held):
+                if x in (s, d) or not st.allowed(2):
+                    continue
+                j = self._pick(st, target, parts, x, d)
+                i = self._pick(st, target, [k for k in parts if k != j], s, x) if j is not None else None
+                if i is not None and j is not None:
+                    st.move(j, x, d)
+                    st.move(i, s, x)
+                    heap.touch(s, x, d)
+                    return True
+        return False
+
+    def _pick(self, st: State, target: dict[int, int], parts: list[int], s: int, d: int) -> int | None:
+        """The replica of these partitions on s that moves to d: the largest not above what each replica leaving s
+        should take (`_want`), else the smallest; known sizes first, followers before the preferred leader."""
+        want = self._want(st, s, target)
+        mine = [i for i in parts if s in st.reps[i] and st.can_move(i, s, d)]
+        return min(mine, key=lambda i: _fit(st, i, s, want), default=None)
 
     def _direct(self, st: State, target: dict[int, int], heap: BrokerHeap, ceil: dict) -> bool:
         """From brokers above target to brokers below target."""
@@ -169,6 +236,18 @@ class ReplicaCountGoal:
                 st.move(first, m, s)
                 st.moves -= 2
         return False
+
+
+def _fit(st: State, i: int, s: int, want: float) -> tuple:
+    size = st.sz(i)
+    return (not st.known(i), size > want, -size if size <= want else size, st.reps[i][0] == s, i)
+
+
+def _even_racks(st: State) -> bool:
+    """No racks, or racks of one size: balancing all brokers together meets no rack that forces a wider spread
+    (where it does, the targets of `shares` are out of reach and chasing them costs moves)."""
+    sizes = Counter(st.rack_of.get(b) for b in st.targets)
+    return None in sizes and len(sizes) == 1 or None not in sizes and len(set(sizes.values())) == 1
 
 
 def count_notes(st: State, name: str) -> list[Note]:

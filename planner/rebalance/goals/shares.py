@@ -1,0 +1,156 @@
+"""What the replica-count goal aims at per topic: the replicas of each topic each broker of a group ends with, so that
+the moves that bring the counts to their targets also spread every topic within 1 (goal 3).
+
+A topic with R replicas over n brokers ends with q = R // n on each and one more on r = R % n of them (its *slots*);
+a broker whose count target is T then holds T − Σq slots, one per topic at most. A broker that keeps a slot of a
+topic it holds more than q of keeps a replica that would otherwise leave, so the slots go first to such brokers
+(topics with the fewest candidates first, brokers with the most slots still to fill first), then the rest to the
+brokers with the most slots left (largest first: Gale–Ryser's construction). Every replica above a broker's share
+then leaves, each one needed: the moves are Σ max(0, held − share) over brokers and topics, the fewest that reach
+these targets.
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Sequence
+
+from planner.rebalance.goals.state import State
+
+
+def topic_shares(st: State, target: dict[int, int], members: Sequence[int], totals: dict[int, int]) -> dict:
+    """topic -> {broker: replicas of the topic it should end with} for the brokers of `members` (a group) whose
+    count of the topic should change; `totals`: topic -> its replicas in the group. Empty when the count targets
+    cannot be met this way (a target below the topics' floors)."""
+    n = len(members)
+    inside = frozenset(members)
+    floor = {t: c // n for t, c in totals.items()}
+    extra = {t: c % n for t, c in totals.items() if c % n}
+    room = {b: target[b] - sum(floor.values()) for b in members}
+    if any(k < 0 or k > len(extra) for k in room.values()):
+        return {}
+    slots = _keeping(st, inside, floor, extra, room)
+    keeps = {t: {b for b, c in st.holders[t].items() if b in inside and c > floor[t]} for t in extra}
+    if not _rest(extra, room, slots, keeps):
+        return {}
+    out: dict[int, dict[int, int]] = {}
+    for t, q in floor.items():
+        held = st.holders[t]
+        mine = slots.get(t, set())
+        brokers = members if q else set(held) & inside | mine
+        change = {b: q + (b in mine) for b in brokers if held.get(b, 0) != q + (b in mine)}
+        if change:
+            out[t] = change
+    return out
+
+
+def _keeping(st: State, inside: frozenset[int], floor: dict, extra: dict, room: dict) -> dict[int, set[int]]:
+    """Slots given to brokers holding more than the floor of the topic (each saves a move), scarcest topics first."""
+    candidates = {
+        t: [b for b, c in st.holders[t].items() if b in inside and c > floor[t] and b not in st.closed] for t in extra
+    }
+    slots: dict[int, set[int]] = {}
+    for t in sorted(extra, key=lambda t: (len(candidates[t]) - extra[t], t)):
+        held = st.holders[t]
+        chosen = sorted((b for b in candidates[t] if room[b] > 0), key=lambda b: (-room[b], -held[b], b))[: extra[t]]
+        slots[t] = set(chosen)
+        for b in chosen:
+            room[b] -= 1
+    return slots
+
+
+def _rest(extra: dict, room: dict, slots: dict[int, set[int]], keeps: dict[int, set[int]]) -> bool:
+    """The slots still to give, to the brokers with the most room first (largest topics first), then along
+    augmenting paths where a broker must trade a slot for another (Hopcroft-Karp's step): whether all fit."""
+    heap = [(-k, b) for b, k in room.items() if k > 0]
+    heapq.heapify(heap)
+    for t in sorted(extra, key=lambda t: (-(extra[t] - len(slots.get(t, ()))), t)):
+        mine = slots.setdefault(t, set())
+        skipped = []
+        while len(mine) < extra[t] and heap:
+            k, b = heapq.heappop(heap)
+            if b in mine:
+                skipped.append((k, b))
+                continue
+            mine.add(b)
+            room[b] -= 1
+            if room[b]:
+                heapq.heappush(heap, (-room[b], b))
+        for item in skipped:
+            heapq.heappush(heap, item)
+    holding: dict[int, set[int]] = {b: set() for b in room}
+    for t, mine in slots.items():
+        for b in mine:
+            holding[b].add(t)
+    for t in sorted(extra):
+        while len(slots[t]) < extra[t]:
+            if not _augment(t, room, slots, holding, keeps):
+                return False
+    return not any(room.values())
+
+
+def _augment(
+    start: int, room: dict, slots: dict[int, set[int]], holding: dict[int, set[int]], keeps: dict[int, set[int]]
+) -> bool:
+    """One more slot for topic `start`: a broker takes it, giving up a slot that another broker takes, and so on to
+    a broker with room (breadth first; at each step brokers that hold more than the topic's floor first, as taking
+    its slot costs them no move)."""
+    brokers = sorted(room)
+    took: dict[int, int] = {}  # broker -> the topic whose slot it takes on the path
+    gave: dict[int, int] = {start: -1}  # topic -> the broker giving up its slot on the path (-1: the start)
+    queue = [start]
+    for t in queue:
+        for b in sorted(brokers, key=lambda b: b not in keeps[t]):
+            if b in took or b in slots[t]:
+                continue
+            took[b] = t
+            if room[b] > 0:
+                room[b] -= 1
+                while True:  # walk the path back: b takes t; the broker that gave t's slot up takes the next one
+                    t = took[b]
+                    slots[t].add(b)
+                    holding[b].add(t)
+                    b = gave[t]
+                    if b < 0:
+                        return True
+                    slots[t].discard(b)
+                    holding[b].discard(t)
+            for u in sorted(holding[b]):
+                if u not in gave:
+                    gave[u] = b
+                    queue.append(u)
+    return False
+
+
+def joint_lower_bound(st: State, groups: Sequence[Sequence[int]]) -> int | None:
+    """Fewest moves of any plan that brings both the replica counts and every topic within 1 in each of `groups`
+    (the brokers balanced together), or None where this bound does not apply (replicas off the targets, partitions that
+    never move, cordoned brokers).
+
+    Broker b must shed max(0, held − final) replicas of each topic, final being q or q + 1 (a slot); a slot saves a
+    move only on a broker holding more than q, each topic has r slots and each broker at most ⌈mean⌉ − Σq of them:
+    the saved moves are at most the smaller of Σ_b min(b's slots, topics it could save on) and Σ_t min(r, brokers
+    that could save on t)."""
+    if st.fixed or st.closed or any(st.where[b] for b in st.cluster.broker_ids if b not in st.target_set):
+        return None
+    total = 0
+    for members in groups:
+        n, inside = len(members), frozenset(members)
+        per_topic: dict[int, int] = {}
+        for b in members:
+            for t, c in st.tcount[b].items():
+                per_topic[t] = per_topic.get(t, 0) + c
+        replicas = sum(per_topic.values())
+        room = -(-replicas // n) - sum(c // n for c in per_topic.values())
+        shed = saving_by_topic = 0
+        savers: dict[int, int] = {b: 0 for b in members}
+        for t, c in per_topic.items():
+            q, r = divmod(c, n)
+            over = [b for b, h in st.holders[t].items() if b in inside and h > q]
+            shed += sum(st.holders[t][b] - q for b in over)
+            if r:
+                saving_by_topic += min(r, len(over))
+                for b in over:
+                    savers[b] += 1
+        total += shed - min(saving_by_topic, sum(min(room, k) for k in savers.values()))
+    return total
