@@ -206,10 +206,10 @@ def test_racks_that_forbid_an_exchange_are_passed_by_a_rotation():
     s = peer_scale_out()
     c = with_sizes(s.cluster, s.sizes)
     plan = balance(c)
-    assert (plan.replica_moves, plan.lower_bound, plan.notes) == (569, 567, ())
+    assert (plan.replica_moves, plan.lower_bound, plan.notes) == (568, 567, ())
     after = plan_metrics(c, plan.after, s.sizes).after
     assert (after.topic_replica_spread, after.topics_replica_spread_over_1, after.replica_spread) == (1, 0, 1)
-    assert round(after.bytes_max_over_mean, 4) == 1.0986
+    assert round(after.bytes_max_over_mean, 4) == 1.099
 
 
 def test_the_byte_goal_looks_past_the_four_lightest_brokers():

@@ -26,7 +26,7 @@ from typing import Callable, Iterable, Sequence
 from planner.model import INTERNAL_TOPICS, Cluster, Partition, PlannerError
 from planner.rebalance.goals.base import Frozen, Goal, Note
 from planner.rebalance.goals.byte_balance import ByteGoal, byte_notes, bytes_lower_bound, limits
-from planner.rebalance.goals.hard import HardGoal, count_lower_bound, targets_of
+from planner.rebalance.goals.hard import HardGoal, count_lower_bound, targets_of, unsafe_of
 from planner.rebalance.goals.preferred_leaders import PreferredLeaderGoal, leader_notes
 from planner.rebalance.goals.replica_count import ReplicaCountGoal, count_notes
 from planner.rebalance.goals.shares import joint_lower_bound
@@ -144,8 +144,9 @@ def balance(
     st = State(cluster, parts, targets, moving | skipped, max_moves, closed=cluster.cordoned_ids)
     say = progress or (lambda msg: None)
     lower, topic_lower, bytes_lower = _bounds(st, rack_repair, byte_tolerance)
-    by_rack = targets_of(st, repaired=rack_repair)[1]  # counts and topics together, where every replica is on a target
-    joint_lower = joint_lower_bound(st, list(by_rack.values()) if by_rack else [st.targets])
+    # counts and topics together, where every replica is on a target and no repair changes what a rack holds
+    by_rack = targets_of(st)[1]
+    joint = None if unsafe_of(st) else joint_lower_bound(st, list(by_rack.values()) if by_rack else [st.targets])
     # without rack repair, moves off brokers outside the targets can still make every partition rack-safe: the goals
     # then balance per rack (`HardGoal` sets `st.groups`), and the bounds are those of a plan that repairs
     per_rack = None
@@ -165,7 +166,7 @@ def balance(
     wide = {"unmet", "rack-forced"} if None in st.groups else {"unmet"}
     if not any(n.goal == "topic-spread" and n.kind in wide for n in notes):
         counted = not any(n.goal == "replica-count" and n.kind.startswith("unmet") for n in notes)
-        lower = max(lower, topic_lower, joint_lower if joint_lower is not None and counted else 0)
+        lower = max(lower, topic_lower, joint if joint is not None and counted else 0)
     proposed = {p.tp: tuple(r) for p, r in zip(parts, st.reps) if tuple(r) != p.replicas}
     notes += _leaderless(cluster, proposed)
     return Plan(

@@ -162,8 +162,8 @@ class ReplicaCountGoal:
         return False
 
     def _pick(self, st: State, target: dict[int, int], parts: list[int], s: int, d: int) -> int | None:
-        """The replica of these partitions on s that moves to d: the largest not above what each replica leaving s
-        should take (`_want`), else the smallest; known sizes first, followers before the preferred leader."""
+        """The replica of these partitions on s that moves to d: of the size closest to what each replica leaving s
+        should take (`_want`), known sizes first, followers before the preferred leader."""
         want = self._want(st, s, target)
         mine = [i for i in parts if s in st.reps[i] and st.can_move(i, s, d)]
         return min(mine, key=lambda i: _fit(st, i, s, want), default=None)
@@ -239,8 +239,7 @@ class ReplicaCountGoal:
 
 
 def _fit(st: State, i: int, s: int, want: float) -> tuple:
-    size = st.sz(i)
-    return (not st.known(i), size > want, -size if size <= want else size, st.reps[i][0] == s, i)
+    return (not st.known(i), abs(st.sz(i) - want), st.reps[i][0] == s, i)
 
 
 def _even_racks(st: State) -> bool:
