@@ -120,7 +120,13 @@ class ReplicaCountGoal:
         totals = topic_totals(st)
         for g, members in st.groups.items():
             group = {t: c for (k, t), c in totals.items() if k == g}
-            for t, share in sorted(topic_shares(st, target, members, group).items()):
+            n, inside = len(members), frozenset(members)
+            most = sum(max(0, st.count[b] - target[b]) for b in members)  # the count goal's moves
+            for t, c in group.items():  # and each topic's replicas above its share (r brokers keep q + 1)
+                q, r = divmod(c, n)
+                above = [h for b, h in st.holders[t].items() if b in inside and h > q]
+                most += sum(h - q - (r > 0) for h in above) + (max(0, len(above) - r) if r else 0)
+            for t, share in sorted(topic_shares(st, target, members, group, most).items()):
                 held = st.holders[t]
                 givers = sorted(b for b, c in share.items() if held.get(b, 0) > c)
                 for d in sorted(b for b, c in share.items() if held.get(b, 0) < c):

@@ -17,11 +17,15 @@ from typing import Sequence
 
 from planner.rebalance.goals.state import State
 
+AUGMENTS = 256  # augmenting paths tried at most (each a breadth-first search over brokers and topics)
 
-def topic_shares(st: State, target: dict[int, int], members: Sequence[int], totals: dict[int, int]) -> dict:
+
+def topic_shares(st: State, target: dict[int, int], members: Sequence[int], totals: dict[int, int], most: int) -> dict:
     """topic -> {broker: replicas of the topic it should end with} for the brokers of `members` (a group) whose
-    count of the topic should change; `totals`: topic -> its replicas in the group. Empty when the count targets
-    cannot be met this way (a target below the topics' floors)."""
+    count of the topic should change; `totals`: topic -> its replicas in the group. Empty where the count targets
+    cannot be met this way (a target below the topics' floors, slots that do not fit) or where reaching these shares
+    would move more than `most` replicas (the count goal's moves and the topic goal's excess together: what the goals
+    would cost without it)."""
     n = len(members)
     inside = frozenset(members)
     floor = {t: c // n for t, c in totals.items()}
@@ -34,6 +38,7 @@ def topic_shares(st: State, target: dict[int, int], members: Sequence[int], tota
     if not _rest(extra, room, slots, keeps):
         return {}
     out: dict[int, dict[int, int]] = {}
+    shed = 0
     for t, q in floor.items():
         held = st.holders[t]
         mine = slots.get(t, set())
@@ -41,7 +46,8 @@ def topic_shares(st: State, target: dict[int, int], members: Sequence[int], tota
         change = {b: q + (b in mine) for b in brokers if held.get(b, 0) != q + (b in mine)}
         if change:
             out[t] = change
-    return out
+            shed += sum(held[b] - c for b, c in change.items() if held.get(b, 0) > c)
+    return out if shed <= most else {}
 
 
 def _keeping(st: State, inside: frozenset[int], floor: dict, extra: dict, room: dict) -> dict[int, set[int]]:
@@ -82,10 +88,12 @@ def _rest(extra: dict, room: dict, slots: dict[int, set[int]], keeps: dict[int, 
     for t, mine in slots.items():
         for b in mine:
             holding[b].add(t)
+    budget = AUGMENTS
     for t in sorted(extra):
         while len(slots[t]) < extra[t]:
-            if not _augment(t, room, slots, holding, keeps):
-                return False
+            budget -= 1
+            if budget < 0 or not _augment(t, room, slots, holding, keeps):
+                return False  # too many, or none: the count goal goes its usual way
     return not any(room.values())
 
 
