@@ -185,18 +185,20 @@ def render_reassignment_json(
     No trailing newline (Kafka prints it with println).
     """
     log_dirs = log_dirs or {}
+    names: dict[str, bytes] = {}  # each topic's sort key, computed once (a plan may hold a million partitions)
+
+    def key(t) -> tuple[bytes, int]:
+        name = t[0]
+        if name not in names:
+            names[name] = tp_sort_key(TopicPartition(name, 0))[0]
+        return names[name], t[1]
+
     parts = []
-    for tp in sorted(assignment, key=lambda t: tp_sort_key(TopicPartition(*t))):
-        tp = TopicPartition(*tp)
+    for tp in sorted(assignment, key=key):
         replicas = [int(r) for r in assignment[tp]]
-        parts.append(
-            {
-                "topic": tp.topic,
-                "partition": tp.partition,
-                "replicas": replicas,
-                "log_dirs": [log_dirs.get((tp, r), ANY_LOG_DIR) for r in replicas],
-            }
-        )
+        tp = TopicPartition(*tp)
+        dirs = [log_dirs.get((tp, r), ANY_LOG_DIR) for r in replicas] if log_dirs else [ANY_LOG_DIR] * len(replicas)
+        parts.append({"topic": tp.topic, "partition": tp.partition, "replicas": replicas, "log_dirs": dirs})
     return _node({"version": 1, "partitions": parts})
 
 

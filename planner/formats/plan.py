@@ -9,24 +9,8 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from planner.formats.tables import bar
-from planner.model import Cluster, PlannerError, human_bytes
-from planner.rebalance.moves import Plan, rack_count, rack_safe
-
-
-def _per_broker(cluster: Cluster) -> dict[int, tuple[int, int, int]]:
-    """broker → (replicas, preferred leaders, bytes)."""
-    out = {b: [0, 0, 0] for b in cluster.broker_ids}
-    for p in cluster.partitions():
-        out[p.replicas[0]][1] += 1
-        for b in p.replicas:
-            out[b][0] += 1
-            out[b][2] += p.size or 0
-    return {b: (v[0], v[1], v[2]) for b, v in out.items()}
-
-
-def _unsafe(cluster: Cluster, n_racks: int) -> int:
-    rack_of = cluster.rack_of()
-    return sum(1 for p in cluster.partitions() if not rack_safe(p.replicas, rack_of, n_racks))
+from planner.model import PlannerError, human_bytes
+from planner.rebalance.moves import Plan
 
 
 def _spread(values: Sequence[int]) -> int:
@@ -193,13 +177,14 @@ def _note_json(n) -> dict:
 
 
 def plan_stats(plan: Plan) -> dict:
-    from planner.rebalance.metrics import plan_metrics
+    from planner.rebalance.metrics import score
 
     before, after = plan.before, plan.after
-    n_racks = rack_count(before, plan.brokers or None)
-    b0, b1 = _per_broker(before), _per_broker(after)
     members = list(plan.brokers) or list(before.broker_ids)
-    m = plan_metrics(before, after, brokers=members)
+    # one pass over the placement before, then only the partitions the plan changes (`metrics.tally_after`)
+    m, t0, t1 = score(before, after, brokers=members)
+    b0 = {b: (t0.replicas[b], t0.leaders[b], t0.data[b]) for b in before.broker_ids}
+    b1 = {b: (t1.replicas[b], t1.leaders[b], t1.data[b]) for b in before.broker_ids}
     return {
         "goal": plan.goal,
         "replica_moves": plan.replica_moves,
@@ -211,8 +196,8 @@ def plan_stats(plan: Plan) -> dict:
         "partitions_touched": len(plan.proposed),
         "bytes_to_move": plan.moved_bytes(),
         "leader_changes": plan.leader_changes,
-        "rack_unsafe_before": _unsafe(before, n_racks),
-        "rack_unsafe_after": _unsafe(after, n_racks),
+        "rack_unsafe_before": m.before.rack_unsafe,
+        "rack_unsafe_after": m.after.rack_unsafe,
         "brokers": [
             {
                 "id": b,

@@ -20,14 +20,13 @@ def batch_order(
     target set (decommission / offline brokers), then pure reorders (no data moves), then the rest by bytes ascending,
     then by topic and partition.
     """
-    current = cluster.assignment()
-    sizes = {p.tp: p.size or 0 for p in cluster.partitions()}
 
     def key(tp: TopicPartition):
-        cur, new = current[tp], proposed[tp]
+        part = cluster.topic(tp.topic).partitions[tp.partition]  # the partitions the plan moves only
+        cur, new = part.replicas, proposed[tp]
         leaves_outside = bool(targets) and any(b not in targets for b in cur)
         copies = len(set(new) - set(cur))
-        return (not leaves_outside, copies > 0, sizes[tp] * copies, tp_sort_key(tp))
+        return (not leaves_outside, copies > 0, (part.size or 0) * copies, tp_sort_key(tp))
 
     return sorted(proposed, key=key)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from planner.leadership import cluster_states
+from planner.leadership import topic_states
 from planner.model import Cluster, TopicPartition
 from planner.rebalance.batches import batches
 from planner.rebalance.leaders import elect_leaders
@@ -40,7 +40,8 @@ def partitions_to_elect(plan: Plan) -> list[TopicPartition]:
     elects the first replica of the new list in the ISR (`PartitionStateMachine.scala`
     reassignPartitionLeaderElection; `PartitionChangeBuilder.java` in KRaft).
     """
-    states = cluster_states(plan.before)
+    # the leaders of the topics the plan touches only (a plan of a large cluster leaves many topics alone)
+    states = {name: topic_states(plan.before, plan.before.topic(name)) for name in {tp.topic for tp in plan.proposed}}
     online = plan.before.online_ids
     out = []
     for tp, new in plan.proposed.items():

@@ -12,10 +12,10 @@ figures and are counted apart.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Iterable, Iterator, Mapping, Sequence
 
-from planner.model import INTERNAL_TOPICS, Cluster, Partition, TopicPartition
+from planner.model import INTERNAL_TOPICS, Cluster, Partition, Topic, TopicPartition
 from planner.rebalance.moves import rack_count, rack_safe
 
 Sizes = Mapping[TopicPartition, int]
@@ -57,19 +57,74 @@ def _spread(values: Iterable[int]) -> int:
     return max(v) - min(v) if v else 0
 
 
-def _topic_spreads(cluster: Cluster, brokers: Sequence[int], leaders: bool) -> dict[str, int]:
-    """Per topic, its spread over `brokers`: counted on the brokers holding it (the others hold 0)."""
-    members = set(brokers)
-    out = {}
-    for t in cluster.topics:
+@dataclass
+class Tally:
+    """One pass over a placement: per broker (every broker of the cluster, and any other holding a replica) its
+    replicas, preferred leaders and known bytes; whether any size is known; the rack-unsafe partitions; per topic its
+    replica and preferred-leader spread over the target brokers (`members`)."""
+
+    members: frozenset[int]
+    replicas: dict[int, int]
+    leaders: dict[int, int]
+    data: dict[int, int]
+    known: bool = False
+    unsafe: int = 0
+    topic_replica: dict[str, int] = field(default_factory=dict)
+    topic_leader: dict[str, int] = field(default_factory=dict)
+
+    def count(self, topic: Topic, sizes: Sizes | None, rack_of: Mapping[int, str | None], n_racks: int) -> None:
+        """Count every partition of `topic`, and its spreads."""
+        members, replicas, leaders, data = self.members, self.replicas, self.leaders, self.data
         count: dict[int, int] = {}
-        for p in t.partitions:
-            for b in p.replicas[:1] if leaders else p.replicas:
+        lead: dict[int, int] = {}
+        for p in topic.partitions:
+            size = p.size if sizes is None else sizes.get(p.tp)
+            self.known = self.known or size is not None
+            r = p.replicas
+            if r:
+                leaders[r[0]] = leaders.get(r[0], 0) + 1
+                if r[0] in members:
+                    lead[r[0]] = lead.get(r[0], 0) + 1
+            for b in r:
+                replicas[b] = replicas.get(b, 0) + 1
+                data[b] = data.get(b, 0) + (size or 0)
                 if b in members:
                     count[b] = count.get(b, 0) + 1
-        low = min(count.values()) if len(count) == len(members) else 0
-        out[t.name] = max(count.values()) - low if count else 0
-    return out
+            if n_racks and len({rack_of.get(b) for b in r}) < min(len(r), n_racks):
+                self.unsafe += 1  # `moves.rack_safe`
+        self.topic_replica[topic.name] = _topic_spread(count, len(members))
+        self.topic_leader[topic.name] = _topic_spread(lead, len(members))
+
+    def add(self, p: Partition, size: int | None, sign: int = 1) -> None:
+        """Count partition p's replicas on their brokers (sign -1: take them out again)."""
+        r = p.replicas
+        if r:
+            self.leaders[r[0]] = self.leaders.get(r[0], 0) + sign
+        replicas, data = self.replicas, self.data
+        for b in r:
+            replicas[b] = replicas.get(b, 0) + sign
+            data[b] = data.get(b, 0) + sign * (size or 0)
+
+    def spread_of(self, t: Topic) -> None:
+        """Topic t's replica and leader spreads over `members` (counted on the brokers holding it; the others 0)."""
+        members = self.members
+        count: dict[int, int] = {}
+        lead: dict[int, int] = {}
+        for p in t.partitions:
+            r = p.replicas
+            if r and r[0] in members:
+                lead[r[0]] = lead.get(r[0], 0) + 1
+            for b in r:
+                if b in members:
+                    count[b] = count.get(b, 0) + 1
+        self.topic_replica[t.name] = _topic_spread(count, len(members))
+        self.topic_leader[t.name] = _topic_spread(lead, len(members))
+
+
+def _topic_spread(count: dict[int, int], members: int) -> int:
+    if not count:
+        return 0
+    return max(count.values()) - (min(count.values()) if len(count) == members else 0)
 
 
 def _size_of(sizes: Sizes | None, p: Partition) -> int | None:
@@ -78,54 +133,80 @@ def _size_of(sizes: Sizes | None, p: Partition) -> int | None:
     return sizes.get(p.tp)
 
 
-def _per_broker(cluster: Cluster, brokers: Sequence[int], sizes: Sizes | None) -> tuple[dict, dict, dict, bool]:
-    """(replicas, preferred leaders, known bytes) per broker of `brokers`, and whether any size is known."""
-    replicas = {b: 0 for b in brokers}
-    lead = {b: 0 for b in brokers}
-    data = {b: 0 for b in brokers}
-    known = False
-    for p in cluster.partitions():
-        size = _size_of(sizes, p)
-        known = known or size is not None
-        if p.replicas and p.replicas[0] in lead:
-            lead[p.replicas[0]] += 1
-        for b in p.replicas:
-            if b in replicas:
-                replicas[b] += 1
-                data[b] += size or 0
-    return replicas, lead, data, known
+def _racks(cluster: Cluster, brokers: Sequence[int]) -> tuple[dict, int]:
+    return cluster.rack_of(), rack_count(cluster, brokers)
 
 
-def placement_metrics(cluster: Cluster, brokers: Sequence[int], sizes: Sizes | None = None) -> PlacementMetrics:
-    """The figures of `cluster`'s placement over `brokers`; `sizes` default to the partitions' own sizes."""
-    replicas, lead, data, known = _per_broker(cluster, brokers, sizes)
-    rack_of = cluster.rack_of()
-    n_racks = rack_count(cluster, brokers)
-    unsafe = sum(1 for p in cluster.partitions() if not rack_safe(p.replicas, rack_of, n_racks))
-    topic_rep = _topic_spreads(cluster, brokers, leaders=False)
-    topic_lead = _topic_spreads(cluster, brokers, leaders=True)
-    internal = [s for name, s in topic_lead.items() if name in INTERNAL_TOPICS]
+def tally(cluster: Cluster, brokers: Sequence[int], sizes: Sizes | None = None) -> Tally:
+    """The `Tally` of `cluster`'s placement over `brokers`; `sizes` default to the partitions' own sizes."""
+    ids = cluster.broker_ids
+    t = Tally(frozenset(brokers), dict.fromkeys(ids, 0), dict.fromkeys(ids, 0), dict.fromkeys(ids, 0))
+    rack_of, n_racks = _racks(cluster, brokers)
+    for topic in cluster.topics:
+        t.count(topic, sizes, rack_of, n_racks)
+    return t
+
+
+def tally_after(before: Tally, old: Cluster, new: Cluster, brokers: Sequence[int], sizes: Sizes | None = None) -> Tally:
+    """The `Tally` of `new`, from `before` (the tally of `old` over the same brokers and sizes): where `new` is `old`
+    with some replica lists changed (`Cluster.with_assignment` keeps every other topic and partition object), only
+    the changed partitions are counted again, and the spreads of their topics; otherwise a pass over `new`."""
+    pairs = list(zip(old.topics, new.topics))
+    if (
+        old.broker_ids != new.broker_ids
+        or len(old.topics) != len(new.topics)
+        or any(
+            a is not b and [p.id for p in a.partitions] != [p.id for p in b.partitions] or a.name != b.name
+            for a, b in pairs
+        )
+    ):
+        return tally(new, brokers, sizes)
+    t = Tally(before.members, dict(before.replicas), dict(before.leaders), dict(before.data), before.known)
+    t.unsafe, t.topic_replica, t.topic_leader = before.unsafe, dict(before.topic_replica), dict(before.topic_leader)
+    (rack0, n0), (rack1, n1) = _racks(old, brokers), _racks(new, brokers)
+    for a, b in pairs:
+        if a is b:
+            continue
+        for pa, pb in zip(a.partitions, b.partitions):
+            if pa is not pb:  # the same partition (id and size): its replicas may differ
+                t.add(pa, _size_of(sizes, pa), -1)
+                t.add(pb, _size_of(sizes, pb))
+                t.unsafe += (not rack_safe(pb.replicas, rack1, n1)) - (not rack_safe(pa.replicas, rack0, n0))
+        t.spread_of(b)
+    return t
+
+
+def metrics_of(t: Tally, brokers: Sequence[int]) -> PlacementMetrics:
+    """The `PlacementMetrics` of a tally over `brokers` (those it was taken over)."""
+    replicas = {b: t.replicas.get(b, 0) for b in brokers}
+    lead = {b: t.leaders.get(b, 0) for b in brokers}
+    data = {b: t.data.get(b, 0) for b in brokers}
+    internal = [s for name, s in t.topic_leader.items() if name in INTERNAL_TOPICS]
     mean = sum(data.values()) / len(data) if data else 0
     return PlacementMetrics(
         replica_spread=_spread(replicas.values()),
         leader_spread=_spread(lead.values()),
-        topic_replica_spread=max(topic_rep.values(), default=0),
-        topics_replica_spread_over_1=sum(1 for s in topic_rep.values() if s > 1),
-        topic_leader_spread=max(topic_lead.values(), default=0),
-        topics_leader_spread_over_1=sum(1 for s in topic_lead.values() if s > 1),
+        topic_replica_spread=max(t.topic_replica.values(), default=0),
+        topics_replica_spread_over_1=sum(1 for s in t.topic_replica.values() if s > 1),
+        topic_leader_spread=max(t.topic_leader.values(), default=0),
+        topics_leader_spread_over_1=sum(1 for s in t.topic_leader.values() if s > 1),
         internal_leader_spread=max(internal) if internal else None,
-        bytes_max_over_mean=(max(data.values()) / mean if mean else 1.0) if known and data else None,
-        bytes_spread=_spread(data.values()) if known else None,
-        rack_unsafe=unsafe,
+        bytes_max_over_mean=(max(data.values()) / mean if mean else 1.0) if t.known and data else None,
+        bytes_spread=_spread(data.values()) if t.known else None,
+        rack_unsafe=t.unsafe,
     )
+
+
+def placement_metrics(cluster: Cluster, brokers: Sequence[int], sizes: Sizes | None = None) -> PlacementMetrics:
+    """The figures of `cluster`'s placement over `brokers`; `sizes` default to the partitions' own sizes."""
+    return metrics_of(tally(cluster, brokers, sizes), brokers)
 
 
 def moved(before: Cluster, after: Cluster, sizes: Sizes) -> tuple[int, int, int]:
     """(replicas copied, their bytes where the size is known, copied replicas whose size is unknown)."""
-    old = before.assignment()
     moves = unknown = data = 0
-    for p in after.partitions():
-        new = len(set(p.replicas) - set(old.get(p.tp, ())))
+    for p, old in _changed(before, after):
+        new = len(set(p.replicas) - set(old))
         moves += new
         size = sizes.get(p.tp)
         if size is None:
@@ -133,6 +214,63 @@ def moved(before: Cluster, after: Cluster, sizes: Sizes) -> tuple[int, int, int]
         else:
             data += new * size
     return moves, data, unknown
+
+
+def _changed(before: Cluster, after: Cluster) -> Iterator[tuple[Partition, tuple[int, ...]]]:
+    """Each partition of `after` whose replicas may differ from `before`'s, with its replicas there (() if none):
+    partitions and topics `after` shares with `before` (`Cluster.with_assignment` keeps them) are skipped."""
+    pairs = list(zip(before.topics, after.topics))
+    if len(before.topics) != len(after.topics) or any(a.name != b.name for a, b in pairs):
+        old = before.assignment()
+        yield from ((p, old.get(p.tp, ())) for p in after.partitions())
+        return
+    for a, b in pairs:
+        if a is b:
+            continue
+        if [p.id for p in a.partitions] != [p.id for p in b.partitions]:
+            old_t = {p.id: p.replicas for p in a.partitions}
+            yield from ((p, old_t.get(p.id, ())) for p in b.partitions)
+            continue
+        yield from ((pb, pa.replicas) for pa, pb in zip(a.partitions, b.partitions) if pa is not pb)
+
+
+def score(
+    before: Cluster, after: Cluster, sizes: Sizes | None = None, brokers: Sequence[int] | None = None
+) -> tuple[PlanMetrics, Tally, Tally]:
+    """`plan_metrics`, and the tallies of the placements before and after over the same brokers."""
+    if brokers is None:
+        holds = {b for p in after.partitions() for b in p.replicas}
+        held = {b for p in before.partitions() for b in p.replicas}
+        brokers = sorted(b for b in after.online_ids if b in holds or b not in held)
+    targets = tuple(sorted(brokers))
+    given = sizes
+    if sizes is None:
+        sizes = {p.tp: p.size for p in before.partitions() if p.size is not None}
+    known = bool(sizes)
+    moves, data, unknown = moved(before, after, sizes)
+    # without sizes given, each partition's own size is the size (a plan keeps every partition's size)
+    own = given is None and _same_sizes(before, after)
+    t0 = tally(before, targets, None if own else sizes)
+    t1 = tally_after(t0, before, after, targets, None if own else sizes)
+    metrics = PlanMetrics(
+        replica_moves=moves,
+        bytes_moved=data if known else None,
+        unknown_size_moves=unknown if known else 0,
+        before=metrics_of(t0, targets),
+        after=metrics_of(t1, targets),
+        brokers=targets,
+    )
+    return metrics, t0, t1
+
+
+def _same_sizes(before: Cluster, after: Cluster) -> bool:
+    """Every partition of `after` has the size of the same partition in `before` (and no other partition)."""
+    if [t.name for t in before.topics] != [t.name for t in after.topics]:
+        return False
+    for a, b in zip(before.topics, after.topics):
+        if a is not b and [(p.id, p.size) for p in a.partitions] != [(p.id, p.size) for p in b.partitions]:
+            return False
+    return True
 
 
 def plan_metrics(
@@ -144,20 +282,4 @@ def plan_metrics(
     brokers the spreads are taken over; default: the online brokers of `after` that hold a replica after the plan or
     are empty in both (so a decommissioned broker, emptied by the plan, is left out).
     """
-    if brokers is None:
-        holds = {b for p in after.partitions() for b in p.replicas}
-        held = {b for p in before.partitions() for b in p.replicas}
-        brokers = sorted(b for b in after.online_ids if b in holds or b not in held)
-    targets = tuple(sorted(brokers))
-    if sizes is None:
-        sizes = {p.tp: p.size for p in before.partitions() if p.size is not None}
-    known = bool(sizes)
-    moves, data, unknown = moved(before, after, sizes)
-    return PlanMetrics(
-        replica_moves=moves,
-        bytes_moved=data if known else None,
-        unknown_size_moves=unknown if known else 0,
-        before=placement_metrics(before, targets, sizes),
-        after=placement_metrics(after, targets, sizes),
-        brokers=targets,
-    )
+    return score(before, after, sizes, brokers)[0]

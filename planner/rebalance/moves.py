@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Iterable, Mapping, Sequence
 
 from planner.model import Cluster, Partition, PlannerError, TopicPartition
@@ -23,32 +24,40 @@ class Plan:
     bytes_lower_bound: int | None = None  # fewest bytes any plan reaching the goals copies (sizes known)
     unmet: tuple[str, ...] = ()  # goals the move cap left unmet
 
-    @property
+    # derived once per plan (a frozen dataclass: its fields never change), as a plan of a million partitions is
+    # summarised, rendered and written by several readers
+    @cached_property
     def after(self) -> Cluster:
         return self.before.with_assignment(self.proposed)
 
-    @property
+    @cached_property
     def current(self) -> Assignment:
         """The current replicas of the partitions the plan touches (the rollback)."""
-        cur = self.before.assignment()
-        return {tp: cur[tp] for tp in self.proposed}
+        before = self.before
+        return {tp: before.topic(tp.topic).partitions[tp.partition].replicas for tp in self.proposed}
 
-    @property
+    @cached_property
     def replica_moves(self) -> int:
         return replica_moves(self.current, self.proposed)
 
-    @property
+    @cached_property
     def leader_changes(self) -> int:
         cur = self.current
         return sum(1 for tp, r in self.proposed.items() if r[0] != cur[tp][0])
 
     def moved_bytes(self) -> int | None:
         """Bytes copied: size × new replicas per partition; None when no size is known."""
-        sizes = {p.tp: p.size for p in self.before.partitions()}
-        if not any(s is not None for s in sizes.values()):
+        return self._moved_bytes
+
+    @cached_property
+    def _moved_bytes(self) -> int | None:
+        if not any(p.size is not None for p in self.before.partitions()):
             return None
-        cur = self.current
-        return sum((sizes[tp] or 0) * len(set(r) - set(cur[tp])) for tp, r in self.proposed.items())
+        cur, before = self.current, self.before
+        return sum(
+            (before.topic(tp.topic).partitions[tp.partition].size or 0) * len(set(r) - set(cur[tp]))
+            for tp, r in self.proposed.items()
+        )
 
 
 def after_reassignment(cluster: Cluster, proposed: Mapping[TopicPartition, Sequence[int]]) -> Cluster:
