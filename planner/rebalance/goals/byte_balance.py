@@ -12,10 +12,13 @@ step. Only a candidate that would beat the best so far is checked against the ea
 from __future__ import annotations
 
 import bisect
+import heapq
+import math
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 from planner.rebalance.goals.base import Change, Frozen, Note
+from planner.rebalance.goals.replica_count import CountConstraint
 from planner.rebalance.goals.state import State
 
 LIGHTS = 64  # the brokers (lightest first) a heavy broker may hand bytes to in one step
@@ -40,18 +43,18 @@ def bytes_lower_bound(st: State, tolerance: float, by_rack: dict | None) -> int:
     for b in st.cluster.broker_ids:
         if b not in st.target_set:
             bound += sum(st.sz(i) for i in st.where[b] if i not in st.fixed)
+    if by_rack:
+        total_bytes, total = sum(st.sz(i) for i in range(len(st.reps))), len(st.reps)
+    else:
+        total_bytes = sum(st.bytes[b] for b in st.cluster.broker_ids)
+        total = sum(st.count[b] for b in st.cluster.broker_ids)
     for members in groups:
-        if by_rack:
-            total_bytes, total = sum(st.sz(i) for i in range(len(st.reps))), len(st.reps)
-        else:
-            total_bytes = sum(st.bytes[b] for b in st.cluster.broker_ids)
-            total = sum(len(r) for r in st.reps)
         limit = (1 + tolerance) * total_bytes / len(members)
         ceil = -(-total // len(members))
         for b in members:
-            sizes = sorted(st.sz(i) for i in st.where[b] if i not in st.fixed)
-            by_count = sum(sizes[: max(0, st.count[b] - ceil)])
-            bound += max(by_count, int(max(0.0, st.bytes[b] - limit)))
+            extra = st.count[b] - ceil  # the smallest `extra` of its movable replicas leave b at the least
+            smallest = heapq.nsmallest(extra, (st.sz(i) for i in st.where[b] if i not in st.fixed)) if extra > 0 else ()
+            bound += max(sum(smallest), int(max(0.0, st.bytes[b] - limit)))
     return bound
 
 
@@ -66,81 +69,51 @@ class ByteGoal:
         self.say("balancing bytes")
         self.unmet = []
         limit = limits(st, self.tolerance)
+        sizes = SizeIndex(st)
         for g, members in st.groups.items():
-            self._balance(st, frozen, members, limit[g])
+            self._balance(st, frozen, members, limit[g], sizes)
         return None
 
-    def _balance(self, st: State, frozen: Frozen, members: Sequence[int], limit: float) -> None:
+    def _balance(self, st: State, frozen: Frozen, members: Sequence[int], limit: float, sizes: SizeIndex) -> None:
+        order = sorted((st.bytes[b], b) for b in members)  # (bytes, broker), kept current by the goal's moves
         for _ in range(64 * len(st.reps) + 64):
-            heavy = max(members, key=lambda b: (st.bytes[b], -b))
+            heavy = order[bisect.bisect_left(order, (order[-1][0],))][1]  # the most bytes, then the lowest id
             if st.bytes[heavy] <= limit:
                 return
             if not st.allowed():
                 st.capped.append(self.name)
                 break
-            step = self._step(st, frozen, heavy, members, limit)
+            lights: list[int] = []
+            for _, b in order:  # the lightest first, by (bytes, id)
+                if len(lights) == LIGHTS:
+                    break
+                if b != heavy and b not in st.closed:
+                    lights.append(b)
+            step = self._step(st, frozen, heavy, lights, limit, sizes)
             if step is None:
                 if not st.allowed(2):
                     st.capped.append(self.name)
                 break
+            touched = {b for _, s, d in step for b in (s, d)}
+            for b in touched:
+                del order[bisect.bisect_left(order, (st.bytes[b], b))]
             for i, s, d in step:
                 st.move(i, s, d)
+                sizes.moved(i, s, d)
+            for b in touched:
+                bisect.insort(order, (st.bytes[b], b))
         self.unmet.append(members)
 
-    def _step(self, st: State, frozen: Frozen, heavy: int, members: Sequence[int], limit: float) -> list[Change] | None:
-        """The best change between the heavy broker and any other (the lightest first); a candidate is checked
+    def _step(
+        self, st: State, frozen: Frozen, heavy: int, lights: Sequence[int], limit: float, sizes: SizeIndex
+    ) -> list[Change] | None:
+        """The best change between the heavy broker and any of `lights` (the lightest first); a candidate is checked
         against the earlier goals' constraints only when it would beat the best found so far."""
         best: list = [None]  # (key, changes)
-        lights = sorted((b for b in members if b != heavy and b not in st.closed), key=lambda b: (st.bytes[b], b))
-        held = sorted((st.sz(i), i) for i in st.where[heavy] if st.known(i))
-        for light in lights[:LIGHTS]:
-            self._candidates(st, frozen, heavy, light, limit, best, held)
+        held = _Heavy(st, heavy, sizes)
+        for light in lights:
+            _Pair(self, st, frozen, held, light, limit, best).scan()
         return best[0][1] if best[0] else None
-
-    def _candidates(
-        self, st: State, frozen: Frozen, heavy: int, light: int, limit: float, best: list, held: list
-    ) -> None:
-        """`held`: the heavy broker's replicas of known size as (size, index), sorted."""
-        gap = st.bytes[heavy] - st.bytes[light]
-        want = st.bytes[heavy] - limit
-        room = limit - st.bytes[light]
-        theirs = sorted((st.sz(j), j) for j in st.where[light] if st.known(j) and st.can_move(j, light, heavy))
-        sizes = [s for s, _ in theirs]
-        same: dict[int, list[tuple[int, int]]] = {}  # the light broker's replicas per topic, by size
-        for sj, j in theirs:
-            same.setdefault(st.topic_of[j], []).append((sj, j))
-        top = min(room, gap - 1)
-
-        def offer(changes: list[Change], delta: int) -> bool:
-            """Keep `changes` if better than the best and allowed; whether it was allowed (None: not better)."""
-            if best[0] is not None and not best[0][0][0] and not want <= delta <= room:
-                return False  # its key starts with True: not better than a change inside the limits
-            key = self._key(st, changes, delta, want, room)
-            if best[0] is not None and key >= best[0][0]:
-                return False
-            cost = sum(st.cost(i, s, d) for i, s, d in changes)
-            if st.allowed(max(0, cost)) and frozen.allows(st, changes):
-                best[0] = (key, changes)
-                return True
-            return False
-
-        for si, i in held:
-            # exchanges: j as small as possible with si - sj between want and min(room, gap - 1)
-            k = bisect.bisect_left(sizes, si - top)
-            if best[0] is not None and not best[0][0][0] and not want <= si <= room:
-                if k == len(sizes) or not sizes[k] < si or si - sizes[k] < want:
-                    continue  # neither the move nor an exchange could land inside the limits: not better
-            if not st.can_move(i, heavy, light):
-                continue
-            if 0 < si < gap:
-                offer([(i, heavy, light)], si)
-            if any(sj >= si or offer([(i, heavy, light), (j, light, heavy)], si - sj) for sj, j in theirs[k : k + 6]):
-                continue
-            # an exchange within one topic changes no topic's counts: the earlier goals' constraints rarely refuse it
-            mine = same.get(st.topic_of[i], [])
-            for sj, j in mine[bisect.bisect_left(mine, (si - top, -1)) :][:2]:
-                if sj >= si or offer([(i, heavy, light), (j, light, heavy)], si - sj):
-                    break
 
     @staticmethod
     def _key(st: State, changes: Sequence[Change], delta: int, want: float, room: float) -> tuple:
@@ -149,6 +122,254 @@ class ByteGoal:
         if want <= delta <= room:
             return (False, cost, copied, tuple(changes))
         return (True, -delta / max(1, cost), cost, copied, tuple(changes))
+
+
+class SizeIndex:
+    """Per broker, its replicas of known size as `size × n + index` (so in (size, index) order), sorted: built on first
+    use in a run of the goal and kept current by its own moves (the goals before it make none meanwhile). A step then
+    finds a light broker's replicas of a given size by bisection instead of sorting all of them."""
+
+    def __init__(self, st: State):
+        self.st = st
+        self.n = len(st.reps) or 1
+        self.keys: dict[int, list[int]] = {}
+        self.topics: dict[int, dict[int, list[int]]] = {}  # broker -> topic -> its `keys` of that topic
+
+    def of(self, b: int) -> list[int]:
+        keys = self.keys.get(b)
+        if keys is None:
+            size, n = self.st.size, self.n
+            keys = self.keys[b] = sorted(s * n + i for i in self.st.where[b] if (s := size[i]) is not None)
+        return keys
+
+    def of_topic(self, b: int, t: int) -> list[int]:
+        """b's replicas of known size of topic t, as keys, sorted."""
+        topics = self.topics.get(b)
+        if topics is None:
+            topics = self.topics[b] = {}
+            topic_of = self.st.topic_of
+            for k in self.of(b):
+                topics.setdefault(topic_of[k % self.n], []).append(k)
+        return topics.get(t, [])
+
+    def moved(self, i: int, src: int, dst: int) -> None:
+        size = self.st.size[i]
+        if size is None:
+            return
+        key, t = size * self.n + i, self.st.topic_of[i]
+        for index in (self.keys.get(src), self.topics.get(src, {}).get(t)):
+            if index is not None:
+                del index[bisect.bisect_left(index, key)]
+        if dst in self.keys:
+            bisect.insort(self.keys[dst], key)
+        if dst in self.topics:
+            bisect.insort(self.topics[dst].setdefault(t, []), key)
+
+
+class _Heavy:
+    """The heavy broker of a step: its replicas of known size (`SizeIndex` keys, smallest first), the positions of
+    those the plan moved there (a move off costs no copy), and the brokers holding a replica it held before."""
+
+    def __init__(self, st: State, heavy: int, sizes: SizeIndex):
+        n = sizes.n
+        self.broker, self.index, self.keys = heavy, sizes, sizes.of(heavy)
+        moved_in = (
+            bisect.bisect_left(self.keys, s * n + i) for i in st.foreign[heavy] if (s := st.size[i]) is not None
+        )
+        self.foreign = sorted(moved_in)
+        self.back = {b for j in st.departed[heavy] for b in st.reps[j]}
+
+
+class _Pair:
+    """The candidates between the heavy broker and one light broker, offered to the step's best (`best[0]`: the key
+    and changes of the best so far) in the order of a full scan: the heavy broker's replicas smallest first, each as
+    a single move and as exchanges for the smallest of the light broker's replicas (that may move to the heavy one)
+    it could swap for, an exchange ending the replica's turn once taken.
+
+    A replica whose every candidate is worse than the best so far changes nothing in that scan (the best only gets
+    better), so the scan skips the replicas that copy a new replica to the light broker and leave a replica the heavy
+    broker held before (nearly all of them) while their size rules them out: below the smallest size whose
+    candidates could beat the best, or above the largest. The others (moved to the heavy broker by the plan, or held
+    by the light broker before) are always looked at."""
+
+    def __init__(
+        self,
+        goal: ByteGoal,
+        st: State,
+        frozen: Frozen,
+        heavy: _Heavy,
+        light: int,
+        limit: float,
+        best: list,
+    ):
+        self.goal, self.st, self.frozen, self.heavy, self.light, self.best = (
+            goal,
+            st,
+            frozen,
+            heavy,
+            light,
+            best,
+        )
+        h = heavy.broker
+        self.gap = st.bytes[h] - st.bytes[light]
+        self.want = st.bytes[h] - limit
+        self.room = limit - st.bytes[light]
+        self.top = min(self.room, self.gap - 1)
+        self.sizes = heavy.index
+        self.n = self.sizes.n
+        self.theirs = self.sizes.of(light)  # the light broker's replicas of known size, as `SizeIndex` keys
+        self.s_min = self.theirs[0] // self.n if self.theirs else 0
+        self.movable: dict[int, bool] = {}  # j -> whether j may move from the light broker to the heavy one
+        if st.usable:  # a move that does not fit records the broker as full: check every one, as a full sort would
+            for k in self.theirs:
+                self._may(k % self.n)
+        # no single move between the two passes the replica-count constraint (it looks at the brokers only)
+        self.single = all(c.allows(st, [(-1, h, light)]) for c in frozen.constraints if isinstance(c, CountConstraint))
+        # the least copies taking one of its replicas to the heavy broker may cost: -1 for one the heavy broker held
+        # before (and the light broker not), 0 for one the plan moved to the light broker
+        self.min_back = -1 if light in heavy.back else 0 if st.foreign[light] else 1
+
+    def _may(self, j: int) -> bool:
+        ok = self.movable.get(j)
+        if ok is None:
+            ok = self.movable[j] = self.st.can_move(j, self.light, self.heavy.broker)
+        return ok
+
+    def _from(self, p: int, most: int, keys: list[int] | None = None) -> Iterator[tuple[int, int]]:
+        """(size, j) of the first `most` of the light broker's replicas (or those of `keys`, `SizeIndex` keys of some of
+        them) from position p on that may move to the heavy one, smallest first."""
+        keys = self.theirs if keys is None else keys
+        n, found = self.n, 0
+        for x in range(p, len(keys)):
+            if found == most:
+                return
+            if self._may(keys[x] % n):
+                found += 1
+                yield divmod(keys[x], n)
+
+    def _inside(self) -> bool:
+        """Whether the best so far brings the heavy broker within the limit without lifting the light one above it."""
+        return self.best[0] is not None and not self.best[0][0][0]
+
+    def scan(self) -> None:
+        if self._inside() and self.want > self.room:
+            return  # nothing between these two lands inside the limits, and the best does: none is better
+        keys, n = self.heavy.keys, self.n
+        if self.st.usable:
+            for k in keys:
+                self._entry(*divmod(k, n))
+            return
+        held_before = self._held_before()
+        pos = 0
+        while pos < len(keys):
+            low, high, low_any = self._bounds()
+            cut = max(pos, _first(keys, low, n))
+            if cut < len(keys) and keys[cut] // n > high:
+                cut = len(keys)
+            start = max(pos, _first(keys, low_any, n))
+            pos = min(cut, _next(self.heavy.foreign, start, len(keys)), _next(held_before, start, len(keys)))
+            if pos >= len(keys):
+                break
+            self._entry(*divmod(keys[pos], n))
+            pos += 1
+
+    def _held_before(self) -> list[int]:
+        """Positions of the heavy broker's replicas that the light broker held before the plan."""
+        st, keys, n = self.st, self.heavy.keys, self.n
+        where, departed = st.where[self.heavy.broker], st.departed[self.light]
+        mine = (
+            (i for i in departed if i in where) if len(departed) < len(where) else (i for i in where if i in departed)
+        )
+        return sorted(bisect.bisect_left(keys, s * n + i) for i in mine if (s := st.size[i]) is not None)
+
+    def _bounds(self) -> tuple[float, float, float]:
+        """The sizes a replica needs for any of its candidates to beat the best so far: (smallest, largest) for one
+        that copies a replica to the light broker and leaves one the heavy broker held before (its move costs one copy
+        and copies its size; an exchange costs that plus `min_back`), and the smallest for any replica (a candidate
+        moves at most its size less the light broker's smallest replica)."""
+        best = self.best[0]
+        if best is None:
+            return -math.inf, math.inf, -math.inf
+        key, below = best[0], min(0, self.s_min)
+        inside = self.want + below  # below it, neither a move nor an exchange lands inside the limits
+        if not key[0]:  # the best lands inside the limits: so must a better one, with no more copies and bytes
+            cost = 1 + min(0, self.min_back)
+            if key[1] < cost:
+                return math.inf, -math.inf, inside
+            return inside, key[2] - below if key[1] == cost else math.inf, inside
+        rate = -key[1]
+        low, any_low = self._ratio_floor(rate), rate + below - 1 - abs(rate) * 1e-9
+        if self.want <= self.room:  # a candidate inside the limits beats the best
+            low, any_low = min(low, inside), min(any_low, inside)
+        return low, math.inf, any_low
+
+    def _ratio_floor(self, rate: float) -> float:
+        """The smallest size whose move or exchanges could move `rate` bytes per copy (less a margin for rounding),
+        for a replica whose move costs one copy: an exchange costs at least `1 + min_back` and moves at most its size
+        less the light broker's smallest replica, and at most `top`."""
+        floors = [rate] if self.single and self.st.allowed(1) else []
+        per = max(1, 1 + self.min_back)
+        if self.theirs and self.top / per >= rate * (1 - 1e-9):
+            floors.append(self.s_min + rate * per)
+        low = min(floors, default=math.inf)
+        return low - 1 - abs(low) * 1e-9 if low < math.inf else low
+
+    def _entry(self, si: int, i: int) -> None:
+        """Replica i of the heavy broker: its move, then its exchanges (as the full scan offers them)."""
+        st, heavy, light, want, room = (
+            self.st,
+            self.heavy.broker,
+            self.light,
+            self.want,
+            self.room,
+        )
+        # exchanges: j as small as possible with si - sj between want and min(room, gap - 1)
+        p = bisect.bisect_left(self.theirs, math.ceil(si - self.top) * self.n)
+        if self._inside() and not want <= si <= room:
+            first = next(self._from(p, 1), None)
+            if first is None or not first[0] < si or si - first[0] < want:
+                return  # neither the move nor an exchange could land inside the limits: not better
+        if not st.can_move(i, heavy, light):
+            return
+        if self.single and 0 < si < self.gap:
+            self.offer([(i, heavy, light)], si)
+        if any(sj >= si or self.offer([(i, heavy, light), (j, light, heavy)], si - sj) for sj, j in self._from(p, 6)):
+            return
+        # an exchange within one topic changes no topic's counts: the earlier goals' constraints rarely refuse it
+        t = self.st.topic_of[i]
+        mine = self.sizes.of_topic(light, t)
+        for sj, j in self._from(bisect.bisect_left(mine, math.ceil(si - self.top) * self.n), 2, mine):
+            if sj >= si or self.offer([(i, heavy, light), (j, light, heavy)], si - sj):
+                break
+
+    def offer(self, changes: list[Change], delta: int) -> bool:
+        """Keep `changes` if better than the best and allowed; whether it was allowed (None: not better)."""
+        st, best = self.st, self.best
+        if best[0] is not None and not best[0][0][0] and not self.want <= delta <= self.room:
+            return False  # its key starts with True: not better than a change inside the limits
+        key = self.goal._key(st, changes, delta, self.want, self.room)
+        if best[0] is not None and key >= best[0][0]:
+            return False
+        cost = sum(st.cost(i, s, d) for i, s, d in changes)
+        if st.allowed(max(0, cost)) and self.frozen.allows(st, changes):
+            best[0] = (key, changes)
+            return True
+        return False
+
+
+def _first(keys: list[int], size: float, n: int) -> int:
+    """The position of the first of `keys` (`SizeIndex` keys, sorted) whose size is at least `size`."""
+    if size == -math.inf:
+        return 0
+    if size == math.inf:
+        return len(keys)
+    return bisect.bisect_left(keys, math.ceil(size) * n)
+
+
+def _next(positions: list[int], at: int, end: int) -> int:
+    """The first of the sorted `positions` at or after `at` (`end` if none)."""
+    k = bisect.bisect_left(positions, at)
+    return positions[k] if k < len(positions) else end
 
 
 def byte_notes(st: State, goal: ByteGoal | None, tolerance: float) -> list[Note]:
