@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Iterator, Sequence
 
 from planner.rebalance.goals.base import Change, Frozen, Note, keeps
@@ -90,6 +90,7 @@ class ReplicaCountGoal:
     say: Callable[[str], None] = lambda msg: None
     level_bytes: bool = False  # the byte goal follows: take the sizes that level bytes (else the smallest)
     name: str = "replica-count"
+    means: dict = field(default_factory=dict)  # group -> its mean bytes per broker, while they cannot change
 
     def optimize(self, st: State, frozen: Frozen) -> CountConstraint:
         target, _ = targets_of(st)
@@ -126,6 +127,8 @@ class ReplicaCountGoal:
                 q, r = divmod(c, n)
                 above = [h for b, h in st.holders[t].items() if b in inside and h > q]
                 most += sum(h - q - (r > 0) for h in above) + (max(0, len(above) - r) if r else 0)
+            # moves inside the group keep its bytes: its mean, once (not a pass over its brokers per move)
+            self.means = {g: sum(st.bytes[b] for b in members) / n}
             for t, share in sorted(topic_shares(st, target, members, group, most).items()):
                 held = st.holders[t]
                 givers = sorted(b for b, c in share.items() if held.get(b, 0) > c)
@@ -133,6 +136,7 @@ class ReplicaCountGoal:
                     while held.get(d, 0) < share[d] and st.allowed():
                         if not self._one(st, target, heap, parts.get(t, []), givers, share, d):
                             break
+        self.means = {}
 
     def _one(
         self,
@@ -193,8 +197,11 @@ class ReplicaCountGoal:
     def _want(self, st: State, s: int, target: dict[int, int]) -> float:
         if not self.level_bytes:
             return 0.0
-        members = st.groups[st.group_of(s)]
-        mean = sum(st.bytes[b] for b in members) / len(members)
+        g = st.group_of(s)
+        mean = self.means.get(g)
+        if mean is None:
+            members = st.groups[g]
+            mean = sum(st.bytes[b] for b in members) / len(members)
         return max(0.0, (st.bytes[s] - mean) / max(1, st.count[s] - target[s]))
 
     def _narrow(self, st: State, heap: BrokerHeap) -> None:
