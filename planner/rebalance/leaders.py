@@ -9,7 +9,7 @@ below floor(P/n) take partitions from replicas-lists whose head is more than one
 
 from __future__ import annotations
 
-from typing import Callable, Iterator, Mapping, Sequence
+from typing import Callable, Collection, Iterator, Mapping, Sequence
 
 from planner.leadership import cluster_states, partition_state
 from planner.model import Cluster, Partition, TopicPartition
@@ -23,17 +23,20 @@ def balance_preferred(
     eligible: Callable[[int, int], bool],
     where: Mapping[int, set[int]] | None = None,
     on_swap: Callable[[int, int, int], None] | None = None,
+    members: Collection[int] | None = None,
 ) -> int:
     """Reorder `reps[i]` (i in idxs) in place so preferred-leader counts over `brokers` are within 1 where possible.
 
     `eligible(i, b)`: may broker b lead partition i (asked again as heads change); `on_swap(i, old, new)` is told
-    of every change of head. Returns the number of partitions whose head changed.
+    of every change of head; `members`: `brokers` as a set, when the caller has one (a call per topic then costs
+    the topic's partitions, not the brokers). Returns the number of partitions whose head changed.
     """
     if not idxs or not brokers:
         return 0
-    heads = _Heads(reps, idxs, brokers, eligible, on_swap)
+    members = set(brokers) if members is None else members
+    heads = _Heads(reps, idxs, brokers, members, eligible, on_swap)
     if where is None:
-        where = _ByBroker(reps, idxs, brokers)
+        where = _ByBroker(reps, idxs, members)
     in_scope = set(idxs)
     q, r = divmod(len(idxs), len(brokers))
     ceil = q + (1 if r else 0)
@@ -50,8 +53,8 @@ def balance_preferred(
 class _ByBroker(Mapping[int, set[int]]):
     """`_replicas_by_broker`, built on first use: balancing a topic whose leaders are within 1 never asks."""
 
-    def __init__(self, reps: list[list[int]], idxs: Sequence[int], brokers: Sequence[int]):
-        self.args = (reps, idxs, brokers)
+    def __init__(self, reps: list[list[int]], idxs: Sequence[int], members: Collection[int]):
+        self.args = (reps, idxs, members)
         self.built: dict[int, set[int]] | None = None
 
     def _map(self) -> dict[int, set[int]]:
@@ -69,10 +72,9 @@ class _ByBroker(Mapping[int, set[int]]):
         return len(self._map())
 
 
-def _replicas_by_broker(reps: list[list[int]], idxs: Sequence[int], brokers: Sequence[int]) -> dict[int, set[int]]:
+def _replicas_by_broker(reps: list[list[int]], idxs: Sequence[int], members: Collection[int]) -> dict[int, set[int]]:
     """broker -> the partitions (of idxs) it holds a replica of; brokers holding none are left out (so one topic's
     call costs its partitions, not the cluster's brokers)."""
-    members = set(brokers)
     where: dict[int, set[int]] = {}
     for i in idxs:
         for b in reps[i]:
@@ -90,12 +92,13 @@ class _Heads:
         reps: list[list[int]],
         idxs: Sequence[int],
         brokers: Sequence[int],
+        members: Collection[int],
         eligible: Callable[[int, int], bool],
         on_swap: Callable[[int, int, int], None] | None,
     ):
         self.reps = reps
         self.brokers = brokers
-        self.members = set(brokers)
+        self.members = members
         self.eligible = eligible
         self.on_swap = on_swap
         self.lead: dict[int, int] = {}

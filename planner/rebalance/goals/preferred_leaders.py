@@ -53,8 +53,9 @@ class PreferredLeaderGoal:
         by_topic: dict[int, list[int]] = {}
         for i in movable:
             by_topic.setdefault(st.topic_of[i], []).append(i)
+        members = set(st.lead_targets)
         for t in sorted(by_topic):
-            balance_preferred(st.reps, by_topic[t], st.lead_targets, eligible)
+            balance_preferred(st.reps, by_topic[t], st.lead_targets, eligible, members=members)
         st.recount_leads()
 
         def topic_safe(i: int, b: int) -> bool:  # hand leadership only to a broker leading less of the topic
