@@ -30,7 +30,8 @@ def topic_shares(st: State, target: dict[int, int], members: Sequence[int], tota
     inside = frozenset(members)
     floor = {t: c // n for t, c in totals.items()}
     extra = {t: c % n for t, c in totals.items() if c % n}
-    room = {b: target[b] - sum(floor.values()) for b in members}
+    floors = sum(floor.values())  # once, not per broker (topics × brokers)
+    room = {b: target[b] - floors for b in members}
     if any(k < 0 or k > len(extra) for k in room.values()):
         return {}
     slots = _keeping(st, inside, floor, extra, room)
