@@ -27,26 +27,20 @@ def balance_preferred(
 ) -> int:
     """Reorder `reps[i]` (i in idxs) in place so preferred-leader counts over `brokers` are within 1 where possible.
 
-    `eligible(i, b)`: may broker b lead partition i (asked again as heads change; the partition's preferred leader
-    before the call always may); `on_swap(i, old, new)` is told of every change of head; `members`: `brokers` as a
-    set, when the caller has one (a call per topic then costs the topic's partitions, not the brokers). Returns the
-    number of partitions whose head changed.
+    `eligible(i, b)`: may broker b lead partition i (asked again as heads change); `on_swap(i, old, new)` is told
+    of every change of head; `members`: `brokers` as a set, when the caller has one (a call per topic then costs
+    the topic's partitions, not the brokers). Returns the number of partitions whose head changed.
     """
     if not idxs or not brokers:
         return 0
     members = set(brokers) if members is None else members
-    original = {i: reps[i][0] for i in idxs}
-
-    def may_lead(i: int, b: int) -> bool:
-        # a partition's own preferred leader may always take its place back: that undoes a change, it makes none
-        return b == original[i] or eligible(i, b)
-
-    heads = _Heads(reps, idxs, brokers, members, may_lead, on_swap)
+    heads = _Heads(reps, idxs, brokers, members, eligible, on_swap)
     if where is None:
         where = _ByBroker(reps, idxs, members)
     in_scope = set(idxs)
     q, r = divmod(len(idxs), len(brokers))
     ceil = q + (1 if r else 0)
+    original = {i: reps[i][0] for i in idxs}
     for _ in range(8):
         gave = heads.give_away(ceil)
         took = heads.take_over(q, where, in_scope)

@@ -315,18 +315,6 @@ def test_preferred_leader_reorder_reaches_the_best_spread(data):
     assert spread([r[0] for r in got]) <= max(best, 1)
 
 
-def test_preferred_leader_reorder_may_give_a_partition_back_to_its_own_leader():
-    # found by the property above: broker 0 leads all four; 1 may not lead partitions 0 and 1, nor 0 (their own
-    # leader) once they are handed away. The best spread (1) keeps partition 0 or 1 on broker 0 and hands partition
-    # 3 to broker 3: the chain 3 <- 0 <- 2 hands partition 0 back to its own preferred leader
-    from planner.rebalance.leaders import balance_preferred
-
-    reps = [[0, 1, 2], [0, 1, 2], [0, 1, 2], [0, 1, 3]]
-    blocked = {(0, 1), (1, 0), (1, 1), (0, 0)}
-    assert balance_preferred(reps, range(4), [0, 1, 2, 3, 4], lambda i, b: (i, b) not in blocked) == 3
-    assert reps == [[0, 1, 2], [2, 1, 0], [1, 0, 2], [3, 1, 0]]
-
-
 def test_preferred_leader_chain_from_any_most_loaded_broker():
     # Brokers 0 and 1 lead two partitions each, broker 3 none. No chain starts at broker 0 (its partitions can only
     # go to broker 4, which leads one and can hand on only back to 0); the chain 1 -> 2 -> 3 exists.
