@@ -202,14 +202,7 @@ class _Pair:
         limit: float,
         best: list,
     ):
-        self.goal, self.st, self.frozen, self.heavy, self.light, self.best = (
-            goal,
-            st,
-            frozen,
-            heavy,
-            light,
-            best,
-        )
+        self.goal, self.st, self.frozen, self.heavy, self.light, self.best = goal, st, frozen, heavy, light, best
         h = heavy.broker
         self.gap = st.bytes[h] - st.bytes[light]
         self.want = st.bytes[h] - limit
@@ -316,13 +309,7 @@ class _Pair:
 
     def _entry(self, si: int, i: int) -> None:
         """Replica i of the heavy broker: its move, then its exchanges (as the full scan offers them)."""
-        st, heavy, light, want, room = (
-            self.st,
-            self.heavy.broker,
-            self.light,
-            self.want,
-            self.room,
-        )
+        st, heavy, light, want, room = self.st, self.heavy.broker, self.light, self.want, self.room
         # exchanges: j as small as possible with si - sj between want and min(room, gap - 1)
         p = bisect.bisect_left(self.theirs, math.ceil(si - self.top) * self.n)
         if self._inside() and not want <= si <= room:

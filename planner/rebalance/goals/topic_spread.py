@@ -18,6 +18,7 @@ from typing import Callable, Collection, Iterable, Iterator, Sequence
 
 from planner.model import Cluster
 from planner.rebalance.goals.base import Change, Frozen, Note, keeps
+from planner.rebalance.goals.hard import targets_of
 from planner.rebalance.goals.state import State
 
 
@@ -426,8 +427,6 @@ def topic_notes(st: State, name: str) -> list[Note]:
 
 def forced_in(cluster: Cluster, targets: Sequence[int]) -> dict[str, Forced]:
     """`forced_topics` of a placement over `targets` (what a plan's figures are checked against), by topic name."""
-    from planner.rebalance.goals.hard import targets_of
-
     st = State(cluster, list(cluster.partitions()), sorted(targets), ())
     by_rack = targets_of(st)[1]
     if by_rack:
