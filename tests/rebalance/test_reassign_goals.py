@@ -209,7 +209,10 @@ def test_racks_that_forbid_an_exchange_are_passed_by_a_rotation():
     assert (plan.replica_moves, plan.lower_bound, plan.notes) == (568, 567, ())
     after = plan_metrics(c, plan.after, s.sizes).after
     assert (after.topic_replica_spread, after.topics_replica_spread_over_1, after.replica_spread) == (1, 0, 1)
-    assert round(after.bytes_max_over_mean, 4) == 1.099
+    # the count moves take the smallest replicas off brokers within the byte limit: 196.3 GiB copied (was 204.0 GiB
+    # when they levelled every broker at the mean), against a bound of 171.2 GiB; bytes end within the 10 %
+    assert round(after.bytes_max_over_mean, 4) == 1.0977
+    assert (plan.moved_bytes() >> 20, plan.bytes_lower_bound >> 20) == (201033, 175285)
 
 
 def test_the_byte_goal_looks_past_the_four_lightest_brokers():
@@ -225,7 +228,7 @@ def test_the_byte_goal_looks_past_the_four_lightest_brokers():
     plan = decommission(c, s.decommission)
     assert not [n for n in plan.notes if getattr(n, "goal", None) == "bytes"]
     after = plan_metrics(c, plan.after, s.sizes).after
-    assert round(after.bytes_max_over_mean, 4) == 1.0961
+    assert round(after.bytes_max_over_mean, 4) == 1.0992  # within the limit, no nearer the mean than it needs
     assert (plan.replica_moves, plan.lower_bound) == (298, 273)
 
 

@@ -154,7 +154,10 @@ def balance(
         per_rack = _bounds(st, True, byte_tolerance)
     hard = HardGoal(rack_repair, say)
     byte_goal = ByteGoal(byte_tolerance, say) if balance_bytes and st.has_sizes else None
-    goals: list[Goal] = [ReplicaCountGoal(say, level_bytes=byte_goal is not None), TopicSpreadGoal(say)]
+    goals: list[Goal] = [
+        ReplicaCountGoal(say, level_bytes=byte_goal is not None, tolerance=byte_tolerance),
+        TopicSpreadGoal(say),
+    ]
     goals += [PreferredLeaderGoal(say)] if leaders else []
     goals += [byte_goal] if byte_goal is not None else []
     hard.optimize(st, Frozen())
@@ -164,9 +167,11 @@ def balance(
     notes = _notes(st, hard, leaders, byte_goal, byte_tolerance, moving, skipped)
     # the topic bound counts spreads within 1 over the brokers balanced together: not for topics left wider
     wide = {"unmet", "rack-forced"} if None in st.groups else {"unmet"}
+    topic_bytes = False  # the byte bound with the topic goal's sheds, where the topic goal is reached
     if not any(n.goal == "topic-spread" and n.kind in wide for n in notes):
         counted = not any(n.goal == "replica-count" and n.kind.startswith("unmet") for n in notes)
         lower = max(lower, topic_lower, joint if joint is not None and counted else 0)
+        topic_bytes = counted
     proposed = {p.tp: tuple(r) for p, r in zip(parts, st.reps) if tuple(r) != p.replicas}
     notes += _leaderless(cluster, proposed)
     return Plan(
@@ -176,14 +181,14 @@ def balance(
         lower_bound=lower,
         brokers=tuple(targets),
         notes=tuple(notes),
-        bytes_lower_bound=bytes_lower,
+        bytes_lower_bound=None if bytes_lower is None else bytes_lower[topic_bytes],
         unmet=tuple(dict.fromkeys(st.capped)),
     )
 
 
-def _bounds(st: State, repaired: bool, tolerance: float) -> tuple[int, int, int | None]:
-    """The lower bounds of the count, topic and byte goals, balanced per rack when every partition keeps (or, when
-    `repaired`, gets) one replica per rack."""
+def _bounds(st: State, repaired: bool, tolerance: float) -> tuple[int, int, tuple[int, int] | None]:
+    """The lower bounds of the count, topic and byte goals (bytes: without and with the topic goal's sheds), balanced
+    per rack when every partition keeps (or, when `repaired`, gets) one replica per rack."""
     by_rack = targets_of(st, repaired)[1]
     count, topic = count_lower_bound(st, repaired), topic_lower_bound(st, repaired)
     return count, topic, bytes_lower_bound(st, tolerance, by_rack) if st.has_sizes else None

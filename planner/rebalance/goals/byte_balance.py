@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Sequence
 
@@ -33,29 +34,85 @@ def limits(st: State, tolerance: float) -> dict[str | None, float]:
     return out
 
 
-def bytes_lower_bound(st: State, tolerance: float, by_rack: dict | None) -> int:
-    """Fewest bytes any plan reaching the replica-count and byte goals copies: every replica leaves a broker, and
-    broker b must lose at least its bytes above the limit and at least its replicas above the ceiling of the mean
-    (the smallest of them at the least), all of them when b is not a target. Unknown sizes count 0. Per rack when
-    every partition keeps one replica per rack (`by_rack`: each rack then ends with one replica of each partition)."""
+def bytes_lower_bound(st: State, tolerance: float, by_rack: dict | None) -> tuple[int, int]:
+    """Fewest bytes any plan reaching the replica-count and byte goals copies, and any reaching the per-topic goal too:
+    every replica leaves a broker, and broker b must lose at least its bytes above the limit and at least its replicas
+    above the ceiling of the mean (the smallest of them at the least), all of them when b is not a target. With the
+    topic goal (`_TopicSheds`), b also loses its replicas of each topic above the topic's floor but the +1s it keeps.
+    Unknown sizes count 0. Per rack when every partition keeps one replica per rack (`by_rack`: each rack then ends
+    with one replica of each partition)."""
     groups = list(by_rack.values()) if by_rack else [st.targets]
-    bound = 0
+    outside = 0
     for b in st.cluster.broker_ids:
         if b not in st.target_set:
-            bound += sum(st.sz(i) for i in st.where[b] if i not in st.fixed)
+            outside += sum(st.sz(i) for i in st.where[b] if i not in st.fixed)
     if by_rack:
         total_bytes, total = sum(st.sz(i) for i in range(len(st.reps))), len(st.reps)
+        topic_totals = Counter(st.topic_of)
     else:
         total_bytes = sum(st.bytes[b] for b in st.cluster.broker_ids)
         total = sum(st.count[b] for b in st.cluster.broker_ids)
+        topic_totals = Counter({t: sum(held.values()) for t, held in enumerate(st.holders)})
+    plain = with_topics = outside
     for members in groups:
-        limit = (1 + tolerance) * total_bytes / len(members)
-        ceil = -(-total // len(members))
+        n = len(members)
+        limit, ceil = (1 + tolerance) * total_bytes / n, -(-total // n)
+        sheds = _TopicSheds(st, {t: divmod(c, n) for t, c in topic_totals.items()}, ceil)
+        per_broker = 0
         for b in members:
-            extra = st.count[b] - ceil  # the smallest `extra` of its movable replicas leave b at the least
-            smallest = heapq.nsmallest(extra, (st.sz(i) for i in st.where[b] if i not in st.fixed)) if extra > 0 else ()
-            bound += max(sum(smallest), int(max(0.0, st.bytes[b] - limit)))
-    return bound
+            movable = [i for i in st.where[b] if i not in st.fixed]
+            extra = st.count[b] - ceil
+            over = int(max(0.0, st.bytes[b] - limit))
+            count_only = max(over, sum(heapq.nsmallest(extra, map(st.sz, movable))) if extra > 0 else 0)
+            plain += count_only
+            per_broker += max(count_only, sheds.add(b, movable))
+        with_topics += max(per_broker, sheds.total())
+    return plain, with_topics
+
+
+class _TopicSheds:
+    """The topic goal's part of the bytes bound in one group of brokers. A topic of q replicas per broker and r more
+    ends with q or q + 1 on each broker (q + 1 on at most r of them), and a broker holds at most the ceiling of the
+    mean, so at most `room` = that less Σq such +1s: broker b loses its replicas of each topic above q (the smallest
+    of each) but one (the largest of those) per +1 it keeps. Per broker, the +1s it may keep save the most; over the
+    group, what the +1s save is at most what the r largest savings of each topic add up to, and at most what the
+    `room` largest of each broker do."""
+
+    def __init__(self, st: State, floors: dict[int, tuple[int, int]], ceil: int):
+        self.st, self.floors = st, None if st.closed else floors  # cordoned brokers: no topic terms
+        self.room = max(0, ceil - sum(q for q, _ in floors.values()))
+        self.shed = 0
+        self.by_broker = 0  # the largest savings of each broker, summed
+        self.by_topic: dict[int, list[int]] = {}  # topic -> what keeping a +1 saves on each broker holding above q
+
+    def add(self, b: int, movable: list[int]) -> int:
+        """Count broker b in; its own bound (its +1s saving the most)."""
+        floors = self.floors
+        if floors is None:
+            return 0
+        above = {t: c - floors[t][0] for t, c in self.st.tcount[b].items() if c > floors[t][0]}
+        of_topic: dict[int, list[int]] = {}
+        topic_of, size = self.st.topic_of, self.st.sz
+        for i in movable:
+            if topic_of[i] in above:
+                of_topic.setdefault(topic_of[i], []).append(size(i))
+        shed, kept = 0, []
+        for t, k in above.items():
+            lost = heapq.nsmallest(k, of_topic.get(t, ()))
+            shed += sum(lost)
+            if floors[t][1] and lost:
+                kept.append(lost[-1])
+                self.by_topic.setdefault(t, []).append(lost[-1])
+        saved = sum(heapq.nlargest(self.room, kept))
+        self.shed += shed
+        self.by_broker += saved
+        return shed - saved
+
+    def total(self) -> int:
+        if self.floors is None:
+            return 0
+        by_topic = sum(sum(heapq.nlargest(self.floors[t][1], v)) for t, v in self.by_topic.items())
+        return self.shed - min(self.by_broker, by_topic)
 
 
 @dataclass

@@ -2,8 +2,9 @@
 with the fewest moves: targets are floor/ceil of the mean, the +1 going to the brokers holding most, and replicas
 only leave brokers above their target for brokers below theirs (so the plan meets `moves.excess`) unless racks
 forbid it. The replicas that leave are chosen for the goals after this one: first those of topics the broker holds
-more of than the topic's even share, then the smallest (known sizes; unknown last), followers before preferred
-leaders."""
+more of than the topic's even share, then (when the byte goal follows) the sizes that bring a broker above the byte
+limit within it and otherwise the smallest, the fewest bytes (`_want`; unknown sizes last), followers before
+preferred leaders."""
 
 from __future__ import annotations
 
@@ -62,8 +63,8 @@ def topic_totals(st: State) -> dict[tuple[str | None, int], int]:
 def _sources(st: State, b: int, ceil: dict, want: float) -> Iterator[int]:
     """Replicas to take off broker b, best first, with the topic terms kept current as replicas leave (lazy heap):
     replicas of topics b holds more of than their even share first, then (sizes known) the size closest to `want`,
-    the bytes each replica leaving b should take for b to end at the mean (the smallest when b is not above it),
-    unknown sizes last, followers before preferred leaders."""
+    the bytes each replica leaving b should take (`ReplicaCountGoal._want`; 0: the smallest), unknown sizes last,
+    followers before preferred leaders."""
     g = st.group_of(b)
 
     def key(i: int) -> tuple:
@@ -88,9 +89,11 @@ def _sources(st: State, b: int, ceil: dict, want: float) -> Iterator[int]:
 @dataclass
 class ReplicaCountGoal:
     say: Callable[[str], None] = lambda msg: None
-    level_bytes: bool = False  # the byte goal follows: take the sizes that level bytes (else the smallest)
+    level_bytes: bool = False  # the byte goal follows: take the sizes that reach its limit (else the smallest)
+    tolerance: float = 0.10  # the byte goal's: a broker may end at (1 + tolerance) x its group's mean
     name: str = "replica-count"
     means: dict = field(default_factory=dict)  # group -> its mean bytes per broker, while they cannot change
+    left: dict = field(default_factory=dict)  # broker -> replicas it has still to give up for the topic shares
 
     def optimize(self, st: State, frozen: Frozen) -> CountConstraint:
         target, _ = targets_of(st)
@@ -129,14 +132,16 @@ class ReplicaCountGoal:
                 most += sum(h - q - (r > 0) for h in above) + (max(0, len(above) - r) if r else 0)
             # moves inside the group keep its bytes: its mean, once (not a pass over its brokers per move)
             self.means = {g: sum(st.bytes[b] for b in members) / n}
-            for t, share in sorted(topic_shares(st, target, members, group, most).items()):
+            shares = topic_shares(st, target, members, group, most)
+            self.left = _leaving(st, shares)
+            for t, share in sorted(shares.items()):
                 held = st.holders[t]
                 givers = sorted(b for b, c in share.items() if held.get(b, 0) > c)
                 for d in sorted(b for b, c in share.items() if held.get(b, 0) < c):
                     while held.get(d, 0) < share[d] and st.allowed():
                         if not self._one(st, target, heap, parts.get(t, []), givers, share, d):
                             break
-        self.means = {}
+        self.means, self.left = {}, {}
 
     def _one(
         self,
@@ -156,6 +161,7 @@ class ReplicaCountGoal:
             if i is not None:
                 st.move(i, s, d)
                 heap.touch(s, d)
+                self.left[s] = self.left.get(s, 0) - 1
                 return True
         # racks forbid every direct move: through a broker x holding the topic, s -> x and x -> d (one more move)
         for s in sources:
@@ -168,6 +174,7 @@ class ReplicaCountGoal:
                     st.move(j, x, d)
                     st.move(i, s, x)
                     heap.touch(s, x, d)
+                    self.left[s] = self.left.get(s, 0) - 1
                     return True
         return False
 
@@ -180,21 +187,37 @@ class ReplicaCountGoal:
 
     def _direct(self, st: State, target: dict[int, int], heap: BrokerHeap, ceil: dict) -> bool:
         """From brokers above target to brokers below target."""
-        progressed = False
+        moves = st.moves
         for s in sorted(st.targets, key=lambda b: (target[b] - st.count[b], b)):
             if st.count[s] <= target[s]:
                 continue
-            for i in _sources(st, s, ceil, self._want(st, s, target)):
-                if st.count[s] <= target[s] or not st.allowed():
-                    break
-                d = heap.pick(i, s, lambda b: st.count[b] < target[b])
-                if d is not None:
-                    st.move(i, s, d)
-                    heap.touch(s, d)
-                    progressed = True
-        return progressed
+            want: float | None = self._want(st, s, target, direct=True)
+            while want is not None:
+                want = self._shed(st, target, heap, ceil, s, want)
+        return st.moves > moves
 
-    def _want(self, st: State, s: int, target: dict[int, int]) -> float:
+    def _shed(
+        self, st: State, target: dict[int, int], heap: BrokerHeap, ceil: dict, s: int, want: float
+    ) -> float | None:
+        """Broker s's replicas above its target to brokers below theirs, of about `want` bytes each (`_sources`); 0.0
+        when s came within the byte limit taking larger ones (the smallest from then on), else None."""
+        for i in _sources(st, s, ceil, want):
+            if st.count[s] <= target[s] or not st.allowed():
+                return None
+            d = heap.pick(i, s, lambda b: st.count[b] < target[b])
+            if d is not None:
+                st.move(i, s, d)
+                heap.touch(s, d)
+                if want and not self._want(st, s, target, direct=True):
+                    return 0.0
+        return None
+
+    def _want(self, st: State, s: int, target: dict[int, int], direct: bool = False) -> float:
+        """The bytes each replica leaving broker s should take (0: the smallest), the fewest bytes reaching the byte
+        goal's limit, (1 + tolerance) x the group's mean: a topic share's moves (`_pick`, as they go) take s's bytes
+        above the limit over the replicas s still gives up; the count moves (`direct`, chosen ahead from a heap)
+        aim s at the mean while s is above the limit, which leaves room for the replicas later goals move to it,
+        and the smallest once s is within the limit (as any broker within it)."""
         if not self.level_bytes:
             return 0.0
         g = st.group_of(s)
@@ -202,7 +225,11 @@ class ReplicaCountGoal:
         if mean is None:
             members = st.groups[g]
             mean = sum(st.bytes[b] for b in members) / len(members)
-        return max(0.0, (st.bytes[s] - mean) / max(1, st.count[s] - target[s]))
+        leaving = self.left[s] if s in self.left else st.count[s] - target[s]
+        limit = (1 + self.tolerance) * mean
+        if not direct:
+            return max(0.0, (st.bytes[s] - limit) / max(1, leaving))
+        return 0.0 if st.bytes[s] <= limit else (st.bytes[s] - mean) / max(1, leaving)
 
     def _narrow(self, st: State, heap: BrokerHeap) -> None:
         """Racks blocked some direct moves: settle for any move that narrows the spread (may cost extra moves)."""
@@ -249,6 +276,17 @@ class ReplicaCountGoal:
                 st.move(first, m, s)
                 st.moves -= 2
         return False
+
+
+def _leaving(st: State, shares: dict) -> dict[int, int]:
+    """Broker -> the replicas it gives up to reach the topic shares (`shares.topic_shares`)."""
+    out: dict[int, int] = {}
+    for t, share in shares.items():
+        held = st.holders[t]
+        for b, c in share.items():
+            if held.get(b, 0) > c:
+                out[b] = out.get(b, 0) + held[b] - c
+    return out
 
 
 def _fit(st: State, i: int, s: int, want: float) -> tuple:
