@@ -528,6 +528,17 @@ def test_count_moves_take_the_sizes_that_reach_the_byte_limit():
     assert plan.notes == ()
 
 
+def test_bytes_bound_counts_each_topics_smallest_replicas_above_its_share():
+    # topic t (1..4 B) all on broker 0, topic u (1..4 B) all on broker 1: counts and bytes are even, so neither the
+    # count goal nor the byte goal asks for a byte; the topic goal does: each broker gives 2 of its topic, at the
+    # least its two smallest (1 + 2 B), and the plan moves exactly those
+    t = Topic("t", tuple(Partition("t", i, (0,), size=i + 1) for i in range(4)))
+    u = Topic("u", tuple(Partition("u", i, (1,), size=i + 1) for i in range(4)))
+    plan = balance(Cluster(brokers=(Broker(0), Broker(1)), topics=(t, u)))
+    assert plan.proposed == {TP("t", 0): (1,), TP("t", 1): (1,), TP("u", 0): (0,), TP("u", 1): (0,)}
+    assert (plan.replica_moves, plan.lower_bound, plan.moved_bytes(), plan.bytes_lower_bound) == (4, 4, 6, 6)
+
+
 def _one_broker_racks(sizes):
     # broker 0, alone in rack a, holds a replica of every partition; brokers 1 and 2 share rack b
     reps = {0: (1, 0), 1: (1, 0), 2: (2, 0), 3: (2, 0)}
