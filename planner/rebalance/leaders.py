@@ -24,23 +24,28 @@ def balance_preferred(
     where: Mapping[int, set[int]] | None = None,
     on_swap: Callable[[int, int, int], None] | None = None,
     members: Collection[int] | None = None,
+    restore: Callable[[int, int], bool] | None = None,
 ) -> int:
     """Reorder `reps[i]` (i in idxs) in place so preferred-leader counts over `brokers` are within 1 where possible.
 
     `eligible(i, b)`: may broker b lead partition i (asked again as heads change); `on_swap(i, old, new)` is told
     of every change of head; `members`: `brokers` as a set, when the caller has one (a call per topic then costs
-    the topic's partitions, not the brokers). Returns the number of partitions whose head changed.
+    the topic's partitions, not the brokers). A partition may always keep its head, even one not eligible (an
+    out-of-sync preferred leader stays where it is: no change); once handed away, `restore(i, b)` says whether its
+    original head b may take it back (default: always; a caller with a rule of its own passes that rule, without
+    the eligibility that the original head fails). Returns the number of partitions whose head changed.
     """
     if not idxs or not brokers:
         return 0
     members = set(brokers) if members is None else members
-    heads = _Heads(reps, idxs, brokers, members, eligible, on_swap)
+    original = {i: reps[i][0] for i in idxs}
+    may = _or_restore(eligible, original, restore)
+    heads = _Heads(reps, idxs, brokers, members, may, on_swap)
     if where is None:
         where = _ByBroker(reps, idxs, members)
     in_scope = set(idxs)
     q, r = divmod(len(idxs), len(brokers))
     ceil = q + (1 if r else 0)
-    original = {i: reps[i][0] for i in idxs}
     for _ in range(8):
         gave = heads.give_away(ceil)
         took = heads.take_over(q, where, in_scope)
@@ -48,6 +53,19 @@ def balance_preferred(
             break
     heads.chains(where, in_scope, 4 * len(idxs) + 16)
     return sum(1 for i in idxs if reps[i][0] != original[i])
+
+
+def _or_restore(
+    eligible: Callable[[int, int], bool], original: Mapping[int, int], restore: Callable[[int, int], bool] | None
+) -> Callable[[int, int], bool]:
+    """`eligible`, or b is the partition's original head and `restore` lets it take the partition back. Without
+    this, a partition handed away from an ineligible head could never return, and a spread of 1 that keeps the
+    head would be missed."""
+
+    def may(i: int, b: int) -> bool:
+        return eligible(i, b) or (original.get(i) == b and (restore is None or restore(i, b)))
+
+    return may
 
 
 class _ByBroker(Mapping[int, set[int]]):

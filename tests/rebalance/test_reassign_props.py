@@ -315,6 +315,31 @@ def test_preferred_leader_reorder_reaches_the_best_spread(data):
     assert spread([r[0] for r in got]) <= max(best, 1)
 
 
+def test_preferred_leader_head_handed_away_may_return():
+    # Partitions 0 and 1 may be led only by broker 2 (their head 0 is not eligible, yet keeping it changes nothing).
+    # Broker 0 leads all four: it hands 0 and 1 to broker 2 and 2 to broker 1, leaving broker 2 two ahead of the
+    # idle brokers 3 and 4. Spread 1 needs partition 0 back on its own head 0 (and 3 to broker 3).
+    from planner.rebalance.leaders import balance_preferred
+
+    reps = [[0, 1, 2], [0, 1, 2], [0, 1, 2], [0, 1, 3]]
+    blocked = {(0, 0), (0, 1), (1, 0), (1, 1)}
+    assert balance_preferred(reps, range(4), [0, 1, 2, 3, 4], lambda i, b: (i, b) not in blocked) == 3
+    assert reps == [[0, 1, 2], [2, 1, 0], [1, 0, 2], [3, 1, 0]]
+
+
+def test_preferred_leader_head_returns_only_where_the_caller_allows():
+    # The same, with a caller's rule that forbids partition 0's return to broker 0: spread 2 is the best left.
+    from planner.rebalance.leaders import balance_preferred
+
+    reps = [[0, 1, 2], [0, 1, 2], [0, 1, 2], [0, 1, 3]]
+    blocked = {(0, 0), (0, 1), (1, 0), (1, 1)}
+    never = {(0, 0), (1, 0)}
+    balance_preferred(
+        reps, range(4), [0, 1, 2, 3, 4], lambda i, b: (i, b) not in blocked, restore=lambda i, b: (i, b) not in never
+    )
+    assert reps == [[2, 1, 0], [2, 1, 0], [1, 0, 2], [0, 1, 3]]
+
+
 def test_preferred_leader_chain_from_any_most_loaded_broker():
     # Brokers 0 and 1 lead two partitions each, broker 3 none. No chain starts at broker 0 (its partitions can only
     # go to broker 4, which leads one and can hand on only back to 0); the chain 1 -> 2 -> 3 exists.

@@ -58,11 +58,16 @@ class PreferredLeaderGoal:
             balance_preferred(st.reps, by_topic[t], st.lead_targets, eligible, members=members)
         st.recount_leads()
 
-        def topic_safe(i: int, b: int) -> bool:  # hand leadership only to a broker leading less of the topic
+        def leads_less(i: int, b: int) -> bool:  # hand leadership only to a broker leading less of the topic
             t = st.topic_of[i]
-            return eligible(i, b) and st.tlead.get((b, t), 0) < st.tlead.get((st.reps[i][0], t), 0)
+            return st.tlead.get((b, t), 0) < st.tlead.get((st.reps[i][0], t), 0)
 
-        balance_preferred(st.reps, movable, st.lead_targets, topic_safe, where=st.where, on_swap=st.lead_swap)
+        def topic_safe(i: int, b: int) -> bool:
+            return eligible(i, b) and leads_less(i, b)
+
+        balance_preferred(
+            st.reps, movable, st.lead_targets, topic_safe, where=st.where, on_swap=st.lead_swap, restore=leads_less
+        )
         if not _within_one(st):
             heads = flow_leaders(st, movable, eligible)
             if heads is None and max(st.lead.values()) - min(st.lead.values()) > 1:
