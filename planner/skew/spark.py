@@ -190,6 +190,7 @@ def stop_children(grace: float = 10.0) -> None:
 
 
 _HANDLER_PID: int | None = None  # the process that installed `_on_interrupt`
+_INTERRUPTED = threading.Event()  # `_on_interrupt` ran since the session started
 
 
 def _on_interrupt(signum, frame) -> None:
@@ -206,6 +207,7 @@ def _on_interrupt(signum, frame) -> None:
         return
 
     logging.disable(logging.CRITICAL)
+    _INTERRUPTED.set()
     raise KeyboardInterrupt
 
 
@@ -216,20 +218,10 @@ def _own_sigint() -> None:
         signal.signal(signal.SIGINT, _on_interrupt)
 
 
-@contextmanager
-def session(master: str = "local[*]", verbose: bool = False, conf: dict[str, str] | None = None, jars=()):
-    """A SparkSession for `master`; stopped on exit unless it was already running in this process. `jars` go on
-    `spark.jars` (after any the user gave), so the executors of a cluster fetch them too."""
-    _quiet_python_warnings()
-    check_master(master)
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+def _builder(master: str, verbose: bool, conf: dict[str, str] | None, jars):
+    """The SparkSession builder for `session`: our defaults, then the user's `conf`, then `jars`."""
     from pyspark.sql import SparkSession
 
-    active = SparkSession.getActiveSession()
-    if active is not None:
-        yield active
-        return
     builder = (
         SparkSession.builder.appName(APP_NAME)
         .master(master)
@@ -252,7 +244,26 @@ def session(master: str = "local[*]", verbose: bool = False, conf: dict[str, str
         conf["spark.jars"] = ",".join([j for j in conf.get("spark.jars", "").split(",") if j] + list(jars))
     for key, value in conf.items():
         builder = builder.config(key, value)
+    return builder
+
+
+@contextmanager
+def session(master: str = "local[*]", verbose: bool = False, conf: dict[str, str] | None = None, jars=()):
+    """A SparkSession for `master`; stopped on exit unless it was already running in this process. `jars` go on
+    `spark.jars` (after any the user gave), so the executors of a cluster fetch them too."""
+    _quiet_python_warnings()
+    check_master(master)
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        yield active
+        return
+    builder = _builder(master, verbose, conf, jars)
     previous = signal.getsignal(signal.SIGINT)
+    _INTERRUPTED.clear()
     _own_sigint()
     try:
         spark = builder.getOrCreate()
@@ -261,6 +272,9 @@ def session(master: str = "local[*]", verbose: bool = False, conf: dict[str, str
         stop_children()
         raise
     except Exception as exc:  # JVM missing, master unreachable, ...
+        if _INTERRUPTED.is_set():
+            stop_children()
+            raise KeyboardInterrupt from None
         raise PlannerError(f"cannot start Spark with --master {master}: {_first_line(exc)}") from None
     shipped = None
     interrupted = False
@@ -275,6 +289,14 @@ def session(master: str = "local[*]", verbose: bool = False, conf: dict[str, str
         interrupted = True
         stop_children()  # no spark.stop(): it would wait on the JVM for the running tasks
         raise
+    except Exception:
+        # an interrupt that surfaced as another error: a `finally` that made a Py4J call on the connection the
+        # interrupt broke ("Answer from Java side is empty"), wrapped by the job in a PlannerError. Still Ctrl-C.
+        if not _INTERRUPTED.is_set():
+            raise
+        interrupted = True
+        stop_children()
+        raise KeyboardInterrupt from None
     finally:
         if not interrupted:
             try:

@@ -101,6 +101,36 @@ def test_ctrl_c_stops_the_jvm_prints_one_line_exit_130(point, tmp_path, spark_su
     assert not output.exists()
 
 
+_SWALLOWED_INTERRUPT = """
+import os, signal, sys, time
+from planner.skew.spark import _alive, _descendants, session
+try:
+    with session("local[1]") as spark:
+        spark.range(1).count()
+        try:  # Ctrl-C lands in code that swallows it, as a `finally` making a Py4J call on a broken connection does
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+        except KeyboardInterrupt:
+            pass
+        raise RuntimeError("Answer from Java side is empty")
+except KeyboardInterrupt:
+    print("interrupted", [p for p in _descendants(os.getpid()) if _alive(p)])
+"""
+
+
+def test_interrupt_that_surfaces_as_another_error_is_still_ctrl_c(spark_subprocess_env):
+    # Under load, a Ctrl-C mid-job once came out as "reading --keys ... failed: Answer from Java side is empty"
+    # (exit 2): the session reports any error after an interrupt as the interrupt, and stops the JVM
+    done = subprocess.run(
+        [sys.executable, "-c", _SWALLOWED_INTERRUPT],
+        capture_output=True,
+        text=True,
+        env=spark_subprocess_env,
+        timeout=180,
+    )
+    assert (done.returncode, done.stdout) == (0, "interrupted []\n"), done.stderr[-2000:]
+
+
 def test_without_pyspark_one_line_naming_the_extra(tmp_path):
     pq.write_table(pa.table({"key": ["a"]}), tmp_path / "k.parquet")
     blocked = (
