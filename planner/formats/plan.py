@@ -177,12 +177,9 @@ def _note_json(n) -> dict:
 
 
 def plan_stats(plan: Plan) -> dict:
-    from planner.rebalance.metrics import score
-
-    before, after = plan.before, plan.after
+    before = plan.before
     members = list(plan.brokers) or list(before.broker_ids)
-    # one pass over the placement before, then only the partitions the plan changes (`metrics.tally_after`)
-    m, t0, t1 = score(before, after, brokers=members)
+    m, t0, t1 = plan.scored
     b0 = {b: (t0.replicas[b], t0.leaders[b], t0.data[b]) for b in before.broker_ids}
     b1 = {b: (t1.replicas[b], t1.leaders[b], t1.data[b]) for b in before.broker_ids}
     return {
@@ -275,13 +272,12 @@ def _bytes_line(s: dict) -> str:
 
 def _tiered_notes(plan: Plan) -> list[str]:
     """Topics with tiered storage (KIP-405, `remote.storage.enable=true`): a reassignment copies only local bytes."""
+    before = plan.before
+    touched = {tp.topic for tp in plan.proposed}  # each topic once (a plan may touch a million partitions)
     names = sorted(
-        {
-            tp.topic
-            for tp in plan.proposed
-            if plan.before.has_topic(tp.topic)
-            and plan.before.topic(tp.topic).config_bool("remote.storage.enable", False)
-        }
+        name
+        for name in touched
+        if before.has_topic(name) and before.topic(name).config_bool("remote.storage.enable", False)
     )
     if not names:
         return []

@@ -13,10 +13,11 @@ figures and are counted apart.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Iterable, Iterator, Mapping, Sequence
+from itertools import chain
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from planner.model import INTERNAL_TOPICS, Cluster, Partition, Topic, TopicPartition
-from planner.rebalance.moves import rack_count, rack_safe
+from planner.rebalance.moves import Plan, rack_count, rack_safe
 
 Sizes = Mapping[TopicPartition, int]
 
@@ -271,6 +272,143 @@ def _same_sizes(before: Cluster, after: Cluster) -> bool:
         if a is not b and [(p.id, p.size) for p in a.partitions] != [(p.id, p.size) for p in b.partitions]:
             return False
     return True
+
+
+def plan_score(plan: Plan) -> tuple[PlanMetrics, Tally, Tally]:
+    """`score(plan.before, plan.after, brokers=plan.brokers or every broker)` (the figures a plan summary shows),
+    without building the cluster after the plan: the replica lists before and after, each tallied at once over
+    arrays (`_tally_lists`), and the replicas copied counted in the same pass that lays out the lists after."""
+    before = plan.before
+    targets = tuple(sorted(plan.brokers or before.broker_ids))
+    parts = list(before.partitions())
+    home = [p.replicas for p in parts]
+    sizes = [p.size for p in parts]
+    after = list(home)
+    moves = data = unknown = 0
+    start = dict(_topic_starts(before))
+    for tp, new in plan.proposed.items():
+        at = start.get(tp.topic)
+        if at is None or not 0 <= tp.partition < at[1]:
+            continue  # not a partition of the cluster: `Cluster.with_assignment` leaves it out
+        i = at[0] + tp.partition
+        new = tuple(new)
+        if new == home[i]:
+            continue
+        after[i] = new
+        copies = len(set(new).difference(home[i]))
+        moves += copies
+        size = sizes[i]
+        if size is None:
+            unknown += copies
+        else:
+            data += copies * size
+    t0, t1 = _tally_lists(before, home, sizes, targets), _tally_lists(before, after, sizes, targets)
+    if t0 is None or t1 is None:  # sizes beyond 64-bit sums: the exact pass over Python ints
+        return score(before, plan.after, brokers=targets)
+    known = any(s is not None for s in sizes)
+    metrics = PlanMetrics(
+        replica_moves=moves,
+        bytes_moved=data if known else None,
+        unknown_size_moves=unknown if known else 0,
+        before=metrics_of(t0, targets),
+        after=metrics_of(t1, targets),
+        brokers=targets,
+    )
+    return metrics, t0, t1
+
+
+def _topic_starts(cluster: Cluster) -> Iterator[tuple[str, tuple[int, int]]]:
+    """Each topic's name, (index of its first partition in `cluster.partitions()`, its partition count)."""
+    at = 0
+    for t in cluster.topics:
+        yield t.name, (at, len(t.partitions))
+        at += len(t.partitions)
+
+
+def _tally_lists(
+    cluster: Cluster, reps: Sequence[tuple[int, ...]], sizes: Sequence[int | None], brokers: Sequence[int]
+) -> Tally | None:
+    """`tally` of `cluster` with `reps` as the replica lists of its partitions (in `cluster.partitions()` order) and
+    `sizes` as their sizes, counted over NumPy arrays; None when the byte sums could leave 64 bits."""
+    import numpy as np
+
+    lens = np.fromiter(map(len, reps), np.int64, len(reps))
+    flat = np.fromiter(chain.from_iterable(reps), np.int64, int(lens.sum()))
+    try:
+        weight = np.fromiter((s or 0 for s in sizes), np.int64, len(sizes))
+    except OverflowError:
+        return None
+    ids, dense = _dense(np, cluster.broker_ids, flat)
+    has = lens > 0
+    heads = dense[(np.cumsum(lens) - lens)[has]]
+    count = np.bincount(dense, minlength=len(ids))
+    if weight.size and int(weight.max()) * int(count.max(initial=0)) >= 2**63:
+        return None
+    data = np.zeros(len(ids), np.int64)
+    np.add.at(data, dense, np.repeat(weight, lens))
+    keys = ids.tolist()
+    t = Tally(
+        frozenset(brokers),
+        dict(zip(keys, count.tolist())),
+        dict(zip(keys, np.bincount(heads, minlength=len(ids)).tolist())),
+        dict(zip(keys, data.tolist())),
+        any(s is not None for s in sizes),
+    )
+    topic = np.repeat(np.arange(len(cluster.topics)), [len(x.partitions) for x in cluster.topics])
+    member = np.isin(ids, np.fromiter(t.members, np.int64, len(t.members)))
+    names = [x.name for x in cluster.topics]
+    shape = (len(names), len(ids), len(t.members))
+    inside = member[dense]
+    t.topic_replica = dict(zip(names, _topic_spreads(np, np.repeat(topic, lens)[inside], dense[inside], *shape)))
+    inside = member[heads]
+    t.topic_leader = dict(zip(names, _topic_spreads(np, topic[has][inside], heads[inside], *shape)))
+    t.unsafe = _unsafe(np, cluster, brokers, ids, dense, lens)
+    return t
+
+
+def _dense(np: Any, known: Sequence[int], flat: Any) -> tuple[Any, Any]:
+    """(the sorted ids of the known brokers and of any other in `flat`, each entry of `flat` as an index there)."""
+    ids = np.asarray(sorted(known), np.int64)
+    if ids.size and flat.size and 0 <= flat.min() and flat.max() <= ids[-1] < 1 << 24:
+        index = np.full(int(ids[-1]) + 1, -1, np.int64)
+        index[ids] = np.arange(ids.size)
+        dense = index[flat]
+        if dense.min() >= 0:  # every replica on a known broker
+            return ids, dense
+    ids = np.unique(np.concatenate([ids, flat]))
+    return ids, np.searchsorted(ids, flat)
+
+
+def _topic_spreads(np: Any, topic: Any, broker: Any, topics: int, brokers: int, members: int) -> list[int]:
+    """Per topic, `_topic_spread` of its replicas on the member brokers (`topic`, `broker`: one entry per replica,
+    `broker` a dense index below `brokers`)."""
+    out = np.zeros(topics, np.int64)
+    if topic.size:
+        keys = np.sort(topic * brokers + broker)
+        first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])  # one run per (topic, broker)
+        count = np.diff(np.r_[first, keys.size])
+        held = keys[first] // brokers
+        start = np.flatnonzero(np.r_[True, held[1:] != held[:-1]])  # one run per topic
+        high, low = np.maximum.reduceat(count, start), np.minimum.reduceat(count, start)
+        n = np.diff(np.r_[start, held.size])
+        out[held[start]] = high - np.where(n == members, low, 0)
+    return out.tolist()
+
+
+def _unsafe(np: Any, cluster: Cluster, brokers: Sequence[int], ids: Any, dense: Any, lens: Any) -> int:
+    """Partitions with fewer distinct racks than min(RF, racks) (`moves.rack_safe`), per replication factor."""
+    rack_of, n_racks = _racks(cluster, brokers)
+    if not n_racks:
+        return 0
+    codes: dict[str | None, int] = {}
+    rack = np.asarray([codes.setdefault(rack_of.get(b), len(codes)) for b in ids.tolist()], np.int64)[dense]
+    starts = np.cumsum(lens) - lens
+    unsafe = 0
+    for k in np.unique(lens[lens > 1]).tolist():
+        rows = np.sort(rack[starts[lens == k][:, None] + np.arange(k)], axis=1)
+        distinct = 1 + (rows[:, 1:] != rows[:, :-1]).sum(axis=1)
+        unsafe += int((distinct < min(k, n_racks)).sum())
+    return unsafe
 
 
 def plan_metrics(

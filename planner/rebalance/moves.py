@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from planner.model import Cluster, Partition, PlannerError, TopicPartition
+
+if TYPE_CHECKING:
+    from planner.rebalance.metrics import PlanMetrics, Tally
 
 Assignment = dict[TopicPartition, tuple[int, ...]]
 
@@ -44,6 +47,14 @@ class Plan:
     def leader_changes(self) -> int:
         cur = self.current
         return sum(1 for tp, r in self.proposed.items() if r[0] != cur[tp][0])
+
+    @cached_property
+    def scored(self) -> tuple[PlanMetrics, Tally, Tally]:
+        """The plan's figures over its brokers (every broker when it names none), with the tallies before and after
+        (`metrics.plan_score`): computed once, as the summary, plan.txt and the JSON all show them."""
+        from planner.rebalance.metrics import plan_score
+
+        return plan_score(self)
 
     def moved_bytes(self) -> int | None:
         """Bytes copied: size × new replicas per partition; None when no size is known."""

@@ -1,9 +1,14 @@
 """plan_metrics: the figures every plan (ours or a peer's) is scored by."""
 
+import random
+from dataclasses import replace
+
+import pytest
 from testkit import build_cluster
 
 from planner.model import TopicPartition as TP
-from planner.rebalance.metrics import PlacementMetrics, plan_metrics
+from planner.rebalance.metrics import PlacementMetrics, plan_metrics, plan_score, score
+from planner.rebalance.moves import Plan
 
 BEFORE = build_cluster(
     4,
@@ -60,3 +65,71 @@ def test_plan_metrics_sizes_unknown_are_not_zero_and_brokers_default_leaves_out_
     empty = BEFORE.with_assignment({TP("t", 2): (1, 2), TP("__consumer_offsets", 2): (0, 1)})
     assert plan_metrics(BEFORE, empty).brokers == (0, 1, 2)
     assert plan_metrics(BEFORE, empty, brokers=[0, 1, 2, 3]).brokers == (0, 1, 2, 3)
+
+
+def _random_plan(seed: int) -> Plan:
+    """A cluster of mixed replication factors, racks (some brokers without one in odd seeds), sizes partly unknown,
+    an empty topic, and a plan that moves, reorders, changes replication factors and names a broker outside it."""
+    rng = random.Random(seed)
+    n = rng.randint(3, 9)
+    racks = [None if seed % 2 and k == 0 else f"r{k % 3}" for k in range(n)]
+    topics = {
+        f"t{t}": {
+            p: tuple(rng.sample(range(n), rng.randint(0 if t == 1 else 1, min(n, 4)))) for p in range(rng.randint(1, 9))
+        }
+        for t in range(6)
+    }
+    topics["empty"] = {}
+    cluster = build_cluster(n, racks=racks, topics=topics)
+    sized = replace(
+        cluster,
+        topics=tuple(
+            replace(
+                t, partitions=tuple(replace(p, size=rng.choice([None, 0, rng.randint(1, 2**40)])) for p in t.partitions)
+            )
+            for t in cluster.topics
+        ),
+    )
+    proposed = {}
+    for p in sized.partitions():
+        pick = rng.random()
+        if pick < 0.3:
+            proposed[p.tp] = tuple(rng.sample(range(n + 1), rng.randint(1, min(n, 4))))  # broker n: not in the cluster
+        elif pick < 0.4:
+            proposed[p.tp] = tuple(reversed(p.replicas)) or (0,)
+    brokers = () if seed % 3 == 0 else tuple(sorted(rng.sample(range(n), rng.randint(1, n))))
+    return Plan(before=sized, proposed=proposed, goal="test", brokers=brokers)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_plan_score_is_score_of_the_cluster_after_the_plan(seed):
+    plan = _random_plan(seed)
+    got = plan_score(plan)
+    want = score(plan.before, plan.after, brokers=list(plan.brokers) or list(plan.before.broker_ids))
+    assert got[0] == want[0]
+    for a, b in zip(got[1:], want[1:]):
+        assert (a.members, a.known, a.unsafe, a.topic_replica, a.topic_leader) == (
+            b.members,
+            b.known,
+            b.unsafe,
+            b.topic_replica,
+            b.topic_leader,
+        )
+        for x, y in ((a.replicas, b.replicas), (a.leaders, b.leaders), (a.data, b.data)):
+            assert set(plan.before.broker_ids) <= set(x)  # every broker of the cluster is counted, 0 or not
+            assert {k: v for k, v in x.items() if v} == {k: v for k, v in y.items() if v}
+    assert plan.scored == got
+
+
+def test_plan_score_beyond_64_bit_byte_sums_counts_exactly():
+    cluster = build_cluster(3, topics={"t": {0: (0, 1), 1: (1, 2)}})
+    big = replace(
+        cluster,
+        topics=(
+            replace(cluster.topics[0], partitions=tuple(replace(p, size=2**70) for p in cluster.topics[0].partitions)),
+        ),
+    )
+    plan = Plan(before=big, proposed={TP("t", 0): (2, 0)}, goal="test")
+    m, t0, t1 = plan_score(plan)
+    assert (m.replica_moves, m.bytes_moved) == (1, 2**70)
+    assert (t0.data, t1.data) == ({0: 2**70, 1: 2**71, 2: 2**70}, {0: 2**70, 1: 2**70, 2: 2**71})
