@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from planner.model import Cluster, TopicPartition, tp_sort_key
+from planner.model import Cluster, Partition, TopicPartition, tp_sort_key
 
 
 def batch_order(
@@ -21,12 +21,17 @@ def batch_order(
     then by topic and partition.
     """
 
+    names: dict[str, tuple[tuple[Partition, ...], bytes]] = {}  # per topic: its partitions, its sort key
+
     def key(tp: TopicPartition):
-        part = cluster.topic(tp.topic).partitions[tp.partition]  # the partitions the plan moves only
+        if tp.topic not in names:
+            names[tp.topic] = cluster.topic(tp.topic).partitions, tp_sort_key(tp)[0]
+        parts, name = names[tp.topic]
+        part = parts[tp.partition]  # the partitions the plan moves only
         cur, new = part.replicas, proposed[tp]
         leaves_outside = bool(targets) and any(b not in targets for b in cur)
-        copies = len(set(new) - set(cur))
-        return (not leaves_outside, copies > 0, (part.size or 0) * copies, tp_sort_key(tp))
+        copies = len(set(new).difference(cur))
+        return (not leaves_outside, copies > 0, (part.size or 0) * copies, (name, tp.partition))
 
     return sorted(proposed, key=key)
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from planner.leadership import topic_states
-from planner.model import Cluster, TopicPartition
+from planner.leadership import partition_state
+from planner.model import Cluster, Topic, TopicPartition
 from planner.rebalance.batches import batches
 from planner.rebalance.leaders import elect_leaders
 from planner.rebalance.moves import Plan, changed_only, in_progress_note, rack_count, rack_safe, select_partitions
@@ -40,12 +40,16 @@ def partitions_to_elect(plan: Plan) -> list[TopicPartition]:
     elects the first replica of the new list in the ISR (`PartitionStateMachine.scala`
     reassignPartitionLeaderElection; `PartitionChangeBuilder.java` in KRaft).
     """
-    # the leaders of the topics the plan touches only (a plan of a large cluster leaves many topics alone)
-    states = {name: topic_states(plan.before, plan.before.topic(name)) for name in {tp.topic for tp in plan.proposed}}
+    # the leaders of the partitions the plan touches only (a plan of a large cluster leaves many alone)
     online = plan.before.online_ids
+    topics: dict[str, tuple[Topic, bool]] = {}
     out = []
     for tp, new in plan.proposed.items():
-        leader = states[tp.topic][tp.partition].leader
+        if tp.topic not in topics:
+            t = plan.before.topic(tp.topic)
+            topics[tp.topic] = t, t.config_bool("unclean.leader.election.enable", False)
+        t, unclean = topics[tp.topic]
+        leader = partition_state(t.partitions[tp.partition], online, unclean).leader
         after = leader if leader in new else next((b for b in new if b in online), -1)
         if after != new[0] and new[0] in online:
             out.append(tp)
