@@ -193,13 +193,34 @@ def render_reassignment_json(
             names[name] = tp_sort_key(TopicPartition(name, 0))[0]
         return names[name], t[1]
 
+    if not log_dirs:  # every log dir "any": each partition written as _node writes it, its topic's text made once
+        text: dict[str, str] = {}
+        rows = []
+        for tp in sorted(assignment, key=key):
+            name = text.get(tp[0])
+            if name is None:
+                name = text[tp[0]] = '{"topic":' + _node(tp[0]) + ',"partition":'
+            replicas = [int(r) for r in assignment[tp]]
+            rows.append(f'{name}{int(tp[1])},"replicas":[{",".join(map(str, replicas))}],{_ANY[len(replicas)]}')
+        return '{"version":1,"partitions":[' + ",".join(rows) + "]}"
     parts = []
     for tp in sorted(assignment, key=key):
         replicas = [int(r) for r in assignment[tp]]
         tp = TopicPartition(*tp)
-        dirs = [log_dirs.get((tp, r), ANY_LOG_DIR) for r in replicas] if log_dirs else [ANY_LOG_DIR] * len(replicas)
+        dirs = [log_dirs.get((tp, r), ANY_LOG_DIR) for r in replicas]
         parts.append({"topic": tp.topic, "partition": tp.partition, "replicas": replicas, "log_dirs": dirs})
     return _node({"version": 1, "partitions": parts})
+
+
+class _AnyDirs(dict):
+    """`"log_dirs":["any",...]}` for n replicas, made on first use."""
+
+    def __missing__(self, n: int) -> str:
+        self[n] = text = '"log_dirs":' + _node([ANY_LOG_DIR] * n) + "}"
+        return text
+
+
+_ANY = _AnyDirs()
 
 
 def render_reassignment_json_matrix(topic: str, matrix, first_pid: int = 0) -> str:

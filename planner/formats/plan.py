@@ -381,16 +381,30 @@ def plan_folder_keep(directory: str, files: Mapping[str, str]) -> Callable[[str]
 def render_plan_json(plan: Plan, throttle=None, elect=None) -> str:
     """The summary, every changed partition's current and proposed replicas, and, when given, the throttle and the
     partitions to elect (what leader-election.json lists)."""
-    from planner.model import tp_sort_key
+    from planner.model import TopicPartition, tp_sort_key
 
     s = plan_stats(plan)
-    cur = plan.current
-    s["partitions"] = [
-        {"topic": tp.topic, "partition": tp.partition, "current": list(cur[tp]), "proposed": list(plan.proposed[tp])}
-        for tp in sorted(plan.proposed, key=tp_sort_key)
+    cur, proposed = plan.current, plan.proposed
+    # the lists of partitions (a million for a large plan) are rendered apart, line by line as json.dumps(indent=2)
+    # renders them there (its indenting encoder is pure Python), and put in place of a marker
+    names: dict[str, str] = {}
+    keys: dict[str, bytes] = {}  # each topic's `tp_sort_key`, computed once
+
+    def order(tp: TopicPartition) -> tuple[bytes, int]:
+        key = keys.get(tp.topic)
+        if key is None:
+            key = keys[tp.topic] = tp_sort_key(tp)[0]
+        return key, tp.partition
+
+    rows = [
+        _row(names, tp, f',\n      "current": {_ints(cur[tp])},\n      "proposed": {_ints(proposed[tp])}')
+        for tp in sorted(proposed, key=order)
     ]
+    lists = {"partitions": rows}
+    s["partitions"] = _MARK + "partitions"
     if elect is not None:
-        s["leader_election"] = [{"topic": tp.topic, "partition": tp.partition} for tp in sorted(elect, key=tp_sort_key)]
+        s["leader_election"] = _MARK + "leader_election"
+        lists["leader_election"] = [_row(names, tp, "") for tp in sorted(elect, key=order)]
     if throttle is not None:
         s["throttle"] = {
             "rate": throttle.rate,
@@ -399,7 +413,29 @@ def render_plan_json(plan: Plan, throttle=None, elect=None) -> str:
             "leader.replication.throttled.replicas": throttle.leader,
             "follower.replication.throttled.replicas": throttle.follower,
         }
-    return json.dumps(s, indent=2) + "\n"
+    text = json.dumps(s, indent=2)
+    for key, items in lists.items():
+        head, _, tail = text.rpartition(json.dumps(_MARK + key))
+        text = head + ("[\n" + ",\n".join(items) + "\n  ]" if items else "[]") + tail
+    return text + "\n"
+
+
+_MARK = "\0"  # starts the placeholder strings render_plan_json replaces (json.dumps writes them as "\u0000...")
+
+
+def _row(names: dict[str, str], tp, rest: str) -> str:
+    """One partition of a list in the plan JSON, as json.dumps(indent=2) writes it two levels deep."""
+    name = names.get(tp.topic)
+    if name is None:
+        name = names[tp.topic] = json.dumps(tp.topic)
+    return f'    {{\n      "topic": {name},\n      "partition": {tp.partition}{rest}\n    }}'
+
+
+def _ints(values) -> str:
+    """A list of broker ids three levels deep, as json.dumps(indent=2) writes it."""
+    if not values:
+        return "[]"
+    return "[\n        " + ",\n        ".join(map(str, values)) + "\n      ]"
 
 
 def render_failures_table(impacts, partitions: int) -> str:
