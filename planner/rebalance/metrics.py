@@ -274,13 +274,20 @@ def _same_sizes(before: Cluster, after: Cluster) -> bool:
     return True
 
 
-def plan_score(plan: Plan) -> tuple[PlanMetrics, Tally, Tally]:
-    """`score(plan.before, plan.after, brokers=plan.brokers or every broker)` (the figures a plan summary shows),
-    without building the cluster after the plan: the replica lists before and after, each tallied at once over
-    arrays (`_tally_lists`), and the replicas copied counted in the same pass that lays out the lists after."""
+ARRAYS_FROM = 20_000  # partitions from which plan_score counts over NumPy arrays (below: importing it costs more)
+
+
+def plan_score(plan: Plan, arrays: bool | None = None) -> tuple[PlanMetrics, Tally, Tally]:
+    """`score(plan.before, plan.after, brokers=plan.brokers or every broker)` (the figures a plan summary shows).
+
+    With `arrays` (default: from `ARRAYS_FROM` partitions), without building the cluster after the plan: the replica
+    lists before and after, each tallied at once over arrays (`_tally_lists`), and the replicas copied counted in the
+    same pass that lays out the lists after."""
     before = plan.before
     targets = tuple(sorted(plan.brokers or before.broker_ids))
     parts = list(before.partitions())
+    if not (len(parts) >= ARRAYS_FROM if arrays is None else arrays):
+        return score(before, plan.after, brokers=targets)
     home = [p.replicas for p in parts]
     sizes = [p.size for p in parts]
     after = list(home)
