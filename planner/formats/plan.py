@@ -184,14 +184,14 @@ def plan_stats(plan: Plan) -> dict:
     b1 = {b: (t1.replicas[b], t1.leaders[b], t1.data[b]) for b in before.broker_ids}
     return {
         "goal": plan.goal,
-        "replica_moves": plan.replica_moves,
+        "replica_moves": m.replica_moves,  # Plan.replica_moves, counted in the same pass as the figures
         "lower_bound": plan.lower_bound,
         "bytes_lower_bound": plan.bytes_lower_bound,
         "unknown_size_moves": m.unknown_size_moves,
         "unmet_by_max_moves": list(plan.unmet),
         "metrics": {"before": m.before.__dict__, "after": m.after.__dict__},
         "partitions_touched": len(plan.proposed),
-        "bytes_to_move": plan.moved_bytes(),
+        "bytes_to_move": m.bytes_moved,  # Plan.moved_bytes()
         "leader_changes": plan.leader_changes,
         "rack_unsafe_before": m.before.rack_unsafe,
         "rack_unsafe_after": m.after.rack_unsafe,

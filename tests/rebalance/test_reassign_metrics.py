@@ -120,6 +120,7 @@ def test_plan_score_is_score_of_the_cluster_after_the_plan(seed):
             assert set(plan.before.broker_ids) <= set(x)  # every broker of the cluster is counted, 0 or not
             assert {k: v for k, v in x.items() if v} == {k: v for k, v in y.items() if v}
     assert plan.scored[0] == got[0]  # the pure-Python path below ARRAYS_FROM partitions
+    assert (got[0].replica_moves, got[0].bytes_moved) == (plan.replica_moves, plan.moved_bytes())
 
 
 def test_plan_score_beyond_64_bit_byte_sums_counts_exactly():
