@@ -8,10 +8,11 @@ preferred leaders."""
 
 from __future__ import annotations
 
+import bisect
 import heapq
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from planner.rebalance.goals.base import Change, Frozen, Note, keeps
 from planner.rebalance.goals.hard import targets_of
@@ -136,53 +137,43 @@ class ReplicaCountGoal:
             self.left = _leaving(st, shares)
             for t, share in sorted(shares.items()):
                 held = st.holders[t]
-                givers = sorted(b for b, c in share.items() if held.get(b, 0) > c)
+                topic: _Topic | None = None  # built on the first move the topic needs
                 for d in sorted(b for b, c in share.items() if held.get(b, 0) < c):
                     while held.get(d, 0) < share[d] and st.allowed():
-                        if not self._one(st, target, heap, parts.get(t, []), givers, share, d):
+                        topic = topic or _Topic(st, parts.get(t, []), share)
+                        if not self._one(st, target, heap, topic, d):
                             break
         self.means, self.left = {}, {}
 
-    def _one(
-        self,
-        st: State,
-        target: dict[int, int],
-        heap: BrokerHeap,
-        parts: list[int],
-        givers: list[int],
-        share: dict,
-        d: int,
-    ) -> bool:
+    def _one(self, st: State, target: dict[int, int], heap: BrokerHeap, topic: "_Topic", d: int) -> bool:
         """One replica to d from a giver holding more than its share (most above it first)."""
-        held = st.holders[st.topic_of[parts[0]]] if parts else {}
-        sources = sorted((b for b in givers if held.get(b, 0) > share[b]), key=lambda b: (share[b] - held[b], b))
-        for s in sources:
-            i = self._pick(st, target, parts, s, d)
+        for s in topic.givers():
+            i = self._pick(st, target, topic.on.get(s, ()), s, d)
             if i is not None:
-                st.move(i, s, d)
+                topic.move(i, s, d)
                 heap.touch(s, d)
                 self.left[s] = self.left.get(s, 0) - 1
                 return True
         # racks forbid every direct move: through a broker x holding the topic, s -> x and x -> d (one more move)
-        for s in sources:
-            for x in sorted(held):
+        for s in topic.givers():
+            for x in sorted(topic.held):
                 if x in (s, d) or not st.allowed(2):
                     continue
-                j = self._pick(st, target, parts, x, d)
-                i = self._pick(st, target, [k for k in parts if k != j], s, x) if j is not None else None
+                j = self._pick(st, target, topic.on.get(x, ()), x, d)
+                i = self._pick(st, target, [k for k in topic.on.get(s, ()) if k != j], s, x) if j is not None else None
                 if i is not None and j is not None:
-                    st.move(j, x, d)
-                    st.move(i, s, x)
+                    topic.move(j, x, d)
+                    topic.move(i, s, x)
                     heap.touch(s, x, d)
                     self.left[s] = self.left.get(s, 0) - 1
                     return True
         return False
 
-    def _pick(self, st: State, target: dict[int, int], parts: list[int], s: int, d: int) -> int | None:
-        """The replica of these partitions on s that moves to d: of the size closest to what each replica leaving s
-        should take (`_want`), known sizes first, followers before the preferred leader."""
+    def _pick(self, st: State, target: dict[int, int], held: Iterable[int], s: int, d: int) -> int | None:
+        """The replica of these partitions on s (`held`) that moves to d: of the size closest to what each replica
+        leaving s should take (`_want`), known sizes first, followers before the preferred leader."""
         want = self._want(st, s, target)
-        mine = [i for i in parts if s in st.reps[i] and st.can_move(i, s, d)]
+        mine = [i for i in held if st.can_move(i, s, d)]
         return min(mine, key=lambda i: _fit(st, i, s, want), default=None)
 
     def _direct(self, st: State, target: dict[int, int], heap: BrokerHeap, ceil: dict) -> bool:
@@ -287,6 +278,55 @@ def _leaving(st: State, shares: dict) -> dict[int, int]:
             if held.get(b, 0) > c:
                 out[b] = out.get(b, 0) + held[b] - c
     return out
+
+
+class _Topic:
+    """One topic of a group while the count goal brings its brokers to their shares: the topic's movable partitions
+    per broker holding them, and the brokers holding more than their share (givers) by (most above it first, id),
+    both kept current by the goal's moves of the topic (a move looks at the few partitions of the topic on the giver,
+    not at all of them, and sorts no givers)."""
+
+    def __init__(self, st: State, parts: list[int], share: dict[int, int]):
+        self.st, self.share = st, share
+        self.held = st.holders[st.topic_of[parts[0]]] if parts else {}
+        self.on: dict[int, list[int]] = {}  # broker -> the topic's movable partitions on it
+        for i in parts:
+            for b in st.reps[i]:
+                self.on.setdefault(b, []).append(i)
+        # the givers when the topic's moves start (only they give: a broker below its share never rises above it)
+        self.was = frozenset(b for b, c in share.items() if parts and self.held.get(b, 0) > c)
+        self.above: dict[int, int] = {}  # giver -> replicas above its share (> 0)
+        self.by_above: dict[int, list[int]] = {}  # replicas above share -> the givers, by id
+        for b in sorted(self.was):
+            self._place(b)
+
+    def givers(self) -> Iterator[int]:
+        """The brokers holding more than their share, most above it first, then by id. Make no move while iterating."""
+        for k in sorted(self.by_above, reverse=True):
+            yield from self.by_above[k]
+
+    def move(self, i: int, s: int, d: int) -> None:
+        self.st.move(i, s, d)
+        self.on[s].remove(i)
+        self.on.setdefault(d, []).append(i)
+        for b in (s, d):
+            if b in self.was:
+                self._drop(b)
+                self._place(b)
+
+    def _place(self, b: int) -> None:
+        k = self.held.get(b, 0) - self.share[b]
+        if k > 0:
+            self.above[b] = k
+            bisect.insort(self.by_above.setdefault(k, []), b)
+
+    def _drop(self, b: int) -> None:
+        k = self.above.pop(b, 0)
+        if k:
+            level = self.by_above[k]
+            level.remove(b)
+            if not level:
+                del self.by_above[k]
 
 
 def _fit(st: State, i: int, s: int, want: float) -> tuple:
