@@ -155,36 +155,33 @@ class State:
                 return _range(opened, open_members)[0], max(inside.values(), default=0)
         return _range(inside, len(members))
 
-    def _add(self, i: int, b: int) -> None:
+    def _add(self, i: int, b: int, t: int, size: int, home: bool) -> None:
+        """Replica of partition i (topic t, `size` bytes or 0) now on b; `home`: b held it before the plan."""
         self.count[b] += 1
-        self.bytes[b] += self.size[i] or 0
+        self.bytes[b] += size
         self.where[b].add(i)
-        t = self.topic_of[i]
-        self.tcount[b][t] = self.tcount[b].get(t, 0) + 1
+        tc = self.tcount[b]
+        tc[t] = tc.get(t, 0) + 1
         _bump(self.holders[t], b, 1)
-        self.touched.add(t)
-        home = b in self.home[i]
         if not home:
             self.foreign[b].add(i)
         else:
             self.departed[b].discard(i)
-        if (b, home) in self._ranked:
+        if self._ranked and (b, home) in self._ranked:
             bisect.insort(self._ranked[(b, home)], self._key(i))
 
-    def _remove(self, i: int, b: int) -> None:
+    def _remove(self, i: int, b: int, t: int, size: int, home: bool) -> None:
+        """`_add` taken back: the replica of partition i leaves b."""
         self.count[b] -= 1
-        self.bytes[b] -= self.size[i] or 0
+        self.bytes[b] -= size
         self.where[b].discard(i)
-        t = self.topic_of[i]
         self.tcount[b][t] -= 1
         _bump(self.holders[t], b, -1)
-        self.touched.add(t)
-        home = b in self.home[i]
         if not home:
             self.foreign[b].discard(i)
         else:
             self.departed[b].add(i)
-        if (b, home) in self._ranked:
+        if self._ranked and (b, home) in self._ranked:
             keys = self._ranked[(b, home)]
             del keys[bisect.bisect_left(keys, self._key(i))]
 
@@ -217,10 +214,12 @@ class State:
         for i, old in enumerate(reps):
             now = self.reps[i]
             if tuple(now) != old:
+                t, size, home = self.topic_of[i], self.size[i] or 0, self.home[i]
+                self.touched.add(t)
                 for b in now:
-                    self._remove(i, b)
+                    self._remove(i, b, t, size, b in home)
                 for b in old:
-                    self._add(i, b)
+                    self._add(i, b, t, size, b in home)
                 self.reps[i] = list(old)
         self.recount_leads()
 
@@ -253,15 +252,20 @@ class State:
         return False
 
     def move(self, i: int, src: int, dst: int) -> None:
-        self.incoming[dst] += self.sz(i) if dst not in self.home[i] else 0
-        self.incoming[src] -= self.sz(i) if src not in self.home[i] else 0
+        home, size, t = self.home[i], self.size[i] or 0, self.topic_of[i]
+        src_home, dst_home = src in home, dst in home
+        if not dst_home:
+            self.incoming[dst] += size
+        if not src_home:
+            self.incoming[src] -= size
         r = self.reps[i]
         if r[0] == src:
             self.lead_swap(i, src, dst)
         r[r.index(src)] = dst
-        self._remove(i, src)
-        self._add(i, dst)
-        self.copies += self.cost(i, src, dst)
+        self._remove(i, src, t, size, src_home)
+        self._add(i, dst, t, size, dst_home)
+        self.touched.add(t)
+        self.copies += (not dst_home) - (not src_home)  # `cost`
         self.moves += 1
 
     def allowed(self, n: int = 1) -> bool:
