@@ -69,6 +69,7 @@ class State:
         # brokers balanced together: per rack when every partition keeps one replica in each rack
         self.groups: dict[str | None, list[int]] = {None: self.targets}
         self.moves = 0  # moves made (a replica may move twice; `copies` is what the plan costs)
+        self._heads: list[int] = []  # the head of each replica list as last counted (none yet: count them all)
         self.recount_leads()
 
     def _index(self, brokers: Sequence[int]) -> None:
@@ -100,8 +101,22 @@ class State:
 
     def recount_leads(self) -> None:
         """Preferred leaders per target broker and per (broker, topic); call after reordering replica lists. A closed
-        broker holding no replica can lead nothing: it is left out."""
-        self.lead_targets = [b for b in self.targets if b not in self.closed or self.count[b]]
+        broker holding no replica can lead nothing: it is left out. Moves and `lead_swap` keep the counts current, so
+        only the partitions whose head changed otherwise since the last count are counted again (all of them when
+        the brokers that can lead changed)."""
+        targets = [b for b in self.targets if b not in self.closed or self.count[b]]
+        heads = list(map(_HEAD, self.reps))
+        if not self._heads or targets != self.lead_targets:
+            self._count_leads(targets)
+        else:
+            for i in itertools.compress(range(len(heads)), map(operator.ne, heads, self._heads)):
+                t = self.topic_of[i]
+                self._lead(self._heads[i], t, -1)
+                self._lead(heads[i], t, 1)
+        self._heads = heads
+
+    def _count_leads(self, targets: list[int]) -> None:
+        self.lead_targets = targets
         self.lead = {b: 0 for b in self.lead_targets}
         self.tlead: dict[tuple[int, int], int] = {}
         self.tleaders: list[dict[int, int]] = [{} for _ in self.topic_names]  # topic -> broker -> leads (> 0)
@@ -136,6 +151,7 @@ class State:
         """Broker `new` became the preferred leader of partition i instead of `old` (lists reordered in place)."""
         self._lead(old, self.topic_of[i], -1)
         self._lead(new, self.topic_of[i], 1)
+        self._heads[i] = new  # counted: `recount_leads` need not look at it again
 
     def topic_lead_range(self, t: int) -> tuple[int, int]:
         """(fewest, most) preferred leaders of topic t on a lead target."""
