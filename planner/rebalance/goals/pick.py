@@ -69,6 +69,21 @@ class BrokerHeap:
         best = min(valid, key=lambda gk: (-gk[0], st.tcount[gk[1][2]].get(topic, 0), gk[1][0], gk[1][1], gk[1][2]))
         return best[1][2]
 
+    def settle(self) -> None:
+        """Drop the entries no broker can hold again while every move takes a broker's count towards its target
+        (`_direct`'s moves: from brokers above it to brokers below it): a key whose count lies beyond the broker's
+        target or on the far side of its current count. `pick` skips such entries when it pops them (stale keys), so
+        dropping them changes no choice; the others stay, one per time pushed (a stale key may become current again
+        and count twice). Every move before (the per-topic pass) pushed keys the heap no longer needs."""
+        count, target = self.st.count, self.target
+        keep = []
+        for k in self.h:
+            c = count[k[2]] - target[k[2]]
+            if (c <= k[0] <= 0) if c <= 0 else (0 <= k[0] <= c):
+                keep.append(k)
+        heapq.heapify(keep)
+        self.h = keep
+
     def touch(self, *brokers: int) -> None:
         for b in brokers:
             if b in self.target and b not in self.st.closed:

@@ -178,6 +178,7 @@ class ReplicaCountGoal:
 
     def _direct(self, st: State, target: dict[int, int], heap: BrokerHeap, ceil: dict) -> bool:
         """From brokers above target to brokers below target."""
+        heap.settle()
         moves = st.moves
         for s in sorted(st.targets, key=lambda b: (target[b] - st.count[b], b)):
             if st.count[s] <= target[s]:

@@ -13,7 +13,7 @@ these targets.
 from __future__ import annotations
 
 import heapq
-from typing import Sequence
+from typing import Callable, Sequence
 
 from planner.rebalance.goals.state import State
 
@@ -35,7 +35,10 @@ def topic_shares(st: State, target: dict[int, int], members: Sequence[int], tota
     if any(k < 0 or k > len(extra) for k in room.values()):
         return {}
     slots = _keeping(st, inside, floor, extra, room)
-    keeps = {t: {b for b, c in st.holders[t].items() if b in inside and c > floor[t]} for t in extra}
+
+    def keeps() -> dict[int, set[int]]:  # per topic, the brokers holding more than its floor
+        return {t: {b for b, c in st.holders[t].items() if b in inside and c > floor[t]} for t in extra}
+
     if not _rest(extra, room, slots, keeps):
         return {}
     out: dict[int, dict[int, int]] = {}
@@ -66,7 +69,7 @@ def _keeping(st: State, inside: frozenset[int], floor: dict, extra: dict, room: 
     return slots
 
 
-def _rest(extra: dict, room: dict, slots: dict[int, set[int]], keeps: dict[int, set[int]]) -> bool:
+def _rest(extra: dict, room: dict, slots: dict[int, set[int]], keeps: Callable[[], dict[int, set[int]]]) -> bool:
     """The slots still to give, to the brokers with the most room first (largest topics first), then along
     augmenting paths where a broker must trade a slot for another (Hopcroft-Karp's step): whether all fit."""
     heap = [(-k, b) for b, k in room.items() if k > 0]
@@ -85,7 +88,10 @@ def _rest(extra: dict, room: dict, slots: dict[int, set[int]], keeps: dict[int, 
                 heapq.heappush(heap, (-room[b], b))
         for item in skipped:
             heapq.heappush(heap, item)
+    if all(len(slots[t]) >= extra[t] for t in extra):
+        return not any(room.values())  # every slot given: no augmenting path to look for
     holding: dict[int, set[int]] = {b: set() for b in room}
+    above = keeps()
     for t, mine in slots.items():
         for b in mine:
             holding[b].add(t)
@@ -93,7 +99,7 @@ def _rest(extra: dict, room: dict, slots: dict[int, set[int]], keeps: dict[int, 
     for t in sorted(extra):
         while len(slots[t]) < extra[t]:
             budget -= 1
-            if budget < 0 or not _augment(t, room, slots, holding, keeps):
+            if budget < 0 or not _augment(t, room, slots, holding, above):
                 return False  # too many, or none: the count goal goes its usual way
     return not any(room.values())
 
