@@ -355,18 +355,20 @@ class _Takers:
     def __init__(self, st: State, topic: _Topic):
         self.st, self.topic = st, topic
         self.seen: list[int] = []
-        self.source = self._all()
-
-    def _all(self) -> Iterator[int]:
-        closed, tc = self.st.closed, self.topic.tc
-        yield from (b for b in self.topic.members if b not in tc and b not in closed)
-        yield from (b for b in self.topic.counted() if b not in closed)
+        self.source = _taking(st, topic)  # a generator that holds no reference back to self: no cycle to collect
 
     def __iter__(self) -> Iterator[int]:
         yield from self.seen
         for b in self.source:
             self.seen.append(b)
             yield b
+
+
+def _taking(st: State, topic: _Topic) -> Iterator[int]:
+    """`_Takers`' members in order, produced lazily."""
+    closed, tc = st.closed, topic.tc
+    yield from (b for b in topic.members if b not in tc and b not in closed)
+    yield from (b for b in topic.counted() if b not in closed)
 
 
 def _returns(st: State, src: int, dst: int, t: int) -> Iterator[int]:
