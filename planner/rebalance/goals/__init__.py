@@ -18,10 +18,12 @@ What a goal could not reach, and why, comes back as `base.Note` data for the ren
 
 from __future__ import annotations
 
+import functools
+import gc
 import re
 from collections import Counter
 from dataclasses import replace
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, ParamSpec, Sequence, TypeVar
 
 from planner.model import INTERNAL_TOPICS, Cluster, Partition, PlannerError
 from planner.rebalance.goals.base import Frozen, Goal, Note
@@ -115,6 +117,30 @@ def _excess_over_share(st: State, counts: dict[int, int]) -> int:
     return sum(over) - min(r, len(over)) + outside
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _without_cycle_collector(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """`fn` with Python's cyclic garbage collector paused. The goals allocate millions of small lists, sets, dicts and
+    tuples and make no reference cycles that matter, while every pass of the collector over the older generations walks
+    all the live objects (a cluster of a million partitions among them): at 1M that was a seventh of the goals' time.
+    Reference counting still frees what they drop; the collector runs again afterwards (where it was running)."""
+
+    @functools.wraps(fn)
+    def paused(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            if enabled:
+                gc.enable()
+
+    return paused
+
+
+@_without_cycle_collector
 def balance(
     cluster: Cluster,
     brokers: Sequence[int] | None = None,
