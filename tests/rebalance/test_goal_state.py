@@ -2,10 +2,12 @@
 from a placement counts that placement as home, and `_distance`'s kept per-topic terms equal a full recount after
 moves."""
 
+import gc
 import random
 from collections import Counter
 
-from planner.rebalance.goals import _distance, _off_even
+from planner.rebalance.decommission import decommission
+from planner.rebalance.goals import _distance, _off_even, balance
 from planner.rebalance.goals.byte_balance import limits
 from planner.rebalance.goals.state import State
 from planner.rebalance.goals.topic_spread import forced_topics
@@ -127,3 +129,59 @@ def test_distance_kept_per_topic_equals_a_full_recount_after_moves():
     assert done > 200 and _distance(st, 0.1)[1] > 0
     # racks of 3, 3 and 2 brokers: some topics are spread wider by racks, their terms counted per class
     assert sorted(forced_topics(State(c, select_partitions(c), targets, ()))) == [0, 2]
+
+
+def test_recount_leads_after_reordering_in_place_equals_a_full_count():
+    """`recount_leads` counts again only the partitions whose head changed since the last count: heads reordered in
+    place (as the leader goal's per-topic pass does), moves and `lead_swap`s mixed, each count equal to counting
+    every head; the brokers that can lead stay the same list (so `_distance` keeps its per-topic lead terms)."""
+    c = _cluster()
+    targets = sorted(c.online_ids)
+    st = State(c, select_partitions(c), targets, ())
+    leaders = st.lead_targets
+    rnd = random.Random(3)
+    reordered = 0
+    for step in range(400):
+        i = rnd.randrange(len(st.reps))
+        r = st.reps[i]
+        if step % 3 == 0 and len(r) > 1:  # a head swapped in place, not counted yet
+            j = rnd.randrange(1, len(r))
+            r[0], r[j] = r[j], r[0]
+            reordered += 1
+        elif step % 3 == 1:
+            dst = rnd.choice(targets)
+            if dst not in r and step % 2:
+                st.move(i, rnd.choice(r), dst)
+            elif len(r) > 1:  # reordered with the counts kept current
+                old, r[0], r[1] = r[0], r[1], r[0]
+                st.lead_swap(i, old, r[0])
+        if step % 50 == 49:
+            st.recount_leads()
+            assert st.lead_targets is leaders
+            assert _indexes(st) == {k: v for k, v in _counted(st).items() if k in ("count", "bytes", "where", "lead")}
+            assert _distance(st, 0.1) == _full_distance(st, 0.1)
+    assert reordered == 134
+
+
+def test_the_goals_make_no_reference_cycles():
+    """`balance` pauses the cyclic garbage collector while the goals run: a reference cycle made per step (a
+    generator stored in the object it belongs to, say) would hold its memory until the plan is done. Nothing the
+    plans leave is freed by a collection (tuples aside: a collection only stops tracking those of numbers)."""
+
+    def tracked() -> Counter:
+        return Counter(type(o).__name__ for o in gc.get_objects() if type(o) is not tuple)
+
+    c = _cluster()
+    plans = []
+    offline = c.with_broker_states({7: "offline"})
+    for plan in (lambda: balance(c), lambda: balance(offline), lambda: decommission(c, [0])):
+        gc.collect()
+        gc.disable()
+        try:
+            plans.append(plan())
+            left = tracked()
+            gc.collect()
+            assert left - tracked() == Counter()
+        finally:
+            gc.enable()
+    assert [len(p.proposed) for p in plans] == [131, 98, 148]

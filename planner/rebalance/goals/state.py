@@ -148,9 +148,12 @@ class State:
             _bump(self.tleaders[t], b, d)
 
     def lead_swap(self, i: int, old: int, new: int) -> None:
-        """Broker `new` became the preferred leader of partition i instead of `old` (lists reordered in place)."""
-        self._lead(old, self.topic_of[i], -1)
-        self._lead(new, self.topic_of[i], 1)
+        """Broker `new` became the preferred leader of partition i instead of `old` (lists reordered in place). The head
+        counted last gives the lead up: `old` itself unless the list was reordered in place since (`recount_leads`
+        then counts it again)."""
+        t = self.topic_of[i]
+        self._lead(self._heads[i], t, -1)
+        self._lead(new, t, 1)
         self._heads[i] = new  # counted: `recount_leads` need not look at it again
 
     def topic_lead_range(self, t: int) -> tuple[int, int]:
