@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import enum
+import gc
 import sys
-from typing import List, Optional
+from contextlib import contextmanager
+from typing import Iterator, List, Optional
 
 import typer
 
@@ -126,6 +128,23 @@ def _progress_for(cluster: Cluster):
     return say
 
 
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """A plan command without Python's cyclic garbage collector (reference counting still frees what it makes).
+
+    The loaded cluster and the planning state are millions of objects that live until the command ends, and planning
+    makes few reference cycles: the collector's passes walked them all for little (1M rebalance and decommission: 6.8
+    s of about 84 s CPU each). Without it, at 1M: peak memory of the rebalance 1,908 -> 2,029 MiB, of the
+    decommission unchanged (1,877 MiB)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def _load(topology: str, offline_brokers: Optional[str], sizes: Optional[str]) -> Cluster:
     cluster = load_cluster(topology, offline_brokers)
     if sizes:
@@ -243,17 +262,18 @@ def rebalance_cmd(
     from planner.rebalance.goals import balance
 
     options = _goal_options(max_moves, exclude_topic, exclude_internal, byte_tolerance, no_leader_balance)
-    cluster = _load(topology, offline_brokers, sizes)
-    brokers = parse_id_list(broker_list, "--broker-list") if broker_list is not None else None
-    plan = balance(
-        cluster,
-        brokers=brokers,
-        topics=topic,
-        progress=_progress_for(cluster),
-        rack_repair=not no_rack_repair,
-        **options,
-    )
-    _emit(plan, output_dir, throttle, fmt, batch_size)
+    with _no_cycle_collection():
+        cluster = _load(topology, offline_brokers, sizes)
+        brokers = parse_id_list(broker_list, "--broker-list") if broker_list is not None else None
+        plan = balance(
+            cluster,
+            brokers=brokers,
+            topics=topic,
+            progress=_progress_for(cluster),
+            rack_repair=not no_rack_repair,
+            **options,
+        )
+        _emit(plan, output_dir, throttle, fmt, batch_size)
 
 
 @reassign.command("decommission")
@@ -277,15 +297,16 @@ def decommission_cmd(
     from planner.rebalance.decommission import decommission
 
     options = _goal_options(max_moves, exclude_topic, exclude_internal, byte_tolerance, no_leader_balance)
-    cluster = _load(topology, offline_brokers, sizes)
-    plan = decommission(
-        cluster,
-        parse_id_list(brokers, "--brokers"),
-        progress=_progress_for(cluster),
-        rack_repair=not no_rack_repair,
-        **options,
-    )
-    _emit(plan, output_dir, throttle, fmt, batch_size)
+    with _no_cycle_collection():
+        cluster = _load(topology, offline_brokers, sizes)
+        plan = decommission(
+            cluster,
+            parse_id_list(brokers, "--brokers"),
+            progress=_progress_for(cluster),
+            rack_repair=not no_rack_repair,
+            **options,
+        )
+        _emit(plan, output_dir, throttle, fmt, batch_size)
 
 
 @reassign.command("replace-broker")
@@ -309,16 +330,17 @@ def replace_broker_cmd(
     from planner.rebalance.decommission import replace_broker
 
     options = _goal_options(max_moves, exclude_topic, exclude_internal, 10.0, False)
-    cluster = _load(topology, offline_brokers, sizes)
-    plan = replace_broker(
-        cluster,
-        source,
-        target,
-        max_moves=options["max_moves"],
-        exclude_topics=options["exclude_topics"],
-        exclude_internal=exclude_internal,
-    )
-    _emit(plan, output_dir, throttle, fmt, batch_size)
+    with _no_cycle_collection():
+        cluster = _load(topology, offline_brokers, sizes)
+        plan = replace_broker(
+            cluster,
+            source,
+            target,
+            max_moves=options["max_moves"],
+            exclude_topics=options["exclude_topics"],
+            exclude_internal=exclude_internal,
+        )
+        _emit(plan, output_dir, throttle, fmt, batch_size)
 
 
 @reassign.command("set-replication-factor")
@@ -338,8 +360,9 @@ def set_rf_cmd(
     """Raise or lower a topic's replication factor, keeping replicas rack-safe and brokers balanced."""
     from planner.rebalance.replication import set_replication_factor
 
-    cluster = _load(topology, offline_brokers, sizes)
-    _emit(set_replication_factor(cluster, topic, replication_factor), output_dir, throttle, fmt, batch_size)
+    with _no_cycle_collection():
+        cluster = _load(topology, offline_brokers, sizes)
+        _emit(set_replication_factor(cluster, topic, replication_factor), output_dir, throttle, fmt, batch_size)
 
 
 @reassign.command("elect-leaders")

@@ -477,3 +477,24 @@ def test_replace_broker_takes_the_move_cap_and_exclusions(topo, planner_cli):
         "reassign", "replace-broker", topo, "--source", "1", "--target", "4", "--max-moves", "-1"
     )
     assert (rc, out, err) == (2, "", "error: --max-moves must be at least 0\n")
+
+
+def test_plan_commands_run_without_the_cycle_collector_and_turn_it_back_on(topo, planner_cli_here, monkeypatch):
+    import gc
+
+    import planner.rebalance.goals as goals
+
+    seen = []
+    real = goals.balance
+
+    def balance(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(goals, "balance", balance)
+    assert gc.isenabled()
+    code, out, _ = planner_cli_here("reassign", "rebalance", topo)
+    assert (code, seen, gc.isenabled()) == (0, [False], True)
+    assert out.startswith("Plan: rebalance\n")
+    code, _, _ = planner_cli_here("reassign", "rebalance", topo, "--broker-list", "99")
+    assert (code, gc.isenabled()) == (2, True)  # also after an error
