@@ -4,7 +4,9 @@ the moves that bring the counts to their targets also spread every topic within 
 A topic with R replicas over n brokers ends with q = R // n on each and one more on r = R % n of them (its *slots*);
 a broker whose count target is T then holds T − Σq slots, one per topic at most. A broker that keeps a slot of a
 topic it holds more than q of keeps a replica that would otherwise leave, so the slots go first to such brokers
-(topics with the fewest candidates first, brokers with the most slots still to fill first), then the rest to the
+(topics with the fewest candidates first; with sizes, the brokers whose slot keeps the largest replica first, the
+one they would otherwise give up, so the fewest bytes move; then those with the most slots still to fill), then the
+rest to the
 brokers with the most slots left (largest first: Gale–Ryser's construction). Every replica above a broker's share
 then leaves, each one needed: the moves are Σ max(0, held − share) over brokers and topics, the fewest that reach
 these targets.
@@ -60,9 +62,11 @@ def _keeping(st: State, inside: frozenset[int], floor: dict, extra: dict, room: 
         t: [b for b, c in st.holders[t].items() if b in inside and c > floor[t] and b not in st.closed] for t in extra
     }
     slots: dict[int, set[int]] = {}
+    saving = _savings(st, candidates, floor)
     for t in sorted(extra, key=lambda t: (len(candidates[t]) - extra[t], t)):
         held = st.holders[t]
-        chosen = sorted((b for b in candidates[t] if room[b] > 0), key=lambda b: (-room[b], -held[b], b))[: extra[t]]
+        key = _by_saving(t, saving, room, held)
+        chosen = sorted((b for b in candidates[t] if room[b] > 0), key=key)[: extra[t]]
         slots[t] = set(chosen)
         for b in chosen:
             room[b] -= 1
@@ -169,3 +173,25 @@ def joint_lower_bound(st: State, groups: Sequence[Sequence[int]]) -> int | None:
                     savers[b] += 1
         total += shed - min(saving_by_topic, sum(min(room, k) for k in savers.values()))
     return total
+
+
+def _savings(st: State, candidates: dict[int, list[int]], floor: dict[int, int]) -> dict[tuple[int, int], int]:
+    """(topic, broker) -> the bytes keeping one more replica of the topic saves the broker: the largest of those it
+    would give up, its (floor + 1)-th largest of the topic (sizes known; else nothing)."""
+    if not st.has_sizes:
+        return {}
+    wanted = {(t, b) for t, bs in candidates.items() for b in bs}
+    sizes: dict[tuple[int, int], list[int]] = {}
+    topic_of, size = st.topic_of, st.size
+    for i, r in enumerate(st.reps):
+        t = topic_of[i]
+        if t in candidates:
+            for b in r:
+                if (t, b) in wanted:
+                    sizes.setdefault((t, b), []).append(size[i] or 0)
+    return {k: heapq.nlargest(floor[k[0]] + 1, v)[-1] for k, v in sizes.items()}
+
+
+def _by_saving(t: int, saving: dict, room: dict, held: dict) -> Callable[[int], tuple]:
+    """The order in which brokers get a slot of topic t: those it saves the most bytes first, then the most room."""
+    return lambda b: (-saving.get((t, b), 0), -room[b], -held[b], b)
