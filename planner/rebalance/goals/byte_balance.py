@@ -16,7 +16,7 @@ import heapq
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Collection, Iterator, Sequence
 
 from planner.rebalance.goals.base import Change, Frozen, Note
 from planner.rebalance.goals.replica_count import CountConstraint
@@ -60,7 +60,7 @@ def bytes_lower_bound(st: State, tolerance: float, by_rack: dict | None) -> tupl
         sheds = _TopicSheds(st, {t: divmod(c, n) for t, c in topic_totals.items()}, ceil)
         per_broker = 0
         for b in members:
-            movable = [i for i in st.where[b] if i not in st.fixed]
+            movable = [i for i in st.where[b] if i not in st.fixed] if st.fixed else st.where[b]
             extra = st.count[b] - ceil
             over = int(max(0.0, st.bytes[b] - limit))
             count_only = max(over, sum(heapq.nsmallest(extra, map(st.sz, movable))) if extra > 0 else 0)
@@ -85,20 +85,21 @@ class _TopicSheds:
         self.by_broker = 0  # the largest savings of each broker, summed
         self.by_topic: dict[int, list[int]] = {}  # topic -> what keeping a +1 saves on each broker holding above q
 
-    def add(self, b: int, movable: list[int]) -> int:
+    def add(self, b: int, movable: Collection[int]) -> int:
         """Count broker b in; its own bound (its +1s saving the most)."""
         floors = self.floors
         if floors is None:
             return 0
         above = {t: c - floors[t][0] for t, c in self.st.tcount[b].items() if c > floors[t][0]}
         of_topic: dict[int, list[int]] = {}
-        topic_of, size = self.st.topic_of, self.st.sz
+        topic_of, size = self.st.topic_of, self.st.size
         for i in movable:
-            if topic_of[i] in above:
-                of_topic.setdefault(topic_of[i], []).append(size(i))
+            t = topic_of[i]
+            if t in above:
+                of_topic.setdefault(t, []).append(size[i] or 0)
         shed, kept = 0, []
         for t, k in above.items():
-            lost = heapq.nsmallest(k, of_topic.get(t, ()))
+            lost = sorted(of_topic.get(t, ()))[:k]
             shed += sum(lost)
             if floors[t][1] and lost:
                 kept.append(lost[-1])

@@ -180,16 +180,17 @@ def _savings(st: State, candidates: dict[int, list[int]], floor: dict[int, int])
     would give up, its (floor + 1)-th largest of the topic (sizes known; else nothing)."""
     if not st.has_sizes:
         return {}
-    wanted = {(t, b) for t, bs in candidates.items() for b in bs}
+    wanted = {t: frozenset(bs) for t, bs in candidates.items() if bs}
     sizes: dict[tuple[int, int], list[int]] = {}
     topic_of, size = st.topic_of, st.size
     for i, r in enumerate(st.reps):
         t = topic_of[i]
-        if t in candidates:
+        brokers = wanted.get(t)
+        if brokers is not None:
             for b in r:
-                if (t, b) in wanted:
+                if b in brokers:
                     sizes.setdefault((t, b), []).append(size[i] or 0)
-    return {k: heapq.nlargest(floor[k[0]] + 1, v)[-1] for k, v in sizes.items()}
+    return {k: max(v) if not floor[k[0]] else sorted(v)[-1 - floor[k[0]]] for k, v in sizes.items()}
 
 
 def _by_saving(t: int, saving: dict, room: dict, held: dict) -> Callable[[int], tuple]:
