@@ -84,6 +84,7 @@ class _TopicSheds:
         self.shed = 0
         self.by_broker = 0  # the largest savings of each broker, summed
         self.by_topic: dict[int, list[int]] = {}  # topic -> what keeping a +1 saves on each broker holding above q
+        self.every = 0  # the same summed over topics of q = 0 (r, all their replicas, is no fewer than their holders)
 
     def add(self, b: int, movable: Collection[int]) -> int:
         """Count broker b in; its own bound (its +1s saving the most)."""
@@ -103,7 +104,10 @@ class _TopicSheds:
             shed += sum(lost)
             if floors[t][1] and lost:
                 kept.append(lost[-1])
-                self.by_topic.setdefault(t, []).append(lost[-1])
+                if floors[t][0]:
+                    self.by_topic.setdefault(t, []).append(lost[-1])
+                else:
+                    self.every += lost[-1]
         saved = sum(heapq.nlargest(self.room, kept))
         self.shed += shed
         self.by_broker += saved
@@ -113,7 +117,7 @@ class _TopicSheds:
         if self.floors is None:
             return 0
         by_topic = sum(sum(heapq.nlargest(self.floors[t][1], v)) for t, v in self.by_topic.items())
-        return self.shed - min(self.by_broker, by_topic)
+        return self.shed - min(self.by_broker, by_topic + self.every)
 
 
 @dataclass

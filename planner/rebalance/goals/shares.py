@@ -62,7 +62,8 @@ def _keeping(st: State, inside: frozenset[int], floor: dict, extra: dict, room: 
         t: [b for b, c in st.holders[t].items() if b in inside and c > floor[t] and b not in st.closed] for t in extra
     }
     slots: dict[int, set[int]] = {}
-    saving = _savings(st, candidates, floor)
+    # only where a topic has more candidates than slots does the order choose (else every candidate with room gets one)
+    saving = _savings(st, {t: c for t, c in candidates.items() if len(c) > extra[t]}, floor)
     for t in sorted(extra, key=lambda t: (len(candidates[t]) - extra[t], t)):
         held = st.holders[t]
         key = _by_saving(t, saving, room, held)
