@@ -18,7 +18,7 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int) -> Plan:
     t = cluster.topic(topic)
     counts = _ReplicaCounts(cluster, topic, online)
     proposed = {}
-    need = 0
+    need = copied = 0
     skipped = []
     less_safe = []
     for p, stt in zip(t.partitions, topic_states(cluster, t)):
@@ -27,7 +27,9 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int) -> Plan:
             continue
         reps = list(p.replicas)
         if len(reps) < rf:
-            need += counts.add_replicas(p.tp, reps, rf)
+            added = counts.add_replicas(p.tp, reps, rf)
+            need += added
+            copied += added * (p.size or 0)  # every replica added copies the partition: the bytes bound
         elif len(reps) > rf:
             counts.remove_replicas(reps, rf, set(stt.isr))
         if tuple(reps) != p.replicas:
@@ -40,6 +42,7 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int) -> Plan:
         proposed=proposed,
         goal=f"set-replication-factor {topic} {rf}",
         lower_bound=need,
+        bytes_lower_bound=copied if any(p.size is not None for p in t.partitions) else None,
         brokers=tuple(online),
         notes=_notes(less_safe, skipped) + _spread_notes(cluster.with_assignment(proposed), topic, online),
     )

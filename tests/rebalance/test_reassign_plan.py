@@ -296,6 +296,19 @@ def test_increase_rf_uses_unused_racks_and_least_loaded(make_cluster):
     assert {tp.partition: r[2] for tp, r in plan.proposed.items()} == {0: 5, 1: 3, 2: 4}
 
 
+def test_rf_change_bytes_bound_is_what_the_added_replicas_copy():
+    # raising t (3 partitions of 10, 20, 30 B) to RF 3 copies each partition once: 60 B, the bound; lowering copies
+    # nothing; without sizes there is no bytes bound
+    reps = {0: (0, 1), 1: (1, 2), 2: (2, 0)}
+    t = Topic("t", tuple(Partition("t", i, reps[i], size=10 * (i + 1)) for i in range(3)))
+    c = Cluster(brokers=tuple(Broker(i) for i in range(4)), topics=(t,))
+    raised = set_replication_factor(c, "t", 3)
+    assert (raised.replica_moves, raised.moved_bytes(), raised.bytes_lower_bound) == (3, 60, 60)
+    assert set_replication_factor(c, "t", 1).bytes_lower_bound == 0
+    bare = Topic("t", tuple(Partition("t", i, reps[i]) for i in range(3)))
+    assert set_replication_factor(Cluster(brokers=c.brokers, topics=(bare,)), "t", 3).bytes_lower_bound is None
+
+
 def test_decrease_rf_removes_out_of_isr_first():
     t = Topic("t", (Partition("t", 0, (0, 1, 2), observed=ObservedState(leader=0, isr=(0, 2))),))
     c = Cluster(brokers=tuple(Broker(i) for i in range(3)), topics=(t,))
