@@ -479,7 +479,7 @@ def test_replace_broker_takes_the_move_cap_and_exclusions(topo, planner_cli):
     assert (rc, out, err) == (2, "", "error: --max-moves must be at least 0\n")
 
 
-def test_plan_commands_run_without_the_cycle_collector_and_turn_it_back_on(topo, planner_cli_here, monkeypatch):
+def test_plan_commands_collect_cycles_less_often_and_restore_the_collector(topo, planner_cli_here, monkeypatch):
     import gc
 
     import planner.rebalance.goals as goals
@@ -488,13 +488,14 @@ def test_plan_commands_run_without_the_cycle_collector_and_turn_it_back_on(topo,
     real = goals.balance
 
     def balance(*args, **kwargs):
-        seen.append(gc.isenabled())
+        seen.append((gc.isenabled(), gc.get_threshold(), gc.get_freeze_count() > 0))
         return real(*args, **kwargs)
 
     monkeypatch.setattr(goals, "balance", balance)
-    assert gc.isenabled()
+    threshold = gc.get_threshold()
     code, out, _ = planner_cli_here("reassign", "rebalance", topo)
-    assert (code, seen, gc.isenabled()) == (0, [False], True)
+    assert (code, seen) == (0, [(True, (200_000, 20, 20), True)])
+    assert (gc.get_threshold(), gc.get_freeze_count()) == (threshold, 0)
     assert out.startswith("Plan: rebalance\n")
     code, _, _ = planner_cli_here("reassign", "rebalance", topo, "--broker-list", "99")
-    assert (code, gc.isenabled()) == (2, True)  # also after an error
+    assert (code, gc.get_threshold(), gc.get_freeze_count()) == (2, threshold, 0)  # also after an error
