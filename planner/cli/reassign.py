@@ -134,9 +134,10 @@ def _fewer_collections() -> Iterator[None]:
 
     The loaded cluster and the planning state are millions of long-lived objects, and each pass of the collector
     over them finds little: 6.8 s of about 84 s CPU of the 1M rebalance and decommission. `_load` freezes the
-    cluster out of its passes (`gc.freeze`) and collections come every 200,000 allocations instead of 700. Not off:
-    a goal that drops a structure held in a reference cycle gets it freed at the next collection (off, the 100k
-    decommission peaked at 386 MiB instead of 216)."""
+    cluster out of its passes (`gc.freeze`) and collections come every 200,000 allocations instead of 700, for the
+    loading and rendering around the goals (`goals.balance` pauses the collector while they run: they make no
+    reference cycles). Not off for the whole command: a structure dropped inside a reference cycle is freed at the
+    next collection (off, before the topic goal lost its one cycle, the 100k decommission peaked at 386 MiB)."""
     threshold = gc.get_threshold()
     gc.set_threshold(200_000, 20, 20)
     try:
