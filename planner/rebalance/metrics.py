@@ -253,7 +253,16 @@ def score(
     own = given is None and _same_sizes(before, after)
     t0 = tally(before, targets, None if own else sizes)
     t1 = tally_after(t0, before, after, targets, None if own else sizes)
-    metrics = PlanMetrics(
+    return _plan_metrics((moves, data, unknown), known, t0, t1, targets), t0, t1
+
+
+def _plan_metrics(
+    copied: tuple[int, int, int], known: bool, t0: Tally, t1: Tally, targets: tuple[int, ...]
+) -> PlanMetrics:
+    """The figures of a plan from its (replica moves, bytes moved, moves of unknown size) and its tallies before and
+    after; `known`: some size is known (else no bytes figure)."""
+    moves, data, unknown = copied
+    return PlanMetrics(
         replica_moves=moves,
         bytes_moved=data if known else None,
         unknown_size_moves=unknown if known else 0,
@@ -261,7 +270,6 @@ def score(
         after=metrics_of(t1, targets),
         brokers=targets,
     )
-    return metrics, t0, t1
 
 
 def _same_sizes(before: Cluster, after: Cluster) -> bool:
@@ -313,15 +321,7 @@ def plan_score(plan: Plan, arrays: bool | None = None) -> tuple[PlanMetrics, Tal
     if t0 is None or t1 is None:  # sizes beyond 64-bit sums: the exact pass over Python ints
         return score(before, plan.after, brokers=targets)
     known = any(s is not None for s in sizes)
-    metrics = PlanMetrics(
-        replica_moves=moves,
-        bytes_moved=data if known else None,
-        unknown_size_moves=unknown if known else 0,
-        before=metrics_of(t0, targets),
-        after=metrics_of(t1, targets),
-        brokers=targets,
-    )
-    return metrics, t0, t1
+    return _plan_metrics((moves, data, unknown), known, t0, t1, targets), t0, t1
 
 
 def _topic_starts(cluster: Cluster) -> Iterator[tuple[str, tuple[int, int]]]:
