@@ -129,33 +129,30 @@ def _progress_for(cluster: Cluster):
 
 
 @contextmanager
-def _fewer_collections() -> Iterator[None]:
-    """A plan command with Python's cyclic garbage collector running less often (restored when the command ends).
+def _loaded(topology: str, offline_brokers: Optional[str], sizes: Optional[str]) -> Iterator[Cluster]:
+    """The cluster a plan command plans on, with Python's cyclic garbage collector running less often until the
+    command ends (also on an error).
 
     The loaded cluster and the planning state are millions of long-lived objects, and each pass of the collector
-    over them finds little: 6.8 s of about 84 s CPU of the 1M rebalance and decommission. `_load` freezes the
-    cluster out of its passes (`gc.freeze`) and collections come every 200,000 allocations instead of 700, for the
+    over them finds little: 6.8 s of about 84 s CPU of the 1M rebalance and decommission. The loaded cluster is
+    frozen out of its passes (`gc.freeze`) and collections come every 200,000 allocations instead of 700, for the
     loading and rendering around the goals (`goals.balance` pauses the collector while they run: they make no
     reference cycles). Not off for the whole command: a structure dropped inside a reference cycle is freed at the
     next collection (off, before the topic goal lost its one cycle, the 100k decommission peaked at 386 MiB)."""
     threshold = gc.get_threshold()
     gc.set_threshold(200_000, 20, 20)
     try:
-        yield
+        cluster = load_cluster(topology, offline_brokers)
+        if sizes:
+            from planner.formats.kafka_json import parse_log_dirs_json
+            from planner.rebalance.moves import with_sizes
+
+            cluster = with_sizes(cluster, parse_log_dirs_json(read_option_file(sizes, "--sizes"), sizes))
+        gc.freeze()
+        yield cluster
     finally:
         gc.set_threshold(*threshold)
         gc.unfreeze()
-
-
-def _load(topology: str, offline_brokers: Optional[str], sizes: Optional[str]) -> Cluster:
-    cluster = load_cluster(topology, offline_brokers)
-    if sizes:
-        from planner.formats.kafka_json import parse_log_dirs_json
-        from planner.rebalance.moves import with_sizes
-
-        cluster = with_sizes(cluster, parse_log_dirs_json(read_option_file(sizes, "--sizes"), sizes))
-    gc.freeze()  # lives until the command ends: out of the collector's passes (`_fewer_collections` unfreezes)
-    return cluster
 
 
 def _check_output_dir(output_dir: Optional[str]) -> None:
@@ -265,8 +262,7 @@ def rebalance_cmd(
     from planner.rebalance.goals import balance
 
     options = _goal_options(max_moves, exclude_topic, exclude_internal, byte_tolerance, no_leader_balance)
-    with _fewer_collections():
-        cluster = _load(topology, offline_brokers, sizes)
+    with _loaded(topology, offline_brokers, sizes) as cluster:
         brokers = parse_id_list(broker_list, "--broker-list") if broker_list is not None else None
         plan = balance(
             cluster,
@@ -300,8 +296,7 @@ def decommission_cmd(
     from planner.rebalance.decommission import decommission
 
     options = _goal_options(max_moves, exclude_topic, exclude_internal, byte_tolerance, no_leader_balance)
-    with _fewer_collections():
-        cluster = _load(topology, offline_brokers, sizes)
+    with _loaded(topology, offline_brokers, sizes) as cluster:
         plan = decommission(
             cluster,
             parse_id_list(brokers, "--brokers"),
@@ -333,8 +328,7 @@ def replace_broker_cmd(
     from planner.rebalance.decommission import replace_broker
 
     options = _goal_options(max_moves, exclude_topic, exclude_internal, 10.0, False)
-    with _fewer_collections():
-        cluster = _load(topology, offline_brokers, sizes)
+    with _loaded(topology, offline_brokers, sizes) as cluster:
         plan = replace_broker(
             cluster,
             source,
@@ -363,8 +357,7 @@ def set_rf_cmd(
     """Raise or lower a topic's replication factor, keeping replicas rack-safe and brokers balanced."""
     from planner.rebalance.replication import set_replication_factor
 
-    with _fewer_collections():
-        cluster = _load(topology, offline_brokers, sizes)
+    with _loaded(topology, offline_brokers, sizes) as cluster:
         _emit(set_replication_factor(cluster, topic, replication_factor), output_dir, throttle, fmt, batch_size)
 
 

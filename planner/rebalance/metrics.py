@@ -91,35 +91,10 @@ class Tally:
                 data[b] = data.get(b, 0) + (size or 0)
                 if b in members:
                     count[b] = count.get(b, 0) + 1
-            if n_racks and len({rack_of.get(b) for b in r}) < min(len(r), n_racks):
-                self.unsafe += 1  # `moves.rack_safe`
+            if not rack_safe(r, rack_of, n_racks):
+                self.unsafe += 1
         self.topic_replica[topic.name] = _topic_spread(count, len(members))
         self.topic_leader[topic.name] = _topic_spread(lead, len(members))
-
-    def add(self, p: Partition, size: int | None, sign: int = 1) -> None:
-        """Count partition p's replicas on their brokers (sign -1: take them out again)."""
-        r = p.replicas
-        if r:
-            self.leaders[r[0]] = self.leaders.get(r[0], 0) + sign
-        replicas, data = self.replicas, self.data
-        for b in r:
-            replicas[b] = replicas.get(b, 0) + sign
-            data[b] = data.get(b, 0) + sign * (size or 0)
-
-    def spread_of(self, t: Topic) -> None:
-        """Topic t's replica and leader spreads over `members` (counted on the brokers holding it; the others 0)."""
-        members = self.members
-        count: dict[int, int] = {}
-        lead: dict[int, int] = {}
-        for p in t.partitions:
-            r = p.replicas
-            if r and r[0] in members:
-                lead[r[0]] = lead.get(r[0], 0) + 1
-            for b in r:
-                if b in members:
-                    count[b] = count.get(b, 0) + 1
-        self.topic_replica[t.name] = _topic_spread(count, len(members))
-        self.topic_leader[t.name] = _topic_spread(lead, len(members))
 
 
 def _topic_spread(count: dict[int, int], members: int) -> int:
@@ -145,35 +120,6 @@ def tally(cluster: Cluster, brokers: Sequence[int], sizes: Sizes | None = None) 
     rack_of, n_racks = _racks(cluster, brokers)
     for topic in cluster.topics:
         t.count(topic, sizes, rack_of, n_racks)
-    return t
-
-
-def tally_after(before: Tally, old: Cluster, new: Cluster, brokers: Sequence[int], sizes: Sizes | None = None) -> Tally:
-    """The `Tally` of `new`, from `before` (the tally of `old` over the same brokers and sizes): where `new` is `old`
-    with some replica lists changed (`Cluster.with_assignment` keeps every other topic and partition object), only
-    the changed partitions are counted again, and the spreads of their topics; otherwise a pass over `new`."""
-    pairs = list(zip(old.topics, new.topics))
-    if (
-        old.broker_ids != new.broker_ids
-        or len(old.topics) != len(new.topics)
-        or any(
-            a is not b and [p.id for p in a.partitions] != [p.id for p in b.partitions] or a.name != b.name
-            for a, b in pairs
-        )
-    ):
-        return tally(new, brokers, sizes)
-    t = Tally(before.members, dict(before.replicas), dict(before.leaders), dict(before.data), before.known)
-    t.unsafe, t.topic_replica, t.topic_leader = before.unsafe, dict(before.topic_replica), dict(before.topic_leader)
-    (rack0, n0), (rack1, n1) = _racks(old, brokers), _racks(new, brokers)
-    for a, b in pairs:
-        if a is b:
-            continue
-        for pa, pb in zip(a.partitions, b.partitions):
-            if pa is not pb:  # the same partition (id and size): its replicas may differ
-                t.add(pa, _size_of(sizes, pa), -1)
-                t.add(pb, _size_of(sizes, pb))
-                t.unsafe += (not rack_safe(pb.replicas, rack1, n1)) - (not rack_safe(pa.replicas, rack0, n0))
-        t.spread_of(b)
     return t
 
 
@@ -205,9 +151,10 @@ def placement_metrics(cluster: Cluster, brokers: Sequence[int], sizes: Sizes | N
 
 def moved(before: Cluster, after: Cluster, sizes: Sizes) -> tuple[int, int, int]:
     """(replicas copied, their bytes where the size is known, copied replicas whose size is unknown)."""
+    old = before.assignment()
     moves = unknown = data = 0
-    for p, old in _changed(before, after):
-        new = len(set(p.replicas) - set(old))
+    for p in after.partitions():
+        new = len(set(p.replicas).difference(old.get(p.tp, ())))
         moves += new
         size = sizes.get(p.tp)
         if size is None:
@@ -215,24 +162,6 @@ def moved(before: Cluster, after: Cluster, sizes: Sizes) -> tuple[int, int, int]
         else:
             data += new * size
     return moves, data, unknown
-
-
-def _changed(before: Cluster, after: Cluster) -> Iterator[tuple[Partition, tuple[int, ...]]]:
-    """Each partition of `after` whose replicas may differ from `before`'s, with its replicas there (() if none):
-    partitions and topics `after` shares with `before` (`Cluster.with_assignment` keeps them) are skipped."""
-    pairs = list(zip(before.topics, after.topics))
-    if len(before.topics) != len(after.topics) or any(a.name != b.name for a, b in pairs):
-        old = before.assignment()
-        yield from ((p, old.get(p.tp, ())) for p in after.partitions())
-        return
-    for a, b in pairs:
-        if a is b:
-            continue
-        if [p.id for p in a.partitions] != [p.id for p in b.partitions]:
-            old_t = {p.id: p.replicas for p in a.partitions}
-            yield from ((p, old_t.get(p.id, ())) for p in b.partitions)
-            continue
-        yield from ((pb, pa.replicas) for pa, pb in zip(a.partitions, b.partitions) if pa is not pb)
 
 
 def score(
@@ -244,15 +173,11 @@ def score(
         held = {b for p in before.partitions() for b in p.replicas}
         brokers = sorted(b for b in after.online_ids if b in holds or b not in held)
     targets = tuple(sorted(brokers))
-    given = sizes
     if sizes is None:
         sizes = {p.tp: p.size for p in before.partitions() if p.size is not None}
     known = bool(sizes)
     moves, data, unknown = moved(before, after, sizes)
-    # without sizes given, each partition's own size is the size (a plan keeps every partition's size)
-    own = given is None and _same_sizes(before, after)
-    t0 = tally(before, targets, None if own else sizes)
-    t1 = tally_after(t0, before, after, targets, None if own else sizes)
+    t0, t1 = tally(before, targets, sizes), tally(after, targets, sizes)
     return _plan_metrics((moves, data, unknown), known, t0, t1, targets), t0, t1
 
 
@@ -270,16 +195,6 @@ def _plan_metrics(
         after=metrics_of(t1, targets),
         brokers=targets,
     )
-
-
-def _same_sizes(before: Cluster, after: Cluster) -> bool:
-    """Every partition of `after` has the size of the same partition in `before` (and no other partition)."""
-    if [t.name for t in before.topics] != [t.name for t in after.topics]:
-        return False
-    for a, b in zip(before.topics, after.topics):
-        if a is not b and [(p.id, p.size) for p in a.partitions] != [(p.id, p.size) for p in b.partitions]:
-            return False
-    return True
 
 
 ARRAYS_FROM = 20_000  # partitions from which plan_score counts over NumPy arrays (below: importing it costs more)
