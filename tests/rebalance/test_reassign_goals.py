@@ -11,7 +11,7 @@ from rebalance_scenarios import scale_out
 from testkit import build_cluster
 
 from planner.formats.plan import word_note
-from planner.model import Broker, Cluster, Partition, Topic
+from planner.model import Broker, Cluster, Partition, Topic, TopicPartition
 from planner.rebalance.decommission import decommission
 from planner.rebalance.goals import balance
 from planner.rebalance.goals.topic_spread import forced_in
@@ -383,3 +383,36 @@ def test_the_lower_bound_counts_the_moves_that_counts_and_topics_need_together()
         "t1": [0, 0, 1, 0, 1],
         "t2": [1, 1, 1, 1, 0],
     }
+
+
+def test_a_chain_the_racks_force_moves_on_a_replica_the_plan_already_copied():
+    # 8 brokers over 4 racks, 6 of them holding one topic of 6 partitions (RF 3; two partitions rack-unsafe): broker 7
+    # takes the last replica of its share only through another broker (racks forbid every direct move). The chain
+    # through broker 2 sends on partition 2's replica the plan copied there (no copy) and gives broker 2 one of broker
+    # 5's: 5 moves, the bound; the first chain found (through broker 0) copied two, 6 moves
+    topics = {"t0": {0: (3, 5, 4), 1: (1, 2, 0), 2: (4, 1, 3), 3: (0, 3, 5), 4: (4, 0, 3), 5: (4, 5, 0)}}
+    plan = balance(build_cluster(8, racks=4, topics=topics))
+    assert (plan.replica_moves, plan.lower_bound) == (5, 5)
+    assert [(n.goal, n.kind) for n in plan.notes] == [("hard", "rack-repaired")]
+    assert sorted((tp.partition, r) for tp, r in plan.proposed.items()) == [
+        (0, (3, 5, 6)),
+        (2, (4, 1, 7)),
+        (3, (0, 3, 2)),
+        (4, (6, 4, 3)),
+        (5, (7, 5, 0)),
+    ]
+
+
+def test_the_count_goal_moves_a_replica_back_before_copying_another():
+    # 6 brokers over 2 racks: the rack repair moves t0's partition 3 (brokers 4 and 0, both in rack r0) off broker 4;
+    # broker 0 then gives broker 4 its replica of t0 that broker 4 held before (partition 3's: the pair ends (5, 4),
+    # one copy in all) rather than partition 0's (a second copy): 6 moves, the bound, against 7
+    topics = {
+        "t0": {0: (3, 0), 1: (1, 4), 2: (3, 2), 3: (4, 0)},
+        "t1": {0: (2, 4, 3), 1: (3, 2, 4), 2: (4, 1, 2), 3: (1, 2, 3), 4: (3, 0, 4), 5: (0, 3, 1), 6: (0, 4, 3)},
+    }
+    topics["t1"][7] = (0, 3, 4)
+    plan = balance(build_cluster(6, racks=2, topics=topics))
+    assert (plan.replica_moves, plan.lower_bound) == (6, 6)
+    assert [(n.goal, n.kind) for n in plan.notes] == [("hard", "rack-repaired")]
+    assert plan.proposed[TopicPartition("t0", 3)] == (5, 4)

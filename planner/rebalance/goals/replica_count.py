@@ -154,27 +154,47 @@ class ReplicaCountGoal:
                 heap.touch(s, d)
                 self.left[s] = self.left.get(s, 0) - 1
                 return True
-        # racks forbid every direct move: through a broker x holding the topic, s -> x and x -> d (one more move)
+        # racks forbid every direct move: through a broker x holding the topic, s -> x and x -> d (one more move), the
+        # fewest copies first (a replica the plan moved to x goes on to d at no copy: the pair costs one, as a direct
+        # move does)
+        chain = self._chain_via(st, target, topic, d)
+        if chain is None:
+            return False
+        s, x, i, j = chain
+        topic.move(j, x, d)
+        topic.move(i, s, x)
+        heap.touch(s, x, d)
+        self.left[s] = self.left.get(s, 0) - 1
+        return True
+
+    def _chain_via(
+        self, st: State, target: dict[int, int], topic: "_Topic", d: int
+    ) -> tuple[int, int, int, int] | None:
+        """(s, x, i, j): replica i of the topic from giver s to x and j from x to d, of the fewest copies (the first
+        found costing at most one, as a direct move does), or None."""
+        best: tuple[int, tuple[int, int, int, int]] | None = None
         for s in topic.givers():
             for x in sorted(topic.held):
                 if x in (s, d) or not st.allowed(2):
                     continue
                 j = self._pick(st, target, topic.on.get(x, ()), x, d)
                 i = self._pick(st, target, [k for k in topic.on.get(s, ()) if k != j], s, x) if j is not None else None
-                if i is not None and j is not None:
-                    topic.move(j, x, d)
-                    topic.move(i, s, x)
-                    heap.touch(s, x, d)
-                    self.left[s] = self.left.get(s, 0) - 1
-                    return True
-        return False
+                if i is None or j is None:
+                    continue
+                cost = st.cost(j, x, d) + st.cost(i, s, x)
+                if best is None or cost < best[0]:
+                    best = (cost, (s, x, i, j))
+                    if cost <= 1:
+                        return best[1]
+        return None if best is None else best[1]
 
     def _pick(self, st: State, target: dict[int, int], held: Iterable[int], s: int, d: int) -> int | None:
-        """The replica of these partitions on s (`held`) that moves to d: of the size closest to what each replica
-        leaving s should take (`_want`), known sizes first, followers before the preferred leader."""
+        """The replica of these partitions on s (`held`) that moves to d: the fewest copies (one the plan moved to s
+        goes on at no copy), then of the size closest to what each replica leaving s should take (`_want`), known sizes
+        first, followers before the preferred leader."""
         want = self._want(st, s, target)
         mine = [i for i in held if st.can_move(i, s, d)]
-        return min(mine, key=lambda i: _fit(st, i, s, want), default=None)
+        return min(mine, key=lambda i: (st.cost(i, s, d), *_fit(st, i, s, want)), default=None)
 
     def _direct(self, st: State, target: dict[int, int], heap: BrokerHeap, ceil: dict) -> bool:
         """From brokers above target to brokers below target."""
