@@ -179,8 +179,14 @@ class ByteGoal:
 
     @staticmethod
     def _key(st: State, changes: Sequence[Change], delta: int, want: float, room: float) -> tuple:
-        cost = sum(st.cost(i, s, d) for i, s, d in changes)
-        copied = sum(st.sz(i) for i, s, d in changes if d not in st.home[i])
+        """Inside the limits: (False, copies, bytes copied); else (True, bytes moved per copy, copies, bytes copied).
+        Copies and bytes are net, against the input placement: a replica that goes back to a broker that held it
+        before takes a planned copy back (-1, less its size), one the plan moved already goes on at no copy."""
+        cost = copied = 0
+        for i, s, d in changes:
+            c = st.cost(i, s, d)
+            cost += c
+            copied += c * st.sz(i)
         if want <= delta <= room:
             return (False, cost, copied, tuple(changes))
         return (True, -delta / max(1, cost), cost, copied, tuple(changes))
@@ -239,7 +245,11 @@ class _Heavy:
             bisect.bisect_left(self.keys, s * n + i) for i in st.foreign[heavy] if (s := st.size[i]) is not None
         )
         self.foreign = sorted(moved_in)
-        self.back = {b for j in st.departed[heavy] for b in st.reps[j]}
+        # broker -> the largest replica it holds that the heavy broker held before (taking it back undoes a copy)
+        self.back: dict[int, int] = {}
+        for j in st.departed[heavy]:
+            for b in st.reps[j]:
+                self.back[b] = max(self.back.get(b, 0), st.sz(j))
 
 
 class _Pair:
@@ -340,8 +350,9 @@ class _Pair:
     def _bounds(self) -> tuple[float, float, float]:
         """The sizes a replica needs for any of its candidates to beat the best so far: (smallest, largest) for one
         that copies a replica to the light broker and leaves one the heavy broker held before (its move costs one copy
-        and copies its size; an exchange costs that plus `min_back`), and the smallest for any replica (a candidate
-        moves at most its size less the light broker's smallest replica)."""
+        and copies its size; an exchange costs that plus `min_back`, and copies at least its size less the largest
+        replica it takes back to the heavy broker), and the smallest for any replica (a candidate moves at most its
+        size less the light broker's smallest replica)."""
         best = self.best[0]
         if best is None:
             return -math.inf, math.inf, -math.inf
@@ -351,7 +362,8 @@ class _Pair:
             cost = 1 + min(0, self.min_back)
             if key[1] < cost:
                 return math.inf, -math.inf, inside
-            return inside, key[2] - below if key[1] == cost else math.inf, inside
+            back = self.heavy.back.get(self.light, 0)
+            return inside, key[2] - below + back if key[1] == cost else math.inf, inside
         rate = -key[1]
         low, any_low = self._ratio_floor(rate), rate + below - 1 - abs(rate) * 1e-9
         if self.want <= self.room:  # a candidate inside the limits beats the best
