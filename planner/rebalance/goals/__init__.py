@@ -30,7 +30,7 @@ from planner.rebalance.goals.base import Frozen, Goal, Note
 from planner.rebalance.goals.byte_balance import ByteGoal, byte_notes, bytes_lower_bound, limits
 from planner.rebalance.goals.hard import HardGoal, count_lower_bound, targets_of, unsafe_of
 from planner.rebalance.goals.preferred_leaders import PreferredLeaderGoal, leader_notes
-from planner.rebalance.goals.replica_count import ReplicaCountGoal, count_notes
+from planner.rebalance.goals.replica_count import ReplicaCountGoal, count_notes, try_shares
 from planner.rebalance.goals.shares import joint_lower_bound
 from planner.rebalance.goals.state import State
 from planner.rebalance.goals.topic_spread import TopicSpreadGoal, forced_topics, topic_notes
@@ -179,17 +179,21 @@ def balance(
     if not rack_repair and targets_of(st)[1] is None and targets_of(st, repaired=True)[1] is not None:
         per_rack = _bounds(st, True, byte_tolerance)
     hard = HardGoal(rack_repair, say)
-    byte_goal = ByteGoal(byte_tolerance, say) if balance_bytes and st.has_sizes else None
-    goals: list[Goal] = [
-        ReplicaCountGoal(say, level_bytes=byte_goal is not None, tolerance=byte_tolerance),
-        TopicSpreadGoal(say),
-    ]
-    goals += [PreferredLeaderGoal(say)] if leaders else []
-    goals += [byte_goal] if byte_goal is not None else []
+    sized = balance_bytes and st.has_sizes
+
+    def goal_list(shares: bool) -> list[Goal]:
+        goals: list[Goal] = [
+            ReplicaCountGoal(say, level_bytes=sized, tolerance=byte_tolerance, shares=shares),
+            TopicSpreadGoal(say),
+        ]
+        goals += [PreferredLeaderGoal(say)] if leaders else []
+        return goals + ([ByteGoal(byte_tolerance, say)] if sized else [])
+
     hard.optimize(st, Frozen())
     if per_rack is not None and None not in st.groups:
         lower, topic_lower, bytes_lower = per_rack
-    _run(st, goals, leaders and byte_goal is not None, byte_tolerance if byte_goal is not None else None)
+    goals = _run_best(st, goal_list, leaders and sized, byte_tolerance if sized else None)
+    byte_goal = next((g for g in goals if isinstance(g, ByteGoal)), None)
     notes = _notes(st, hard, leaders, byte_goal, byte_tolerance, moving, skipped)
     # the topic bound counts spreads within 1 over the brokers balanced together: not for topics left wider
     wide = {"unmet", "rack-forced"} if None in st.groups else {"unmet"}
@@ -227,6 +231,35 @@ def _check_fits(parts: Sequence[Partition], targets: Sequence[int]) -> None:
                 f"partition {p.tp} has {len(p.replicas)} replicas but only {len(targets)} target broker(s) "
                 f"({','.join(map(str, targets))}); add brokers or lower its replication factor first"
             )
+
+
+def _run_best(
+    st: State, goal_list: Callable[[bool], list[Goal]], settle_leaders: bool, tolerance: float | None
+) -> list[Goal]:
+    """`_run` of the goals; where the count goal may aim at the topic shares or not (`try_shares`), both from the
+    same start, keeping the run that comes closer to the goals (in goal order), then copies fewer replicas, then
+    fewer bytes. The goals of the run kept (their notes)."""
+    goals = goal_list(False)
+    if not try_shares(st):
+        _run(st, goals, settle_leaders, tolerance)
+        return goals
+    start, capped, full = _Snapshot(st), list(st.capped), set(st.full)
+    _run(st, goals, settle_leaders, tolerance)
+    first, first_capped, first_full, score = _Snapshot(st), st.capped, set(st.full), _score(st, tolerance)
+    start.restore(st)
+    st.capped, st.full = capped, full
+    other = goal_list(True)
+    _run(st, other, settle_leaders, tolerance)
+    if _score(st, tolerance) < score:
+        return other
+    first.restore(st)
+    st.capped, st.full = first_capped, first_full
+    return goals
+
+
+def _score(st: State, tolerance: float | None) -> tuple:
+    copied = sum(st.sz(i) for i, (r, home) in enumerate(zip(st.reps, st.home)) for b in r if b not in home)
+    return _distance(st, tolerance), st.copies, copied
 
 
 def _run(st: State, goals: Sequence[Goal], settle_leaders: bool, tolerance: float | None) -> None:

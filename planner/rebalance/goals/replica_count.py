@@ -19,6 +19,7 @@ from planner.rebalance.goals.hard import targets_of
 from planner.rebalance.goals.pick import BrokerHeap
 from planner.rebalance.goals.shares import topic_shares
 from planner.rebalance.goals.state import State
+from planner.rebalance.goals.topic_spread import racks_force
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,7 @@ class ReplicaCountGoal:
     say: Callable[[str], None] = lambda msg: None
     level_bytes: bool = False  # the byte goal follows: take the sizes that reach its limit (else the smallest)
     tolerance: float = 0.10  # the byte goal's: a broker may end at (1 + tolerance) x its group's mean
+    shares: bool = False  # aim at the topic shares also where racks differ in size (and force no topic wider)
     name: str = "replica-count"
     means: dict = field(default_factory=dict)  # group -> its mean bytes per broker, while they cannot change
     left: dict = field(default_factory=dict)  # broker -> replicas it has still to give up for the topic shares
@@ -101,7 +103,7 @@ class ReplicaCountGoal:
         total = sum(len(r) for r in st.reps)
         self.say(f"balancing {total} replicas over {len(st.targets)} brokers")
         heap = BrokerHeap(st, target)
-        if not st.closed and (None not in st.groups or _even_racks(st)):
+        if not st.closed and (None not in st.groups or _even_racks(st) or self.shares and not _forced(st, target)):
             self._by_topic(st, target, heap)
         ceil = topic_ceilings(st)
         for _ in range(4):
@@ -352,6 +354,25 @@ class _Topic:
 
 def _fit(st: State, i: int, s: int, want: float) -> tuple:
     return (not st.known(i), abs(st.sz(i) - want), st.reps[i][0] == s, i)
+
+
+TRIAL_REPLICAS = 100_000  # replicas up to which `balance` plans both ways where `try_shares` says so
+
+
+def try_shares(st: State) -> bool:
+    """Whether to plan also with `ReplicaCountGoal(shares=True)`, which plans differently: brokers balanced together
+    over racks of different sizes that force no topic wider than 1 at the count targets. Aiming at the topic shares
+    there saves the topic goal moves where racks let the shares be reached, and costs moves (chains) where they do
+    not, so `balance` plans both ways and keeps the better: up to `TRIAL_REPLICAS` replicas (twice the goals' time,
+    about a second there)."""
+    if st.closed or None not in st.groups or _even_racks(st) or sum(map(len, st.reps)) > TRIAL_REPLICAS:
+        return False
+    return not _forced(st, targets_of(st)[0])
+
+
+def _forced(st: State, target: dict[int, int]) -> bool:
+    """Racks of different sizes force a topic wider than 1 once the counts meet their targets (`racks_force`)."""
+    return racks_force(st, min(target.values()), max(target.values()))
 
 
 def _even_racks(st: State) -> bool:

@@ -95,6 +95,21 @@ def forced_topics(st: State) -> dict[int, Forced]:
     return out
 
 
+def racks_force(st: State, lo: int, hi: int) -> bool:
+    """Whether racks of different sizes force some topic wider than 1 over all target brokers (`forced_topics`'
+    proof, for every topic) in every rack-safe plan whose brokers hold lo..hi replicas each."""
+    racks: dict[str | None, list[int]] = {}
+    for b in st.targets:
+        racks.setdefault(st.rack_of.get(b), []).append(b)
+    if None in racks or len({len(m) for m in racks.values()}) < 2:
+        return False
+    limits = _RackLimits(st, len(racks))
+    n = len(st.targets)
+    return any(
+        limits.gap(t, k, len(m), n - len(m), lo, hi) > 1 for t in range(len(st.topic_names)) for k, m in racks.items()
+    )
+
+
 class _RackLimits:
     """Per topic, the fewest and most replicas rack safety lets one rack hold (the same for every rack, but for the
     fixed partitions' replicas, counted per rack), and the same summed over all topics."""
