@@ -206,7 +206,8 @@ def test_racks_that_forbid_an_exchange_are_passed_by_a_rotation():
     s = peer_scale_out()
     c = with_sizes(s.cluster, s.sizes)
     plan = balance(c)
-    assert (plan.replica_moves, plan.lower_bound, plan.notes) == (568, 567, ())
+    # 568 moves are the fewest of any plan reaching the count and topic goals (the bound, `slots.best_slots`' flow)
+    assert (plan.replica_moves, plan.lower_bound, plan.notes) == (568, 568, ())
     after = plan_metrics(c, plan.after, s.sizes).after
     assert (after.topic_replica_spread, after.topics_replica_spread_over_1, after.replica_spread) == (1, 0, 1)
     # the count moves take the smallest replicas off brokers within the byte limit and the topics' +1s stay where

@@ -17,6 +17,7 @@ from __future__ import annotations
 import heapq
 from typing import Callable, Sequence
 
+from planner.rebalance.goals.slots import best_slots, kept, upper_limit
 from planner.rebalance.goals.state import State
 
 AUGMENTS = 256  # augmenting paths tried at most (each a breadth-first search over brokers and topics)
@@ -148,9 +149,9 @@ def joint_lower_bound(st: State, groups: Sequence[Sequence[int]]) -> int | None:
     never move, cordoned brokers).
 
     Broker b must shed max(0, held − final) replicas of each topic, final being q or q + 1 (a slot); a slot saves a
-    move only on a broker holding more than q, each topic has r slots and each broker at most ⌈mean⌉ − Σq of them:
-    the saved moves are at most the smaller of Σ_b min(b's slots, topics it could save on) and Σ_t min(r, brokers
-    that could save on t)."""
+    move only on a broker holding more than q. The most slots that save a move, with every topic's r slots given and
+    every broker's count within 1 of the group's mean, is `slots.best_slots`' flow: the bound is the sheds less that,
+    the least of this model, exactly. Where the flow is too large to build, its two simple cuts (`upper_limit`)."""
     if st.fixed or st.closed or any(st.where[b] for b in st.cluster.broker_ids if b not in st.target_set):
         return None
     total = 0
@@ -161,18 +162,20 @@ def joint_lower_bound(st: State, groups: Sequence[Sequence[int]]) -> int | None:
             for t, c in st.tcount[b].items():
                 per_topic[t] = per_topic.get(t, 0) + c
         replicas = sum(per_topic.values())
-        room = -(-replicas // n) - sum(c // n for c in per_topic.values())
-        shed = saving_by_topic = 0
-        savers: dict[int, int] = {b: 0 for b in members}
+        # every broker ends with room for lo slots, and `spare` of them (the ceilings) for one more
+        lo, spare = replicas // n - sum(c // n for c in per_topic.values()), replicas % n
+        shed = 0
+        wants: dict[int, int] = {}
+        saving: dict[int, list[int]] = {}
         for t, c in per_topic.items():
             q, r = divmod(c, n)
             over = [b for b, h in st.holders[t].items() if b in inside and h > q]
             shed += sum(st.holders[t][b] - q for b in over)
             if r:
-                saving_by_topic += min(r, len(over))
-                for b in over:
-                    savers[b] += 1
-        total += shed - min(saving_by_topic, sum(min(room, k) for k in savers.values()))
+                wants[t], saving[t] = r, over
+        room = {b: lo for b in sorted(members)}
+        slots = best_slots(wants, saving, room, spare)
+        total += shed - (kept(slots, saving) if slots is not None else upper_limit(wants, saving, room, spare))
     return total
 
 

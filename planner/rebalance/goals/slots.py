@@ -1,0 +1,257 @@
+"""Which brokers of a group get each topic's slots, so that the most replicas stay where they are (`shares`).
+
+A topic with R replicas over the n brokers of a group ends with q = R // n on each and one more on r = R % n of them
+(its *slots*). A broker ends with room for so many slots: its count target less the topics' floors, each slot of a
+different topic, and where the targets leave ceilings to share, one more on `spare` brokers of the group's choice.
+A slot on a broker holding more than q of the topic keeps a replica there that would otherwise leave: one move saved.
+
+Every slot must be given, so the most moves saved is a minimum-cost flow of value Σ r: source → topic (r) → broker
+(1 per topic; cost 0 where the slot saves a move, else 1) → sink (the broker's room), and 1 more per broker through a
+shared node of capacity `spare`. Solved by the primal-dual method: Dijkstra's shortest paths on the reduced costs,
+then a blocking flow (Dinic's) on the arcs of reduced cost 0, until every slot is given. The costs are 0 or 1, so
+there are few rounds. Pure.
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Collection, Hashable, Mapping, Sequence, TypeVar
+
+K = TypeVar("K", bound=Hashable)
+
+_FAR = 1 << 62  # a distance: not reached
+MOST_ARCS = 2_000_000  # topic-broker pairs above which the exact flow is not built (callers bound it otherwise)
+
+
+def best_slots(
+    wants: Mapping[K, int],
+    saving: Mapping[K, Sequence[int]],
+    room: Mapping[int, int],
+    spare: int = 0,
+    within: Mapping[K, Collection[int]] | None = None,
+) -> dict[K, set[int]] | None:
+    """topic -> the brokers of `room` (listed in order of preference) given its `wants[t]` slots, with the most
+    slots on the brokers of `saving[t]` (a topic's own order of preference among them) of any such assignment, where
+    a broker b takes at most `room[b]` slots, or one more for at most `spare` brokers. `within[t]`: the only brokers
+    t's slots may go to (a key may be a topic's part, say its slots in one rack, of brokers no other part of the topic
+    has). None when no assignment gives every slot, or the flow would have more than `MOST_ARCS` arcs."""
+    brokers = list(room)
+    topics = [t for t, w in wants.items() if w > 0]
+    if len(topics) * len(brokers) > MOST_ARCS:
+        return None
+    if within is not None:
+        saving = {t: [b for b in saving.get(t, ()) if t not in within or b in within[t]] for t in topics}
+    quick = _greedy(wants, saving, room, spare, within or {}, topics)
+    if quick is not None and kept(quick, saving) == upper_limit(wants, saving, room, spare):
+        return quick  # as many as the flow's two simple cuts allow: a maximum, in the order of preference
+    net = _Network(2 + len(topics) + len(brokers) + 1)
+    src, sink, pool = 0, 1, 2 + len(topics) + len(brokers)
+    node = {b: 2 + len(topics) + k for k, b in enumerate(brokers)}
+    arcs: dict[K, tuple[list[int], int]] = {}  # topic -> its brokers in the order of its arcs, the first arc
+    for k, t in enumerate(topics):
+        net.arc(src, 2 + k, wants[t], 0)
+        allowed = within.get(t) if within is not None else None
+        mine = [b for b in saving.get(t, ()) if b in node and (allowed is None or b in allowed)]
+        keep = set(mine)
+        others = [b for b in brokers if b not in keep and (allowed is None or b in allowed)]
+        arcs[t] = (mine + others, net.fan(2 + k, [node[b] for b in mine], 0))
+        net.fan(2 + k, [node[b] for b in others], 1)
+    for b in brokers:
+        net.arc(node[b], sink, room[b], 0)
+        if spare:
+            net.arc(node[b], pool, 1, 0)
+    if spare:
+        net.arc(pool, sink, spare, 0)
+    need = sum(wants[t] for t in topics)
+    if net.min_cost_flow(src, sink, need) < need:
+        return None
+    cap = net.cap
+    return {t: {b for j, b in enumerate(order) if not cap[first + 2 * j]} for t, (order, first) in arcs.items()}
+
+
+def kept(slots: Mapping[K, set[int]], saving: Mapping[K, Sequence[int]]) -> int:
+    """The slots on brokers that save a move."""
+    return sum(len(mine.intersection(saving.get(t, ()))) for t, mine in slots.items())
+
+
+def upper_limit(
+    wants: Mapping[K, int], saving: Mapping[K, Sequence[int]], room: Mapping[int, int], spare: int = 0
+) -> int:
+    """The two simple cuts of the flow: no assignment keeps more than Σ_t min(wants, brokers that could save on t),
+    nor more than Σ_b min(room, topics b could save on) plus one for each of at most `spare` brokers that could save
+    on more than their room."""
+    savers: dict[int, int] = {}
+    for t, over in saving.items():
+        if wants.get(t, 0) > 0:
+            for b in over:
+                savers[b] = savers.get(b, 0) + 1
+    by_broker = sum(min(room[b], k) for b, k in savers.items())
+    by_broker += min(spare, sum(1 for b, k in savers.items() if k > room[b]))
+    return min(sum(min(w, len(saving.get(t, ()))) for t, w in wants.items() if w > 0), by_broker)
+
+
+def _greedy(
+    wants: Mapping[K, int],
+    saving: Mapping[K, Sequence[int]],
+    room: Mapping[int, int],
+    spare: int,
+    within: Mapping[K, Collection[int]],
+    topics: list[K],
+) -> dict[K, set[int]] | None:
+    """Each topic's slots first to its saving brokers with room (topics in order, brokers in order), then the rest to
+    the brokers with the most room left, the topics with the most slots still to give first (Gale–Ryser's
+    construction); None where some slot finds no broker that way."""
+    load = dict.fromkeys(room, 0)
+    over = 0
+    slots: dict[K, set[int]] = {t: set() for t in topics}
+
+    def give(t: K, b: int) -> None:
+        nonlocal over
+        slots[t].add(b)
+        load[b] += 1
+        over += load[b] > room[b]
+
+    for t in topics:
+        mine, want = slots[t], wants[t]
+        for b in saving.get(t, ()):
+            if len(mine) >= want:
+                break
+            if b in load and (load[b] < room[b] or (load[b] == room[b] and over < spare)):
+                give(t, b)
+    for t in sorted(topics, key=lambda t: -(wants[t] - len(slots[t]))):
+        mine = slots[t]
+        need = wants[t] - len(mine)
+        if need <= 0:
+            continue
+        pool = sorted((b for b in within.get(t, room) if b not in mine), key=lambda b: (load[b] - room[b], b))
+        for b in pool:
+            if need and (load[b] < room[b] or (load[b] == room[b] and over < spare)):
+                give(t, b)
+                need -= 1
+        if need:
+            return None
+    return slots
+
+
+class _Network:
+    """Arcs in pairs (an arc at an even index, its residual twin at the odd one after it)."""
+
+    def __init__(self, nodes: int):
+        self.adj: list[list[int]] = [[] for _ in range(nodes)]
+        self.to: list[int] = []
+        self.cap: list[int] = []
+        self.cost: list[int] = []
+
+    def arc(self, u: int, v: int, cap: int, cost: int) -> int:
+        """An arc u -> v; returns its index (`cap[index]` is what it has left)."""
+        e = len(self.to)
+        self.adj[u].append(e)
+        self.adj[v].append(e + 1)
+        self.to += (v, u)
+        self.cap += (cap, 0)
+        self.cost += (cost, -cost)
+        return e
+
+    def fan(self, u: int, vs: Sequence[int], cost: int) -> int:
+        """Arcs of capacity 1 from u to each of `vs`, in order; returns the index of the first (the k-th is 2k on)."""
+        e = len(self.to)
+        self.adj[u].extend(range(e, e + 2 * len(vs), 2))
+        for k, v in enumerate(vs):
+            self.adj[v].append(e + 2 * k + 1)
+            self.to += (v, u)
+        self.cap += (1, 0) * len(vs)
+        self.cost += (cost, -cost) * len(vs)
+        return e
+
+    def min_cost_flow(self, s: int, t: int, need: int) -> int:
+        """Up to `need` units from s to t at the least cost (costs not negative): the flow sent."""
+        potential = [0] * len(self.adj)
+        sent = 0
+        while sent < need:
+            dist = self._distances(s, potential)
+            cut = dist[t]
+            if cut == _FAR:
+                break
+            for v, d in enumerate(dist):
+                potential[v] += min(d, cut)
+            sent += self._blocking(s, t, potential, need - sent)
+        return sent
+
+    def _distances(self, s: int, potential: list[int]) -> list[int]:
+        """Dijkstra's distances from s over the residual arcs, on reduced costs (not negative; `_FAR`: not reached)."""
+        adj, to, cap, cost = self.adj, self.to, self.cap, self.cost
+        dist = [_FAR] * len(adj)
+        dist[s] = 0
+        heap = [(0, s)]
+        done = [False] * len(adj)
+        while heap:
+            d, u = heapq.heappop(heap)
+            if done[u]:
+                continue
+            done[u] = True
+            pu = potential[u]
+            for e in adj[u]:
+                if cap[e] > 0:
+                    v = to[e]
+                    nd = d + cost[e] + pu - potential[v]
+                    if nd < dist[v]:
+                        dist[v] = nd
+                        heapq.heappush(heap, (nd, v))
+        return dist
+
+    def _blocking(self, s: int, t: int, potential: list[int], most: int) -> int:
+        """Dinic's flow from s to t over the residual arcs of reduced cost 0, at most `most` units."""
+        adj, to, cap, cost = self.adj, self.to, self.cap, self.cost
+        sent = 0
+        while sent < most:
+            level = [-1] * len(adj)
+            level[s] = 0
+            queue = [s]
+            for u in queue:
+                pu = potential[u]
+                for e in adj[u]:
+                    v = to[e]
+                    if cap[e] > 0 and level[v] < 0 and cost[e] + pu == potential[v]:
+                        level[v] = level[u] + 1
+                        queue.append(v)
+            if level[t] < 0:
+                return sent
+            sent += self._paths(s, t, potential, level, most - sent)
+        return sent
+
+    def _paths(self, s: int, t: int, potential: list[int], level: list[int], most: int) -> int:
+        """Augmenting paths along the levels, depth first, each going on from before the first arc the last one
+        filled (Dinic's)."""
+        adj, to, cap, cost = self.adj, self.to, self.cap, self.cost
+        it = [0] * len(adj)
+        sent = 0
+        path: list[int] = []
+        u = s
+        while sent < most:
+            while u != t:
+                edges = adj[u]
+                while it[u] < len(edges):
+                    e = edges[it[u]]
+                    v = to[e]
+                    if cap[e] > 0 and level[v] == level[u] + 1 and cost[e] + potential[u] == potential[v]:
+                        break
+                    it[u] += 1
+                if it[u] == len(edges):  # dead end: retreat
+                    level[u] = -1
+                    if not path:
+                        return sent
+                    u = to[path.pop() ^ 1]
+                    it[u] += 1
+                    continue
+                e = edges[it[u]]
+                path.append(e)
+                u = to[e]
+            push = min(min(cap[e] for e in path), most - sent)
+            for e in path:
+                cap[e] -= push
+                cap[e ^ 1] += push
+            sent += push
+            full = next((k for k, e in enumerate(path) if not cap[e]), 0)
+            u = to[path[full] ^ 1]
+            del path[full:]
+        return sent
