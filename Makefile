@@ -16,7 +16,8 @@ $(VENV)/.core: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e .
 	touch $@
 
-# Everything the tests and benchmarks need: kazoo, pyspark, pytest, hypothesis, kafka-python, confluent-kafka, tansu.
+# Everything the tests and benchmarks need: kazoo, pyspark, pytest, hypothesis, kafka-python, confluent-kafka, tansu,
+# scipy (the peer benchmark's certifier).
 $(VENV)/.all: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e '.[zk,spark,dev,bench,kafka]'
 	touch $@ $(VENV)/.core

@@ -54,6 +54,7 @@ class Row:
     changes: Mapping[TopicPartition, tuple[int, ...]] = field(default_factory=dict)  # the plan as proposed
     spread_notes: tuple[str, ...] = ()  # what the plan's summary says of topics left wider than 1
     topics: TopicTargets | None = None  # the per-topic target (ours only)
+    bounds: tuple[int | None, int | None] = (None, None)  # the lower bounds its summary prints (ours only)
 
 
 def run_scenario(scenario: Scenario, hosts: str, workdir: Path, names: Iterable[str] = tuple(tools.RUNNERS)) -> list:
@@ -81,6 +82,7 @@ def run_scenario(scenario: Scenario, hosts: str, workdir: Path, names: Iterable[
                 proposal.changes,
                 proposal.spread_notes,
                 None if problems or name != "ours" else _topic_targets(scenario, after),
+                proposal.bounds,
             )
         )
     return rows
@@ -165,7 +167,39 @@ def topic_words(t: TopicTargets) -> str:
     return text
 
 
-def run(scenarios: Iterable[Scenario], names: Iterable[str] = tuple(tools.RUNNERS)) -> list[tuple]:
+def _span(b, unit) -> str:
+    if b.infeasible:
+        return "no plan meets the goals"
+    if b.high is None:
+        return f"at least {unit(b.low)} (no plan found in {b.seconds:.1f} s)"
+    if b.proven:
+        return f"{unit(b.high)} (proven, {b.seconds:.1f} s)"
+    return f"{unit(b.low)} to {unit(b.high)} (bracket at the time limit, {b.seconds:.1f} s)"
+
+
+def certificate(scenario: Scenario, rows: list[Row], seconds: float) -> str:
+    """The certifier's line: the fewest moves, then bytes, of any plan that reaches the goal figures ours reached
+    (bench/peers/optimum.py), beside ours and the bounds our summary prints."""
+    from bench.peers.optimum import certify
+
+    ours = next((r for r in rows if r.tool == "kafka-planner" and r.score is not None), None)
+    if ours is None:
+        return "fewest possible: no kafka-planner plan to certify"
+    after = scenario.cluster.with_assignment(ours.changes)
+    o = certify(scenario.cluster, after, scenario.sizes, scenario.targets, seconds=seconds)
+    text = f"fewest possible (MILP, HiGHS; the goals ours reached): {_span(o.moves, lambda v: f'{v:,} moves')}"
+    if o.bytes is not None:
+        text += f", then at that many moves {_span(o.bytes, _gib)}"
+    moves_bound, bytes_bound = ours.bounds
+    ours_bytes = f"{_gib(ours.score.bytes_moved)}" + (
+        f" (bound {_gib(bytes_bound)})" if bytes_bound is not None else ""
+    )
+    return f"{text}; ours {ours.score.replica_moves:,} moves (bound {moves_bound:,}), {ours_bytes}"
+
+
+def run(
+    scenarios: Iterable[Scenario], names: Iterable[str] = tuple(tools.RUNNERS), certify_seconds: float = 0.0
+) -> list[tuple]:
     server = zk_server()
     results = []
     with tempfile.TemporaryDirectory(prefix="kp-peers-") as tmp:
@@ -181,6 +215,8 @@ def run(scenarios: Iterable[Scenario], names: Iterable[str] = tuple(tools.RUNNER
                 rows = run_scenario(scenario, server.hosts, Path(tmp), names)
                 print("\n".join("   " + line for line in table(rows).splitlines()))
                 print("   " + verdict(rows)[2], flush=True)
+                if certify_seconds:
+                    print("   " + certificate(scenario, rows, certify_seconds), flush=True)
                 results.append((scenario, rows))
         finally:
             server.cleanup()

@@ -47,6 +47,7 @@ class Proposal:
     seconds: float
     takes_sizes: str  # how the tool got the partition sizes, or why it did not
     spread_notes: tuple[str, ...] = ()  # the notes of its summary on topics left wider than 1 (ours only)
+    bounds: tuple[int | None, int | None] = (None, None)  # the lower bounds its summary prints: moves, bytes (ours)
 
 
 class PeerError(RuntimeError):
@@ -78,7 +79,8 @@ def ours(scenario: Scenario, ctx: Context) -> Proposal:
     summary = json.loads(_run([sys.executable, "-m", "planner", *args]))
     changes = {TopicPartition(p["topic"], p["partition"]): tuple(p["proposed"]) for p in summary["partitions"]}
     notes = tuple(n["text"] for n in summary["notes"] if n.get("goal") == "topic-spread")
-    return Proposal("kafka-planner", changes, time.perf_counter() - started, "--sizes log-dirs", notes)
+    bounds = (summary["lower_bound"], summary["bytes_lower_bound"])
+    return Proposal("kafka-planner", changes, time.perf_counter() - started, "--sizes log-dirs", notes, bounds)
 
 
 # -- Yelp's kafka-cluster-manager ---------------------------------------------------------------------------------

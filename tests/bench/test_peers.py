@@ -78,3 +78,4 @@ def test_peers_plan_the_scale_out_and_every_plan_is_scored(zk, tmp_path):
         summary["rack_unsafe_after"],
     )
     assert ours.replica_spread <= 1
+    assert rows["kafka-planner"].bounds == (summary["lower_bound"], summary["bytes_lower_bound"])
