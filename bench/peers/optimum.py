@@ -324,8 +324,9 @@ def _stage(s: _Spec, seconds: float, leaders: bool, by_size: bool, kept_moves: i
     return res, dual, first
 
 
-def _moves(s: _Spec, seconds: float) -> tuple[Bracket, str]:
-    """Stage 1: the fewest moves; leaders checked on its optimum, modelled only if they do not fit there."""
+def _moves(s: _Spec, seconds: float) -> tuple[Bracket, str, list[list[int]] | None]:
+    """Stage 1: the fewest moves; leaders checked on its optimum, modelled only if they do not fit there. Also the
+    plan it found (replicas per partition, as broker indexes)."""
     total = sum(s.rf)
     started, cpu = time.perf_counter(), time.process_time()
     res, dual, first = _stage(s, seconds, False, False, None)
@@ -335,12 +336,13 @@ def _moves(s: _Spec, seconds: float) -> tuple[Bracket, str]:
         res, dual, first = _stage(s, seconds, True, False, None)
     took, cpu = time.perf_counter() - started, time.process_time() - cpu
     if res.status == 2:
-        return Bracket(0, None, took, cpu, infeasible=True), mode
+        return Bracket(0, None, took, cpu, infeasible=True), mode, None
     low = 0 if dual is None else math.ceil(total + dual - 1e-6)
     high = None if res.x is None else total - round(-res.fun)
     if res.status != 0:  # stopped early: our plan reaches the same goals, so it bounds the optimum above
         high = min(h for h in (high, total - s.ours_kept) if h is not None)
-    return Bracket(low, high, took, cpu, optimal=res.status == 0), mode
+    chosen = None if res.x is None else _chosen(s, res.x, first)
+    return Bracket(low, high, took, cpu, optimal=res.status == 0), mode, chosen
 
 
 def _range(total: int, k: int, spread: int) -> tuple[int, int]:
@@ -447,7 +449,17 @@ def _destinations(s: _Spec, keep: set[tuple[int, int]], seconds: float, leaders:
     return None if res.x is None else _chosen(s, res.x, first)
 
 
-def _bytes(s: _Spec, moves: Bracket, seconds: float, mode: str) -> Bracket:
+def _within_limit(s: _Spec, chosen: Sequence[Sequence[int]] | None) -> bool:
+    if chosen is None or s.sizes is None:
+        return False
+    load = [0] * len(s.brokers)
+    for p, js in enumerate(chosen):
+        for j in js:
+            load[j] += s.sizes[p]
+    return max(load) <= s.byte_cap
+
+
+def _bytes(s: _Spec, moves: Bracket, seconds: float, mode: str, found: list[list[int]] | None) -> Bracket:
     """Stage 2: the fewest bytes moved by a plan of `moves.high` moves, bytes per broker within the limit. The whole
     model up to FULL_COLUMNS columns; above, the relaxation without destinations (`_keep_master`) bounds it below and
     its plan, if it has destinations, above."""
@@ -470,6 +482,9 @@ def _bytes(s: _Spec, moves: Bracket, seconds: float, mode: str) -> Bracket:
     low = 0 if dual is None else math.floor(total_bytes + dual * MIB)
     high = None if keep is None else total_bytes - sum(sizes[p] for p, _ in keep)
     optimal = keep is not None and res.status == 0
+    if not optimal and moves.proven and _within_limit(s, found):  # stage 1's plan, if its bytes are within the limit
+        bytes_found = total_bytes - sum(sizes[p] for p, _ in _kept_pairs(s, found or []))
+        high = bytes_found if high is None else min(high, bytes_found)
     ours = total_bytes - s.ours_kept_bytes if s.ours_kept == kept and s.ours_kept_bytes is not None else None
     if ours is not None and (high is None or ours < high):
         high, optimal = ours, False
@@ -497,8 +512,8 @@ def certify(
 ) -> Optimum:
     """The fewest moves, then bytes, of any plan reaching the goal figures `after` reached (see the module)."""
     s = spec(before, after, sizes, targets, tolerance)
-    moves, mode = _moves(s, seconds)
+    moves, mode, found = _moves(s, seconds)
     byte_bracket = None
     if s.sizes is not None and moves.high is not None:
-        byte_bracket = _bytes(s, moves, seconds, mode)
+        byte_bracket = _bytes(s, moves, seconds, mode, found)
     return Optimum(moves, byte_bracket, mode)
