@@ -13,11 +13,21 @@ Bench code only: planner/ never imports it (nor scipy). `certify(before, after, 
   optimum found without them (a small flow problem); only if that fails are they put in the model;
 - stage 1: maximise the replicas kept in place (moves = replicas after - replicas kept);
 - stage 2 (with sizes): moves fixed at stage 1's optimum, every broker's bytes at most max((1 + tolerance) x mean,
-  the plan's largest), maximise the bytes kept (bytes moved = each new replica's size).
+  the plan's largest), maximise the bytes kept (bytes moved = each new replica's size). Above FULL_COLUMNS columns
+  (the 60-broker scenario) the whole model's LP alone takes minutes; there the bound below is the LP optimum of a
+  relaxation that counts arrivals per rack instead of per broker (`_keep_master`), and the plans above come from
+  the whole model restricted, per partition, to the brokers holding it, those stage 1 put it on and those stage 1
+  grew (`_restriction`).
 
 A spread of at most 1 with a fixed total is the range [floor, ceil] of the even share; a wider one gets two integer
 variables lo <= count <= hi with hi - lo <= spread. Where HiGHS stops at its time limit, the result is the bracket it
-proved: its dual bound below, its best plan above (or ours when ours qualifies and is better); never a guess.
+proved: its dual bound (or, where it found no plan yet, the LP optimum) below, its best plan above, or ours when ours
+qualifies and is better, or stage 1's plan when its bytes are within the limit; never a guess. The byte stage stops
+at a relative gap of BYTE_GAP; a bracket whose two ends agree to it is shown as proven.
+
+What the model leaves out, so its optimum is a lower bound on that of the goals themselves (equal where ours meets
+it): a rack-forced topic's range inside each rack (only its spread over all brokers is bounded), the internal
+topics' leader spread beyond the per-topic one, partitions under reassignment (none in the scenarios).
 """
 
 from __future__ import annotations
@@ -209,7 +219,7 @@ class _Model:
             self.row([*cols, lo], [1.0] * len(cols) + [-1.0], 0, math.inf)
             self.row([*cols, hi], [1.0] * len(cols) + [-1.0], -math.inf, 0)
 
-    def solve(self, cost: Sequence[float], seconds: float, gap: float = 0.0):
+    def solve(self, cost: Sequence[float], seconds: float, gap: float = 0.0, integral: bool = True):
         """HiGHS's answer and a proven bound on the objective below: its dual bound, or where it stopped before
         reporting one (no plan found yet), the LP relaxation's optimum (None if infeasible)."""
         import numpy as np
@@ -222,7 +232,9 @@ class _Model:
         args = {"constraints": LinearConstraint(a, self.lo, self.hi), "bounds": Bounds(self.lb, self.ub)}
         log = bool(os.environ.get("OPTIMUM_LOG"))
         options = {"time_limit": max(seconds, 1.0), "mip_rel_gap": gap, "disp": log}
-        res = milp(c, integrality=np.ones(len(self.lb)), options=options, **args)
+        res = milp(c, integrality=np.full(len(self.lb), int(integral)), options=options, **args)
+        if not integral:  # the LP relaxation: its optimum bounds the MILP's below
+            return res, res.fun if res.status == 0 else None
         dual = getattr(res, "mip_dual_bound", None)
         if res.status != 2 and (dual is None or not math.isfinite(dual)):
             lp = milp(
@@ -307,9 +319,15 @@ def leaders_fit(s: _Spec, chosen: Sequence[Sequence[int]], seconds: float = 30.0
     return res.x is not None
 
 
-def _stage(s: _Spec, seconds: float, leaders: bool, by_size: bool, kept_moves: int | None):
+def _stage(s: _Spec, seconds: float, leaders: bool, by_size: bool, kept_moves: int | None, allowed=None):
+    """The whole model; `allowed`: the broker indexes each partition may use (a restriction: its plans are plans)."""
     m = _Model()
     first = _placement(m, s)
+    if allowed is not None:
+        n = len(s.brokers)
+        for p, js in enumerate(allowed):
+            for j in set(range(n)) - js:
+                m.ub[first + p * n + j] = 0
     if leaders:
         _leaders(m, s, first)
     if by_size and s.sizes:
@@ -361,7 +379,7 @@ def _rack_members(s: _Spec) -> dict[str, list[int]]:
     return dict(sorted(members.items()))
 
 
-def _keep_master(s: _Spec, kept: int, seconds: float):
+def _keep_master(s: _Spec, kept: int, seconds: float, integral: bool = True):
     """The byte stage with arrivals counted per rack instead of per broker: which held replicas stay (k[p, b],
     `kept` of them) and how many new replicas of each partition each rack takes (a[p, r]); each broker's kept
     replicas within its count, topic and byte limits, each rack's kept and arrived replicas within its brokers'
@@ -391,7 +409,7 @@ def _keep_master(s: _Spec, kept: int, seconds: float):
                     m.row(cols, 1.0, 0, s.rack_cap[p])
     _master_limits(m, s, pairs, arrive, racks)
     cost = [-(s.sizes or [])[p] / MIB for p, _ in pairs]
-    res, dual = m.solve(cost, seconds, BYTE_GAP)
+    res, dual = m.solve(cost, seconds, BYTE_GAP, integral)
     return res, dual, pairs
 
 
@@ -428,27 +446,6 @@ def _master_limits(m: _Model, s: _Spec, pairs, arrive: dict[tuple[int, str], int
         m.row(cols, 1.0, t_lo * len(racks[r]), t_hi * len(racks[r]))
 
 
-def _destinations(s: _Spec, keep: set[tuple[int, int]], seconds: float, leaders: bool):
-    """A plan that keeps exactly the held replicas `keep` ((partition, broker index)) and reaches every goal, or
-    None: the full model with those columns fixed and nothing to optimise."""
-    m = _Model()
-    first = _placement(m, s)
-    if leaders:
-        _leaders(m, s, first)
-    n = len(s.brokers)
-    index = {b: j for j, b in enumerate(s.brokers)}
-    for p, held in enumerate(s.held):
-        for b in held:
-            c = first + p * n + index[b]
-            m.lb[c] = m.ub[c] = 1 if (p, index[b]) in keep else 0
-    n_rows = len(s.brokers)
-    for j in range(n_rows):
-        cols = [first + p * n + j for p in range(len(s.parts))]
-        m.row(cols, [z / MIB for z in s.sizes or []], 0, s.byte_cap / MIB)
-    res, _ = m.solve([], seconds)
-    return None if res.x is None else _chosen(s, res.x, first)
-
-
 def _within_limit(s: _Spec, chosen: Sequence[Sequence[int]] | None) -> bool:
     if chosen is None or s.sizes is None:
         return False
@@ -467,21 +464,23 @@ def _bytes(s: _Spec, moves: Bracket, seconds: float, mode: str, found: list[list
     total_bytes = sum(z * r for z, r in zip(sizes, s.rf))
     kept = sum(s.rf) - (moves.high or 0)
     started, cpu = time.perf_counter(), time.process_time()
-    if len(s.parts) * len(s.brokers) <= FULL_COLUMNS:
-        res, dual, first = _stage(s, seconds, mode == "modelled", True, kept)
-        if res.x is not None and mode == "checked" and not leaders_fit(s, _chosen(s, res.x, first)):
-            res, dual, first = _stage(s, seconds, True, True, kept)
-        keep = None if res.x is None else _kept_pairs(s, _chosen(s, res.x, first))
-    else:
-        res, dual, pairs = _keep_master(s, kept, seconds)
-        keep = None if res.x is None else {pairs[c] for c in range(len(pairs)) if res.x[c] > 0.5}
-        if keep is not None and not _placeable(s, keep, seconds, mode):
-            keep = None
-    if res.status == 2:
-        return Bracket(0, None, time.perf_counter() - started, time.process_time() - cpu, infeasible=True)
+    restricted = len(s.parts) * len(s.brokers) > FULL_COLUMNS
+    if restricted:  # below: the relaxation's LP; above: the whole model on fewer brokers per partition
+        master, dual, _ = _keep_master(s, kept, seconds, integral=False)
+        if master.status == 2:
+            return Bracket(0, None, time.perf_counter() - started, time.process_time() - cpu, infeasible=True)
+    allowed = _restriction(s, found) if restricted else None
+    res, whole_dual, first = _stage(s, seconds, mode == "modelled", True, kept, allowed)
+    if res.x is not None and mode == "checked" and not leaders_fit(s, _chosen(s, res.x, first)):
+        res, whole_dual, first = _stage(s, seconds, True, True, kept, allowed)
+    keep = None if res.x is None else _kept_pairs(s, _chosen(s, res.x, first))
+    if not restricted:
+        dual = whole_dual
+        if res.status == 2:
+            return Bracket(0, None, time.perf_counter() - started, time.process_time() - cpu, infeasible=True)
     low = 0 if dual is None else math.floor(total_bytes + dual * MIB)
     high = None if keep is None else total_bytes - sum(sizes[p] for p, _ in keep)
-    optimal = keep is not None and res.status == 0
+    optimal = keep is not None and res.status == 0 and not restricted
     if not optimal and moves.proven and _within_limit(s, found):  # stage 1's plan, if its bytes are within the limit
         bytes_found = total_bytes - sum(sizes[p] for p, _ in _kept_pairs(s, found or []))
         high = bytes_found if high is None else min(high, bytes_found)
@@ -491,15 +490,25 @@ def _bytes(s: _Spec, moves: Bracket, seconds: float, mode: str, found: list[list
     return Bracket(max(low, 0), high, time.perf_counter() - started, time.process_time() - cpu, optimal=optimal)
 
 
+def _restriction(s: _Spec, found: Sequence[Sequence[int]] | None) -> list[set[int]]:
+    """Per partition: the brokers holding it, those stage 1's plan put it on, and every broker that plan grew."""
+    n = len(s.brokers)
+    index = {b: j for j, b in enumerate(s.brokers)}
+    held = [{index[b] for b in h} for h in s.held]
+    grew: set[int] = set()
+    if found is not None:
+        before, after = [0] * n, [0] * n
+        for p, js in enumerate(found):
+            for j in js:
+                after[j] += 1
+            for j in held[p]:
+                before[j] += 1
+        grew = {j for j in range(n) if after[j] > before[j]}
+    return [held[p] | grew | set(found[p] if found else ()) for p in range(len(s.parts))]
+
+
 def _kept_pairs(s: _Spec, chosen: Sequence[Sequence[int]]) -> set[tuple[int, int]]:
     return {(p, j) for p, js in enumerate(chosen) for j in js if s.brokers[j] in s.held[p]}
-
-
-def _placeable(s: _Spec, keep: set[tuple[int, int]], seconds: float, mode: str) -> bool:
-    chosen = _destinations(s, keep, seconds, mode == "modelled")
-    if chosen is not None and mode == "checked" and not leaders_fit(s, chosen):
-        chosen = _destinations(s, keep, seconds, True)
-    return chosen is not None
 
 
 def certify(

@@ -90,3 +90,17 @@ def test_the_planner_never_imports_scipy():
     # scipy is a bench and test extra (pyproject's dev and bench): kafka-planner itself installs without it
     planner = Path(__file__).resolve().parents[2] / "planner"
     assert [str(f) for f in planner.rglob("*.py") if "scipy" in f.read_text(encoding="utf-8")] == []
+
+
+def test_above_the_column_limit_the_bytes_are_bracketed_by_a_relaxation_and_a_restriction(monkeypatch):
+    # the first case again, solved as the 60-broker scenario is: below, the LP of the relaxation that drops the
+    # destinations (broker 0 keeps two replicas, fractionally up to the limit of 36.7: 63.3 move); above, the whole
+    # model on the brokers stage 1 used (here all three): 65
+    from bench.peers import optimum
+
+    monkeypatch.setattr(optimum, "FULL_COLUMNS", 0)
+    before = _cluster({0: [[0], [0], [0], [0], [0], [0]]}, 3)
+    sizes = dict(zip((TopicPartition("t0", p) for p in range(6)), (30, 25, 20, 10, 10, 5)))
+    ours = _cluster({0: [[1], [2], [0], [0], [2], [1]]}, 3)
+    o = certify(before, ours, sizes, [0, 1, 2])
+    assert (o.moves.high, o.bytes.low, o.bytes.high, o.bytes.proven) == (4, 63, 65, False)
