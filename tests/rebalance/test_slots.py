@@ -73,6 +73,47 @@ def test_best_slots_keep_the_most_replicas_of_any_assignment():
     assert found == {False: 206, True: 44}
 
 
+def _brute_closest(wants, saving, room, within, like):
+    """(the most slots on saving brokers, the fewest slots outside `like` among those) over every assignment that
+    keeps each topic within its brokers (fixed room, no ceilings to share); None: none gives every slot."""
+    topics = sorted(wants)
+    best = None
+    for choice in product(*(combinations(sorted(within[t]), wants[t]) for t in topics)):
+        load = Counter(b for brokers in choice for b in brokers)
+        if any(load[b] > room[b] for b in room):
+            continue
+        k = sum(len(set(brokers) & set(saving[t])) for t, brokers in zip(topics, choice))
+        off = sum(len(set(brokers) - like[t]) for t, brokers in zip(topics, choice))
+        best = (k, -off) if best is None else max(best, (k, -off))
+    return None if best is None else (best[0], -best[1])
+
+
+def test_best_slots_keep_each_topic_within_its_brokers_and_closest_to_a_given_assignment():
+    # a topic's part per rack (`within`) and the greedy choice by bytes to stay closest to (`like`), as the count
+    # goal's shares ask
+    rng = random.Random(5)
+    found = Counter()
+    for _ in range(150):
+        brokers = list(range(rng.randint(3, 5)))
+        wants, within, saving, like = {}, {}, {}, {}
+        for t in range(rng.randint(1, 4)):
+            within[t] = [b for b in brokers if rng.random() < 0.7] or brokers[:1]
+            wants[t] = rng.randint(1, len(within[t]))
+            saving[t] = [b for b in within[t] if rng.random() < 0.5]
+            like[t] = set(rng.sample(within[t], wants[t]))
+        room = {b: rng.randint(1, 3) for b in brokers}
+        slots = best_slots(wants, saving, room, within=within, like=like)
+        expected = _brute_closest(wants, saving, room, within, like)
+        found[expected is None] += 1
+        if expected is None:
+            assert slots is None
+            continue
+        assert slots is not None and all(len(slots[t]) == w and slots[t] <= set(within[t]) for t, w in wants.items())
+        assert (kept(slots, saving), sum(len(slots[t] - like[t]) for t in wants)) == expected
+        assert all(n <= room[b] for b, n in Counter(b for x in slots.values() for b in x).items())
+    assert found == {False: 115, True: 35}
+
+
 def _random_cluster(rng):
     """3 to 5 brokers (the replicas on the first 2 to all of them), 1 to 6 topics of RF 1 or 2, at most 20,000
     placements in all (for `_least_moves`)."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 import heapq
 from typing import Callable, Sequence
 
-from planner.rebalance.goals.slots import best_slots, kept, upper_limit
+from planner.rebalance.goals.slots import MOST_ARCS, best_slots, kept, upper_limit
 from planner.rebalance.goals.state import State
 
 AUGMENTS = 256  # augmenting paths tried at most (each a breadth-first search over brokers and topics)
@@ -37,12 +37,8 @@ def topic_shares(st: State, target: dict[int, int], members: Sequence[int], tota
     room = {b: target[b] - floors for b in members}
     if any(k < 0 or k > len(extra) for k in room.values()):
         return {}
-    slots = _keeping(st, inside, floor, extra, room)
-
-    def keeps() -> dict[int, set[int]]:  # per topic, the brokers holding more than its floor
-        return {t: {b for b, c in st.holders[t].items() if b in inside and c > floor[t]} for t in extra}
-
-    if not _rest(extra, room, slots, keeps):
+    slots = _slots(st, inside, floor, extra, room)
+    if slots is None:
         return {}
     out: dict[int, dict[int, int]] = {}
     shed = 0
@@ -57,15 +53,89 @@ def topic_shares(st: State, target: dict[int, int], members: Sequence[int], tota
     return out if shed <= most else {}
 
 
-def _keeping(st: State, inside: frozenset[int], floor: dict, extra: dict, room: dict) -> dict[int, set[int]]:
-    """Slots given to brokers holding more than the floor of the topic (each saves a move), scarcest topics first."""
+def _slots(st: State, inside: frozenset[int], floor: dict, extra: dict, room: dict) -> dict[int, set[int]] | None:
+    """topic -> the brokers given its slots (None: they do not fit): the most that save a move of any assignment
+    (`slots.best_slots`, each rack's slots apart for a topic of RF = racks: `_parts`), the closest of those to
+    `_keeping`'s greedy choice by bytes and `_rest` (bytes are the tie-break), that choice itself where it is one of
+    them or where the flow is too large to build."""
     candidates = {
         t: [b for b, c in st.holders[t].items() if b in inside and c > floor[t] and b not in st.closed] for t in extra
     }
-    slots: dict[int, set[int]] = {}
+    order = sorted(extra, key=lambda t: (len(candidates[t]) - extra[t], t))  # scarcest topics first
     # only where a topic has more candidates than slots does the order choose (else every candidate with room gets one)
     saving = _savings(st, {t: c for t, c in candidates.items() if len(c) > extra[t]}, floor)
-    for t in sorted(extra, key=lambda t: (len(candidates[t]) - extra[t], t)):
+    left = dict(room)
+    greedy: dict[int, set[int]] | None = _keeping(st, order, candidates, extra, saving, left)
+
+    def keeps() -> dict[int, set[int]]:  # per topic, the brokers holding more than its floor
+        return {t: {b for b, c in st.holders[t].items() if b in inside and c > floor[t]} for t in extra}
+
+    if greedy is not None and not _rest(extra, left, greedy, keeps):
+        greedy = None
+    if len(extra) * len(room) > MOST_ARCS:
+        return greedy
+    preferred = {t: sorted(candidates[t], key=_by_saving(t, saving, room, st.holders[t])) for t in order}
+    wants, parts, within = _parts(st, floor, extra, order, preferred, room)
+    brokers = {b: room[b] for b in sorted(room, key=lambda b: (-room[b], b))}
+    hint = None
+    if greedy is not None:
+        hint = {(t, k): {b for b in greedy[t] if k is None or st.rack_of.get(b) == k} for t, k in wants}
+        if all(len(hint[k]) == w for k, w in wants.items()) and kept(hint, parts) == upper_limit(wants, parts, brokers):
+            return greedy  # each rack's slots as asked, and as many kept as the flow's two simple cuts allow
+    slots = best_slots(wants, parts, brokers, within=within, like=hint)
+    if slots is None:
+        return None
+    out: dict[int, set[int]] = {t: set() for t in order}
+    for (t, _), mine in slots.items():
+        out[t] |= mine
+    return out
+
+
+def _parts(
+    st: State, floor: dict, extra: dict, order: list[int], preferred: dict[int, list[int]], room: dict
+) -> tuple[dict[tuple[int, str | None], int], dict[tuple[int, str | None], list[int]], dict]:
+    """The slots to give as `slots.best_slots` takes them: (topic, None) -> its slots, and for a topic whose every
+    partition keeps one replica in each rack (RF = racks, rack-safe) (topic, rack) -> its slots in that rack, whose
+    replicas per rack never change (a move keeps its rack); the brokers they save a move on (in order of preference);
+    the brokers each (topic, rack) may use."""
+    by_rack: dict[str | None, list[int]] = {}
+    for b in sorted(room):
+        by_rack.setdefault(st.rack_of.get(b), []).append(b)
+    locked = _locked(st, extra) if st.n_racks > 1 else set()
+    wants: dict[tuple[int, str | None], int] = {}
+    saving: dict[tuple[int, str | None], list[int]] = {}
+    within: dict[tuple[int, str | None], list[int]] = {}
+    for t in order:
+        held = st.holders[t]
+        parts = {k: sum(held.get(b, 0) for b in brokers) - floor[t] * len(brokers) for k, brokers in by_rack.items()}
+        if t in locked and all(0 <= w <= len(by_rack[k]) for k, w in parts.items()):
+            for k, w in parts.items():
+                wants[(t, k)], within[(t, k)] = w, by_rack[k]
+                saving[(t, k)] = [b for b in preferred[t] if st.rack_of.get(b) == k]
+        else:
+            wants[(t, None)], saving[(t, None)] = extra[t], preferred[t]
+    return wants, saving, within
+
+
+def _locked(st: State, topics: dict) -> set[int]:
+    """The topics of `topics` whose every partition has one replica in each rack."""
+    n = st.n_racks
+    out = set(topics)
+    rack = st.rack_of.get
+    for i, r in enumerate(st.reps):
+        t = st.topic_of[i]
+        if t in out and (len(r) != n or len(set(map(rack, r))) != n):
+            out.discard(t)
+    return out
+
+
+def _keeping(
+    st: State, order: list[int], candidates: dict[int, list[int]], extra: dict, saving: dict, room: dict
+) -> dict[int, set[int]]:
+    """Slots given to brokers holding more than the floor of the topic (each saves a move), in `order` (scarcest
+    topics first), the brokers whose slot saves the most bytes first."""
+    slots: dict[int, set[int]] = {}
+    for t in order:
         held = st.holders[t]
         key = _by_saving(t, saving, room, held)
         chosen = sorted((b for b in candidates[t] if room[b] > 0), key=key)[: extra[t]]

@@ -29,44 +29,138 @@ def best_slots(
     room: Mapping[int, int],
     spare: int = 0,
     within: Mapping[K, Collection[int]] | None = None,
+    like: Mapping[K, Collection[int]] | None = None,
 ) -> dict[K, set[int]] | None:
     """topic -> the brokers of `room` (listed in order of preference) given its `wants[t]` slots, with the most
     slots on the brokers of `saving[t]` (a topic's own order of preference among them) of any such assignment, where
     a broker b takes at most `room[b]` slots, or one more for at most `spare` brokers. `within[t]`: the only brokers
     t's slots may go to (a key may be a topic's part, say its slots in one rack, of brokers no other part of the topic
-    has). None when no assignment gives every slot, or the flow would have more than `MOST_ARCS` arcs."""
+    has). `like`: an assignment to stay closest to among those keeping the most (default: the first pass's). None when
+    no assignment gives every slot, or the flow would have more than `MOST_ARCS` arcs."""
     brokers = list(room)
     topics = [t for t, w in wants.items() if w > 0]
     if len(topics) * len(brokers) > MOST_ARCS:
         return None
     if within is not None:
         saving = {t: [b for b in saving.get(t, ()) if t not in within or b in within[t]] for t in topics}
-    quick = _greedy(wants, saving, room, spare, within or {}, topics)
+    first, load = _first(wants, saving, room, spare, topics)
+    if like is not None:
+        return _flow(wants, saving, room, spare, within, topics, first, load, like)
+    quick = _fill(wants, room, spare, within or {}, topics, {t: set(s) for t, s in first.items()}, dict(load))
     if quick is not None and kept(quick, saving) == upper_limit(wants, saving, room, spare):
         return quick  # as many as the flow's two simple cuts allow: a maximum, in the order of preference
+    best = _flow(wants, saving, room, spare, within, topics, first, load, like)
+    if quick is not None and best is not None and kept(quick, saving) == kept(best, saving):
+        return quick  # a maximum too, in the order of preference
+    return best
+
+
+def _flow(
+    wants: Mapping[K, int],
+    saving: Mapping[K, Sequence[int]],
+    room: Mapping[int, int],
+    spare: int,
+    within: Mapping[K, Collection[int]] | None,
+    topics: list[K],
+    first: dict[K, set[int]],
+    load: dict[int, int],
+    like: Mapping[K, Collection[int]] | None,
+) -> dict[K, set[int]] | None:
+    """`best_slots`' flow. Of the assignments keeping the most, the one with the fewest slots outside `like`: a slot
+    outside it costs 1 more, a slot that keeps nothing costs more than all those. Without `like`, the flow starts
+    from the slots `first` gives (on saving brokers only, so at no cost: the least for so much flow)."""
+    brokers = list(room)
     net = _Network(2 + len(topics) + len(brokers) + 1)
     src, sink, pool = 0, 1, 2 + len(topics) + len(brokers)
     node = {b: 2 + len(topics) + k for k, b in enumerate(brokers)}
+    need = sum(wants[t] for t in topics)
+    lost = need + 2  # a slot that saves no move costs more than every slot outside `like`
     arcs: dict[K, tuple[list[int], int]] = {}  # topic -> its brokers in the order of its arcs, the first arc
+    if like is not None:
+        load = dict.fromkeys(room, 0)
     for k, t in enumerate(topics):
-        net.arc(src, 2 + k, wants[t], 0)
+        hint = set(like.get(t, ())) if like is not None else first[t]
         allowed = within.get(t) if within is not None else None
-        mine = [b for b in saving.get(t, ()) if b in node and (allowed is None or b in allowed)]
+        mine = [b for b in saving.get(t, ()) if b in node]
         keep = set(mine)
         others = [b for b in brokers if b not in keep and (allowed is None or b in allowed)]
-        arcs[t] = (mine + others, net.fan(2 + k, [node[b] for b in mine], 0))
-        net.fan(2 + k, [node[b] for b in others], 1)
+        given = [b for b in mine if b in hint]
+        net.arc(src, 2 + k, wants[t], 0, 0 if like is not None else len(given))
+        e0 = net.fan(2 + k, [node[b] for b in given], 0)
+        if like is None:
+            for j in range(len(given)):  # each carries the slot `_first` gave
+                net.cap[e0 + 2 * j], net.cap[e0 + 2 * j + 1] = 0, 1
+        order = given + [b for b in mine if b not in hint]
+        net.fan(2 + k, [node[b] for b in order[len(given) :]], 1)
+        order += [b for b in others if b in hint]
+        net.fan(2 + k, [node[b] for b in order[len(mine) :]], lost)
+        net.fan(2 + k, [node[b] for b in others if b not in hint], lost + 1)
+        arcs[t] = (order + [b for b in others if b not in hint], e0)
+    over = 0
     for b in brokers:
-        net.arc(node[b], sink, room[b], 0)
+        net.arc(node[b], sink, room[b], 0, min(load[b], room[b]))
         if spare:
-            net.arc(node[b], pool, 1, 0)
+            net.arc(node[b], pool, 1, 0, load[b] - room[b] if load[b] > room[b] else 0)
+            over += load[b] > room[b]
     if spare:
-        net.arc(pool, sink, spare, 0)
-    need = sum(wants[t] for t in topics)
-    if net.min_cost_flow(src, sink, need) < need:
+        net.arc(pool, sink, spare, 0, over)
+    sent = sum(load.values())
+    if sent + net.min_cost_flow(src, sink, need - sent) < need:
         return None
     cap = net.cap
-    return {t: {b for j, b in enumerate(order) if not cap[first + 2 * j]} for t, (order, first) in arcs.items()}
+    return {t: {b for j, b in enumerate(order) if not cap[e0 + 2 * j]} for t, (order, e0) in arcs.items()}
+
+
+def _first(
+    wants: Mapping[K, int], saving: Mapping[K, Sequence[int]], room: Mapping[int, int], spare: int, topics: list[K]
+) -> tuple[dict[K, set[int]], dict[int, int]]:
+    """Each topic's slots to its saving brokers with room, topics in order, each topic's brokers in order: the
+    slots and each broker's count of them."""
+    load = dict.fromkeys(room, 0)
+    over = 0
+    slots: dict[K, set[int]] = {}
+    for t in topics:
+        mine: set[int] = set()
+        want = wants[t]
+        for b in saving.get(t, ()):
+            if len(mine) >= want:
+                break
+            k = load.get(b)
+            if k is not None and (k < room[b] or (k == room[b] and over < spare)):
+                mine.add(b)
+                load[b] = k + 1
+                over += k == room[b]
+        slots[t] = mine
+    return slots, load
+
+
+def _fill(
+    wants: Mapping[K, int],
+    room: Mapping[int, int],
+    spare: int,
+    within: Mapping[K, Collection[int]],
+    topics: list[K],
+    slots: dict[K, set[int]],
+    load: dict[int, int],
+) -> dict[K, set[int]] | None:
+    """The slots still to give, to the brokers with the most room left, the topics with the most slots still to
+    give first (Gale–Ryser's construction); None where some slot finds no broker that way."""
+    over = sum(1 for b, k in load.items() if k > room[b])
+    for t in sorted(topics, key=lambda t: -(wants[t] - len(slots[t]))):
+        mine = slots[t]
+        need = wants[t] - len(mine)
+        if need <= 0:
+            continue
+        for b in sorted((b for b in within.get(t, room) if b not in mine), key=lambda b: (load[b] - room[b], b)):
+            k = load[b]
+            if need and (k < room[b] or (k == room[b] and over < spare)):
+                mine.add(b)
+                load[b] = k + 1
+                over += k == room[b]
+                need -= 1
+        if need:
+            return None
+    return slots
 
 
 def kept(slots: Mapping[K, set[int]], saving: Mapping[K, Sequence[int]]) -> int:
@@ -90,49 +184,6 @@ def upper_limit(
     return min(sum(min(w, len(saving.get(t, ()))) for t, w in wants.items() if w > 0), by_broker)
 
 
-def _greedy(
-    wants: Mapping[K, int],
-    saving: Mapping[K, Sequence[int]],
-    room: Mapping[int, int],
-    spare: int,
-    within: Mapping[K, Collection[int]],
-    topics: list[K],
-) -> dict[K, set[int]] | None:
-    """Each topic's slots first to its saving brokers with room (topics in order, brokers in order), then the rest to
-    the brokers with the most room left, the topics with the most slots still to give first (Gale–Ryser's
-    construction); None where some slot finds no broker that way."""
-    load = dict.fromkeys(room, 0)
-    over = 0
-    slots: dict[K, set[int]] = {t: set() for t in topics}
-
-    def give(t: K, b: int) -> None:
-        nonlocal over
-        slots[t].add(b)
-        load[b] += 1
-        over += load[b] > room[b]
-
-    for t in topics:
-        mine, want = slots[t], wants[t]
-        for b in saving.get(t, ()):
-            if len(mine) >= want:
-                break
-            if b in load and (load[b] < room[b] or (load[b] == room[b] and over < spare)):
-                give(t, b)
-    for t in sorted(topics, key=lambda t: -(wants[t] - len(slots[t]))):
-        mine = slots[t]
-        need = wants[t] - len(mine)
-        if need <= 0:
-            continue
-        pool = sorted((b for b in within.get(t, room) if b not in mine), key=lambda b: (load[b] - room[b], b))
-        for b in pool:
-            if need and (load[b] < room[b] or (load[b] == room[b] and over < spare)):
-                give(t, b)
-                need -= 1
-        if need:
-            return None
-    return slots
-
-
 class _Network:
     """Arcs in pairs (an arc at an even index, its residual twin at the odd one after it)."""
 
@@ -142,13 +193,13 @@ class _Network:
         self.cap: list[int] = []
         self.cost: list[int] = []
 
-    def arc(self, u: int, v: int, cap: int, cost: int) -> int:
-        """An arc u -> v; returns its index (`cap[index]` is what it has left)."""
+    def arc(self, u: int, v: int, cap: int, cost: int, flow: int = 0) -> int:
+        """An arc u -> v carrying `flow` already; returns its index (`cap[index]` is what it has left)."""
         e = len(self.to)
         self.adj[u].append(e)
         self.adj[v].append(e + 1)
         self.to += (v, u)
-        self.cap += (cap, 0)
+        self.cap += (cap - flow, flow)
         self.cost += (cost, -cost)
         return e
 
