@@ -168,13 +168,16 @@ def topic_words(t: TopicTargets) -> str:
 
 
 def _span(b, unit) -> str:
+    took = f"{b.seconds:.1f} s wall, {b.cpu:.1f} s CPU"
     if b.infeasible:
-        return "no plan meets the goals"
+        return f"no plan meets the goals ({took})"
     if b.high is None:
-        return f"at least {unit(b.low)} (no plan found in {b.seconds:.1f} s)"
-    if b.proven:
-        return f"{unit(b.high)} (proven, {b.seconds:.1f} s)"
-    return f"{unit(b.low)} to {unit(b.high)} (bracket at the time limit, {b.seconds:.1f} s)"
+        return f"at least {unit(b.low)} (no plan found; {took})"
+    if b.proven and b.low >= b.high:
+        return f"{unit(b.high)} (proven; {took})"
+    if b.proven:  # HiGHS's relative gap on the bytes kept
+        return f"{unit(b.high)} (proven to a gap of 1e-4 of the bytes kept, at least {unit(b.low)}; {took})"
+    return f"{unit(b.low)} to {unit(b.high)} (bracket at the time limit; {took})"
 
 
 def certificate(scenario: Scenario, rows: list[Row], seconds: float) -> str:
@@ -189,7 +192,7 @@ def certificate(scenario: Scenario, rows: list[Row], seconds: float) -> str:
     o = certify(scenario.cluster, after, scenario.sizes, scenario.targets, seconds=seconds)
     text = f"fewest possible (MILP, HiGHS; the goals ours reached): {_span(o.moves, lambda v: f'{v:,} moves')}"
     if o.bytes is not None:
-        text += f", then at that many moves {_span(o.bytes, _gib)}"
+        text += f", then at that many moves {_span(o.bytes, lambda v: f'{v / (1 << 30):,.2f} GiB')}"
     moves_bound, bytes_bound = ours.bounds
     ours_bytes = f"{_gib(ours.score.bytes_moved)}" + (
         f" (bound {_gib(bytes_bound)})" if bytes_bound is not None else ""

@@ -7,7 +7,9 @@ Bench code only: planner/ never imports it (nor scipy). `certify(before, after, 
 - hard goals: replicas only on the targets; each partition's replication factor as in `after`; at most
   max(ceil(RF / racks), the plan's own) replicas of a partition in one rack;
 - replica count per broker: spread (max - min) at most the plan's, or within 1;
-- each topic's replicas per broker: spread at most max(1, the plan's spread of that topic);
+- each topic's replicas per broker: spread at most max(1, the plan's spread of that topic); a topic that racks of
+  different sizes force wider (`topic_spread.forced_in` on the plan) also within max(1, the plan's spread) inside
+  each of its classes (each rack that forces it, the other brokers together);
 - preferred leaders (y[p, b] <= x[p, b], one per partition): spread per broker at most max(1, the plan's), and per
   topic at most max(1, the plan's spread of that topic). They cost no move, so they are first checked on the
   optimum found without them (a small flow problem); only if that fails are they put in the model;
@@ -25,9 +27,8 @@ proved: its dual bound (or, where it found no plan yet, the LP optimum) below, i
 qualifies and is better, or stage 1's plan when its bytes are within the limit; never a guess. The byte stage stops
 at a relative gap of BYTE_GAP; a bracket whose two ends agree to it is shown as proven.
 
-What the model leaves out, so its optimum is a lower bound on that of the goals themselves (equal where ours meets
-it): a rack-forced topic's range inside each rack (only its spread over all brokers is bounded), the internal
-topics' leader spread beyond the per-topic one, partitions under reassignment (none in the scenarios).
+What the model leaves out (partitions under reassignment, none in the scenarios) can only lower its optimum: where
+our plan meets it, ours is the optimum.
 """
 
 from __future__ import annotations
@@ -85,6 +86,7 @@ class _Spec:
     rack_cap: list[int]
     count_spread: int
     topic_spread: list[int]
+    topic_classes: list[tuple[int, list[int], int]]  # rack-forced topics: (topic, broker indexes, spread within)
     leader_spread: int
     topic_leader_spread: list[int]
     sizes: list[int] | None
@@ -105,6 +107,22 @@ def _racks(cluster: Cluster, brokers: Sequence[int]) -> dict[int, str] | None:
 
 def _per_broker(values: Mapping[tuple[int, int], int], keys: int, brokers: Sequence[int]) -> list[int]:
     return [_spread(values.get((k, b), 0) for b in brokers) for k in range(keys)]
+
+
+def _classes(after: Cluster, brokers: list[int], t_index: dict[str, int], counts) -> list:
+    """Each rack-forced topic's classes (`topic_spread.forced_in`: each rack that forces it, the others together)
+    with the spread the plan has within each (at least 1): the plan keeps the topic within 1 inside each."""
+    from planner.rebalance.goals.topic_spread import forced_in
+
+    index = {b: j for j, b in enumerate(brokers)}
+    out = []
+    for name, why in sorted(forced_in(after, brokers).items()):
+        t = t_index[name]
+        for members in why.classes:
+            js = sorted(index[b] for b in members if b in index)
+            spread = _spread(counts.get((t, brokers[j]), 0) for j in js)
+            out.append((t, js, max(1, spread)))
+    return out
 
 
 def spec(
@@ -165,6 +183,7 @@ def spec(
         rack_cap=rack_cap,
         count_spread=_spread(counts.get(b, 0) for b in brokers),
         topic_spread=_per_broker(topic_counts, len(topics), brokers),
+        topic_classes=_classes(after, brokers, t_index, topic_counts),
         leader_spread=_spread(leads.get(b, 0) for b in brokers),
         topic_leader_spread=_per_broker(topic_leads, len(topics), brokers),
         sizes=size_list,
@@ -219,6 +238,14 @@ class _Model:
             self.row([*cols, lo], [1.0] * len(cols) + [-1.0], 0, math.inf)
             self.row([*cols, hi], [1.0] * len(cols) + [-1.0], -math.inf, 0)
 
+    def band(self, groups: Sequence[Sequence[int]], spread: int, most: int) -> None:
+        """Each group's sum within `spread` of the others' (their total free, each at most `most`)."""
+        lo, hi = self.var(0, most), self.var(0, most)
+        self.row([lo, hi], [-1.0, 1.0], -math.inf, spread)
+        for cols in groups:
+            self.row([*cols, lo], [1.0] * len(cols) + [-1.0], 0, math.inf)
+            self.row([*cols, hi], [1.0] * len(cols) + [-1.0], -math.inf, 0)
+
     def solve(self, cost: Sequence[float], seconds: float, gap: float = 0.0, integral: bool = True):
         """HiGHS's answer and a proven bound on the objective below: its dual bound, or where it stopped before
         reporting one (no plan found yet), the LP relaxation's optimum (None if infeasible)."""
@@ -259,11 +286,13 @@ def _placement(m: _Model, s: _Spec) -> int:
                 for js in members.values():
                     if len(js) > cap:
                         m.row([first + p * n + j for j in js], 1.0, 0, cap)
-    _goal_spreads(m, s, first, lambda p: s.rf[p], s.count_spread, s.topic_spread)
+    _goal_spreads(m, s, first, lambda p: s.rf[p], s.count_spread, s.topic_spread, s.topic_classes)
     return first
 
 
-def _goal_spreads(m: _Model, s: _Spec, first: int, weight: Callable[[int], int], spread: int, per_topic) -> None:
+def _goal_spreads(
+    m: _Model, s: _Spec, first: int, weight: Callable[[int], int], spread: int, per_topic, classes=()
+) -> None:
     n = len(s.brokers)
     by_topic = defaultdict(list)
     for p, t in enumerate(s.topic_of):
@@ -273,6 +302,8 @@ def _goal_spreads(m: _Model, s: _Spec, first: int, weight: Callable[[int], int],
     for t, ps in sorted(by_topic.items()):
         groups = [[first + p * n + j for p in ps] for j in range(n)]
         m.spread(groups, sum(weight(p) for p in ps), max(1, per_topic[t]))
+    for t, js, within in classes:  # rack-forced topics within each of their classes
+        m.band([[first + p * n + j for p in by_topic[t]] for j in js], within, len(by_topic[t]))
 
 
 def _leaders(m: _Model, s: _Spec, x_first: int, fixed: Sequence[Sequence[int]] | None = None) -> None:
