@@ -180,7 +180,7 @@ def _span(b, unit) -> str:
     return f"{unit(b.low)} to {unit(b.high)} (bracket at the time limit; {took})"
 
 
-def certificate(scenario: Scenario, rows: list[Row], seconds: float) -> str:
+def certificate(scenario: Scenario, rows: list[Row], seconds: tuple[float, float]) -> str:
     """The certifier's line: the fewest moves, then bytes, of any plan that reaches the goal figures ours reached
     (bench/peers/optimum.py), beside ours and the bounds our summary prints."""
     from bench.peers.optimum import certify
@@ -189,7 +189,7 @@ def certificate(scenario: Scenario, rows: list[Row], seconds: float) -> str:
     if ours is None:
         return "fewest possible: no kafka-planner plan to certify"
     after = scenario.cluster.with_assignment(ours.changes)
-    o = certify(scenario.cluster, after, scenario.sizes, scenario.targets, seconds=seconds)
+    o = certify(scenario.cluster, after, scenario.sizes, scenario.targets, seconds=seconds[0], byte_seconds=seconds[1])
     text = f"fewest possible (MILP, HiGHS; the goals ours reached): {_span(o.moves, lambda v: f'{v:,} moves')}"
     if o.bytes is not None:
         text += f", then at that many moves {_span(o.bytes, lambda v: f'{v / (1 << 30):,.2f} GiB')}"
@@ -201,7 +201,9 @@ def certificate(scenario: Scenario, rows: list[Row], seconds: float) -> str:
 
 
 def run(
-    scenarios: Iterable[Scenario], names: Iterable[str] = tuple(tools.RUNNERS), certify_seconds: float = 0.0
+    scenarios: Iterable[Scenario],
+    names: Iterable[str] = tuple(tools.RUNNERS),
+    certify_seconds: tuple[float, float] | None = None,
 ) -> list[tuple]:
     server = zk_server()
     results = []
