@@ -117,3 +117,26 @@ def test_the_issues_scale_out_plan_makes_the_fewest_moves_possible():
     o = certify(c, plan.after, None, c.broker_ids)
     assert (o.moves.low, o.moves.high, o.moves.proven, o.leaders) == (625, 625, True, "checked")
     assert plan.replica_moves == 625
+
+
+def test_the_peer_bench_prints_the_certified_optimum_beside_ours_and_our_bounds():
+    # the line `python -m bench peers` prints after each table, on the RF change (72 replicas added: nothing to
+    # choose but where, and ours is the optimum); only the solver's times vary from run to run
+    import re
+
+    from bench.peers.harness import Row, certificate
+    from bench.peers.scenarios import raise_rf
+    from bench.peers.score import score
+    from planner.rebalance.moves import with_sizes
+    from planner.rebalance.replication import set_replication_factor
+
+    s = raise_rf()
+    plan = set_replication_factor(with_sizes(s.cluster, s.sizes), "orders", 3)
+    changes = {tp: tuple(r) for tp, r in plan.proposed.items()}
+    ours = score(s.cluster, s.cluster.with_assignment(changes), s.sizes, s.targets)
+    row = Row("kafka-planner", ours, 0.0, "", changes=changes, bounds=(plan.lower_bound, plan.bytes_lower_bound))
+    line = re.sub(r"[0-9.]+ s wall, [0-9.]+ s CPU", "T", certificate(s, [row], (30.0, 30.0)))
+    assert line == (
+        "fewest possible (MILP, HiGHS; the goals ours reached): 72 moves (proven; T), then at that many moves "
+        "32.95 GiB (proven; T); ours 72 moves (bound 72), 33.0 GiB (bound 33.0 GiB)"
+    )
