@@ -196,7 +196,13 @@ class ReplicaCountGoal:
         first, followers before the preferred leader."""
         want = self._want(st, s, target)
         mine = [i for i in held if st.can_move(i, s, d)]
-        return min(mine, key=lambda i: (st.cost(i, s, d), *_fit(st, i, s, want)), default=None)
+        home = st.home
+        # copies first: only a replica the plan moved to s, or one going back to d, copies fewer than one (`cost`)
+        cheaper = [i for i in mine if s not in home[i] or d in home[i]]
+        if cheaper:
+            low = min(st.cost(i, s, d) for i in cheaper)
+            mine = [i for i in cheaper if st.cost(i, s, d) == low]
+        return min(mine, key=lambda i: _fit(st, i, s, want), default=None)
 
     def _direct(self, st: State, target: dict[int, int], heap: BrokerHeap, ceil: dict) -> bool:
         """From brokers above target to brokers below target."""
