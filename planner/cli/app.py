@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import functools
 import os
+import signal
 import sys
 from typing import Any
 
@@ -42,11 +43,45 @@ def _output_failed(exc: OSError) -> None:
     sys.exit(2)
 
 
+class _CtrlC:
+    """Whether SIGINT arrived during this run. A client library may catch the KeyboardInterrupt the signal raises
+    (kafka-python's I/O loop ends a task on any exception in it, and a socket read turns one into a connection
+    error), so long loops ask `interrupted()`, and an error after the signal is reported as the interrupt."""
+
+    seen = False
+
+
+def _on_sigint(signum: int, frame: Any) -> None:
+    _CtrlC.seen = True
+    raise KeyboardInterrupt
+
+
+def interrupted() -> bool:
+    """Whether Ctrl-C was pressed during this command (even where a library swallowed its KeyboardInterrupt)."""
+    return _CtrlC.seen
+
+
 def run(argv: list[str] | None = None) -> None:
+    _CtrlC.seen = False
+    try:
+        previous = signal.signal(signal.SIGINT, _on_sigint)
+    except ValueError:  # not the main thread: the default handler stays
+        previous = None
+    try:
+        _run(argv)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _run(argv: list[str] | None) -> None:
     try:
         code = _command().main(args=argv, prog_name="kafka-planner", standalone_mode=False)
         sys.stdout.flush()
     except PlannerError as exc:
+        if _CtrlC.seen:  # the error is the interrupt's doing (a connection a swallowed KeyboardInterrupt broke)
+            print("error: interrupted", file=sys.stderr)
+            sys.exit(130)
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:

@@ -14,7 +14,7 @@ from typing import List, Optional
 import typer
 
 from planner.adapters.files import read_option_file
-from planner.cli.app import app
+from planner.cli.app import app, interrupted
 from planner.cli.common import TOPOLOGY_OUTPUT
 from planner.model import PlannerError, tp_sort_key
 
@@ -280,6 +280,8 @@ def _wait(session, proposed, index: int, total: int, poll: float, quiet: bool) -
     from planner.adapters.kafka.steps import wait_for
 
     def report(p) -> None:
+        if interrupted():  # Ctrl-C that the client library took for a failed task: stop here all the same
+            raise KeyboardInterrupt
         if not quiet:
             print(progress_line(index, total, p), file=sys.stderr, flush=True)
 

@@ -132,7 +132,7 @@ class SayGo:  # when the CLI starts importing typer, say so and give the signal 
     def find_spec(self, name, path=None, target=None):
         if name == "typer":
             print("go", flush=True)
-            time.sleep(2)
+            time.sleep(30)  # the signal ends it: long enough for a loaded machine to send it
         return None
 
 sys.meta_path.insert(0, SayGo())
@@ -147,3 +147,25 @@ def test_ctrl_c_during_start_up_is_one_line():
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
     assert (proc.returncode, err) == (130, "error: interrupted\n")
+
+
+SWALLOWED = """
+import importlib, os, signal
+from planner.model import PlannerError
+
+def command():  # a client library that takes the KeyboardInterrupt for a failed task, then finds its connection broken
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+    except KeyboardInterrupt:
+        pass
+    raise PlannerError("cannot reach 127.0.0.1:9092: connection closed")
+
+app = importlib.import_module("planner.cli.app")
+app._command = lambda: type("Command", (), {"main": lambda self, **kw: command()})()
+app.run(["brokers"])
+"""
+
+
+def test_ctrl_c_a_library_swallowed_is_still_the_interrupt():
+    proc = subprocess.run([sys.executable, "-c", SWALLOWED], capture_output=True, text=True, timeout=60)
+    assert (proc.returncode, proc.stderr) == (130, "error: interrupted\n")
