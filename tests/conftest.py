@@ -5,10 +5,16 @@ CI stays green on unchanged code. Locally it keeps drawing new examples (and its
 """
 
 import os
+import signal
 
 import pytest
 from hypothesis import settings
 from testkit import SIX_BROKERS, build_cluster, run_planner, run_planner_here
+
+# A shell running `make test` in the background (`&`, nohup) starts it with SIGINT ignored, and every process the
+# tests start would inherit that, so the Ctrl-C tests' children would never see their signal: take Ctrl-C back.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 settings.register_profile("ci", derandomize=True, database=None)
 if os.environ.get("CI") == "true":

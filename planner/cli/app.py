@@ -63,10 +63,14 @@ def interrupted() -> bool:
 
 def run(argv: list[str] | None = None) -> None:
     _CtrlC.seen = False
-    try:
-        previous = signal.signal(signal.SIGINT, _on_sigint)
-    except ValueError:  # not the main thread: the default handler stays
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is not signal.default_int_handler:  # ignored (a background job) or taken by the caller: left so
         previous = None
+    else:
+        try:
+            signal.signal(signal.SIGINT, _on_sigint)
+        except ValueError:  # not the main thread: the default handler stays
+            previous = None
     try:
         _run(argv)
     finally:
