@@ -71,10 +71,8 @@ def forced_topics(st: State) -> dict[int, Forced]:
     such rack alone and over the other racks together (each rack alone when the brokers are balanced per rack
     already). Only with racks of different sizes and no cordoned target (else racks force no spread above 1 this
     way)."""
-    racks: dict[str | None, list[int]] = {}
-    for b in st.targets:
-        racks.setdefault(st.rack_of.get(b), []).append(b)
-    if st.closed or None in racks or len({len(m) for m in racks.values()}) < 2:
+    racks = _uneven_racks(st)
+    if st.closed or racks is None:
         return {}
     # the placement itself is such a plan, so only a topic spread above 1 now can be forced
     wide = [t for t in range(len(st.topic_names)) if _spread(st, t, st.target_set) > 1]
@@ -84,7 +82,7 @@ def forced_topics(st: State) -> dict[int, Forced]:
     lo, hi = min(st.count[b] for b in st.targets), max(st.count[b] for b in st.targets)
     out: dict[int, Forced] = {}
     for t in wide:
-        gaps = {k: limits.gap(t, k, len(m), len(st.targets) - len(m), lo, hi) for k, m in racks.items()}
+        gaps = _gaps(limits, t, racks, len(st.targets), lo, hi)
         forcing = [k for k, gap in gaps.items() if gap > 1]
         if forcing and None not in st.groups:  # balanced per rack already: each rack alone
             out[t] = Forced(max(gaps.values()), tuple(frozenset(m) for m in racks.values()))
@@ -98,16 +96,26 @@ def forced_topics(st: State) -> dict[int, Forced]:
 def racks_force(st: State, lo: int, hi: int) -> bool:
     """Whether racks of different sizes force some topic wider than 1 over all target brokers (`forced_topics`'
     proof, for every topic) in every rack-safe plan whose brokers hold lo..hi replicas each."""
-    racks: dict[str | None, list[int]] = {}
-    for b in st.targets:
-        racks.setdefault(st.rack_of.get(b), []).append(b)
-    if None in racks or len({len(m) for m in racks.values()}) < 2:
+    racks = _uneven_racks(st)
+    if racks is None:
         return False
     limits = _RackLimits(st, len(racks))
     n = len(st.targets)
-    return any(
-        limits.gap(t, k, len(m), n - len(m), lo, hi) > 1 for t in range(len(st.topic_names)) for k, m in racks.items()
-    )
+    return any(gap > 1 for t in range(len(st.topic_names)) for gap in _gaps(limits, t, racks, n, lo, hi).values())
+
+
+def _uneven_racks(st: State) -> dict[str | None, list[int]] | None:
+    """The target brokers per rack where every one has a rack and racks differ in size; else None (racks then force
+    no topic wider than 1)."""
+    racks: dict[str | None, list[int]] = {}
+    for b in st.targets:
+        racks.setdefault(st.rack_of.get(b), []).append(b)
+    return None if None in racks or len({len(m) for m in racks.values()}) < 2 else racks
+
+
+def _gaps(limits: "_RackLimits", t: int, racks: dict, n: int, lo: int, hi: int) -> dict:
+    """Rack -> the lower bound racks put on topic t's spread (`_RackLimits.gap`), n target brokers holding lo..hi."""
+    return {k: limits.gap(t, k, len(m), n - len(m), lo, hi) for k, m in racks.items()}
 
 
 class _RackLimits:
