@@ -7,6 +7,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from planner.model import Cluster, Partition, PlannerError, TopicPartition
+from planner.rebalance.flow import Network
 
 if TYPE_CHECKING:
     from planner.rebalance.metrics import PlanMetrics, Tally
@@ -209,95 +210,27 @@ def _removals(
         (lacks, [b for b in dict.fromkeys(brokers) if demand.get(b, 0) > 0] if lacks > 0 else [])
         for lacks, brokers in repairs
     ]
-    flow = _MaxFlow()
+    flow = Network()
     src, sink = flow.node(), flow.node()
     node = {b: flow.node() for b, d in demand.items() if d > 0}
     for b, v in node.items():
-        flow.edge(src, v, demand[b])
+        flow.arc(src, v, demand[b])
     for members, r in ceilings:
         if r and members:
             g = flow.node()
-            flow.edge(g, sink, r)
+            flow.arc(g, sink, r)
             for b in members:
-                flow.edge(node[b], g, 1)
+                flow.arc(node[b], g, 1)
     taken: list[list[tuple[int, int]]] = []
     for lacks, brokers in need:
         edges: list[tuple[int, int]] = []
         if brokers:
             p = flow.node()
-            flow.edge(p, sink, lacks)
-            edges = [(b, flow.edge(node[b], p, 1)) for b in brokers]
+            flow.arc(p, sink, lacks)
+            edges = [(b, flow.arc(node[b], p, 1)) for b in brokers]
         taken.append(edges)
-    bound = sum(demand.values()) + sum(lacks for lacks, _ in need if lacks > 0) - flow.run(src, sink)
+    bound = sum(demand.values()) + sum(lacks for lacks, _ in need if lacks > 0) - flow.max_flow(src, sink)
     return bound, [[b for b, e in edges if flow.cap[e] == 0] for edges in taken]
-
-
-class _MaxFlow:
-    """Dinic's max flow on integer capacities (iterative, for the lower bound's bipartite network)."""
-
-    def __init__(self):
-        self.adj: list[list[int]] = []
-        self.to: list[int] = []
-        self.cap: list[int] = []
-
-    def node(self) -> int:
-        self.adj.append([])
-        return len(self.adj) - 1
-
-    def edge(self, u: int, v: int, c: int) -> int:
-        """Add an edge of capacity c; returns its index (its remaining capacity is `cap[index]` after `run`)."""
-        e = len(self.to)
-        self.adj[u].append(e)
-        self.to.append(v)
-        self.cap.append(c)
-        self.adj[v].append(len(self.to))
-        self.to.append(u)
-        self.cap.append(0)
-        return e
-
-    def run(self, s: int, t: int) -> int:
-        adj, to, cap = self.adj, self.to, self.cap
-        total = 0
-        while True:
-            level = [-1] * len(adj)
-            level[s] = 0
-            queue = [s]
-            for u in queue:
-                for e in adj[u]:
-                    if cap[e] > 0 and level[to[e]] < 0:
-                        level[to[e]] = level[u] + 1
-                        queue.append(to[e])
-            if level[t] < 0:
-                return total
-            it = [0] * len(adj)
-            while True:  # augmenting paths in the level graph, one at a time (depth-first, iterative)
-                path: list[int] = []
-                u = s
-                while u != t:
-                    edges = adj[u]
-                    while it[u] < len(edges):
-                        e = edges[it[u]]
-                        if cap[e] > 0 and level[to[e]] == level[u] + 1:
-                            break
-                        it[u] += 1
-                    if it[u] == len(edges):  # dead end: retreat
-                        level[u] = -1
-                        if not path:
-                            break
-                        e = path.pop()
-                        u = to[e ^ 1]
-                        it[u] += 1
-                        continue
-                    e = edges[it[u]]
-                    path.append(e)
-                    u = to[e]
-                if u != t:
-                    break
-                push = min(cap[e] for e in path)
-                for e in path:
-                    cap[e] -= push
-                    cap[e ^ 1] += push
-                total += push
 
 
 def rack_safe(replicas: Sequence[int], rack_of: Mapping[int, str | None], n_racks: int) -> bool:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from planner.model import INTERNAL_TOPICS
+from planner.rebalance.flow import Network
 from planner.rebalance.goals.base import Change, Frozen, Note, keeps, net_deltas
 from planner.rebalance.goals.state import State
 from planner.rebalance.leaders import balance_preferred, isr_eligibility
@@ -145,37 +146,6 @@ def _bounds(total: int, n: int) -> tuple[int, int]:
     return q, q + (1 if r else 0)
 
 
-class _BoundedFlow:
-    """Max flow with lower bounds on edges (feasibility by the usual reduction to a max flow from a new source)."""
-
-    def __init__(self) -> None:
-        from planner.rebalance.moves import _MaxFlow
-
-        self.flow = _MaxFlow()
-        self.excess: dict[int, int] = {}
-
-    def bounded(self, u: int, v: int, lo: int, hi: int) -> bool:
-        lo = max(0, lo)
-        if hi < lo:
-            return False
-        self.flow.edge(u, v, hi - lo)
-        self.excess[v] = self.excess.get(v, 0) + lo
-        self.excess[u] = self.excess.get(u, 0) - lo
-        return True
-
-    def feasible(self) -> bool:
-        f = self.flow
-        s2, t2 = f.node(), f.node()
-        need = 0
-        for v, e in self.excess.items():
-            if e > 0:
-                f.edge(s2, v, e)
-                need += e
-            elif e < 0:
-                f.edge(v, t2, -e)
-        return f.run(s2, t2) == need
-
-
 def _fixed_leads(st: State, in_scope: set[int]) -> tuple[dict[int, int], dict[tuple[int, int], int], dict[int, int]]:
     """Leaders the partitions out of scope keep, per broker and per (broker, topic); partitions per topic led by a
     target broker at the end."""
@@ -201,31 +171,29 @@ def flow_leaders(
     Each partition's current head is offered first, so it tends to stay. Without `per_topic_too`, only the brokers'
     bounds (when both cannot hold, every broker within 1 comes first)."""
     fixed_lead, fixed_tlead, per_topic = _fixed_leads(st, set(movable))
-    bf = _BoundedFlow()
-    flow = bf.flow
-    src, sink = flow.node(), flow.node()
-    broker_node = {b: flow.node() for b in st.lead_targets}
+    net = Network()
+    src, sink = net.node(), net.node()
+    broker_node = {b: net.node() for b in st.lead_targets}
     lo, hi = _bounds(sum(per_topic.values()), len(st.lead_targets))
-    if not all(bf.bounded(broker_node[b], sink, lo - fixed_lead[b], hi - fixed_lead[b]) for b in st.lead_targets):
+    if any(net.bounded(broker_node[b], sink, lo - fixed_lead[b], hi - fixed_lead[b]) is None for b in st.lead_targets):
         return None
     pair_node: dict[tuple[int, int], int] = {}
     for t, total in per_topic.items():
         tlo, thi = _bounds(total, len(st.lead_targets)) if per_topic_too else (0, total)
         for b in st.lead_targets:
             f = fixed_tlead.get((b, t), 0)
-            pair_node[(t, b)] = flow.node()
-            if not bf.bounded(pair_node[(t, b)], broker_node[b], tlo - f, thi - f):
+            pair_node[(t, b)] = net.node()
+            if net.bounded(pair_node[(t, b)], broker_node[b], tlo - f, thi - f) is None:
                 return None
     choice_edges: list[tuple[int, int, int]] = []
     for i in movable:
-        p = flow.node()
-        bf.bounded(src, p, 1, 1)  # every partition gets exactly one head
+        p = net.node()
+        net.bounded(src, p, 1, 1)  # every partition gets exactly one head
         for b in st.reps[i]:
             if b in broker_node and eligible(i, b):
-                choice_edges.append((i, b, len(flow.to)))
-                flow.edge(p, pair_node[(st.topic_of[i], b)], 1)
-    flow.edge(sink, src, len(movable))  # circulation: what reaches the sink goes round again
-    if not bf.feasible():
+                choice_edges.append((i, b, net.arc(p, pair_node[(st.topic_of[i], b)], 1)))
+    net.arc(sink, src, len(movable))  # circulation: what reaches the sink goes round again
+    if not net.feasible():
         return None
-    heads = {i: b for i, b, e in choice_edges if flow.cap[e] == 0}
+    heads = {i: b for i, b, e in choice_edges if net.cap[e] == 0}
     return heads if len(heads) == len(movable) else None

@@ -7,19 +7,17 @@ A slot on a broker holding more than q of the topic keeps a replica there that w
 
 Every slot must be given, so the most moves saved is a minimum-cost flow of value Σ r: source → topic (r) → broker
 (1 per topic; cost 0 where the slot saves a move, else 1) → sink (the broker's room), and 1 more per broker through a
-shared node of capacity `spare`. Solved by the primal-dual method: Dijkstra's shortest paths on the reduced costs,
-then a blocking flow (Dinic's) on the arcs of reduced cost 0, until every slot is given. The costs are 0 or 1, so
-there are few rounds. Pure.
+shared node of capacity `spare` (`flow.Network.min_cost_flow`: the costs are 0 or 1, so there are few rounds). Pure.
 """
 
 from __future__ import annotations
 
-import heapq
 from typing import Collection, Hashable, Mapping, Sequence, TypeVar
+
+from planner.rebalance.flow import Network
 
 K = TypeVar("K", bound=Hashable)
 
-_FAR = 1 << 62  # a distance: not reached
 # topic-broker pairs above which the exact flow is not built (callers bound it otherwise): about 3 s of flow there
 # (1,000 topics x 1,000 brokers; 1M partitions have 17,538 x 2,100)
 MOST_ARCS = 1_000_000
@@ -72,7 +70,7 @@ def _flow(
     outside it costs 1 more, a slot that keeps nothing costs more than all those. Without `like`, the flow starts
     from the slots `first` gives (on saving brokers only, so at no cost: the least for so much flow)."""
     brokers = list(room)
-    net = _Network(2 + len(topics) + len(brokers) + 1)
+    net = Network(2 + len(topics) + len(brokers) + 1)
     src, sink, pool = 0, 1, 2 + len(topics) + len(brokers)
     node = {b: 2 + len(topics) + k for k, b in enumerate(brokers)}
     need = sum(wants[t] for t in topics)
@@ -184,127 +182,3 @@ def upper_limit(
     by_broker = sum(min(room[b], k) for b, k in savers.items())
     by_broker += min(spare, sum(1 for b, k in savers.items() if k > room[b]))
     return min(sum(min(w, len(saving.get(t, ()))) for t, w in wants.items() if w > 0), by_broker)
-
-
-class _Network:
-    """Arcs in pairs (an arc at an even index, its residual twin at the odd one after it)."""
-
-    def __init__(self, nodes: int):
-        self.adj: list[list[int]] = [[] for _ in range(nodes)]
-        self.to: list[int] = []
-        self.cap: list[int] = []
-        self.cost: list[int] = []
-
-    def arc(self, u: int, v: int, cap: int, cost: int, flow: int = 0) -> int:
-        """An arc u -> v carrying `flow` already; returns its index (`cap[index]` is what it has left)."""
-        e = len(self.to)
-        self.adj[u].append(e)
-        self.adj[v].append(e + 1)
-        self.to += (v, u)
-        self.cap += (cap - flow, flow)
-        self.cost += (cost, -cost)
-        return e
-
-    def fan(self, u: int, vs: Sequence[int], cost: int) -> int:
-        """Arcs of capacity 1 from u to each of `vs`, in order; returns the index of the first (the k-th is 2k on)."""
-        e = len(self.to)
-        self.adj[u].extend(range(e, e + 2 * len(vs), 2))
-        for k, v in enumerate(vs):
-            self.adj[v].append(e + 2 * k + 1)
-            self.to += (v, u)
-        self.cap += (1, 0) * len(vs)
-        self.cost += (cost, -cost) * len(vs)
-        return e
-
-    def min_cost_flow(self, s: int, t: int, need: int) -> int:
-        """Up to `need` units from s to t at the least cost (costs not negative): the flow sent."""
-        potential = [0] * len(self.adj)
-        sent = 0
-        while sent < need:
-            dist = self._distances(s, potential)
-            cut = dist[t]
-            if cut == _FAR:
-                break
-            for v, d in enumerate(dist):
-                potential[v] += min(d, cut)
-            sent += self._blocking(s, t, potential, need - sent)
-        return sent
-
-    def _distances(self, s: int, potential: list[int]) -> list[int]:
-        """Dijkstra's distances from s over the residual arcs, on reduced costs (not negative; `_FAR`: not reached)."""
-        adj, to, cap, cost = self.adj, self.to, self.cap, self.cost
-        dist = [_FAR] * len(adj)
-        dist[s] = 0
-        heap = [(0, s)]
-        done = [False] * len(adj)
-        while heap:
-            d, u = heapq.heappop(heap)
-            if done[u]:
-                continue
-            done[u] = True
-            pu = potential[u]
-            for e in adj[u]:
-                if cap[e] > 0:
-                    v = to[e]
-                    nd = d + cost[e] + pu - potential[v]
-                    if nd < dist[v]:
-                        dist[v] = nd
-                        heapq.heappush(heap, (nd, v))
-        return dist
-
-    def _blocking(self, s: int, t: int, potential: list[int], most: int) -> int:
-        """Dinic's flow from s to t over the residual arcs of reduced cost 0, at most `most` units."""
-        adj, to, cap, cost = self.adj, self.to, self.cap, self.cost
-        sent = 0
-        while sent < most:
-            level = [-1] * len(adj)
-            level[s] = 0
-            queue = [s]
-            for u in queue:
-                pu = potential[u]
-                for e in adj[u]:
-                    v = to[e]
-                    if cap[e] > 0 and level[v] < 0 and cost[e] + pu == potential[v]:
-                        level[v] = level[u] + 1
-                        queue.append(v)
-            if level[t] < 0:
-                return sent
-            sent += self._paths(s, t, potential, level, most - sent)
-        return sent
-
-    def _paths(self, s: int, t: int, potential: list[int], level: list[int], most: int) -> int:
-        """Augmenting paths along the levels, depth first, each going on from before the first arc the last one
-        filled (Dinic's)."""
-        adj, to, cap, cost = self.adj, self.to, self.cap, self.cost
-        it = [0] * len(adj)
-        sent = 0
-        path: list[int] = []
-        u = s
-        while sent < most:
-            while u != t:
-                edges = adj[u]
-                while it[u] < len(edges):
-                    e = edges[it[u]]
-                    v = to[e]
-                    if cap[e] > 0 and level[v] == level[u] + 1 and cost[e] + potential[u] == potential[v]:
-                        break
-                    it[u] += 1
-                if it[u] == len(edges):  # dead end: retreat
-                    level[u] = -1
-                    if not path:
-                        return sent
-                    u = to[path.pop() ^ 1]
-                    it[u] += 1
-                    continue
-                e = edges[it[u]]
-                path.append(e)
-                u = to[e]
-            push = min(min(cap[e] for e in path), most - sent)
-            for e in path:
-                cap[e] -= push
-                cap[e ^ 1] += push
-            sent += push
-            full = next((k for k, e in enumerate(path) if not cap[e]), 0)
-            u = to[path[full] ^ 1]
-            del path[full:]
-        return sent

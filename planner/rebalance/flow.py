@@ -1,0 +1,181 @@
+"""Flow networks on integer capacities and costs: the most flow (Dinic's), the least-cost flow (primal-dual), and
+whether a flow meets lower bounds on arcs. The rebalancer's networks are bipartite and small enough to solve exactly:
+the removals a rack repair takes (`moves`), each topic's +1 slots (`goals.slots`), the preferred leaders
+(`goals.preferred_leaders`). Pure.
+
+Arcs come in pairs: an arc at an even index, its residual twin (the flow it carries, to send back) at the odd index
+after it, so `cap[e]` is what arc e has left and `e ^ 1` is its twin. Both solvers run Dinic's blocking flow: levels
+by breadth-first search, then augmenting paths along them, depth first. The least-cost flow runs it on the arcs whose
+reduced cost (on Dijkstra's potentials) is 0, the most flow on every arc.
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Sequence
+
+FAR = 1 << 62  # a distance: not reached; an amount: no limit
+
+
+class Network:
+    """A directed network: nodes 0, 1, ..., arcs with a capacity and a cost, some with a lower bound."""
+
+    def __init__(self, nodes: int = 0) -> None:
+        self.adj: list[list[int]] = [[] for _ in range(nodes)]
+        self.to: list[int] = []
+        self.cap: list[int] = []
+        self.cost: list[int] = []
+        self.excess: dict[int, int] = {}  # node -> what its arcs' lower bounds bring in less what they take out
+
+    def node(self) -> int:
+        """A new node's index."""
+        self.adj.append([])
+        return len(self.adj) - 1
+
+    def arc(self, u: int, v: int, cap: int, cost: int = 0, flow: int = 0) -> int:
+        """An arc u -> v of capacity `cap` carrying `flow` already; returns its index (`cap[index]` is what it has
+        left, `cap[index ^ 1]` what it carries)."""
+        e = len(self.to)
+        self.adj[u].append(e)
+        self.adj[v].append(e + 1)
+        self.to += (v, u)
+        self.cap += (cap - flow, flow)
+        self.cost += (cost, -cost)
+        return e
+
+    def fan(self, u: int, vs: Sequence[int], cost: int = 0) -> int:
+        """Arcs of capacity 1 from u to each of `vs`, in order; returns the index of the first (the k-th is 2k on)."""
+        e = len(self.to)
+        self.adj[u].extend(range(e, e + 2 * len(vs), 2))
+        for k, v in enumerate(vs):
+            self.adj[v].append(e + 2 * k + 1)
+            self.to += (v, u)
+        self.cap += (1, 0) * len(vs)
+        self.cost += (cost, -cost) * len(vs)
+        return e
+
+    def bounded(self, u: int, v: int, lo: int, hi: int) -> int | None:
+        """An arc u -> v that must carry at least `lo` units (0 when below it) and at most `hi`, for `feasible`:
+        its index (it carries its lower bound more than `cap[index ^ 1]` says), None when hi < lo."""
+        lo = max(0, lo)
+        if hi < lo:
+            return None
+        e = self.arc(u, v, hi - lo)
+        self.excess[v] = self.excess.get(v, 0) + lo
+        self.excess[u] = self.excess.get(u, 0) - lo
+        return e
+
+    def feasible(self) -> bool:
+        """Whether a flow kept at every node (a circulation: an s-t flow needs an arc t -> s) meets every bounded
+        arc's bounds: the usual reduction, a max flow from a new source into the nodes the lower bounds bring
+        flow to, out of those they take it from, that must fill the lower bounds. Leaves that flow in `cap`."""
+        s, t = self.node(), self.node()
+        need = 0
+        for v, e in self.excess.items():
+            if e > 0:
+                self.arc(s, v, e)
+                need += e
+            elif e < 0:
+                self.arc(v, t, -e)
+        return self.max_flow(s, t) == need
+
+    def max_flow(self, s: int, t: int) -> int:
+        """The most flow from s to t (costs play no part), added to what the arcs carry: the amount."""
+        return self._blocking(s, t, [0] * len(self.to), [0] * len(self.adj), FAR)
+
+    def min_cost_flow(self, s: int, t: int, need: int) -> int:
+        """Up to `need` more units from s to t at the least cost (costs not negative on the arcs with room, none on
+        a cycle of the residual network with room: what the arcs carry already is a least-cost flow): the amount.
+        Primal-dual: Dijkstra's distances on the reduced costs raise the potentials, then a blocking flow on the
+        arcs of reduced cost 0, until `need` is sent or t is out of reach."""
+        potential = [0] * len(self.adj)
+        sent = 0
+        while sent < need:
+            dist = self._distances(s, potential)
+            cut = dist[t]
+            if cut == FAR:
+                break
+            for v, d in enumerate(dist):
+                potential[v] += min(d, cut)
+            sent += self._blocking(s, t, self.cost, potential, need - sent)
+        return sent
+
+    def _distances(self, s: int, potential: list[int]) -> list[int]:
+        """Dijkstra's distances from s over the residual arcs, on reduced costs (not negative; `FAR`: not reached)."""
+        adj, to, cap, cost = self.adj, self.to, self.cap, self.cost
+        dist = [FAR] * len(adj)
+        dist[s] = 0
+        heap = [(0, s)]
+        done = [False] * len(adj)
+        while heap:
+            d, u = heapq.heappop(heap)
+            if done[u]:
+                continue
+            done[u] = True
+            pu = potential[u]
+            for e in adj[u]:
+                if cap[e] > 0:
+                    v = to[e]
+                    nd = d + cost[e] + pu - potential[v]
+                    if nd < dist[v]:
+                        dist[v] = nd
+                        heapq.heappush(heap, (nd, v))
+        return dist
+
+    def _blocking(self, s: int, t: int, cost: list[int], potential: list[int], most: int) -> int:
+        """Dinic's flow from s to t over the residual arcs of reduced cost 0 (`cost[e]` + the potential of its tail
+        = the potential of its head), at most `most` units."""
+        adj, to, cap = self.adj, self.to, self.cap
+        sent = 0
+        while sent < most:
+            level = [-1] * len(adj)
+            level[s] = 0
+            queue = [s]
+            for u in queue:
+                pu = potential[u]
+                for e in adj[u]:
+                    v = to[e]
+                    if cap[e] > 0 and level[v] < 0 and cost[e] + pu == potential[v]:
+                        level[v] = level[u] + 1
+                        queue.append(v)
+            if level[t] < 0:
+                return sent
+            sent += self._paths(s, t, cost, potential, level, most - sent)
+        return sent
+
+    def _paths(self, s: int, t: int, cost: list[int], potential: list[int], level: list[int], most: int) -> int:
+        """Augmenting paths along the levels, depth first, each going on from before the first arc the last one
+        filled (Dinic's)."""
+        adj, to, cap = self.adj, self.to, self.cap
+        it = [0] * len(adj)
+        sent = 0
+        path: list[int] = []
+        u = s
+        while sent < most:
+            while u != t:
+                edges = adj[u]
+                while it[u] < len(edges):
+                    e = edges[it[u]]
+                    v = to[e]
+                    if cap[e] > 0 and level[v] == level[u] + 1 and cost[e] + potential[u] == potential[v]:
+                        break
+                    it[u] += 1
+                if it[u] == len(edges):  # dead end: retreat
+                    level[u] = -1
+                    if not path:
+                        return sent
+                    u = to[path.pop() ^ 1]
+                    it[u] += 1
+                    continue
+                e = edges[it[u]]
+                path.append(e)
+                u = to[e]
+            push = min(min(cap[e] for e in path), most - sent)
+            for e in path:
+                cap[e] -= push
+                cap[e ^ 1] += push
+            sent += push
+            full = next((k for k, e in enumerate(path) if not cap[e]), 0)
+            u = to[path[full] ^ 1]
+            del path[full:]
+        return sent
