@@ -213,10 +213,12 @@ def test_racks_that_forbid_an_exchange_are_passed_by_a_rotation():
     assert (after.topic_replica_spread, after.topics_replica_spread_over_1, after.replica_spread) == (1, 0, 1)
     # the count moves take the smallest replicas off brokers within the byte limit and the topics' +1s stay where
     # they keep the largest replicas, as far as the most +1s that keep a replica allow: 193.1 GiB copied (194.7 GiB
-    # with the greedy +1s, 204.0 GiB when the count moves levelled every broker at the mean), against a bound of
-    # 171.2 GiB; bytes end within the 10 %
-    assert round(after.bytes_max_over_mean, 4) == 1.0999
-    assert (plan.moved_bytes() >> 20, plan.bytes_lower_bound >> 20) == (197731, 175285)
+    # with the greedy +1s, 204.0 GiB when the count moves levelled every broker at the mean); then a broker sending
+    # a replica of a topic away keeps it and sends a smaller one of the topic instead where the figures stay, the
+    # preferred leaders balanced again after (`exchange.py`): 172.2 GiB, against a bound of 171.2 GiB (the
+    # certifier's fewest at 568 moves: 171.27 GiB); bytes end within the 10 %
+    assert round(after.bytes_max_over_mean, 4) == 1.1 and after.bytes_max_over_mean <= 1.1
+    assert (plan.moved_bytes() >> 20, plan.bytes_lower_bound >> 20) == (176368, 175285)
 
 
 def test_the_byte_goal_looks_past_the_four_lightest_brokers():
@@ -232,7 +234,9 @@ def test_the_byte_goal_looks_past_the_four_lightest_brokers():
     plan = decommission(c, s.decommission)
     assert not [n for n in plan.notes if getattr(n, "goal", None) == "bytes"]
     after = plan_metrics(c, plan.after, s.sizes).after
-    assert round(after.bytes_max_over_mean, 4) == 1.0992  # within the limit, no nearer the mean than it needs
+    # within the limit, no nearer the mean than it needs (1.0992 before the exchanges of `exchange.py` filled brokers
+    # up to the limit with the replicas they keep)
+    assert round(after.bytes_max_over_mean, 4) == 1.1 and after.bytes_max_over_mean <= 1.1
     assert (plan.replica_moves, plan.lower_bound) == (298, 273)
 
 

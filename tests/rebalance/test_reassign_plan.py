@@ -520,10 +520,13 @@ def test_bytes_balanced_within_racks_on_scale_out():
     t = Topic("t", tuple(Partition("t", i, reps[i], size=sizes[i]) for i in range(6)))
     c = Cluster(brokers=tuple(Broker(i, rack=f"r{i % 3}") for i in range(6)), topics=(t,))
     plan = balance(c)
-    assert {b: v // g for b, v in _load(plan.after).items()} == {0: 13, 1: 13, 2: 13, 3: 15, 4: 15, 5: 15}
+    # the old brokers then keep larger replicas up to the limit (1.1 x 14 GiB) and send smaller ones of the topic
+    # instead (`exchange.py`), the preferred leaders balanced again after: 41 GiB copied, 45 GiB before (the fewest:
+    # each old broker sheds 3 replicas of at least 12.6 GiB, 13 GiB at the least, 39 GiB in all)
+    assert {b: v // g for b, v in _load(plan.after).items()} == {0: 14, 1: 14, 2: 15, 3: 14, 4: 14, 5: 13}
     assert counts(plan.after) == {b: 3 for b in range(6)}
     assert plan.replica_moves == plan.lower_bound == 9
-    assert (plan.moved_bytes() // g, plan.notes) == (45, ())
+    assert (plan.moved_bytes() // g, plan.notes) == (41, ())
     assert unsafe_partitions(plan.after, 3) == 0
 
 
@@ -532,13 +535,14 @@ def test_count_moves_take_the_sizes_that_reach_the_byte_limit():
     # size that brings each broker to the byte goal's limit (1.10 x the mean of 3025 B: 3327 B), not to the mean,
     # so the byte goal's three exchanges on top copy nothing more (each sends a copied replica back: the bound, 60
     # moves) and 2180 B move where levelling at the mean moved 3016 B (the bound: each of the 3 brokers sheds its 706 B
-    # above the limit, 2116 B); 2182 B when the byte goal counted its exchanges' bytes gross, not net
+    # above the limit, 2116 B); 2182 B when the byte goal counted its exchanges' bytes gross, not net. Then each
+    # broker keeps larger replicas and sends smaller ones instead up to the limit (`exchange.py`): 2119 B
     t = Topic("t", tuple(Partition("t", i, (i % 3,), size=(i * 37 % 100) + 1) for i in range(240)))
     c = Cluster(brokers=tuple(Broker(i) for i in range(4)), topics=(t,))
     plan = balance(c, leaders=False)
     assert counts(plan.after) == {b: 60 for b in range(4)}
-    assert _load(plan.after) == {0: 3304, 1: 3310, 2: 3306, 3: 2180}
-    assert (plan.replica_moves, plan.lower_bound, plan.moved_bytes(), plan.bytes_lower_bound) == (60, 60, 2180, 2116)
+    assert _load(plan.after) == {0: 3327, 1: 3327, 2: 3327, 3: 2119}
+    assert (plan.replica_moves, plan.lower_bound, plan.moved_bytes(), plan.bytes_lower_bound) == (60, 60, 2119, 2116)
     assert plan.notes == ()
 
 
@@ -621,10 +625,11 @@ def test_decommission_and_rebalance_of_six_brokers_with_unknown_sizes():
     # a rebalance: bytes 55..62 GiB are within 10 % of the mean (58.5 GiB): only preferred leaders are reordered
     plan = balance(c)
     assert (plan.replica_moves, len(plan.proposed), words(plan)) == (0, 3, (unknown,))
-    # within 2 %: four moves of known sizes; the partitions of unknown size only have their leaders reordered
+    # within 2 %: four moves of known sizes (78 GiB before `exchange.py` kept a larger replica home); the partitions
+    # of unknown size only have their leaders reordered
     plan = balance(c, byte_tolerance=0.02)
-    assert (plan.replica_moves, plan.moved_bytes() // g) == (4, 78)
-    assert {b: n / g for b, n in _bytes(plan.after).items()} == {1: 58, 2: 58, 3: 59, 4: 59, 5: 59, 6: 58}
+    assert (plan.replica_moves, plan.moved_bytes() // g) == (4, 77)
+    assert {b: n / g for b, n in _bytes(plan.after).items()} == {1: 58, 2: 59, 3: 59, 4: 59, 5: 58, 6: 58}
     cur = c.assignment()
     assert all(
         set(r) == set(cur[tp]) for tp, r in plan.proposed.items() if c.topic(tp.topic).partitions[0].size is None

@@ -28,6 +28,7 @@ from typing import Callable, Iterable, ParamSpec, Sequence, TypeVar
 from planner.model import INTERNAL_TOPICS, Cluster, Partition, PlannerError
 from planner.rebalance.goals.base import Frozen, Goal, Note
 from planner.rebalance.goals.byte_balance import ByteGoal, byte_notes, bytes_lower_bound, limits
+from planner.rebalance.goals.exchange import fewer_bytes
 from planner.rebalance.goals.hard import HardGoal, count_lower_bound, targets_of, unsafe_of
 from planner.rebalance.goals.preferred_leaders import PreferredLeaderGoal, leader_notes
 from planner.rebalance.goals.replica_count import ReplicaCountGoal, count_notes, try_shares
@@ -193,6 +194,8 @@ def balance(
     if per_rack is not None and None not in st.groups:
         lower, topic_lower, bytes_lower = per_rack
     goals = _run_best(st, goal_list, leaders and sized, byte_tolerance if sized else None)
+    if st.has_sizes:
+        _fewer_bytes(st, goals, limits(st, byte_tolerance) if sized else None, byte_tolerance if sized else None)
     byte_goal = next((g for g in goals if isinstance(g, ByteGoal)), None)
     notes = _notes(st, hard, leaders, byte_goal, byte_tolerance, moving, skipped)
     # the topic bound counts spreads within 1 over the brokers balanced together: not for topics left wider
@@ -255,6 +258,26 @@ def _run_best(
     first.restore(st)
     st.capped, st.full = first_capped, first_full
     return goals
+
+
+RELAXED_REPLICAS = 200_000  # replicas up to which `_fewer_bytes` also tries exchanges that move preferred leaders
+
+
+def _fewer_bytes(st: State, goals: Sequence[Goal], limit: dict | None, tolerance: float | None) -> None:
+    """`exchange.fewer_bytes` on the plan the goals reached. Where the leader goal ran and met its goals, first the
+    exchanges that move preferred leaders too, then the leader goal again (reordering moves no data): kept when the
+    leaders come out within 1 again, everything else as it was (only the bytes moved drop). Up to
+    `RELAXED_REPLICAS` replicas (a snapshot of the lists and a leader goal's run)."""
+    leader_goal = next((g for g in goals if g.name == "preferred-leaders"), None)
+    before = _distance(st, tolerance)
+    if leader_goal is not None and not before[2] and sum(map(len, st.reps)) <= RELAXED_REPLICAS:
+        kept = _Snapshot(st)
+        fewer_bytes(st, limit, leaders=False)
+        leader_goal.optimize(st, Frozen())
+        if _distance(st, tolerance) <= before:
+            return
+        kept.restore(st)
+    fewer_bytes(st, limit)
 
 
 def _score(st: State, tolerance: float | None) -> tuple:

@@ -1,0 +1,64 @@
+"""`goals.exchange`: a broker that sends a replica of a topic away keeps it and sends a smaller one of the topic
+instead, at the same replica counts, topic counts, moves, preferred leaders and rack safety, up to the byte limit."""
+
+from planner.model import Broker, Cluster, Partition, Topic
+from planner.rebalance.goals.exchange import fewer_bytes
+from planner.rebalance.goals.state import State
+from planner.rebalance.moves import select_partitions
+
+
+def _state(reps: dict[int, tuple[int, ...]], sizes: dict[int, int | None], brokers: int = 3, racks=None) -> State:
+    t = Topic("t", tuple(Partition("t", i, reps[i], size=sizes[i]) for i in sorted(reps)))
+    rack = (lambda b: racks[b]) if racks else (lambda b: None)
+    c = Cluster(brokers=tuple(Broker(b, rack=rack(b)) for b in range(brokers)), topics=(t,))
+    parts = select_partitions(c, None)
+    return State(c, parts, list(range(brokers)), ())
+
+
+def test_the_smallest_replica_that_fits_under_the_limit_goes_instead():
+    # broker 0 sent t-0 (100 B) to broker 2; it holds t-1 (10 B) and t-2 (50 B) of the same topic. Keeping t-0 and
+    # sending t-1 would lift broker 0 to 150 B, above the largest broker (120 B, broker 1): t-2 goes, 50 B saved
+    st = _state({0: (0,), 1: (0,), 2: (0,), 3: (1,)}, {0: 100, 1: 10, 2: 50, 3: 120})
+    st.move(0, 0, 2)
+    assert fewer_bytes(st, None) == 50
+    assert [tuple(r) for r in st.reps] == [(0,), (0,), (2,), (1,)]
+    assert (st.count, st.bytes, st.copies) == ({0: 2, 1: 1, 2: 1}, {0: 110, 1: 120, 2: 50}, 1)
+    # with a limit of 160 B per broker, t-1 fits: 90 B saved (the byte goal's limit, above the largest broker)
+    st = _state({0: (0,), 1: (0,), 2: (0,), 3: (1,)}, {0: 100, 1: 10, 2: 50, 3: 120})
+    st.move(0, 0, 2)
+    assert fewer_bytes(st, {None: 160.0}) == 90
+    assert [tuple(r) for r in st.reps] == [(0,), (2,), (0,), (1,)]
+
+
+def test_an_exchange_keeps_rack_safety_and_the_preferred_leaders():
+    # racks a, b, c, b, c: t-0 (0, 1) sent its replica on broker 0 to broker 2. t-1 (0, 4), the smallest, would end
+    # on brokers 2 and 4, both in rack c; t-2 (0, 3) goes instead. Both preferred leaders change
+    # broker (t-0's goes back to 0, t-2's to 2): every broker leads as many as before
+    racks = {0: "a", 1: "b", 2: "c", 3: "b", 4: "c"}
+    st = _state({0: (0, 1), 1: (0, 4), 2: (0, 3)}, {0: 100, 1: 10, 2: 30}, brokers=5, racks=racks)
+    st.move(0, 0, 2)
+    lead = dict(st.lead)
+    assert fewer_bytes(st, {None: 200.0}) == 70
+    assert [tuple(r) for r in st.reps] == [(0, 1), (0, 4), (2, 3)]
+    assert st.lead == lead == {0: 2, 1: 0, 2: 1, 3: 0, 4: 0}
+    # no racks: t-0 (0, 1) sent broker 0's replica, its preferred leader, to broker 2; t-2 (1, 0) could go instead,
+    # but keeping t-0 home gives broker 0 its lead back while t-2's stays on broker 1: broker 0 would lead 2 where
+    # every broker leads 1 (the spread widens), so nothing changes
+    st = _state({0: (0, 1), 1: (0, 2), 2: (1, 0)}, {0: 100, 1: 10, 2: 20})
+    st.move(0, 0, 2)
+    assert st.reps[0] == [2, 1] and st.lead == {0: 1, 1: 1, 2: 1}
+    assert fewer_bytes(st, None) == 0
+    # where t-0's leader is broker 1 (no leader changes), t-2 goes instead: 80 B saved
+    st = _state({0: (1, 0), 1: (0, 2), 2: (1, 0)}, {0: 100, 1: 10, 2: 20})
+    st.move(0, 0, 2)
+    assert fewer_bytes(st, None) == 80
+    assert [tuple(r) for r in st.reps] == [(1, 0), (0, 2), (1, 2)]
+    assert st.lead == {0: 1, 1: 2, 2: 0}
+
+
+def test_unknown_sizes_and_replicas_that_came_back_are_left_alone():
+    # t-1's size is unknown: byte goals never move it; t-0 came from broker 0 and t-2 went back there (no departure)
+    st = _state({0: (0,), 1: (0,), 2: (1,)}, {0: 100, 1: None, 2: 5})
+    st.move(0, 0, 2)
+    assert fewer_bytes(st, None) == 0
+    assert [tuple(r) for r in st.reps] == [(2,), (0,), (1,)]
