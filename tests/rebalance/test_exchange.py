@@ -2,7 +2,7 @@
 instead, at the same replica counts, topic counts, moves, preferred leaders and rack safety, up to the byte limit."""
 
 from planner.model import Broker, Cluster, Partition, Topic
-from planner.rebalance.goals.exchange import fewer_bytes
+from planner.rebalance.goals.exchange import fewer_bytes, shortcuts
 from planner.rebalance.goals.state import State
 from planner.rebalance.moves import select_partitions
 
@@ -62,3 +62,21 @@ def test_unknown_sizes_and_replicas_that_came_back_are_left_alone():
     st.move(0, 0, 2)
     assert fewer_bytes(st, None) == 0
     assert [tuple(r) for r in st.reps] == [(2,), (0,), (1,)]
+
+
+def test_a_chain_of_two_moves_through_a_broker_becomes_one():
+    # t-0 went 0 -> 1 and t-1 (of the same topic) 1 -> 2: t-0 goes 0 -> 2 and t-1 stays, one move and 50 B fewer,
+    # every broker's count as it was
+    st = _state({0: (0,), 1: (1,)}, {0: 1, 1: 50})
+    st.move(0, 0, 1)
+    st.move(1, 1, 2)
+    assert (st.copies, st.count) == (2, {0: 0, 1: 1, 2: 1})
+    assert shortcuts(st, {0: 50.0, 1: 50.0, 2: 50.0}) == 1
+    assert [tuple(r) for r in st.reps] == [(2,), (1,)]
+    assert (st.copies, st.count, st.bytes) == (1, {0: 0, 1: 1, 2: 1}, {0: 0, 1: 50, 2: 1})
+    # broker 1 may hold at most 40 B: keeping t-1 would take it to 50 B
+    st = _state({0: (0,), 1: (1,)}, {0: 1, 1: 50})
+    st.move(0, 0, 1)
+    st.move(1, 1, 2)
+    assert shortcuts(st, {0: 50.0, 1: 40.0, 2: 50.0}) == 0
+    assert [tuple(r) for r in st.reps] == [(1,), (2,)]

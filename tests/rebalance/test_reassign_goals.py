@@ -235,9 +235,10 @@ def test_the_byte_goal_looks_past_the_four_lightest_brokers():
     assert not [n for n in plan.notes if getattr(n, "goal", None) == "bytes"]
     after = plan_metrics(c, plan.after, s.sizes).after
     # within the limit, no nearer the mean than it needs (1.0992 before the exchanges of `exchange.py` filled brokers
-    # up to the limit with the replicas they keep)
-    assert round(after.bytes_max_over_mean, 4) == 1.1 and after.bytes_max_over_mean <= 1.1
-    assert (plan.replica_moves, plan.lower_bound) == (298, 273)
+    # up to the limit with the replicas they keep); 298 moves before its shortcuts (a replica of a topic arriving at
+    # a broker that sent one of the topic on: the one arriving goes on instead, the other stays)
+    assert round(after.bytes_max_over_mean, 4) == 1.0999
+    assert (plan.replica_moves, plan.lower_bound) == (295, 273)
 
 
 def test_the_decommission_with_racks_of_5_3_3_keeps_each_topic_within_1_wherever_racks_allow():
@@ -298,7 +299,8 @@ def test_the_byte_goal_keeps_a_rack_forced_topic_within_1_inside_each_rack():
         ("topic-spread", "rack-forced", ("t2",), (2,)),
         ("bytes", "unmet", (), (1.9201704545454545, 1.1)),  # t0-3 alone (5,953 B) is 1.92 x the mean
     ]
-    assert (plan.replica_moves, plan.lower_bound) == (17, 5)
+    # 17 moves before `exchange.shortcuts` made a chain of two moves of t2 through one broker a single move
+    assert (plan.replica_moves, plan.lower_bound) == (16, 5)
     assert word_note(plan.notes[0]) == (
         "1 topic(s) spread more than 1 over all brokers because racks differ in size: no rack-safe plan that keeps "
         "every broker's replica count in the range the replica-count goal reached spreads them less than 2 (each "

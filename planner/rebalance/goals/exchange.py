@@ -1,15 +1,17 @@
-"""Fewer bytes moved at the same goal figures: which replica of a topic leaves a broker.
+"""Fewer moves and bytes at the same goal figures: which replica of a topic leaves a broker.
 
 Once the goals are reached, a broker a that gives up a replica of partition p (to c) could as well give up a replica
 of another partition q of the same topic that stays on a and is not on c: q goes to c and p stays home. Every
 broker's replica count, every topic's count per broker and the number of moves stay the same; the bytes moved drop by
 size(p) − size(q) (the whole of size(p) when q goes back to a broker it came from). The exchange is made when it keeps
 rack safety (neither partition ends on fewer racks), the preferred leaders (per broker and per topic: p's and q's
-leaders both change or neither does) and the byte limit (a's bytes rise by what is saved: at most to the limit, the
-largest broker's bytes where that is above it).
+leaders both change or neither does, or the one that changes keeps the counts within their ranges) and the byte
+limit (a's bytes rise by what is saved: at most to the limit, not at all where a is above it).
 
 Departures are taken largest first, each exchanged for the smallest replica of its topic on its broker that fits
-(a's room under the limit bounds how small), until a pass finds nothing more. Pure, deterministic.
+(a's room under the limit bounds how small), then again those the leader counts held back while that saves bytes.
+Before them, `shortcuts`: a replica of a topic that arrived at a broker which sent another of the topic on goes on
+in its place, the other staying: one move fewer. Pure, deterministic.
 """
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ def fewer_bytes(st: State, limit: dict[str | None, float] | None, leaders: bool 
     """Exchange departures for smaller replicas at the same figures (see the module); `limit`: per group, the most
     bytes a broker may end with (None: the largest broker's bytes, unchanged); `leaders`: keep every broker's and
     topic's preferred leaders within their ranges (else the caller balances them again). The bytes saved."""
+    caps = _caps(st, limit)
+    shortcuts(st, caps, leaders)
     if not st.has_sizes:
         return 0
-    caps = _caps(st, limit)
     departures = _departures(st)
     staying = _staying(st, {(st.topic_of[p], a) for _, p, a, _ in departures})
     saved = 0
@@ -54,6 +57,27 @@ def _caps(st: State, limit: dict[str | None, float] | None) -> dict[int, float]:
     return out
 
 
+def shortcuts(st: State, caps: dict[int, float], leaders: bool = True) -> int:
+    """Chains of two moves of one topic through a broker a, p arriving at a and q leaving a for d, made one: p goes to
+    d and q stays (a keeps its count, and the topic its count there): one move fewer, size(q) fewer bytes. Where rack
+    safety, the preferred leaders and the byte limit hold as in an exchange; the biggest q first. The moves saved."""
+    arrivals: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for a in st.targets:
+        for i in sorted(st.foreign[a]):
+            if i not in st.fixed:
+                arrivals[(st.topic_of[i], a)].append(i)
+    made = 0
+    for _, q, a, d in _departures(st, known=False):
+        for p in arrivals.get((st.topic_of[q], a), ()):
+            if _refusal(st, q, p, a, d, caps, leaders, chain=True) is None:
+                st.move(p, a, d)
+                st.move(q, d, a)
+                st.moves -= 2
+                made += 1
+                break
+    return made
+
+
 def _staying(st: State, keys: set[tuple[int, int]]) -> dict[tuple[int, int], list[tuple[int, int]]]:
     """(topic, broker) of `keys` -> (size, partition) of the movable replicas still on the broker they were on,
     smallest first."""
@@ -69,15 +93,16 @@ def _staying(st: State, keys: set[tuple[int, int]]) -> dict[tuple[int, int], lis
     return out
 
 
-def _departures(st: State) -> list[tuple[int, int, int, int]]:
-    """(-size, p, a, c): partition p left target broker a (open) and went to c, largest first."""
+def _departures(st: State, known: bool = True) -> list[tuple[int, int, int, int]]:
+    """(-size, p, a, c): partition p (of known size, unless not `known`) left target broker a (open) and went to c,
+    largest first."""
     gone: set[int] = set()
     for a in st.targets:
         if a not in st.closed:
             gone |= st.departed[a]
     out = []
     for i in gone:
-        if i in st.fixed or st.size[i] is None:
+        if i in st.fixed or (known and st.size[i] is None):
             continue
         home, r = st.home[i], st.reps[i]
         left = [a for a in home if a not in r and a in st.target_set and a not in st.closed]
@@ -126,20 +151,26 @@ def _pass(
     return saved, again
 
 
-def _refusal(st: State, p: int, q: int, a: int, c: int, caps: dict[int, float], leaders: bool) -> str | None:
-    """Why q may not go a -> c in p's place (p back c -> a) at the same figures; None: it may."""
-    rq = st.reps[q]
-    if c in rq or a not in rq or q == p:
+def _refusal(
+    st: State, p: int, q: int, a: int, c: int, caps: dict[int, float], leaders: bool, chain: bool = False
+) -> str | None:
+    """Why q may not go a -> c in p's place (p back c -> a) at the same figures; None: it may. With `chain`, q
+    arrived at a (from elsewhere) and goes on to c, where p went from a and now comes back: a shortcut."""
+    rq, rp = st.reps[q], st.reps[p]
+    if c in rq or a not in rq or q == p or c not in rp or a in rp:
+        return "placed"
+    if chain and q in st.fixed:
         return "placed"
     if st.bytes[a] + st.sz(p) - st.sz(q) > caps[a] or st.bytes[c] - st.sz(p) + st.sz(q) > caps[c]:
         return "bytes"
-    if c in st.usable and st.incoming[c] - st.sz(p) + st.sz(q) > st.usable[c]:
+    copied = st.sz(q) * (c not in st.home[q]) - st.sz(p) * (c not in st.home[p])
+    if c in st.usable and st.incoming[c] + copied > st.usable[c]:
         return "space"
     if st.rack_delta(p, c, a) is None or st.rack_delta(q, a, c) is None:
         return "racks"
     if (
         leaders
-        and (st.reps[p][0] == c) != (rq[0] == a)
+        and (rp[0] == c) != (rq[0] == a)
         and not _leads_kept(st, st.topic_of[p], *((c, a) if rq[0] != a else (a, c)))
     ):
         return "leaders"  # one preferred leader changes broker: the leader spreads must stay as they are
