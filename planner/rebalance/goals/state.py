@@ -99,6 +99,11 @@ class State:
             for b, c in holders.items():
                 self.tcount[b][t] = c
 
+    @property
+    def runs(self) -> list[tuple[int, int]] | None:
+        """Each topic's partitions as a slice (start, end) of the partition list, when they lie together; else None."""
+        return self._runs
+
     def recount_leads(self) -> None:
         """Preferred leaders per target broker and per (broker, topic); call after reordering replica lists. A closed
         broker holding no replica can lead nothing: it is left out. Moves and `lead_swap` keep the counts current, so
