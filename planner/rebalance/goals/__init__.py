@@ -155,6 +155,7 @@ def balance(
     exclude_topics: Sequence[str] = (),
     exclude_internal: bool = False,
     byte_tolerance: float = DEFAULT_BYTE_TOLERANCE,
+    polish: bool = True,
 ) -> Plan:
     """Plan the goals in order over `brokers` (default: the online brokers; replicas elsewhere must move). A target
     broker whose log dirs are all cordoned (KIP-1066) keeps its replicas or gives some up, and takes none.
@@ -163,6 +164,7 @@ def balance(
     whole names) and `exclude_internal`: never moved, still counted as load. `max_moves` caps the optional moves
     (required ones always happen). `rack_repair`: rack-unsafe partitions get the fewest moves that make them
     rack-safe; without it they stay unsafe unless they move anyway. `byte_tolerance`: the byte goal's 0.10 = 10 %.
+    `polish`: then fewer moves and bytes at the goal figures reached (`_polish`).
     """
     targets = _target_brokers(cluster, brokers)
     parts = select_partitions(cluster, topics)
@@ -194,8 +196,21 @@ def balance(
     if per_rack is not None and None not in st.groups:
         lower, topic_lower, bytes_lower = per_rack
     goals = _run_best(st, goal_list, leaders and sized, byte_tolerance if sized else None)
-    if st.has_sizes:
-        _fewer_bytes(st, goals, limits(st, byte_tolerance) if sized else None, byte_tolerance if sized else None)
+    if polish:  # a second plan, of this plan as if applied, made as the user would make it
+        again = functools.partial(
+            balance,
+            brokers=brokers,
+            topics=topics,
+            leaders=leaders,
+            balance_bytes=balance_bytes,
+            rack_repair=rack_repair,
+            exclude_topics=exclude_topics,
+            exclude_internal=exclude_internal,
+            byte_tolerance=byte_tolerance,
+            polish=False,
+        )
+        limit, tolerance = (limits(st, byte_tolerance), byte_tolerance) if sized else (None, None)
+        _polish(st, goals, limit, tolerance, lambda: again(cluster.with_assignment(_proposed(parts, st))))
     byte_goal = next((g for g in goals if isinstance(g, ByteGoal)), None)
     notes = _notes(st, hard, leaders, byte_goal, byte_tolerance, moving, skipped)
     # the topic bound counts spreads within 1 over the brokers balanced together: not for topics left wider
@@ -205,7 +220,7 @@ def balance(
         counted = not any(n.goal == "replica-count" and n.kind.startswith("unmet") for n in notes)
         lower = max(lower, topic_lower, joint if joint is not None and counted else 0)
         topic_bytes = counted
-    proposed = {p.tp: tuple(r) for p, r in zip(parts, st.reps) if tuple(r) != p.replicas}
+    proposed = _proposed(parts, st)
     notes += _leaderless(cluster, proposed)
     return Plan(
         before=cluster,
@@ -217,6 +232,10 @@ def balance(
         bytes_lower_bound=None if bytes_lower is None else bytes_lower[topic_bytes],
         unmet=tuple(dict.fromkeys(st.capped)),
     )
+
+
+def _proposed(parts: Sequence[Partition], st: State) -> dict:
+    return {p.tp: tuple(r) for p, r in zip(parts, st.reps) if tuple(r) != p.replicas}
 
 
 def _bounds(st: State, repaired: bool, tolerance: float) -> tuple[int, int, tuple[int, int] | None]:
@@ -263,21 +282,38 @@ def _run_best(
 RELAXED_REPLICAS = 200_000  # replicas up to which `_fewer_bytes` also tries exchanges that move preferred leaders
 
 
-def _fewer_bytes(st: State, goals: Sequence[Goal], limit: dict | None, tolerance: float | None) -> None:
-    """`exchange.fewer_bytes` on the plan the goals reached. Where the leader goal ran and met its goals, first the
+def _polish(
+    st: State, goals: Sequence[Goal], limit: dict | None, tolerance: float | None, second: Callable[[], Plan]
+) -> None:
+    """Fewer moves and bytes at the goal figures the goals reached (`exchange.fewer_bytes`). Where a goal is unmet, a
+    second plan of the plan as if applied could then find moves the goals did not see from the input, so the plan
+    would no longer be a fixed point: there the result is kept only if `second()` moves nothing, and tried only up to
+    `RELAXED_REPLICAS` replicas without --max-moves (the check costs a plan)."""
+    unmet = any(_distance(st, tolerance))
+    small = sum(map(len, st.reps)) <= RELAXED_REPLICAS
+    if unmet and (st.max_moves is not None or not small):
+        return
+    kept = _Snapshot(st) if unmet else None
+    if _fewer_bytes(st, goals, limit, tolerance, small) and kept is not None and second().proposed:
+        kept.restore(st)
+
+
+def _fewer_bytes(st: State, goals: Sequence[Goal], limit: dict | None, tolerance: float | None, small: bool) -> bool:
+    """`exchange.fewer_bytes`: whether it changed the plan. Where the leader goal ran and met its goals, first the
     exchanges that move preferred leaders too, then the leader goal again (reordering moves no data): kept when the
-    leaders come out within 1 again, everything else as it was (only the bytes moved drop). Up to
-    `RELAXED_REPLICAS` replicas (a snapshot of the lists and a leader goal's run)."""
+    leaders come out within 1 again, everything else as it was (only the moves and bytes drop). Only when `small`
+    (a snapshot of the lists and a leader goal's run)."""
     leader_goal = next((g for g in goals if g.name == "preferred-leaders"), None)
     before = _distance(st, tolerance)
-    if leader_goal is not None and not before[2] and sum(map(len, st.reps)) <= RELAXED_REPLICAS:
+    if leader_goal is not None and not before[2] and small:
         kept = _Snapshot(st)
-        fewer_bytes(st, limit, leaders=False)
+        if not fewer_bytes(st, limit, leaders=False):
+            return False
         leader_goal.optimize(st, Frozen())
         if _distance(st, tolerance) <= before:
-            return
+            return True
         kept.restore(st)
-    fewer_bytes(st, limit)
+    return fewer_bytes(st, limit)
 
 
 def _score(st: State, tolerance: float | None) -> tuple:

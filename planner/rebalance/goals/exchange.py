@@ -28,16 +28,16 @@ PASSES = 16  # passes at most: the first over every departure, the next over tho
 Departure = tuple[int, int, int, int]  # (-size, partition, broker it left, broker it went to)
 
 
-def fewer_bytes(st: State, limit: dict[str | None, float] | None, leaders: bool = True) -> int:
+def fewer_bytes(st: State, limit: dict[str | None, float] | None, leaders: bool = True) -> bool:
     """Exchange departures for smaller replicas at the same figures (see the module), after `shortcuts`; `limit`: per
     group, the most bytes a broker may end with (None: the largest broker's bytes, unchanged); `leaders`: keep every
-    broker's and topic's preferred leaders within their ranges (else the caller balances them again). The bytes
-    saved by the exchanges."""
+    broker's and topic's preferred leaders within their ranges (else the caller balances them again). Whether any
+    shortcut or exchange was made."""
     swaps = _Swaps(st, limit, leaders)
     departures = _departures(st)
-    _shortcuts(st, swaps, departures)
+    made = _shortcuts(st, swaps, departures)
     if not st.has_sizes:
-        return 0
+        return made > 0
     reps, size, bytes_, caps = st.reps, st.size, st.bytes, swaps.caps
     # those still made (not taken back by a shortcut), of known size, from a broker with room to keep a larger one
     departures = [
@@ -52,7 +52,7 @@ def fewer_bytes(st: State, limit: dict[str | None, float] | None, leaders: bool 
         saved += step
         if not step or not departures:
             break
-    return saved
+    return made > 0 or saved > 0
 
 
 class _Swaps:
