@@ -221,6 +221,24 @@ def test_racks_that_forbid_an_exchange_are_passed_by_a_rotation():
     assert (plan.moved_bytes() >> 20, plan.bytes_lower_bound >> 20) == (176368, 175285)
 
 
+def test_the_byte_goal_reaches_the_tolerance_at_the_count_and_topic_goals_fewest_moves():
+    # the peer benchmark's scale-outs with many small topics (18 -> 24 brokers) and 60 brokers: the count and topic
+    # goals' 2,865 and 5,640 copies are the fewest of any plan reaching them (the bound, proven by the certifier);
+    # the byte goal added 6 and 4 copies on top when each of its exchanges could copy one replica more (3 and 1 after
+    # `exchange.py`'s shortcuts), and now first carries the bytes by changes that copy no replica more than the plan
+    # does (`byte_balance._Free`), so the byte limit costs no move there
+    from bench.peers.scenarios import SCENARIOS
+    from planner.rebalance.moves import with_sizes
+
+    for name, moves, mib in (("small-topics", 2865, 1515258), ("large", 5640, 1378729)):
+        s = SCENARIOS[name]()
+        c = with_sizes(s.cluster, s.sizes)
+        plan = balance(c)
+        after = plan_metrics(c, plan.after, s.sizes).after
+        assert (plan.replica_moves, plan.lower_bound, plan.notes) == (moves, moves, ()), name
+        assert after.bytes_max_over_mean <= 1.10 and plan.moved_bytes() >> 20 == mib, name
+
+
 def test_the_byte_goal_looks_past_the_four_lightest_brokers():
     # the peer benchmark's decommission (racks of 5/3/3): the heaviest broker could hand bytes to none of the four
     # lightest (the earlier goals' constraints), so bytes stopped at 1.110 x the mean; trying every broker, lightest
@@ -236,9 +254,10 @@ def test_the_byte_goal_looks_past_the_four_lightest_brokers():
     after = plan_metrics(c, plan.after, s.sizes).after
     # within the limit, no nearer the mean than it needs (1.0992 before the exchanges of `exchange.py` filled brokers
     # up to the limit with the replicas they keep); 298 moves before its shortcuts (a replica of a topic arriving at
-    # a broker that sent one of the topic on: the one arriving goes on instead, the other stays)
-    assert round(after.bytes_max_over_mean, 4) == 1.0999
-    assert (plan.replica_moves, plan.lower_bound) == (295, 273)
+    # a broker that sent one of the topic on: the one arriving goes on instead, the other stays), 295 before the byte
+    # goal's first choice became changes that copy no replica more than the plan does (`byte_balance._Free`)
+    assert round(after.bytes_max_over_mean, 5) == 1.1 and after.bytes_max_over_mean <= 1.1
+    assert (plan.replica_moves, plan.lower_bound) == (289, 273)
 
 
 def test_the_decommission_with_racks_of_5_3_3_keeps_each_topic_within_1_wherever_racks_allow():
@@ -265,7 +284,7 @@ def test_the_decommission_with_racks_of_5_3_3_keeps_each_topic_within_1_wherever
         assert all(spread([held[b] for b in c]) <= 1 for c in why.classes), name
         assert spread([held[b] for b in s.targets]) >= why.bound
     offsets = Counter(b for p in plan.after.topic("__consumer_offsets").partitions for b in p.replicas)
-    assert [offsets[b] for b in s.targets] == [12, 12, 13, 13, 17, 16, 17, 16, 17, 17]
+    assert [offsets[b] for b in s.targets] == [12, 12, 13, 13, 17, 17, 16, 16, 17, 17]
     assert [sorted(c) for c in forced["topic-012"].classes] == [[1, 2, 4, 5], [6, 7, 8, 9, 10, 11]]
     assert [sorted(c) for c in forced["topic-016"].classes] == [[1, 2, 4, 5], [6, 7, 8], [9, 10, 11]]
 
@@ -273,7 +292,7 @@ def test_the_decommission_with_racks_of_5_3_3_keeps_each_topic_within_1_wherever
 def test_the_byte_goal_keeps_a_rack_forced_topic_within_1_inside_each_rack():
     # racks a = {0, 1, 2}, b = {3, 4}, c = {5, 6}: every partition of t2 keeps one replica per rack, so racks b and c
     # hold 4 of its replicas per broker and rack a 8 over 3 brokers. The byte goal used to keep t2 within its range
-    # over all brokers (2..4) only, and left it at 2, 4, 2 inside rack a; now 2, 3, 3
+    # over all brokers (2..4) only, and left it at 2, 4, 2 inside rack a; now 3, 2, 3
     sizes = {
         "t0": [100, 239, 112, 5953, 220, 105, 144, 108],
         "t1": [137, 570, 246, 399],
@@ -293,14 +312,15 @@ def test_the_byte_goal_keeps_a_rack_forced_topic_within_1_inside_each_rack():
     assert {t: [n[b] for b in range(7)] for t, n in held.items()} == {
         "t0": [3, 3, 2, 2, 2, 2, 2],
         "t1": [1, 1, 2, 1, 1, 1, 1],
-        "t2": [2, 3, 3, 4, 4, 4, 4],
+        "t2": [3, 2, 3, 4, 4, 4, 4],
     }
     assert [(n.goal, n.kind, n.topics, n.values) for n in plan.notes] == [
         ("topic-spread", "rack-forced", ("t2",), (2,)),
         ("bytes", "unmet", (), (1.9201704545454545, 1.1)),  # t0-3 alone (5,953 B) is 1.92 x the mean
     ]
-    # 17 moves before `exchange.shortcuts` made a chain of two moves of t2 through one broker a single move
-    assert (plan.replica_moves, plan.lower_bound) == (16, 5)
+    # 17 moves before `exchange.shortcuts` made a chain of two moves of t2 through one broker a single move, 16 before
+    # the byte goal's first choice became changes that copy no replica more than the plan does (`byte_balance._Free`)
+    assert (plan.replica_moves, plan.lower_bound) == (15, 5)
     assert word_note(plan.notes[0]) == (
         "1 topic(s) spread more than 1 over all brokers because racks differ in size: no rack-safe plan that keeps "
         "every broker's replica count in the range the replica-count goal reached spreads them less than 2 (each "
