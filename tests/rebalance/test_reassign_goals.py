@@ -252,12 +252,9 @@ def test_the_byte_goal_looks_past_the_four_lightest_brokers():
     plan = decommission(c, s.decommission)
     assert not [n for n in plan.notes if getattr(n, "goal", None) == "bytes"]
     after = plan_metrics(c, plan.after, s.sizes).after
-    # within the limit, no nearer the mean than it needs (1.0992 before the exchanges of `exchange.py` filled brokers
-    # up to the limit with the replicas they keep); 298 moves before its shortcuts (a replica of a topic arriving at
-    # a broker that sent one of the topic on: the one arriving goes on instead, the other stays), 295 before the byte
-    # goal's first choice became changes that copy no replica more than the plan does (`byte_balance._Free`)
-    assert round(after.bytes_max_over_mean, 5) == 1.1 and after.bytes_max_over_mean <= 1.1
-    assert (plan.replica_moves, plan.lower_bound) == (289, 273)
+    assert round(after.bytes_max_over_mean, 4) == 1.0996  # within the limit, no nearer the mean than it needs
+    # the fewest moves to the counts and topic spreads racks force (goals/rack_flow.py), its bound the same flow's
+    assert (plan.replica_moves, plan.lower_bound) == (283, 283)
 
 
 def test_the_decommission_with_racks_of_5_3_3_keeps_each_topic_within_1_wherever_racks_allow():
@@ -284,7 +281,7 @@ def test_the_decommission_with_racks_of_5_3_3_keeps_each_topic_within_1_wherever
         assert all(spread([held[b] for b in c]) <= 1 for c in why.classes), name
         assert spread([held[b] for b in s.targets]) >= why.bound
     offsets = Counter(b for p in plan.after.topic("__consumer_offsets").partitions for b in p.replicas)
-    assert [offsets[b] for b in s.targets] == [12, 12, 13, 13, 17, 17, 16, 16, 17, 17]
+    assert [offsets[b] for b in s.targets] == [12, 12, 13, 13, 16, 17, 17, 16, 17, 17]
     assert [sorted(c) for c in forced["topic-012"].classes] == [[1, 2, 4, 5], [6, 7, 8, 9, 10, 11]]
     assert [sorted(c) for c in forced["topic-016"].classes] == [[1, 2, 4, 5], [6, 7, 8], [9, 10, 11]]
 

@@ -611,9 +611,11 @@ def test_decommission_and_rebalance_of_six_brokers_with_unknown_sizes():
     g = 1 << 30
     c = load_topology(str(Path(__file__).resolve().parents[2] / "topologies" / "six-brokers.yaml"))
     plan = decommission(c, [6])
+    # the bound where racks keep the counts wider than 1 (goals/rack_flow.py): the fewest moves to the counts and
+    # topic spreads the plan reaches, which it meets (the certifier's MILP finds 37 too)
     assert (plan.replica_moves, plan.lower_bound, plan.moved_bytes(), plan.bytes_lower_bound) == (
         37,
-        33,
+        37,
         57 * g,
         57 * g,
     )

@@ -26,6 +26,7 @@ from dataclasses import replace
 from typing import Callable, Iterable, ParamSpec, Sequence, TypeVar
 
 from planner.model import INTERNAL_TOPICS, Cluster, Partition, PlannerError
+from planner.rebalance.goals import rack_flow
 from planner.rebalance.goals.base import Frozen, Goal, Note
 from planner.rebalance.goals.byte_balance import ByteGoal, byte_notes, bytes_lower_bound, limits
 from planner.rebalance.goals.exchange import fewer_bytes
@@ -184,9 +185,9 @@ def balance(
     hard = HardGoal(rack_repair, say)
     sized = balance_bytes and st.has_sizes
 
-    def goal_list(shares: bool) -> list[Goal]:
+    def goal_list(shares: bool, placed: bool = False) -> list[Goal]:
         goals: list[Goal] = [
-            ReplicaCountGoal(say, level_bytes=sized, tolerance=byte_tolerance, shares=shares),
+            ReplicaCountGoal(say, level_bytes=sized, tolerance=byte_tolerance, shares=shares, placed=placed),
             TopicSpreadGoal(say),
         ]
         goals += [PreferredLeaderGoal(say)] if leaders else []
@@ -220,6 +221,9 @@ def balance(
         counted = not any(n.goal == "replica-count" and n.kind.startswith("unmet") for n in notes)
         lower = max(lower, topic_lower, joint if joint is not None and counted else 0)
         topic_bytes = counted
+    forced = _forced_bound(st, notes)
+    if forced is not None:
+        lower = forced
     proposed = _proposed(parts, st)
     notes += _leaderless(cluster, proposed)
     return Plan(
@@ -236,6 +240,20 @@ def balance(
 
 def _proposed(parts: Sequence[Partition], st: State) -> dict:
     return {p.tp: tuple(r) for p, r in zip(parts, st.reps) if tuple(r) != p.replicas}
+
+
+def _forced_bound(st: State, notes: Sequence[Note]) -> int | None:
+    """Where racks keep the replica counts wider than 1: the fewest moves of any plan reaching the count spread this
+    plan reached and every topic within 1 where the topic goal balances it (but the topics it left unmet), as
+    `rack_flow` counts it (the count goal's own bound is for counts within 1, out of reach). None where that does not
+    apply."""
+    unmet = next((n for n in notes if n.goal == "replica-count" and n.kind.startswith("unmet")), None)
+    if unmet is None or not rack_flow.applies(st):
+        return None
+    spread = max(st.count[b] for b in st.targets) - min(st.count[b] for b in st.targets)
+    names = {t for n in notes if n.goal == "topic-spread" and n.kind.startswith("unmet") for t in n.topics}
+    free = [t for t, name in enumerate(st.topic_names) if name in names]
+    return rack_flow.lower_bound(st, spread, free)
 
 
 def _bounds(st: State, repaired: bool, tolerance: float) -> tuple[int, int, tuple[int, int] | None]:
@@ -256,24 +274,38 @@ def _check_fits(parts: Sequence[Partition], targets: Sequence[int]) -> None:
 
 
 def _run_best(
-    st: State, goal_list: Callable[[bool], list[Goal]], settle_leaders: bool, tolerance: float | None
+    st: State, goal_list: Callable[..., list[Goal]], settle_leaders: bool, tolerance: float | None
 ) -> list[Goal]:
-    """`_run` of the goals; where the count goal may aim at the topic shares or not (`try_shares`), both from the
-    same start, keeping the run that comes closer to the goals (in goal order), then copies fewer replicas, then
-    fewer bytes. The goals of the run kept (their notes)."""
+    """`_run` of the goals; where racks kept the replica counts wider than 1 (`rack_flow.applies`), again from the
+    fewest moves to the count range that run reached (`rack_flow.plan`), else where the count goal may aim at the
+    topic shares or not (`try_shares`), both ways; both runs from the same start, keeping the run that comes closer
+    to the goals (in goal order), then copies fewer replicas, then fewer bytes. The goals of the run kept (their
+    notes)."""
     goals = goal_list(False)
-    if not try_shares(st):
+    shares = try_shares(st)
+    flow = rack_flow.applies(st) and st.max_moves is None and not st.usable
+    if not shares and not flow:
         _run(st, goals, settle_leaders, tolerance)
         return goals
     start, capped, full = _Snapshot(st), list(st.capped), set(st.full)
     _run(st, goals, settle_leaders, tolerance)
-    first, first_capped, first_full, score = _Snapshot(st), st.capped, set(st.full), _score(st, tolerance)
+    reached = min(st.count[b] for b in st.targets), max(st.count[b] for b in st.targets)
+    flow = flow and reached[1] - reached[0] > 1
+    if not shares and not flow:
+        return goals
+    first, first_capped, first_full, score = _Snapshot(st), st.capped, set(st.full), _score(st, tolerance, flow)
     start.restore(st)
     st.capped, st.full = capped, full
-    other = goal_list(True)
-    _run(st, other, settle_leaders, tolerance)
-    if _score(st, tolerance) < score:
-        return other
+    other = goal_list(not flow, placed=flow)
+    reps = rack_flow.plan(st, *reached) if flow else None
+    if reps is not None:  # the fewest moves to that count range, then the other goals from there
+        rack_flow.apply(st, reps)
+        if tolerance is not None:
+            rack_flow.level_bytes(st, limits(st, tolerance)[None])
+    if reps is not None or not flow:
+        _run(st, other, settle_leaders, tolerance)
+        if _score(st, tolerance, flow) < score:
+            return other
     first.restore(st)
     st.capped, st.full = first_capped, first_full
     return goals
@@ -316,9 +348,16 @@ def _fewer_bytes(st: State, goals: Sequence[Goal], limit: dict | None, tolerance
     return fewer_bytes(st, limit)
 
 
-def _score(st: State, tolerance: float | None) -> tuple:
+def _score(st: State, tolerance: float | None, spread: bool = False) -> tuple:
+    """How far from the goals (`_distance`), then copies, then bytes copied; with `spread`, the count term is the
+    spread of the counts (what the summary shows where racks keep them wider than 1) instead of the replicas off the
+    even share."""
     copied = sum(st.sz(i) for i, (r, home) in enumerate(zip(st.reps, st.home)) for b in r if b not in home)
-    return _distance(st, tolerance), st.copies, copied
+    distance = _distance(st, tolerance)
+    if spread:
+        counts = [st.count[b] for b in st.targets]
+        distance = (max(counts) - min(counts), *distance[1:])
+    return distance, st.copies, copied
 
 
 def _run(st: State, goals: Sequence[Goal], settle_leaders: bool, tolerance: float | None) -> None:

@@ -94,6 +94,7 @@ class ReplicaCountGoal:
     level_bytes: bool = False  # the byte goal follows: take the sizes that reach its limit (else the smallest)
     tolerance: float = 0.10  # the byte goal's: a broker may end at (1 + tolerance) x its group's mean
     shares: bool = False  # aim at the topic shares also where racks differ in size (and force no topic wider)
+    placed: bool = False  # the counts were placed already (`rack_flow`, where racks keep them wider): kept as they are
     name: str = "replica-count"
     means: dict = field(default_factory=dict)  # group -> its mean bytes per broker, while they cannot change
     left: dict = field(default_factory=dict)  # broker -> replicas it has still to give up for the topic shares
@@ -102,6 +103,8 @@ class ReplicaCountGoal:
         target, _ = targets_of(st)
         total = sum(len(r) for r in st.reps)
         self.say(f"balancing {total} replicas over {len(st.targets)} brokers")
+        if self.placed:
+            return self._reached(st)
         heap = BrokerHeap(st, target)
         if not st.closed and (None not in st.groups or _even_racks(st) or self.shares and not _forced(st, target)):
             self._by_topic(st, target, heap)
@@ -111,6 +114,9 @@ class ReplicaCountGoal:
                 break
         if None in st.groups:
             self._narrow(st, heap)
+        return self._reached(st)
+
+    def _reached(self, st: State) -> CountConstraint:
         lo = {g: min(st.count[b] for b in m) for g, m in st.groups.items()}
         hi = {g: max(st.count[b] for b in m) for g, m in st.groups.items()}
         if any(hi[g] - lo[g] > 1 for g in st.groups) and not st.allowed():

@@ -71,7 +71,7 @@ def forced_topics(st: State) -> dict[int, Forced]:
     such rack alone and over the other racks together (each rack alone when the brokers are balanced per rack
     already). Only with racks of different sizes and no cordoned target (else racks force no spread above 1 this
     way)."""
-    racks = _uneven_racks(st)
+    racks = uneven_racks(st)
     if st.closed or racks is None:
         return {}
     # the placement itself is such a plan, so only a topic spread above 1 now can be forced
@@ -93,10 +93,35 @@ def forced_topics(st: State) -> dict[int, Forced]:
     return out
 
 
+def forced_classes(st: State, lo: int, hi: int) -> dict[int, list[tuple[frozenset[int], int, int]]]:
+    """Topic -> its classes (`forced_topics`' proof for brokers holding lo..hi each, over every topic, brokers
+    balanced together), each with the fewest and most of the topic's replicas any rack-safe placement puts there."""
+    racks = uneven_racks(st)
+    if racks is None:
+        return {}
+    limits = _RackLimits(st, len(racks))
+    n = len(st.targets)
+    out: dict[int, list[tuple[frozenset[int], int, int]]] = {}
+    for t in range(len(st.topic_names)):
+        forcing = [k for k, gap in _gaps(limits, t, racks, n, lo, hi).items() if gap > 1]
+        if not forcing:
+            continue
+        others = [k for k in racks if k not in forcing]
+        groups = [[k] for k in forcing] + ([others] if others else [])
+        least, most, total = limits.least[t], limits.most[t], limits.total[t]
+        out[t] = []
+        for ks in groups:
+            inside, outside = len(ks), len(racks) - len(ks)
+            low = max(least * inside, total - most * outside)
+            high = min(most * inside, total - least * outside)
+            out[t].append((frozenset(b for k in ks for b in racks[k]), low, high))
+    return out
+
+
 def racks_force(st: State, lo: int, hi: int) -> bool:
     """Whether racks of different sizes force some topic wider than 1 over all target brokers (`forced_topics`'
     proof, for every topic) in every rack-safe plan whose brokers hold lo..hi replicas each."""
-    racks = _uneven_racks(st)
+    racks = uneven_racks(st)
     if racks is None:
         return False
     limits = _RackLimits(st, len(racks))
@@ -104,7 +129,7 @@ def racks_force(st: State, lo: int, hi: int) -> bool:
     return any(gap > 1 for t in range(len(st.topic_names)) for gap in _gaps(limits, t, racks, n, lo, hi).values())
 
 
-def _uneven_racks(st: State) -> dict[str | None, list[int]] | None:
+def uneven_racks(st: State) -> dict[str | None, list[int]] | None:
     """The target brokers per rack where every one has a rack and racks differ in size; else None (racks then force
     no topic wider than 1)."""
     racks: dict[str | None, list[int]] = {}

@@ -1,0 +1,445 @@
+"""Where racks of different sizes force the replica counts and some topics wider than 1: the fewest moves to a
+placement whose every broker holds lo..hi replicas and every topic stays within 1 where the topic goal balances it
+(over all target brokers, or over each of the classes racks force it into: `topic_spread.forced_classes`), exactly,
+as a minimum-cost flow over the partitions.
+
+With at most one replica of a partition per rack (rack-safe, replication factor at most the racks), a move either
+stays in its rack or takes the partition to a rack it lacks, so the placements are the integral flows of:
+
+    partition p (its RF) -> (p, rack) (1) -> (topic, broker) (cost 0 where p was on the broker, else 1)
+        -> broker (the topic's range there) -> sink (lo..hi replicas)
+
+and the fewest moves is the least cost. A partition with one replica in each rack (RF = racks) keeps one in each, and
+its replicas in a rack are interchangeable there: such partitions of a topic count as one node per rack, (topic,
+rack), of supply their number (what each keeps is then chosen per broker, smallest first). Solved from the input
+placement (every replica where it is, those on brokers outside the targets not yet placed) by successive shortest
+paths (Dijkstra on reduced costs) from the nodes above their range to those below: the few replicas the goals must
+move, not the whole flow. Used for the printed lower bound (the least over every count range of that spread) and as
+a plan the count goal's own is compared with (`balance`). Pure.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable, Collection, Iterator, Sequence
+
+from planner.rebalance.goals.state import State
+from planner.rebalance.goals.topic_spread import forced_classes, uneven_racks
+
+# partitions (with a replica per rack, counted per topic and rack) times target brokers above which no flow is built
+MOST_ARCS = 60_000
+_FAR = 1 << 62
+
+
+class _Network:
+    """A min-cost flow from a pseudo-flow: arcs with residual capacities and costs, node excesses; successive shortest
+    paths from the nodes with excess to those short of their demand."""
+
+    def __init__(self) -> None:
+        self.head: list[list[int]] = []  # node -> its arcs (residual, both directions)
+        self.to: list[int] = []
+        self.cap: list[int] = []
+        self.cost: list[int] = []
+        self.excess: list[int] = []
+
+    def node(self, excess: int = 0) -> int:
+        self.head.append([])
+        self.excess.append(excess)
+        return len(self.head) - 1
+
+    def arc(self, u: int, v: int, cap: int, cost: int, flow: int = 0) -> int:
+        """An arc u -> v of capacity `cap` already carrying `flow` (taken from u's excess to v's); its id."""
+        self.excess[u] -= flow
+        self.excess[v] += flow
+        a = len(self.to)
+        self.to += [v, u]
+        self.cap += [cap - flow, flow]
+        self.cost += [cost, -cost]
+        self.head[u].append(a)
+        self.head[v].append(a + 1)
+        return a
+
+    def flow(self, a: int) -> int:
+        return self.cap[a + 1]
+
+    def bounded(self, u: int, v: int, lo: int, hi: int) -> None:
+        """An arc u -> v of cost 0 that must carry lo..hi, carrying as much of u's excess as that range allows (u is
+        left short where its excess is below lo)."""
+        carried = min(max(self.excess[u], lo), hi)
+        self.excess[u] -= lo
+        self.excess[v] += lo
+        self.arc(u, v, hi - lo, 0, carried - lo)
+
+    def solve(self) -> bool:
+        """Route every excess to a shortage at the least cost (the start must have no residual cycle of negative
+        cost: arcs carry flow at cost 0 only). Whether every excess found one."""
+        n = len(self.head)
+        pot = [0] * n
+        while True:
+            sources = [v for v in range(n) if self.excess[v] > 0]
+            if not sources:
+                return all(e == 0 for e in self.excess)
+            found = self._shortest(sources, pot)
+            if found is None:
+                return False
+            self._augment(*found)
+
+    def _shortest(self, sources: list[int], pot: list[int]) -> tuple[int, list[int]] | None:
+        n = len(self.head)
+        dist = [_FAR] * n
+        prev = [-1] * n
+        heap = [(0, v) for v in sources]
+        for v in sources:
+            dist[v] = 0
+        done = [False] * n
+        to, cap, cost, head, excess = self.to, self.cap, self.cost, self.head, self.excess
+        end = -1
+        while heap:
+            d, u = heapq.heappop(heap)
+            if done[u]:
+                continue
+            done[u] = True
+            if excess[u] < 0:
+                end = u
+                break
+            pu = pot[u]
+            for a in head[u]:
+                if cap[a] > 0:
+                    v = to[a]
+                    nd = d + cost[a] + pu - pot[v]
+                    if nd < dist[v]:
+                        dist[v] = nd
+                        prev[v] = a
+                        heapq.heappush(heap, (nd, v))
+        if end < 0:
+            return None
+        limit = dist[end]
+        for v in range(n):  # reduced costs stay non-negative: nodes beyond the end move by its distance
+            pot[v] += min(dist[v], limit)
+        path = []
+        v = end
+        while prev[v] >= 0:
+            a = prev[v]
+            path.append(a)
+            v = self.to[a ^ 1]
+        return end, path
+
+    def _augment(self, end: int, path: list[int]) -> None:
+        start = self.to[path[-1] ^ 1] if path else end
+        amount = min(self.excess[start], -self.excess[end], *(self.cap[a] for a in path))
+        for a in path:
+            self.cap[a] -= amount
+            self.cap[a ^ 1] += amount
+        self.excess[start] -= amount
+        self.excess[end] += amount
+
+
+@dataclass
+class _Model:
+    """The network of one count range, and how to read a placement back from its flow."""
+
+    net: _Network = field(default_factory=_Network)
+    # partitions that may change racks: (index, its (broker, arc) pairs)
+    loose: list[tuple[int, list[tuple[int, int]]]] = field(default_factory=list)
+    # a topic's partitions with a replica per rack, per rack: (topic, rack, (broker, arc keeping, arc taking) each)
+    locked: list[tuple[int, str, list[tuple[int, int, int]]]] = field(default_factory=list)
+
+
+def applies(st: State) -> bool:
+    """Racks of different sizes, brokers balanced together (not every partition has one replica per rack), every
+    partition rack-safe with at most one replica per rack, nothing fixed or cordoned, and not too large."""
+    if st.fixed or st.closed or None not in st.groups or uneven_racks(st) is None:
+        return False
+    n, brokers = st.n_racks, len(st.targets)
+    if (len(st.topic_names) * n) * brokers > MOST_ARCS or len(st.home) * brokers > MOST_ARCS * n:
+        return False  # too large whatever the partitions (checked before a pass over them)
+    rack = st.rack_of.get
+    if any(len(r) > n or len({rack(b) for b in r}) < len(r) for r in st.home):
+        return False
+    loose = sum(1 for r in st.home if len(r) < n)
+    return (loose + len(st.topic_names) * n) * brokers <= MOST_ARCS
+
+
+def _build(st: State, lo: int, hi: int, topic_ranges: dict[tuple[int, int], tuple[int, int]]) -> _Model:
+    m = _Model()
+    net = m.net
+    racks: dict[str, list[int]] = {}
+    for b in st.targets:
+        racks.setdefault(st.rack_of[b] or "", []).append(b)
+    topics = len(st.topic_names)
+    tb = {(t, b): net.node() for t in range(topics) for b in st.targets}
+    held: dict[tuple[int, str], dict[int, int]] = {}  # (topic, rack) -> broker -> replicas there of locked partitions
+    supply: dict[tuple[int, str], int] = {}
+    for i, r in enumerate(st.home):
+        t = st.topic_of[i]
+        if _locked(st, r, racks):  # one replica per rack, for good
+            for b in r:
+                k = st.rack_of[b] or ""
+                supply[(t, k)] = supply.get((t, k), 0) + 1
+                if b in st.target_set:
+                    held.setdefault((t, k), {})[b] = held.get((t, k), {}).get(b, 0) + 1
+            continue
+        p = net.node(len(r))
+        arcs = []
+        for members in racks.values():
+            pk = net.node()
+            net.arc(p, pk, 1, 0, sum(1 for b in members if b in r))
+            for b in members:
+                arcs.append((b, net.arc(pk, tb[(t, b)], 1, 0 if b in r else 1, int(b in r))))
+        m.loose.append((i, arcs))
+    for (t, k), count in sorted(supply.items()):
+        node = net.node(count)
+        mine = held.get((t, k), {})
+        arcs3 = []
+        for b in racks.get(k, ()):
+            keep = mine.get(b, 0)
+            a0 = net.arc(node, tb[(t, b)], keep, 0, keep)
+            a1 = net.arc(node, tb[(t, b)], count, 1)
+            arcs3.append((b, a0, a1))
+        m.locked.append((t, k, arcs3))
+    sink = net.node(-sum(len(r) for r in st.home))
+    for b in st.targets:
+        node = net.node()
+        for t in range(topics):
+            net.bounded(tb[(t, b)], node, *topic_ranges.get((t, b), (0, hi)))
+        net.bounded(node, sink, lo, hi)
+    return m
+
+
+def topic_ranges(
+    st: State, lo: int, hi: int, free: Sequence[int] = (), fixed: dict[tuple[int, frozenset[int]], int] | None = None
+) -> dict[tuple[int, int], tuple[int, int]]:
+    """(topic, broker) -> the replicas the broker may hold in any placement where the topic is within 1 where the
+    topic goal balances it (brokers holding lo..hi each): over all targets, or within each class racks force it into,
+    whose total (a range where partitions may change racks) bounds it. Topics in `free` unbounded."""
+    n = len(st.targets)
+    totals = [0] * len(st.topic_names)
+    for i, r in enumerate(st.home):
+        totals[st.topic_of[i]] += len(r)
+    forced = forced_classes(st, lo, hi)
+    out: dict[tuple[int, int], tuple[int, int]] = {}
+    skip = set(free)
+    for t, total in enumerate(totals):
+        if t in skip:
+            continue
+        if t not in forced:
+            for b in st.targets:
+                out[(t, b)] = (total // n, -(-total // n))
+            continue
+        for members, least, most in forced[t]:
+            size = len(members)
+            if fixed and (t, members) in fixed:
+                least = most = fixed[(t, members)]
+            for b in members:
+                out[(t, b)] = (least // size, -(-most // size))
+    return out
+
+
+def fewest(
+    st: State,
+    lo: int,
+    hi: int,
+    free: Sequence[int] = (),
+    fixed: dict[tuple[int, frozenset[int]], int] | None = None,
+) -> tuple[int, _Model] | None:
+    """The fewest moves to such a placement (and its flow), or None where none exists. `fixed`: (topic, class) -> the
+    replicas the class holds (else a range, where partitions may change racks)."""
+    m = _build(st, lo, hi, topic_ranges(st, lo, hi, free, fixed))
+    if not m.net.solve():
+        return None
+    net = m.net
+    cost = sum(net.flow(a) for i, arcs in m.loose for b, a in arcs if b not in st.home[i])
+    cost += sum(net.flow(a1) for _, _, arcs in m.locked for _, _, a1 in arcs)
+    return cost, m
+
+
+def lower_bound(st: State, spread: int, free: Sequence[int] = ()) -> int | None:
+    """The fewest moves of any placement whose replica counts lie within `spread` of each other and whose topics are
+    within 1 where the topic goal balances them (but `free`): the least of `fewest` over every count range of that
+    spread that the racks' totals allow. None where it does not apply or no such placement exists."""
+    if not applies(st):
+        return None
+    total = sum(len(r) for r in st.home)
+    n = len(st.targets)
+    best = None
+    for low in range(max(0, -(-total // n) - spread), total // n + 1):
+        if not _totals_fit(st, low, low + spread, total):
+            continue
+        found = fewest(st, low, low + spread, free)
+        if found is not None and (best is None or found[0] < best):
+            best = found[0]
+    return best
+
+
+def _totals_fit(st: State, lo: int, hi: int, total: int) -> bool:
+    """Whether each rack's replicas (at least one of every partition of RF = racks, at most one of every partition)
+    can lie within its brokers' lo..hi with the racks together holding `total`."""
+    n = st.n_racks
+    least = sum(1 for r in st.home if len(r) == n)
+    most = len(st.home)
+    low = high = 0
+    sizes: dict[str | None, int] = {}
+    for b in st.targets:
+        sizes[st.rack_of.get(b)] = sizes.get(st.rack_of.get(b), 0) + 1
+    for m in sizes.values():
+        a, z = max(m * lo, least), min(m * hi, most)
+        if a > z:
+            return False
+        low, high = low + a, high + z
+    return low <= total <= high
+
+
+def placement(st: State, m: _Model, size: Callable[[int], int]) -> list[list[int]]:
+    """The replica lists the flow `m` places: each partition's kept replicas where they were, its new ones in the
+    places of those that left (those of partitions with a replica per rack chosen smallest first where the flow
+    moves some of a topic's replicas in a rack, as `size` orders them)."""
+    net = m.net
+    out = [list(r) for r in st.home]
+    for i, arcs in m.loose:
+        now = {b for b, a in arcs if net.flow(a)}
+        _replace(out[i], now)
+    on: dict[tuple[int, int], list[int]] = {}  # (topic, broker) -> locked partitions there
+    off: dict[tuple[int, str], list[tuple[int, int]]] = {}  # (topic, rack) -> (locked partition, broker off target)
+    racks = {st.rack_of[b] or "" for b in st.targets}
+    locked = [i for i, r in enumerate(st.home) if _locked(st, r, racks)]
+    for i in locked:
+        t = st.topic_of[i]
+        for b in st.home[i]:
+            if b in st.target_set:
+                on.setdefault((t, b), []).append(i)
+            else:
+                off.setdefault((t, st.rack_of[b] or ""), []).append((i, b))
+    for t, k, arcs3 in m.locked:
+        moving = list(off.get((t, k), []))
+        takers: list[int] = []
+        for b, a0, a1 in arcs3:
+            mine = sorted(on.get((t, b), []), key=lambda i: (size(i), i))
+            moving += [(i, b) for i in mine[: len(mine) - net.flow(a0)]]
+            takers += [b] * net.flow(a1)
+        for (i, src), dst in zip(sorted(moving, key=lambda x: (size(x[0]), x[0])), takers):
+            out[i][out[i].index(src)] = dst
+    return out
+
+
+def _locked(st: State, r: Sequence[int], racks: Collection[str]) -> bool:
+    """A replica in each rack of the targets (RF = racks, rack-safe): it keeps one in each."""
+    return len(r) == st.n_racks and all((st.rack_of[b] or "") in racks for b in r)
+
+
+def _replace(reps: list[int], now: set[int]) -> None:
+    added = sorted(now - set(reps))
+    for pos, b in enumerate(reps):
+        if b not in now:
+            reps[pos] = added.pop(0)
+
+
+def plan(st: State, lo: int, hi: int) -> list[list[int]] | None:
+    """The replica lists of the fewest moves to brokers holding lo..hi replicas each and every topic within 1 where
+    the topic goal balances it (`fewest`), a class whose total may vary held at the total the first flow gave it (so
+    that it is within 1 there too: the first flow bounds it by its range only). None where none is found."""
+    found = fewest(st, lo, hi)
+    if found is None:
+        return None
+    reps = placement(st, found[1], st.sz)
+    held = Counter((st.topic_of[i], b) for i, r in enumerate(reps) for b in r)
+    fixed = {
+        (t, members): sum(held[(t, b)] for b in members)
+        for t, classes in forced_classes(st, lo, hi).items()
+        for members, least, most in classes
+        if least < most
+    }
+    if fixed:
+        again = fewest(st, lo, hi, fixed=fixed)
+        if again is None:
+            return None
+        reps = placement(st, again[1], st.sz)
+    return reps
+
+
+def apply(st: State, reps: Sequence[Sequence[int]]) -> None:
+    """Move the state's replicas to these lists (as sets: a replica that comes takes the place of one that leaves)."""
+    for i, want in enumerate(reps):
+        now = st.reps[i]
+        wanted = set(want)
+        if set(now) == wanted:
+            continue
+        coming = sorted(wanted.difference(now))
+        for b in [b for b in now if b not in wanted]:
+            st.move(i, b, coming.pop(0))
+
+
+def level_bytes(st: State, limit: float, steps: int = 1000) -> None:
+    """Bytes above `limit` on a broker brought down by exchanges that copy no more replicas and keep every broker's
+    replicas of every topic (so no earlier goal moves): a replica the plan moved to the heavy broker goes back home
+    while a smaller one of its topic goes from there instead, or swaps places with a smaller one of its topic that the
+    plan moved elsewhere; a replica the plan moved off the heavy broker comes back while a larger one of its topic
+    goes in its place. The exchange that lowers the bytes above the limit the most first (then the fewest bytes
+    copied), the heaviest broker first, while any does."""
+    for _ in range(steps):
+        heavy = [b for b in st.targets if st.bytes[b] > limit]
+        if not heavy:
+            return
+        found = None
+        for h in sorted(heavy, key=lambda b: (-st.bytes[b], b)):
+            found = _best_exchange(st, h, limit)
+            if found is not None:
+                break
+        if found is None:
+            return
+        for i, src, dst in found:
+            st.move(i, src, dst)
+
+
+def _best_exchange(st: State, h: int, limit: float) -> list[tuple[int, int, int]] | None:
+    best: tuple[tuple[float, int], list[tuple[int, int, int]]] | None = None
+    for changes in _exchanges(st, h):
+        delta: dict[int, int] = {}
+        copied = 0
+        for i, src, dst in changes:
+            delta[src] = delta.get(src, 0) - st.sz(i)
+            delta[dst] = delta.get(dst, 0) + st.sz(i)
+            copied += st.sz(i) * ((dst not in st.home[i]) - (src not in st.home[i]))
+        over = sum(max(0.0, st.bytes[b] + d - limit) - max(0.0, st.bytes[b] - limit) for b, d in delta.items())
+        if over < 0 and (best is None or (over, copied) < best[0]):
+            best = ((over, copied), changes)
+    return None if best is None else best[1]
+
+
+def _exchanges(st: State, h: int) -> Iterator[list[tuple[int, int, int]]]:
+    """The exchanges `level_bytes` weighs for heavy broker h, each two moves of replicas of one topic."""
+    for i in sorted(st.foreign[h]):  # moved to h by the plan
+        yield from _homeward(st, h, i)
+        yield from _traded(st, h, i)
+    for i in sorted(st.departed[h]):  # moved off h by the plan: back, a larger one of its topic in its place
+        t = st.topic_of[i]
+        for d in [b for b in st.reps[i] if b not in st.home[i]]:
+            for j in _of_topic(st, h, t):
+                if st.sz(j) > st.sz(i) and h in st.home[j] and st.can_move(i, d, h) and st.can_move(j, h, d):
+                    yield [(i, d, h), (j, h, d)]
+
+
+def _homeward(st: State, h: int, i: int) -> Iterator[list[tuple[int, int, int]]]:
+    """Replica i, moved to h, back home, and a smaller one of its topic from there to h instead."""
+    for src in st.home[i]:
+        if src in st.target_set and src not in st.reps[i]:
+            for j in _of_topic(st, src, st.topic_of[i]):
+                if j != i and st.sz(j) < st.sz(i) and src in st.home[j]:
+                    if st.can_move(j, src, h) and st.can_move(i, h, src):
+                        yield [(i, h, src), (j, src, h)]
+
+
+def _traded(st: State, h: int, i: int) -> Iterator[list[tuple[int, int, int]]]:
+    """Replica i, moved to h, swapping places with a smaller one of its topic that the plan moved to another broker."""
+    t = st.topic_of[i]
+    for x in st.targets:
+        if x != h:
+            for j in sorted(st.foreign[x]):
+                if st.topic_of[j] == t and st.sz(j) < st.sz(i) and st.can_move(i, h, x) and st.can_move(j, x, h):
+                    yield [(i, h, x), (j, x, h)]
+
+
+def _of_topic(st: State, b: int, t: int) -> list[int]:
+    """Broker b's replicas of topic t, by partition."""
+    return sorted(j for j in st.where[b] if st.topic_of[j] == t)
