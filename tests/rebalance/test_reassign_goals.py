@@ -252,7 +252,7 @@ def test_the_byte_goal_looks_past_the_four_lightest_brokers():
     plan = decommission(c, s.decommission)
     assert not [n for n in plan.notes if getattr(n, "goal", None) == "bytes"]
     after = plan_metrics(c, plan.after, s.sizes).after
-    assert round(after.bytes_max_over_mean, 4) == 1.0996  # within the limit, no nearer the mean than it needs
+    assert round(after.bytes_max_over_mean, 4) == 1.0991  # within the limit, no nearer the mean than it needs
     # the fewest moves to the counts and topic spreads racks force (goals/rack_flow.py), its bound the same flow's
     assert (plan.replica_moves, plan.lower_bound) == (283, 283)
 

@@ -12,57 +12,46 @@ stays in its rack or takes the partition to a rack it lacks, so the placements a
 and the fewest moves is the least cost. A partition with one replica in each rack (RF = racks) keeps one in each, and
 its replicas in a rack are interchangeable there: such partitions of a topic count as one node per rack, (topic,
 rack), of supply their number (what each keeps is then chosen per broker, smallest first). Solved from the input
-placement (every replica where it is, those on brokers outside the targets not yet placed) by successive shortest
-paths (Dijkstra on reduced costs) from the nodes above their range to those below: the few replicas the goals must
-move, not the whole flow. Used for the printed lower bound (the least over every count range of that spread) and as
+placement (every replica where it is, those on brokers outside the targets not yet placed) as a least-cost flow
+(`flow.Network`) from the nodes above their range to those below: the few replicas the goals must move, not the
+whole flow. Used for the printed lower bound (the least over every count range of that spread) and as
 a plan the count goal's own is compared with (`balance`). Pure.
 """
 
 from __future__ import annotations
 
-import heapq
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Collection, Iterator, Sequence
 
+from planner.rebalance.flow import Network
 from planner.rebalance.goals.state import State
 from planner.rebalance.goals.topic_spread import forced_classes, uneven_racks
 
 # partitions (with a replica per rack, counted per topic and rack) times target brokers above which no flow is built
 MOST_ARCS = 60_000
-_FAR = 1 << 62
 
 
 class _Network:
-    """A min-cost flow from a pseudo-flow: arcs with residual capacities and costs, node excesses; successive shortest
-    paths from the nodes with excess to those short of their demand."""
+    """A `flow.Network` built from a placement: what each node holds that its arcs do not carry on yet (its excess;
+    short of its demand where negative), routed at the least cost by `solve`."""
 
     def __init__(self) -> None:
-        self.head: list[list[int]] = []  # node -> its arcs (residual, both directions)
-        self.to: list[int] = []
-        self.cap: list[int] = []
-        self.cost: list[int] = []
+        self.net = Network()
         self.excess: list[int] = []
 
     def node(self, excess: int = 0) -> int:
-        self.head.append([])
         self.excess.append(excess)
-        return len(self.head) - 1
+        return self.net.node()
 
     def arc(self, u: int, v: int, cap: int, cost: int, flow: int = 0) -> int:
-        """An arc u -> v of capacity `cap` already carrying `flow` (taken from u's excess to v's); its id."""
+        """An arc u -> v of capacity `cap` already carrying `flow` (taken from u's excess to v's); its index."""
         self.excess[u] -= flow
         self.excess[v] += flow
-        a = len(self.to)
-        self.to += [v, u]
-        self.cap += [cap - flow, flow]
-        self.cost += [cost, -cost]
-        self.head[u].append(a)
-        self.head[v].append(a + 1)
-        return a
+        return self.net.arc(u, v, cap, cost, flow)
 
     def flow(self, a: int) -> int:
-        return self.cap[a + 1]
+        return self.net.cap[a ^ 1]
 
     def bounded(self, u: int, v: int, lo: int, hi: int) -> None:
         """An arc u -> v of cost 0 that must carry lo..hi, carrying as much of u's excess as that range allows (u is
@@ -73,67 +62,19 @@ class _Network:
         self.arc(u, v, hi - lo, 0, carried - lo)
 
     def solve(self) -> bool:
-        """Route every excess to a shortage at the least cost (the start must have no residual cycle of negative
-        cost: arcs carry flow at cost 0 only). Whether every excess found one."""
-        n = len(self.head)
-        pot = [0] * n
-        while True:
-            sources = [v for v in range(n) if self.excess[v] > 0]
-            if not sources:
-                return all(e == 0 for e in self.excess)
-            found = self._shortest(sources, pot)
-            if found is None:
-                return False
-            self._augment(*found)
-
-    def _shortest(self, sources: list[int], pot: list[int]) -> tuple[int, list[int]] | None:
-        n = len(self.head)
-        dist = [_FAR] * n
-        prev = [-1] * n
-        heap = [(0, v) for v in sources]
-        for v in sources:
-            dist[v] = 0
-        done = [False] * n
-        to, cap, cost, head, excess = self.to, self.cap, self.cost, self.head, self.excess
-        end = -1
-        while heap:
-            d, u = heapq.heappop(heap)
-            if done[u]:
-                continue
-            done[u] = True
-            if excess[u] < 0:
-                end = u
-                break
-            pu = pot[u]
-            for a in head[u]:
-                if cap[a] > 0:
-                    v = to[a]
-                    nd = d + cost[a] + pu - pot[v]
-                    if nd < dist[v]:
-                        dist[v] = nd
-                        prev[v] = a
-                        heapq.heappush(heap, (nd, v))
-        if end < 0:
-            return None
-        limit = dist[end]
-        for v in range(n):  # reduced costs stay non-negative: nodes beyond the end move by its distance
-            pot[v] += min(dist[v], limit)
-        path = []
-        v = end
-        while prev[v] >= 0:
-            a = prev[v]
-            path.append(a)
-            v = self.to[a ^ 1]
-        return end, path
-
-    def _augment(self, end: int, path: list[int]) -> None:
-        start = self.to[path[-1] ^ 1] if path else end
-        amount = min(self.excess[start], -self.excess[end], *(self.cap[a] for a in path))
-        for a in path:
-            self.cap[a] -= amount
-            self.cap[a ^ 1] += amount
-        self.excess[start] -= amount
-        self.excess[end] += amount
+        """Route every excess to a shortage at the least cost, through a source into every node with excess and a
+        sink out of every node short (the arcs carry flow at cost 0 only, so what they carry is a least-cost flow):
+        whether every excess found one."""
+        net = self.net
+        s, t = net.node(), net.node()
+        need = 0
+        for v, e in enumerate(self.excess):
+            if e > 0:
+                net.arc(s, v, e, 0)
+                need += e
+            elif e < 0:
+                net.arc(v, t, -e, 0)
+        return net.min_cost_flow(s, t, need) == need
 
 
 @dataclass
