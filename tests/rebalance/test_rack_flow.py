@@ -108,8 +108,8 @@ def test_the_bound_plans_print_is_never_above_the_certified_fewest_moves_for_the
         seen["tight" if plan.lower_bound == o.moves.low else "below"] += 1
         seen["plan at the bound"] += plan.replica_moves == plan.lower_bound
     # where the count goal is out of reach: the bound the certifier's optimum in 31 of 32 (below it in one, whose
-    # MILP holds the topics to what the plan reached over all brokers too), 28 plans on it
-    assert seen == Counter({"met": 68, "tight": 31, "below": 1, "plan at the bound": 28})
+    # MILP holds the topics to what the plan reached over all brokers too), 29 plans on it
+    assert seen == Counter({"met": 68, "tight": 31, "below": 1, "plan at the bound": 29})
 
 
 def test_the_decommission_with_racks_of_4_3_3_brokers_meets_the_certified_fewest_moves():
