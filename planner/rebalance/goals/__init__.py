@@ -32,7 +32,7 @@ from planner.rebalance.goals.byte_balance import ByteGoal, byte_notes, bytes_low
 from planner.rebalance.goals.exchange import fewer_bytes
 from planner.rebalance.goals.hard import HardGoal, count_lower_bound, targets_of, unsafe_of
 from planner.rebalance.goals.preferred_leaders import PreferredLeaderGoal, leader_notes
-from planner.rebalance.goals.replica_count import ReplicaCountGoal, count_notes, try_shares
+from planner.rebalance.goals.replica_count import TRIAL_REPLICAS, ReplicaCountGoal, count_notes, try_shares
 from planner.rebalance.goals.shares import joint_lower_bound
 from planner.rebalance.goals.state import State
 from planner.rebalance.goals.topic_spread import TopicSpreadGoal, forced_topics, topic_notes
@@ -185,18 +185,24 @@ def balance(
     hard = HardGoal(rack_repair, say)
     sized = balance_bytes and st.has_sizes
 
-    def goal_list(shares: bool, placed: bool = False) -> list[Goal]:
+    byte_goals: list[ByteGoal] = []
+
+    def goal_list(shares: bool, placed: bool = False, free: bool = True) -> list[Goal]:
         goals: list[Goal] = [
             ReplicaCountGoal(say, level_bytes=sized, tolerance=byte_tolerance, shares=shares, placed=placed),
             TopicSpreadGoal(say),
         ]
         goals += [PreferredLeaderGoal(say)] if leaders else []
-        return goals + ([ByteGoal(byte_tolerance, say)] if sized else [])
+        if sized:
+            byte_goals.append(ByteGoal(byte_tolerance, say, free=free))
+            goals.append(byte_goals[-1])
+        return goals
 
     hard.optimize(st, Frozen())
     if per_rack is not None and None not in st.groups:
         lower, topic_lower, bytes_lower = per_rack
-    goals = _run_best(st, goal_list, leaders and sized, byte_tolerance if sized else None)
+    tolerance = byte_tolerance if sized else None
+    again = None
     if polish:  # a second plan, of this plan as if applied, made as the user would make it
         again = functools.partial(
             balance,
@@ -210,8 +216,18 @@ def balance(
             byte_tolerance=byte_tolerance,
             polish=False,
         )
-        limit, tolerance = (limits(st, byte_tolerance), byte_tolerance) if sized else (None, None)
-        _polish(st, goals, limit, tolerance, lambda: again(cluster.with_assignment(_proposed(parts, st))))
+
+    def plan(free: bool) -> list[Goal]:
+        """The goals (the byte goal's free steps first or not: `ByteGoal.free`), then `_polish`."""
+        goals = _run_best(st, functools.partial(goal_list, free=free), leaders and sized, tolerance)
+        if again is not None:
+            replan, limit = again, limits(st, byte_tolerance) if sized else None
+            _polish(st, goals, limit, tolerance, lambda: replan(cluster.with_assignment(_proposed(parts, st))))
+        return goals
+
+    # both ways up to TRIAL_REPLICAS replicas where the byte goal took a free step (else both are the same plan)
+    small = sized and sum(map(len, st.reps)) <= TRIAL_REPLICAS
+    goals = _better_of(st, tolerance, plan, small, lambda: any(g.freed for g in byte_goals))
     byte_goal = next((g for g in goals if isinstance(g, ByteGoal)), None)
     notes = _notes(st, hard, leaders, byte_goal, byte_tolerance, moving, skipped)
     # the topic bound counts spreads within 1 over the brokers balanced together: not for topics left wider
@@ -309,6 +325,40 @@ def _run_best(
     first.restore(st)
     st.capped, st.full = first_capped, first_full
     return goals
+
+
+def _better_of(
+    st: State, tolerance: float | None, plan: Callable[[bool], list[Goal]], both: bool, again: Callable[[], bool]
+) -> list[Goal]:
+    """`plan(True)`; where `both`, and `again()` after it, also `plan(False)` from the same start, keeping the plan
+    that comes closer to the goals (in goal order), then copies fewer replicas, then fewer bytes (`_score`; the first
+    on a tie; the count term is the spread of the counts where `rack_flow` may keep them wider than 1, as in
+    `_run_best`). The goals of the plan kept (their notes)."""
+    start = _Run(st) if both else None
+    goals = plan(True)
+    if start is None or not again():
+        return goals
+    spread = rack_flow.applies(st)
+    kept = _Run(st, goals, _score(st, tolerance, spread))
+    start.restore(st)
+    other = plan(False)
+    if _score(st, tolerance, spread) < kept.score:
+        return other
+    kept.restore(st)
+    return kept.goals
+
+
+class _Run:
+    """A state's placement (`_Snapshot`), the goals it names as cut short or stopped by disk space, and the goals that
+    made it with its `_score`: to take a plan back."""
+
+    def __init__(self, st: State, goals: Sequence[Goal] = (), score: tuple = ()):
+        self.snapshot, self.capped, self.full = _Snapshot(st), list(st.capped), set(st.full)
+        self.goals, self.score = list(goals), score
+
+    def restore(self, st: State) -> None:
+        self.snapshot.restore(st)
+        st.capped, st.full = list(self.capped), set(self.full)
 
 
 RELAXED_REPLICAS = 200_000  # replicas up to which `_fewer_bytes` also tries exchanges that move preferred leaders

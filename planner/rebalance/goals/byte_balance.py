@@ -11,6 +11,7 @@ the earlier goals allow it (replica counts may differ by one), or an exchange of
 a smaller one on the light broker (two moves, counts unchanged). Preferred: a change that brings the heavy broker
 within the limit without lifting the light one above it, with the fewest copies and then the fewest bytes; otherwise
 the largest step. Only a candidate that would beat the best so far is checked against the earlier goals' constraints.
+`free=False` leaves out the first kind (`balance` plans both ways on small clusters: neither is better everywhere).
 """
 
 from __future__ import annotations
@@ -130,6 +131,8 @@ class ByteGoal:
     say: Callable[[str], None] = lambda msg: None
     name: str = "bytes"
     unmet: list = field(default_factory=list)
+    free: bool = True  # first a change that copies nothing more (`_Free`)
+    freed: int = 0  # the steps that took one
 
     def optimize(self, st: State, frozen: Frozen) -> None:
         self.say("balancing bytes")
@@ -175,8 +178,9 @@ class ByteGoal:
     ) -> list[Change] | None:
         """The best change between the heavy broker and any of `lights` (the lightest first); a candidate is checked
         against the earlier goals' constraints only when it would beat the best found so far."""
-        free = _free_step(st, frozen, sizes, heavy, lights, limit)
+        free = _free_step(st, frozen, sizes, heavy, lights, limit) if self.free else None
         if free is not None:
+            self.freed += 1
             return free
         best: list = [None]  # (key, changes)
         held = _Heavy(st, heavy, sizes)
