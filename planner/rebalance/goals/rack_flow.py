@@ -187,7 +187,11 @@ def fewest(
 ) -> tuple[int, _Model] | None:
     """The fewest moves to such a placement (and its flow), or None where none exists. `fixed`: (topic, class) -> the
     replicas the class holds (else a range, where partitions may change racks)."""
-    m = _build(st, lo, hi, topic_ranges(st, lo, hi, free, fixed))
+    return _solved(st, _build(st, lo, hi, topic_ranges(st, lo, hi, free, fixed)))
+
+
+def _solved(st: State, m: _Model) -> tuple[int, _Model] | None:
+    """The moves of the least-cost flow of `m` (and `m`), or None where it has none."""
     if not m.net.solve():
         return None
     net = m.net
@@ -196,18 +200,31 @@ def fewest(
     return cost, m
 
 
+RANGES = 3  # count ranges the bound solves a flow for each; above, one flow over the box around all of them
+
+
 def lower_bound(st: State, spread: int, free: Sequence[int] = ()) -> int | None:
     """The fewest moves of any placement whose replica counts lie within `spread` of each other and whose topics are
     within 1 where the topic goal balances them (but `free`): the least of `fewest` over every count range of that
-    spread that the racks' totals allow. None where it does not apply or no such placement exists."""
+    spread that the racks' totals allow, or where more than `RANGES` do, one flow whose every range (each broker's
+    count, each topic's count on each broker) spans those of all of them (a relaxation of each: a lower figure). None
+    where it does not apply or no such placement exists."""
     if not applies(st):
         return None
     total = sum(len(r) for r in st.home)
     n = len(st.targets)
+    lows = [
+        low
+        for low in range(max(0, -(-total // n) - spread), total // n + 1)
+        if _totals_fit(st, low, low + spread, total)
+    ]
+    if len(lows) > RANGES:
+        boxes = [topic_ranges(st, low, low + spread, free) for low in lows]
+        box = {k: (min(b[k][0] for b in boxes), max(b[k][1] for b in boxes)) for k in boxes[0]}
+        found = _solved(st, _build(st, lows[0], lows[-1] + spread, box))
+        return None if found is None else found[0]
     best = None
-    for low in range(max(0, -(-total // n) - spread), total // n + 1):
-        if not _totals_fit(st, low, low + spread, total):
-            continue
+    for low in lows:
         found = fewest(st, low, low + spread, free)
         if found is not None and (best is None or found[0] < best):
             best = found[0]
