@@ -265,6 +265,8 @@ def _bytes_line(s: dict) -> str:
     line = f"Bytes to move:          {human_bytes(moved)} ({moved} B"
     if s["bytes_lower_bound"] is not None:
         line += f"; lower bound {human_bytes(s['bytes_lower_bound'])}"
+        if moved < s["bytes_lower_bound"]:  # the bound is that of a plan reaching every goal, which this one does not
+            line += ": the goals are out of reach here, see the notes"
     if s["unknown_size_moves"]:
         line += f"; plus {s['unknown_size_moves']} replica(s) of unknown size"
     return line + ")"
