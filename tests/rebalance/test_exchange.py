@@ -92,3 +92,33 @@ def test_a_chain_of_two_moves_through_a_broker_becomes_one():
     st.move(1, 1, 2)
     assert shortcuts(st, {None: 40.0}) == 0
     assert [tuple(r) for r in st.reps] == [(1,), (2,)]
+
+
+def test_an_exchange_the_destination_refuses_goes_through_another_arrival():
+    # t-0 (100 B) went 0 -> 2; t-1 (10 B), staying on 0, is on 2 already; t-2 (50 B) went 4 -> 3. t-0 comes home,
+    # t-2 goes to 2 in its place and t-1 to 3: the same counts per broker and moves, 90 B fewer
+    st = _state({0: (0, 1), 1: (0, 2), 2: (1, 4)}, {0: 100, 1: 10, 2: 50}, brokers=5)
+    st.move(0, 0, 2)
+    st.move(2, 4, 3)
+    count, before = dict(st.count), _copied(st)
+    assert fewer_bytes(st, None)
+    assert [tuple(r) for r in st.reps] == [(0, 1), (3, 2), (1, 2)]
+    assert (st.count, st.copies, before - _copied(st)) == (count, 2, 90)
+
+
+def test_room_under_the_limit_made_by_trading_arrivals():
+    # broker 0 holds 290 B against a limit of 305 B: keeping t-0 (100 B) and sending t-1 (10 B) would take it to
+    # 380 B. u-0 (80 B) arrived there and u-1 (5 B) at broker 2, which sends nothing away: they trade destinations
+    # (0 drops to 215 B), then the exchange fits: 90 B fewer copied
+    t = Topic("t", tuple(Partition("t", i, (0,), size=s) for i, s in enumerate((100, 10, 200))))
+    u = Topic("u", tuple(Partition("u", i, (1,), size=s) for i, s in enumerate((80, 5))))
+    c = Cluster(brokers=tuple(Broker(b) for b in range(3)), topics=(t, u))
+    st = State(c, select_partitions(c, None), [0, 1, 2], ())
+    st.move(0, 0, 2)  # t-0
+    st.move(3, 1, 0)  # u-0
+    st.move(4, 1, 2)  # u-1
+    before = _copied(st)
+    assert st.bytes == {0: 290, 1: 0, 2: 105}
+    assert fewer_bytes(st, {None: 305.0})
+    assert [tuple(r) for r in st.reps] == [(0,), (2,), (0,), (2,), (0,)]
+    assert (st.bytes, before - _copied(st)) == ({0: 305, 1: 0, 2: 90}, 90)

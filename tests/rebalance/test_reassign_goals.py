@@ -214,11 +214,12 @@ def test_racks_that_forbid_an_exchange_are_passed_by_a_rotation():
     # the count moves take the smallest replicas off brokers within the byte limit and the topics' +1s stay where
     # they keep the largest replicas, as far as the most +1s that keep a replica allow: 193.1 GiB copied (194.7 GiB
     # with the greedy +1s, 204.0 GiB when the count moves levelled every broker at the mean); then a broker sending
-    # a replica of a topic away keeps it and sends a smaller one of the topic instead where the figures stay, the
-    # preferred leaders balanced again after (`exchange.py`): 172.2 GiB, against a bound of 171.2 GiB (the
-    # certifier's fewest at 568 moves: 171.27 GiB); bytes end within the 10 %
+    # a replica of a topic away keeps it and sends a smaller one of the topic instead where the figures stay (the
+    # preferred leaders balanced again after; through another arrival of the topic where the destination refuses the
+    # smaller one: `exchange.py`): 172.2 GiB, against a bound of 171.2 GiB (the certifier's fewest at 568 moves:
+    # 171.27 GiB); bytes end within the 10 %
     assert round(after.bytes_max_over_mean, 4) == 1.1 and after.bytes_max_over_mean <= 1.1
-    assert (plan.moved_bytes() >> 20, plan.bytes_lower_bound >> 20) == (176368, 175285)
+    assert (plan.moved_bytes() >> 20, plan.bytes_lower_bound >> 20) == (176326, 175285)
 
 
 def test_the_byte_goal_reaches_the_tolerance_at_the_count_and_topic_goals_fewest_moves():

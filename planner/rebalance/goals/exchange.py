@@ -10,8 +10,11 @@ limit (a's bytes rise by what is saved: at most to the limit, not at all where a
 
 Departures are taken largest first, each exchanged for the smallest replica of its topic on its broker that fits
 (a's room under the limit bounds how small), then again those the leader counts held back while that saves bytes.
-Before them, `shortcuts`: a replica of a topic that arrived at a broker which sent another of the topic on goes on
-in its place, the other staying: one move fewer. Pure, deterministic.
+Where q may not go to c (racks, leaders, q already there), another arrival p2 of the topic at a broker g may take
+c and q goes to g (`_Room.via`); where a has no room under the limit, an arrival at a trades destinations with a
+smaller arrival of its topic at a broker that sends nothing away (`_Room.free`): both keep counts and moves, up to
+TRADE_REPLICAS replicas. Before them, `shortcuts`: a replica of a topic that arrived at a broker which sent another
+of the topic on goes on in its place, the other staying: one move fewer. Pure, deterministic.
 """
 
 from __future__ import annotations
@@ -19,12 +22,17 @@ from __future__ import annotations
 import bisect
 import itertools
 from collections import Counter, defaultdict
-from typing import Collection, Iterable
+from typing import Collection, Iterable, Sequence
 
+from planner.rebalance.goals.base import Change
 from planner.rebalance.goals.state import State
 
 PASSES = 16  # passes at most: the first over every departure, the next over those the leader counts held back
 
+# replicas up to which exchanges may trade destinations with other arrivals of the topic (`_Room`): about 1.8 s CPU
+# on top of the plan's 3.2 s at 100k partitions (300,000 replicas), so not at 1M, whose plan must stay within 60 s
+TRADE_REPLICAS = 400_000
+TRIES = 8  # arrivals of its topic an exchange or an arrival may trade destinations with, tried at most
 Departure = tuple[int, int, int, int]  # (-size, partition, broker it left, broker it went to)
 
 
@@ -38,21 +46,19 @@ def fewer_bytes(st: State, limit: dict[str | None, float] | None, leaders: bool 
     made = _shortcuts(st, swaps, departures)
     if not st.has_sizes:
         return made > 0
-    reps, size, bytes_, caps = st.reps, st.size, st.bytes, swaps.caps
-    # those still made (not taken back by a shortcut), of known size, from a broker with room to keep a larger one
-    departures = [
-        d for d in departures if size[d[1]] is not None and d[2] not in reps[d[1]] and caps[d[2]] > bytes_[d[2]]
-    ]
+    size = st.size
+    departures = [d for d in departures if size[d[1]] is not None and d[2] not in st.reps[d[1]]]
     staying = _staying(st, departures)
+    room = _Room(swaps, sum(map(len, st.reps)) <= TRADE_REPLICAS)
     saved = 0
     for _ in range(PASSES):
         # an exchange that moves a preferred leader shifts the leader counts, which may let another through: the next
         # pass looks again at the departures that met such a refusal only
-        step, departures = _pass(swaps, departures, staying)
+        step, departures = _pass(swaps, departures, staying, room)
         saved += step
         if not step or not departures:
             break
-    return made > 0 or saved > 0
+    return made + room.made > 0 or saved > 0
 
 
 class _Swaps:
@@ -74,29 +80,47 @@ class _Swaps:
     def refusal(self, p: int, q: int, a: int, c: int, chain: bool = False) -> str | None:
         """Why q may not go a -> c in p's place (p back c -> a) at the same figures; None: it may. With `chain`, q
         arrived at a (from elsewhere) and goes on to c, where p went from a and now comes back: a shortcut."""
-        st = self.st
-        rq, rp = st.reps[q], st.reps[p]
-        if c in rq or a not in rq or q == p or c not in rp or a in rp or (chain and q in st.fixed):
+        if q == p or (chain and q in self.st.fixed):
             return "placed"
-        sp, sq = st.sz(p), st.sz(q)
-        if st.bytes[a] + sp - sq > self.caps[a] or st.bytes[c] - sp + sq > self.caps[c]:
-            return "bytes"
-        if c in st.usable and st.incoming[c] + sq * (c not in st.home[q]) - sp * (c not in st.home[p]) > st.usable[c]:
-            return "space"
-        if st.rack_delta(p, c, a) is None or st.rack_delta(q, a, c) is None:
-            return "racks"
-        if self.leaders and (rp[0] == c) != (rq[0] == a):
-            # one preferred leader changes broker: every broker's and the topic's counts must stay in their ranges
-            if not self._leads_kept(st.topic_of[p], *((c, a) if rq[0] != a else (a, c))):
-                return "leaders"
-        return None
+        return self.check(((p, c, a), (q, a, c)))
 
     def make(self, p: int, q: int, a: int, c: int) -> None:
+        self.apply(((p, c, a), (q, a, c)))
+
+    def check(self, changes: Sequence[Change]) -> str | None:
+        """Why these changes (each of another partition: its replica on src goes to dst) may not be made together at
+        the same figures; None: they may. Every broker's count and each topic's stay as they are (the caller's
+        changes are such), so what is checked: placement, the byte limit, disk space, rack safety, no more copies, and
+        the preferred leaders' counts within their ranges."""
+        st = self.st
+        load: dict[int, int] = defaultdict(int)
+        copied: dict[int, int] = defaultdict(int)
+        copies = 0
+        for i, src, dst in changes:
+            r, home, size = st.reps[i], st.home[i], st.sz(i)
+            if dst in r or src not in r:
+                return "placed"
+            load[src] -= size
+            load[dst] += size
+            copied[dst] += size * (dst not in home)
+            copied[src] -= size * (src not in home)
+            copies += (dst not in home) - (src not in home)
+        if copies > 0 or any(d > 0 and st.bytes[b] + d > self.caps[b] for b, d in load.items()):
+            return "bytes"
+        if any(d > 0 and b in st.usable and st.incoming[b] + d > st.usable[b] for b, d in copied.items()):
+            return "space"
+        if any(st.rack_delta(i, src, dst) is None for i, src, dst in changes):
+            return "racks"
+        if self.leaders and not self._leads_kept(changes):
+            return "leaders"
+        return None
+
+    def apply(self, changes: Sequence[Change]) -> None:
         st, lead = self.st, self.st.lead
-        before = {b: lead[b] for b in (a, c) if b in lead}
-        st.move(p, c, a)
-        st.move(q, a, c)
-        st.moves -= 2
+        before = {b: lead[b] for _, src, dst in changes for b in (src, dst) if b in lead}
+        for i, src, dst in changes:
+            st.move(i, src, dst)
+        st.moves -= len(changes)
         for b, n in before.items():
             if lead[b] != n:
                 self.counts[n] -= 1
@@ -104,15 +128,31 @@ class _Swaps:
                     del self.counts[n]
                 self.counts[lead[b]] += 1
 
-    def _leads_kept(self, t: int, src: int, dst: int) -> bool:
-        """A preferred leader of topic t going from broker src to dst keeps every broker's and the topic's leader
-        counts within their ranges (neither spread widens)."""
+    def _leads_kept(self, changes: Sequence[Change]) -> bool:
+        """The preferred leaders the changes move (a partition's leader is its first replica) keep every broker's and
+        each topic's leader counts within their ranges (neither spread widens)."""
         st = self.st
-        lead, per_topic = st.lead, st.tleaders[t]
-        if src not in lead or dst not in lead or lead[src] - 1 < min(self.counts) or lead[dst] + 1 > max(self.counts):
-            return False
-        lo, hi = st.topic_lead_range(t)
-        return per_topic.get(src, 0) - 1 >= lo and per_topic.get(dst, 0) + 1 <= hi
+        per_broker: dict[int, int] = defaultdict(int)
+        per_topic: dict[tuple[int, int], int] = defaultdict(int)
+        for i, src, dst in changes:
+            if st.reps[i][0] == src:
+                t = st.topic_of[i]
+                per_broker[src] -= 1
+                per_broker[dst] += 1
+                per_topic[(t, src)] -= 1
+                per_topic[(t, dst)] += 1
+        lead = st.lead
+        moved = [(b, d) for b, d in per_broker.items() if d]
+        if moved:
+            lo, hi = min(self.counts), max(self.counts)
+            if any(b not in lead or not lo <= lead[b] + d <= hi for b, d in moved):
+                return False
+        for (t, b), d in per_topic.items():
+            if d:
+                lo, hi = st.topic_lead_range(t)
+                if not lo <= st.tleaders[t].get(b, 0) + d <= hi:
+                    return False
+        return True
 
 
 def shortcuts(st: State, limit: dict[str | None, float] | None, leaders: bool = True) -> int:
@@ -140,6 +180,85 @@ def _shortcuts(st: State, swaps: _Swaps, departures: list[Departure]) -> int:
                 made += 1
                 break
     return made
+
+
+class _Room:
+    """Trades of destinations between arrivals of one topic (the moves and the bytes moved stay the same) where they
+    let an exchange through: `via`, where the exchange's destination refuses the smaller replica, and `free`, where
+    the broker has no room under the limit to keep the larger one. Only when `trade` (up to TRADE_REPLICAS)."""
+
+    def __init__(self, swaps: _Swaps, trade: bool = True):
+        self.swaps, self.trade = swaps, trade
+        st = swaps.st
+        self.small: dict[int, list[tuple[int, int, int]]] = defaultdict(list)  # topic -> (size, partition, sink)
+        self.came: dict[int, list[tuple[int, int]]] = defaultdict(list)  # topic -> (partition, broker) of arrivals
+        for g in st.targets if trade else ():
+            sink = not st.departed[g] and g not in st.closed
+            for i in sorted(st.foreign[g]):
+                if not i_fixed(st, i):
+                    self.came[st.topic_of[i]].append((i, g))
+                    if sink:
+                        self.small[st.topic_of[i]].append((st.sz(i), i, g))
+        for sizes in self.small.values():
+            sizes.sort()
+        for arrivals in self.came.values():
+            arrivals.sort()
+        self.arrived: dict[int, list[tuple[int, int]]] = {}  # broker -> its arrivals not tried yet, smallest first
+        self.made = 0
+
+    def via(self, p: int, q: int, a: int, c: int) -> bool:
+        """The exchange of q for p (q going a -> c, p back home to a) that c refuses, made through another arrival p2
+        of the topic at broker g: p2 goes to c instead, q to g (each step checked as an exchange is); whether made."""
+        st, swaps = self.swaps.st, self.swaps
+        if not self.trade:
+            return False
+        came = self.came[st.topic_of[p]]
+        rq = st.reps[q]
+        tried = 0
+        for k, (p2, g) in enumerate(came[: 4 * TRIES]):
+            if p2 in (p, q) or g in (a, c) or g in rq or c in st.reps[p2] or g not in st.reps[p2] or g in st.home[p2]:
+                continue
+            if i_fixed(st, p2) or st.rack_delta(q, a, g) is None:
+                continue
+            tried += 1
+            if tried > TRIES:
+                return False
+            # p home (c -> a), p2 to c in its place (g -> c), q to g (a -> g)
+            changes = ((p, c, a), (p2, g, c), (q, a, g))
+            if swaps.check(changes) is None:
+                swaps.apply(changes)
+                came[k] = (p2, c)
+                came.append((q, g))  # p's entry, no longer an arrival, is passed over from now on
+                self.made += 1
+                return True
+        return False
+
+    def free(self, e: int, want: float) -> None:
+        """Trades until broker e has `want` bytes of room, or none is left to try: an arrival at e (the largest first,
+        each tried once) takes the destination of a smaller arrival of its topic at a broker that sends nothing away
+        (a new one, say), which takes e."""
+        st, swaps, caps = self.swaps.st, self.swaps, self.swaps.caps
+        if not self.small or not self.trade:
+            return
+        if e not in self.arrived:
+            self.arrived[e] = sorted(
+                (st.sz(i), i) for i in st.foreign[e] if i not in st.fixed and st.size[i] is not None
+            )
+        arrived = self.arrived[e]
+        while arrived and caps[e] - st.bytes[e] < want:
+            sp, p = arrived.pop()
+            if e not in st.reps[p]:
+                continue
+            cands = self.small.get(st.topic_of[p], [])
+            for k, (sq, q, g) in enumerate(cands[:TRIES]):
+                if sq >= sp:
+                    break
+                if swaps.refusal(q, p, e, g) is None:
+                    swaps.make(q, p, e, g)
+                    del cands[k]
+                    bisect.insort(cands, (sp, p, g))
+                    self.made += 1
+                    break
 
 
 def _staying(st: State, departures: list[Departure]) -> dict[tuple[int, int], list[tuple[int, int]]]:
@@ -187,7 +306,7 @@ def _departures(st: State) -> list[Departure]:
     return out
 
 
-def _pass(swaps: _Swaps, departures: list[Departure], staying: dict) -> tuple[int, list[Departure]]:
+def _pass(swaps: _Swaps, departures: list[Departure], staying: dict, room: _Room) -> tuple[int, list[Departure]]:
     """One pass over `departures`, largest first: the bytes saved and the departures the leader counts held back."""
     st, caps = swaps.st, swaps.caps
     saved = 0
@@ -195,14 +314,23 @@ def _pass(swaps: _Swaps, departures: list[Departure], staying: dict) -> tuple[in
     for item in departures:
         neg, p, a, c = item
         size = -neg
-        if a in st.reps[p] or c not in st.reps[p]:
-            continue  # changed by an exchange of this pass
+        if a in st.reps[p]:
+            continue  # taken back by an exchange of this pass
+        if c not in st.reps[p]:  # its arrival traded destinations (`_Room`)
+            came = [b for b in st.reps[p] if b not in st.home[p]]
+            if len(came) != 1:
+                continue
+            c = came[0]
         cands = staying.get((st.topic_of[p], a))
-        room = caps[a] - st.bytes[a]
-        if not cands or room <= 0 or cands[0][0] >= size:
+        if not cands or cands[0][0] >= size:
+            continue
+        if caps[a] - st.bytes[a] < size - cands[0][0]:
+            room.free(a, size - cands[0][0])
+        left = caps[a] - st.bytes[a]
+        if left <= 0:
             continue
         # q's size at least size − room (a rises by size − size(q)), below size (a saving)
-        k = bisect.bisect_left(cands, (max(0, size - int(room)), -1))
+        k = bisect.bisect_left(cands, (max(0, size - int(left)), -1))
         held = False
         for j in range(k, len(cands)):
             qs, q = cands[j]
@@ -216,7 +344,17 @@ def _pass(swaps: _Swaps, departures: list[Departure], staying: dict) -> tuple[in
                 saved += size - qs
                 held = False
                 break
+            if j == k and why in ("racks", "placed", "leaders") and room.via(p, q, a, c):
+                del cands[j]
+                bisect.insort(cands, (size, p))
+                saved += size - qs
+                held = False
+                break
             held = held or why == "leaders"
         if held:
-            again.append(item)
+            again.append((neg, p, a, c))
     return saved, again
+
+
+def i_fixed(st: State, i: int) -> bool:
+    return i in st.fixed or st.size[i] is None
