@@ -487,7 +487,7 @@ def test_the_byte_goal_plans_with_and_without_its_free_steps_and_keeps_the_bette
     # moves, 67,176 B; 97 moves, 53,072 B and bytes 1.192 x the mean without). `balance` plans both ways and keeps
     # the better in goal order, then fewer moves, then fewer bytes
     plan = balance(_seeded_scale_out(17))
-    assert (plan.replica_moves, plan.moved_bytes(), plan.notes) == (95, 53452, ())
+    assert (plan.replica_moves, plan.moved_bytes(), plan.notes) == (95, 53413, ())  # 53,452 B before `exchange.py`
     c = _seeded_scale_out(35)
     plan = balance(c)
     after = plan_metrics(c, plan.after, None).after
