@@ -228,6 +228,9 @@ def balance(
     # both ways up to TRIAL_REPLICAS replicas where the byte goal took a free step (else both are the same plan)
     small = sized and sum(map(len, st.reps)) <= TRIAL_REPLICAS
     goals = _better_of(st, tolerance, plan, small, lambda: any(g.freed for g in byte_goals))
+    if again is not None:
+        replan = again
+        _settle(st, parts, tolerance, lambda: replan(cluster.with_assignment(_proposed(parts, st))))
     byte_goal = next((g for g in goals if isinstance(g, ByteGoal)), None)
     notes = _notes(st, hard, leaders, byte_goal, byte_tolerance, moving, skipped)
     # the topic bound counts spreads within 1 over the brokers balanced together: not for topics left wider
@@ -359,6 +362,31 @@ class _Run:
     def restore(self, st: State) -> None:
         self.snapshot.restore(st)
         st.capped, st.full = list(self.capped), set(self.full)
+
+
+SETTLE = 2  # second plans of the plan as if applied taken over at most (`_settle`)
+
+
+def _settle(st: State, parts: Sequence[Partition], tolerance: float | None, second: Callable[[], Plan]) -> None:
+    """Where a goal is unmet, a second plan of the plan as if applied can still move replicas: from a placement the
+    rack repairs made safe, `rack_flow` applies where it did not from the input, and may reach the topic goal further.
+    Up to `RELAXED_REPLICAS` replicas, without a move cap or disk-space limits, such a second plan's placement is
+    taken over (it comes closer to the goals, or it would move nothing), at most `SETTLE` times, so that the applied
+    plan is a fixed point."""
+    if st.max_moves is not None or st.usable or sum(map(len, st.reps)) > RELAXED_REPLICAS:
+        return  # a cap and disk space count what is copied from the input, which a second plan does not see
+    if not any(_distance(st, tolerance)):
+        return
+    index = {p.tp: i for i, p in enumerate(parts)}
+    for _ in range(SETTLE):
+        moved = second().proposed
+        if not moved:
+            return
+        reps = [tuple(r) for r in st.reps]
+        for tp, replicas in moved.items():
+            reps[index[tp]] = tuple(replicas)
+        st.restore(reps)
+        st.copies = sum(len(set(r).difference(h)) for r, h in zip(st.reps, st.home))
 
 
 RELAXED_REPLICAS = 200_000  # replicas up to which `_fewer_bytes` also tries exchanges that move preferred leaders
