@@ -6,7 +6,9 @@ anything deeper than MAX_DEPTH (Jackson's default limit for JSON) is refused wit
 The check is cheap for ordinary files:
 block nesting cannot be deeper than the longest line, and flow nesting is measured on the brackets alone; only when
 those bounds are inconclusive (quoted brackets, very long lines) are the parser's events counted, which uses no
-recursion.
+recursion. The libyaml in PyYAML 6.0.4's wheels stops at about 1000 levels itself, as a scanner error; the
+depth is then counted again by the pure-Python parser (an explicit stack, no recursion), so the message and line are
+the same whichever PyYAML is installed.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ MAX_RECORDS = 100_000_000  # keyless records to simulate (about a minute each er
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _LONG_LINE = re.compile(rf"[^\n]{{{MAX_DEPTH // 2},}}")
 _FLOW = str.maketrans("{}", "[]")
+_LIBYAML_NEST_LIMIT = "exceeded maximum nesting depth"  # its scanner error (PyYAML 6.0.4 wheels)
 
 
 def _flow_depth_at_most(text: str, limit: int) -> bool:
@@ -60,8 +63,13 @@ def check_yaml_depth(text: str, source: str, loader: type) -> None:
         return
     try:
         depth, line = _deepest(text, loader)
-    except yaml.YAMLError:
-        return  # malformed: the composer reports it (it fails before any deep recursion at that point)
+    except yaml.YAMLError as error:
+        if _LIBYAML_NEST_LIMIT not in str(error):
+            return  # malformed: the composer reports it (it fails before any deep recursion at that point)
+        try:
+            depth, line = _deepest(text, yaml.SafeLoader)
+        except yaml.YAMLError:
+            return
     if depth > MAX_DEPTH:
         raise PlannerError(
             f"{source}:{line}: YAML nested more than {MAX_DEPTH} levels deep; a topology or group file needs about 6"
