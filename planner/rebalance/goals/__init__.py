@@ -202,35 +202,35 @@ def balance(
     if per_rack is not None and None not in st.groups:
         lower, topic_lower, bytes_lower = per_rack
     tolerance = byte_tolerance if sized else None
-    again = None
-    if polish:  # a second plan, of this plan as if applied, made as the user would make it
-        again = functools.partial(
-            balance,
-            brokers=brokers,
-            topics=topics,
-            leaders=leaders,
-            balance_bytes=balance_bytes,
-            rack_repair=rack_repair,
-            exclude_topics=exclude_topics,
-            exclude_internal=exclude_internal,
-            byte_tolerance=byte_tolerance,
-            polish=False,
-        )
+    replan = functools.partial(
+        balance,
+        brokers=brokers,
+        topics=topics,
+        leaders=leaders,
+        balance_bytes=balance_bytes,
+        rack_repair=rack_repair,
+        exclude_topics=exclude_topics,
+        exclude_internal=exclude_internal,
+        byte_tolerance=byte_tolerance,
+        polish=False,
+    )
+
+    def second() -> Plan:
+        """A second plan, of this plan as if applied, made as the user would make it."""
+        return replan(cluster.with_assignment(_proposed(parts, st)))
 
     def plan(free: bool) -> list[Goal]:
         """The goals (the byte goal's free steps first or not: `ByteGoal.free`), then `_polish`."""
         goals = _run_best(st, functools.partial(goal_list, free=free), leaders and sized, tolerance)
-        if again is not None:
-            replan, limit = again, limits(st, byte_tolerance) if sized else None
-            _polish(st, goals, limit, tolerance, lambda: replan(cluster.with_assignment(_proposed(parts, st))))
+        if polish:
+            _polish(st, goals, limits(st, byte_tolerance) if sized else None, tolerance, second)
         return goals
 
     # both ways up to TRIAL_REPLICAS replicas where the byte goal took a free step (else both are the same plan)
     small = sized and sum(map(len, st.reps)) <= TRIAL_REPLICAS
     goals = _better_of(st, tolerance, plan, small, lambda: any(g.freed for g in byte_goals))
-    if again is not None:
-        replan = again
-        _settle(st, parts, tolerance, lambda: replan(cluster.with_assignment(_proposed(parts, st))))
+    if polish:
+        _settle(st, parts, tolerance, second)
     byte_goal = next((g for g in goals if isinstance(g, ByteGoal)), None)
     notes = _notes(st, hard, leaders, byte_goal, byte_tolerance, moving, skipped)
     # the topic bound counts spreads within 1 over the brokers balanced together: not for topics left wider
@@ -306,15 +306,14 @@ def _run_best(
     if not shares and not flow:
         _run(st, goals, settle_leaders, tolerance)
         return goals
-    start, capped, full = _Snapshot(st), list(st.capped), set(st.full)
+    start = _Run(st)
     _run(st, goals, settle_leaders, tolerance)
     reached = min(st.count[b] for b in st.targets), max(st.count[b] for b in st.targets)
     flow = flow and reached[1] - reached[0] > 1
     if not shares and not flow:
         return goals
-    first, first_capped, first_full, score = _Snapshot(st), st.capped, set(st.full), _score(st, tolerance, flow)
+    first = _Run(st, goals, _score(st, tolerance, flow))
     start.restore(st)
-    st.capped, st.full = capped, full
     other = goal_list(not flow, placed=flow)
     reps = rack_flow.plan(st, *reached) if flow else None
     if reps is not None:  # the fewest moves to that count range, then the other goals from there
@@ -323,10 +322,9 @@ def _run_best(
             rack_flow.level_bytes(st, limits(st, tolerance)[None])
     if reps is not None or not flow:
         _run(st, other, settle_leaders, tolerance)
-        if _score(st, tolerance, flow) < score:
+        if _score(st, tolerance, flow) < first.score:
             return other
     first.restore(st)
-    st.capped, st.full = first_capped, first_full
     return goals
 
 
@@ -398,7 +396,7 @@ def _polish(
     """Fewer moves and bytes at the goal figures the goals reached (`exchange.fewer_bytes`). Where a goal is unmet, a
     second plan of the plan as if applied could then find moves the goals did not see from the input, so the plan
     would no longer be a fixed point: there the result is kept only if `second()` moves nothing, and tried only up to
-    `RELAXED_REPLICAS` replicas without --max-moves (the check costs a plan)."""
+    `RELAXED_REPLICAS` replicas without a move cap (the check costs a plan)."""
     unmet = any(_distance(st, tolerance))
     small = sum(map(len, st.reps)) <= RELAXED_REPLICAS
     if unmet and (st.max_moves is not None or not small):
