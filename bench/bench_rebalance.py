@@ -1,4 +1,5 @@
-"""Reassignment planning: scale-out, decommission, a 1,000-broker / 100,000-partition rebalance, failure analysis.
+"""Reassignment planning: scale-out, decommission, racks of 7/4/3 brokers, a 1,000-broker / 100,000-partition
+rebalance, failure analysis.
 
 For each plan: replica moves beside the lower bound (target: equal) and beside what Kafka's own `--generate` would
 move for the same goal (AdminUtils over the new broker list, measured in the same run), balance before→after, time.
@@ -6,6 +7,9 @@ move for the same goal (AdminUtils over the new broker list, measured in the sam
 
 from __future__ import annotations
 
+import os
+import random
+import time
 from collections import Counter
 
 from bench.report import line, timer
@@ -110,6 +114,8 @@ def run() -> None:
         plan = decommission(c, [11])
     _report("decommission 1 of 12 brokers, 2,400 partitions RF 3", c, plan, t["s"], list(range(11)))
 
+    _uneven_racks()
+
     # 1,000 brokers / 100,000 partitions: 900 loaded + 100 new.
     with timer() as t_build:
         topics = {f"topic-{i}": _placed(range(900), 10, 1000, 3, start=(7 * i) % 900) for i in range(100)}
@@ -128,6 +134,51 @@ def run() -> None:
     _report("1,000 brokers / 100,000 partitions", c, plan, t["s"], list(range(1000)))
 
     _failures()
+
+
+def _uneven_racks() -> None:
+    """14 brokers on racks of 7/4/3, 40 topics of RF 3 (one replica per rack) or 2, 3,457 partitions each replica on
+    a broker of its rack at random: racks refuse most of the topic goal's exchanges (68 s CPU to plan in session 23,
+    the exchange search repeated for every candidate, pair of brokers, topic and round). CPU time beside that of a
+    decommission of one broker of the 10,000-partition bench cluster (`bench.gen_cluster`: 20 brokers on 10 racks),
+    both in this run."""
+    from bench.gen_cluster import ensure
+    from planner.adapters.topology_yaml import load_topology
+    from planner.model import Broker, Cluster, make_topic
+    from planner.rebalance.decommission import decommission
+    from planner.rebalance.goals import balance
+
+    big = load_topology(ensure(10_000, os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))[0])
+    cpu = time.process_time()
+    decommission(big, [1])
+    yardstick = time.process_time() - cpu
+
+    rng = random.Random(5)
+    racks = "aaaaaaabbbbccc"
+    by_rack = {k: [b for b in range(len(racks)) if racks[b] == k] for k in "abc"}
+    topics = {}
+    for t in range(40):
+        rf = 3 if rng.random() < 0.6 else 2
+        topics[f"t{t}"] = {
+            p: tuple(rng.choice(by_rack[k]) for k in rng.sample("abc", rf)) for p in range(rng.randint(20, 150))
+        }
+    brokers = tuple(Broker(b, rack=racks[b]) for b in range(len(racks)))
+    c = Cluster(brokers=brokers, topics=tuple(make_topic(n, a) for n, a in sorted(topics.items())))
+    cpu = time.process_time()
+    with timer() as t:
+        plan = balance(c)
+    cpu = time.process_time() - cpu
+    name = f"racks of 7/4/3, 14 brokers, {sum(len(p) for p in topics.values()):,} partitions"
+    line(
+        f"{name}: CPU time",
+        cpu,
+        "s",
+        yardstick,
+        "decommission 1 of 20 brokers, 10,000 partitions (10 racks)",
+        "< 5 s",
+        higher_is_better=False,
+    )
+    print(f"   {name}: {plan.replica_moves} moves (lower bound {plan.lower_bound}), {t['s']:.2f} s wall", flush=True)
 
 
 def _failures() -> None:

@@ -26,7 +26,7 @@ from typing import Callable, Collection, Iterator, Sequence
 
 from planner.rebalance.flow import Network
 from planner.rebalance.goals.state import State
-from planner.rebalance.goals.topic_spread import forced_classes, uneven_racks
+from planner.rebalance.goals.topic_spread import RackLimits, forced_classes, rack_limits, uneven_racks
 
 # partitions (with a replica per rack, counted per topic and rack) times target brokers above which no flow is built
 MOST_ARCS = 60_000
@@ -150,16 +150,22 @@ def _build(st: State, lo: int, hi: int, topic_ranges: dict[tuple[int, int], tupl
 
 
 def topic_ranges(
-    st: State, lo: int, hi: int, free: Sequence[int] = (), fixed: dict[tuple[int, frozenset[int]], int] | None = None
+    st: State,
+    lo: int,
+    hi: int,
+    free: Sequence[int] = (),
+    fixed: dict[tuple[int, frozenset[int]], int] | None = None,
+    limits: RackLimits | None = None,
 ) -> dict[tuple[int, int], tuple[int, int]]:
     """(topic, broker) -> the replicas the broker may hold in any placement where the topic is within 1 where the
     topic goal balances it (brokers holding lo..hi each): over all targets, or within each class racks force it into,
-    whose total (a range where partitions may change racks) bounds it. Topics in `free` unbounded."""
+    whose total (a range where partitions may change racks) bounds it. Topics in `free` unbounded. `limits`:
+    `rack_limits` of the state, where several ranges are asked of it."""
     n = len(st.targets)
     totals = [0] * len(st.topic_names)
     for i, r in enumerate(st.home):
         totals[st.topic_of[i]] += len(r)
-    forced = forced_classes(st, lo, hi)
+    forced = forced_classes(st, lo, hi, limits)
     out: dict[tuple[int, int], tuple[int, int]] = {}
     skip = set(free)
     for t, total in enumerate(totals):
@@ -213,13 +219,11 @@ def lower_bound(st: State, spread: int, free: Sequence[int] = ()) -> int | None:
         return None
     total = sum(len(r) for r in st.home)
     n = len(st.targets)
-    lows = [
-        low
-        for low in range(max(0, -(-total // n) - spread), total // n + 1)
-        if _totals_fit(st, low, low + spread, total)
-    ]
+    fit = _TotalsFit(st, total)
+    lows = [low for low in range(max(0, -(-total // n) - spread), total // n + 1) if fit(low, low + spread)]
     if len(lows) > RANGES:
-        boxes = [topic_ranges(st, low, low + spread, free) for low in lows]
+        limits = rack_limits(st)
+        boxes = [topic_ranges(st, low, low + spread, free, limits=limits) for low in lows]
         box = {k: (min(b[k][0] for b in boxes), max(b[k][1] for b in boxes)) for k in boxes[0]}
         found = _solved(st, _build(st, lows[0], lows[-1] + spread, box))
         return None if found is None else found[0]
@@ -231,22 +235,26 @@ def lower_bound(st: State, spread: int, free: Sequence[int] = ()) -> int | None:
     return best
 
 
-def _totals_fit(st: State, lo: int, hi: int, total: int) -> bool:
+class _TotalsFit:
     """Whether each rack's replicas (at least one of every partition of RF = racks, at most one of every partition)
-    can lie within its brokers' lo..hi with the racks together holding `total`."""
-    n = st.n_racks
-    least = sum(1 for r in st.home if len(r) == n)
-    most = len(st.home)
-    low = high = 0
-    sizes: dict[str | None, int] = {}
-    for b in st.targets:
-        sizes[st.rack_of.get(b)] = sizes.get(st.rack_of.get(b), 0) + 1
-    for m in sizes.values():
-        a, z = max(m * lo, least), min(m * hi, most)
-        if a > z:
-            return False
-        low, high = low + a, high + z
-    return low <= total <= high
+    can lie within its brokers' lo..hi with the racks together holding `total` (what it counts, counted once)."""
+
+    def __init__(self, st: State, total: int):
+        self.total = total
+        self.least = sum(1 for r in st.home if len(r) == st.n_racks)
+        self.most = len(st.home)
+        self.sizes: dict[str | None, int] = {}
+        for b in st.targets:
+            self.sizes[st.rack_of.get(b)] = self.sizes.get(st.rack_of.get(b), 0) + 1
+
+    def __call__(self, lo: int, hi: int) -> bool:
+        low = high = 0
+        for m in self.sizes.values():
+            a, z = max(m * lo, self.least), min(m * hi, self.most)
+            if a > z:
+                return False
+            low, high = low + a, high + z
+        return low <= self.total <= high
 
 
 def placement(st: State, m: _Model, size: Callable[[int], int]) -> list[list[int]]:

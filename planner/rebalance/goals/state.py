@@ -301,25 +301,27 @@ class State:
 
     def rack_delta(self, i: int, src: int, dst: int) -> int | None:
         """None if moving replica src→dst of partition i would lower its rack safety; else the gain in racks."""
-        if self.n_racks == 0:
-            return 0
         r = self.reps[i]
-        rack_src, rack_dst = self.rack_of.get(src), self.rack_of.get(dst)
-        if rack_src == rack_dst and src in r:
+        if self.n_racks == 0 or src not in r:
+            return 0  # no racks, or the list unchanged
+        rack_of = self.rack_of
+        rack_src, rack_dst = rack_of.get(src), rack_of.get(dst)
+        if rack_src == rack_dst:
             return 0  # the same racks before and after
-        racks = [self.rack_of.get(b) for b in r]
+        racks = list(map(rack_of.get, r))
         before = len(set(racks))
-        if src in r:
-            after = before - (racks.count(rack_src) == 1) + (rack_dst not in racks)
-        else:
-            after = self.distinct_racks([dst if b == src else b for b in r])
-        if after < min(before, min(len(r), self.n_racks)):
+        after = before - (racks.count(rack_src) == 1) + (rack_dst not in racks)
+        if after < min(before, len(r), self.n_racks):
             return None
         return after - before
 
     def can_move(self, i: int, src: int, dst: int) -> bool:
         """The hard goal: only to target brokers that take replicas (not closed) and have room for it, never fixed
         partitions, never two replicas on one broker, never lowering rack safety."""
+        return self.placeable(i, src, dst) and self.fits(i, dst)
+
+    def placeable(self, i: int, src: int, dst: int) -> bool:
+        """`can_move` but for the room on dst: what only the replica lists of i decide (no side effect)."""
         return (
             i not in self.fixed
             and dst in self.target_set
@@ -327,7 +329,6 @@ class State:
             and dst not in self.reps[i]
             and src in self.reps[i]
             and self.rack_delta(i, src, dst) is not None
-            and self.fits(i, dst)
         )
 
 

@@ -78,7 +78,7 @@ def forced_topics(st: State) -> dict[int, Forced]:
     wide = [t for t in range(len(st.topic_names)) if _spread(st, t, st.target_set) > 1]
     if not wide:
         return {}
-    limits = _RackLimits(st, len(racks))
+    limits = RackLimits(st, len(racks))
     lo, hi = min(st.count[b] for b in st.targets), max(st.count[b] for b in st.targets)
     out: dict[int, Forced] = {}
     for t in wide:
@@ -93,13 +93,23 @@ def forced_topics(st: State) -> dict[int, Forced]:
     return out
 
 
-def forced_classes(st: State, lo: int, hi: int) -> dict[int, list[tuple[frozenset[int], int, int]]]:
+def rack_limits(st: State) -> "RackLimits | None":
+    """What `forced_classes` counts over the partitions, for several count ranges of one state; None where racks
+    force nothing (`uneven_racks`)."""
+    racks = uneven_racks(st)
+    return None if racks is None else RackLimits(st, len(racks))
+
+
+def forced_classes(
+    st: State, lo: int, hi: int, limits: "RackLimits | None" = None
+) -> dict[int, list[tuple[frozenset[int], int, int]]]:
     """Topic -> its classes (`forced_topics`' proof for brokers holding lo..hi each, over every topic, brokers
-    balanced together), each with the fewest and most of the topic's replicas any rack-safe placement puts there."""
+    balanced together), each with the fewest and most of the topic's replicas any rack-safe placement puts there.
+    `limits`: `rack_limits` of this state (else counted here)."""
     racks = uneven_racks(st)
     if racks is None:
         return {}
-    limits = _RackLimits(st, len(racks))
+    limits = limits or RackLimits(st, len(racks))
     n = len(st.targets)
     out: dict[int, list[tuple[frozenset[int], int, int]]] = {}
     for t in range(len(st.topic_names)):
@@ -124,7 +134,7 @@ def racks_force(st: State, lo: int, hi: int) -> bool:
     racks = uneven_racks(st)
     if racks is None:
         return False
-    limits = _RackLimits(st, len(racks))
+    limits = RackLimits(st, len(racks))
     n = len(st.targets)
     return any(gap > 1 for t in range(len(st.topic_names)) for gap in _gaps(limits, t, racks, n, lo, hi).values())
 
@@ -138,12 +148,12 @@ def uneven_racks(st: State) -> dict[str | None, list[int]] | None:
     return None if None in racks or len({len(m) for m in racks.values()}) < 2 else racks
 
 
-def _gaps(limits: "_RackLimits", t: int, racks: dict, n: int, lo: int, hi: int) -> dict:
-    """Rack -> the lower bound racks put on topic t's spread (`_RackLimits.gap`), n target brokers holding lo..hi."""
+def _gaps(limits: "RackLimits", t: int, racks: dict, n: int, lo: int, hi: int) -> dict:
+    """Rack -> the lower bound racks put on topic t's spread (`RackLimits.gap`), n target brokers holding lo..hi."""
     return {k: limits.gap(t, k, len(m), n - len(m), lo, hi) for k, m in racks.items()}
 
 
-class _RackLimits:
+class RackLimits:
     """Per topic, the fewest and most replicas rack safety lets one rack hold (the same for every rack, but for the
     fixed partitions' replicas, counted per rack), and the same summed over all topics."""
 
@@ -194,9 +204,11 @@ class TopicSpreadGoal:
     name: str = "topic-spread"
     rotations: int = 0  # three-move rotations still to try in this run (each searches many replicas)
     by_topic: dict[int, list[int]] = field(default_factory=dict)
+    exchanges: "_Exchanges | None" = None  # this run's `_Exchanges` (moves go through it)
 
     def optimize(self, st: State, frozen: Frozen) -> TopicConstraint:
         self.say("spreading each topic")
+        self.exchanges = _Exchanges(st)
         self.by_topic = {}
         for i, t in enumerate(st.topic_of):
             self.by_topic.setdefault(t, []).append(i)
@@ -226,6 +238,7 @@ class TopicSpreadGoal:
                 lo[(k, t)], hi[(k, t)] = st.topic_range(t, m)
         if any(hi[k] - lo[k] > 1 for k in lo) and not st.allowed():
             st.capped.append(self.name)
+        self.exchanges = None
         return TopicConstraint(lo, hi, classes)
 
     @staticmethod
@@ -251,7 +264,7 @@ class TopicSpreadGoal:
         if self.rotations == 0 or not done or _spread(st, t, members[1]) <= 1:
             return len(done)
         for i, src, dst in reversed(done):
-            st.move(i, dst, src)
+            self._moves().move(i, dst, src)
         return 0
 
     def _spread(self, st: State, frozen: Frozen, t: int, members: tuple[list[int], frozenset[int]]) -> list[Change]:
@@ -266,7 +279,7 @@ class TopicSpreadGoal:
             if changes is None:
                 break
             for i, s, d in changes:
-                st.move(i, s, d)
+                self._moves().move(i, s, d)
                 if st.topic_of[i] == t:
                     topic.moved(i, s, d)
             done += changes
@@ -303,16 +316,18 @@ class TopicSpreadGoal:
                 return rotation
         return None
 
-    @staticmethod
-    def _swap(st: State, frozen: Frozen, i: int, a: int, b: int) -> list[Change] | None:
-        for j in _returns(st, b, a, st.topic_of[i]):
+    def _moves(self) -> "_Exchanges":
+        assert self.exchanges is not None, "only while optimizing"
+        return self.exchanges
+
+    def _swap(self, st: State, frozen: Frozen, i: int, a: int, b: int) -> list[Change] | None:
+        for j in self._moves().returns(b, a, st.topic_of[i]):
             changes = [(i, a, b), (j, b, a)]
             if st.allowed(max(0, st.cost(i, a, b) + st.cost(j, b, a))) and frozen.allows(st, changes):
                 return changes
         return None
 
-    @staticmethod
-    def _rotate(st: State, frozen: Frozen, i: int, a: int, b: int) -> list[Change] | None:
+    def _rotate(self, st: State, frozen: Frozen, i: int, a: int, b: int) -> list[Change] | None:
         """i goes a -> b, a replica of another topic b -> x and one of a third x -> a: every broker keeps its count.
         x is tried in id order among the brokers of a's and b's racks; each of the other two topics must have more
         replicas on the giving broker than on the receiving one, so its spread does not widen."""
@@ -321,7 +336,7 @@ class TopicSpreadGoal:
             return None  # within one rack every exchange is rack-safe: the two-move exchange has been tried
 
         def givers(src: int, dst: int) -> list[int]:
-            return list(itertools.islice(_returns(st, src, dst, t), 4))
+            return list(itertools.islice(self._moves().returns(src, dst, t), 4))
 
         near = {st.rack_of.get(a), st.rack_of.get(b)}  # one of the two other moves stays in its rack: always rack-safe
         for x in st.targets:
@@ -419,16 +434,79 @@ def _taking(st: State, topic: _Topic) -> Iterator[int]:
     yield from (b for b in topic.counted() if b not in closed)
 
 
-def _returns(st: State, src: int, dst: int, t: int) -> Iterator[int]:
-    """Replicas on src that may go to dst in exchange for one of topic t, best first (`_order`): of another topic that
-    src holds more of than dst, allowed by the hard goal. By the copies the move costs: -1 (moved to src by the plan,
-    going back home), 0 (moved to src by the plan, or dst held it before too), 1 (the rest); within each, from the
-    per-broker indexes by size."""
+class _Exchanges:
+    """`_returns` per (src, dst), each produced as far as asked and kept until a move touches what it reads: a move of
+    partition i drops the lists from or to a broker i is or was on. Without it a step that finds no exchange passed
+    over every replica of the receiving broker for each candidate, each pair of brokers, each topic and each round
+    (tens of seconds for 3,457 partitions on racks of 7/4/3, where racks refuse most exchanges); now a list is made
+    once per state of its two brokers. The moves of the topic goal go through `move`."""
+
+    def __init__(self, st: State):
+        self.st = st
+        self.kept: dict[int, dict[int, _Lazy]] = {}  # src -> dst -> its list
+        self.made = 0
+
+    def returns(self, src: int, dst: int, t: int) -> Iterator[int]:
+        """`_returns` from src to dst in exchange for a replica of topic t: of another topic, with room on dst."""
+        st = self.st
+        lists = self.kept.setdefault(src, {})
+        kept = lists.get(dst)
+        if kept is None:
+            self.made += 1
+            kept = lists[dst] = _Lazy(_returns(st, src, dst))
+        topic_of = st.topic_of
+        return (j for j in kept if topic_of[j] != t and st.fits(j, dst))
+
+    def move(self, i: int, src: int, dst: int) -> None:
+        """st.move, the lists it may change dropped: from src, dst and the other brokers of i (their replica lists
+        changed), and to src and dst (their counts and indexes changed)."""
+        self.st.move(i, src, dst)
+        for b in (src, *self.st.reps[i]):
+            self.kept.pop(b, None)
+        for lists in self.kept.values():
+            lists.pop(src, None)
+            lists.pop(dst, None)
+
+
+class _Lazy:
+    """The items of an iterator, produced as far as asked and kept: each pass starts over from the first."""
+
+    def __init__(self, source: Iterator[int]):
+        self.seen: list[int] = []
+        self.source = source
+
+    def __iter__(self) -> Iterator[int]:
+        k = 0
+        while True:
+            if k == len(self.seen):
+                item = next(self.source, None)
+                if item is None:
+                    return
+                self.seen.append(item)
+            yield self.seen[k]
+            k += 1
+
+
+def _returns(st: State, src: int, dst: int) -> Iterator[int]:
+    """Replicas on src that may go to dst in exchange for one of another topic, best first (`_order`): of a topic that
+    src holds more of than dst, allowed by the hard goal (the caller leaves out the exchanged topic's own). By the
+    copies the move costs: -1 (moved to src by the plan, going back home), 0 (moved to src by the plan, or dst held it
+    before too), 1 (the rest); within each, from the per-broker indexes by size. What it reads: src's and dst's
+    indexes and counts, dst's copied bytes, and the replica lists of the partitions on src (`_Exchanges`)."""
     have, lack, before = st.tcount[src], st.tcount[dst], st.orig[dst]
+    if dst not in st.target_set or dst in st.closed:
+        return
+    topic_of, fixed, reps, rack_delta = st.topic_of, st.fixed, st.reps, st.rack_delta
+    same = st.n_racks == 0 or st.rack_of.get(src) == st.rack_of.get(dst)  # racks then allow every such move
 
     def fits(j: int) -> bool:
-        tj = st.topic_of[j]
-        return tj != t and have.get(tj, 0) > lack.get(tj, 0) and st.can_move(j, src, dst)
+        """`State.placeable` (what is the same for every j checked once above), of a topic src holds more of; the room
+        on dst is the caller's to check (`_Exchanges`: that check has a side effect)."""
+        tj = topic_of[j]
+        if have.get(tj, 0) <= lack.get(tj, 0) or j in fixed:
+            return False
+        r = reps[j]
+        return dst not in r and src in r and (same or rack_delta(j, src, dst) is not None)
 
     def order(j: int) -> tuple:
         return _order(st, j, src, dst)
