@@ -496,17 +496,24 @@ def _returns(st: State, src: int, dst: int) -> Iterator[int]:
     have, lack, before = st.tcount[src], st.tcount[dst], st.orig[dst]
     if dst not in st.target_set or dst in st.closed:
         return
-    topic_of, fixed, reps, rack_delta = st.topic_of, st.fixed, st.reps, st.rack_delta
-    same = st.n_racks == 0 or st.rack_of.get(src) == st.rack_of.get(dst)  # racks then allow every such move
+    topic_of, fixed, reps, rack_of = st.topic_of, st.fixed, st.reps, st.rack_of
+    rs, rd = rack_of.get(src), rack_of.get(dst)
+    same = st.n_racks == 0 or rs == rd  # racks then allow every such move
 
     def fits(j: int) -> bool:
         """`State.placeable` (what is the same for every j checked once above), of a topic src holds more of; the room
-        on dst is the caller's to check (`_Exchanges`: that check has a side effect)."""
+        on dst is the caller's to check (`_Exchanges`: that check has a side effect). Across racks `State.rack_delta`
+        refuses just where src's rack keeps no other replica of j and dst's rack has one."""
         tj = topic_of[j]
         if have.get(tj, 0) <= lack.get(tj, 0) or j in fixed:
             return False
         r = reps[j]
-        return dst not in r and src in r and (same or rack_delta(j, src, dst) is not None)
+        if dst in r or src not in r:
+            return False
+        if same:
+            return True
+        racks = [rack_of.get(b) for b in r]
+        return rd not in racks or racks.count(rs) > 1
 
     def order(j: int) -> tuple:
         return _order(st, j, src, dst)
