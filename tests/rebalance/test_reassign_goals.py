@@ -261,10 +261,11 @@ def test_racks_that_forbid_an_exchange_are_passed_by_a_rotation():
     # with the greedy +1s, 204.0 GiB when the count moves levelled every broker at the mean); then a broker sending
     # a replica of a topic away keeps it and sends a smaller one of the topic instead where the figures stay (the
     # preferred leaders balanced again after; through another arrival of the topic where the destination refuses the
-    # smaller one: `exchange.py`): 172.2 GiB, against a bound of 171.2 GiB (the certifier's fewest at 568 moves:
-    # 171.27 GiB); bytes end within the 10 %
+    # smaller one: `exchange.py`): 172.2 GiB; with the +1s chosen for the bytes they keep where a broker's bytes
+    # above the limit do not make it give them up anyway (`shares._by_bytes`), 171.28 GiB, against a bound of
+    # 171.2 GiB (the certifier's fewest at 568 moves: 171.27 GiB); bytes end within the 10 %
     assert round(after.bytes_max_over_mean, 4) == 1.1 and after.bytes_max_over_mean <= 1.1
-    assert (plan.moved_bytes() >> 20, plan.bytes_lower_bound >> 20) == (176326, 175285)
+    assert (plan.moved_bytes() >> 20, plan.bytes_lower_bound >> 20) == (175393, 175285)
 
 
 def test_the_byte_goal_reaches_the_tolerance_at_the_count_and_topic_goals_fewest_moves():
@@ -273,11 +274,13 @@ def test_the_byte_goal_reaches_the_tolerance_at_the_count_and_topic_goals_fewest
     # the byte goal added 6 and 4 copies on top when each of its exchanges could copy one replica more (3 and 1 after
     # `exchange.py`'s shortcuts), and now first carries the bytes by changes that copy no replica more than the plan
     # does (`byte_balance._Free`), so the byte limit costs no move there. `exchange.py`'s exchanges and trades then
-    # copy 1,453.96 and 1,257.90 GiB (1,479.74 and 1,346.42 GiB without the trades)
+    # copied 1,453.96 and 1,257.90 GiB (1,479.74 and 1,346.42 GiB without the trades); with the +1s chosen for the
+    # bytes they keep where they count (`shares._by_bytes`: a broker above the byte limit gives up its bytes above it
+    # whichever +1s it keeps), 1,364.69 and 1,240.66 GiB
     from bench.peers.scenarios import SCENARIOS
     from planner.rebalance.moves import with_sizes
 
-    for name, moves, mib in (("small-topics", 2865, 1488856), ("large", 5640, 1288084)):
+    for name, moves, mib in (("small-topics", 2865, 1397438), ("large", 5640, 1270431)):
         s = SCENARIOS[name]()
         c = with_sizes(s.cluster, s.sizes)
         plan = balance(c)

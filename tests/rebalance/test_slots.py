@@ -8,11 +8,12 @@ from math import comb, prod
 
 from testkit import build_cluster
 
+from planner.model import TopicPartition
 from planner.rebalance.goals import balance
 from planner.rebalance.goals.shares import joint_lower_bound
-from planner.rebalance.goals.slots import best_slots, kept
+from planner.rebalance.goals.slots import best_slots, kept, weighted_slots
 from planner.rebalance.goals.state import State
-from planner.rebalance.moves import select_partitions
+from planner.rebalance.moves import select_partitions, with_sizes
 
 
 def _brute_slots(wants, saving, room, spare):
@@ -112,6 +113,76 @@ def test_best_slots_keep_each_topic_within_its_brokers_and_closest_to_a_given_as
         assert (kept(slots, saving), sum(len(slots[t] - like[t]) for t in wants)) == expected
         assert all(n <= room[b] for b, n in Counter(b for x in slots.values() for b in x).items())
     assert found == {False: 115, True: 35}
+
+
+def _brute_weighted(wants, saving, room, within, value, penalty, like):
+    """(the most slots on saving brokers, then the greatest values less penalties, then the fewest slots outside
+    `like`) over every assignment within each topic's brokers and the room; None: none gives every slot."""
+    topics = sorted(wants)
+    best = None
+    for choice in product(*(combinations(sorted(within[t]), wants[t]) for t in topics)):
+        load = Counter(b for brokers in choice for b in brokers)
+        if any(load[b] > room[b] for b in room):
+            continue
+        k = worth = off = 0
+        for t, brokers in zip(topics, choice):
+            for b in brokers:
+                k += b in saving[t]
+                worth += value.get((t, b), 0) if b in saving[t] else -penalty[b]
+                off += b not in like[t]
+        best = (k, worth, -off) if best is None else max(best, (k, worth, -off))
+    return best
+
+
+def test_weighted_slots_keep_the_most_replicas_then_the_most_value_then_stay_closest():
+    # the count goal's slots chosen for the bytes they keep (`shares._by_bytes`): never a slot that saves a move fewer
+    rng = random.Random(11)
+    found = Counter()
+    for _ in range(150):
+        brokers = list(range(rng.randint(3, 5)))
+        wants, within, saving, like, value = {}, {}, {}, {}, {}
+        for t in range(rng.randint(1, 4)):
+            within[t] = [b for b in brokers if rng.random() < 0.8] or brokers[:1]
+            wants[t] = rng.randint(1, len(within[t]))
+            saving[t] = [b for b in within[t] if rng.random() < 0.6]
+            like[t] = set(rng.sample(within[t], wants[t]))
+            value.update({(t, b): rng.randint(0, 8) for b in saving[t]})
+        penalty = {b: rng.choice((0, 0, 3)) for b in brokers}
+        room = {b: rng.randint(1, 3) for b in brokers}
+        slots = weighted_slots(wants, saving, room, value, penalty, within, like)
+        expected = _brute_weighted(wants, saving, room, within, value, penalty, like)
+        found[expected is None] += 1
+        if expected is None:
+            assert slots is None
+            continue
+        assert slots is not None and all(len(slots[t]) == w and slots[t] <= set(within[t]) for t, w in wants.items())
+        worth = sum(value.get((t, b), 0) if b in saving[t] else -penalty[b] for t in wants for b in slots[t])
+        assert (kept(slots, saving), worth, -sum(len(slots[t] - like[t]) for t in wants)) == expected
+        assert all(n <= room[b] for b, n in Counter(b for x in slots.values() for b in x).items())
+    assert found == {False: 118, True: 32}
+
+
+def test_the_plus_ones_go_where_the_bytes_they_keep_count():
+    # 3 brokers -> 4 (5 replicas each): t1 (5 partitions, RF 2) and t2 (3) end with floor 2 and 1 and one +1 on two
+    # brokers each, every broker taking one +1; broker 3 (new) must take a +1 that keeps nothing, so one of t1's
+    # (brokers 0 and 1 hold 4 of it) or t2's (brokers 0, 1, 2 hold 2) keeps nothing either way: 5 moves, the fewest.
+    # Broker 1 (1,544 B, above the limit of 1,344.75 B) gives up two replicas: keeping t1's +1 it gives up t1-0 (102 B)
+    # and t2-1 (176 B), keeping t2's +1 it gives up t1-0 and t1-1 (129 B): 47 B fewer, both enough to reach the limit
+    topics = {
+        "t0": {0: (2, 0), 1: (1, 2)},
+        "t1": {0: (0, 1), 1: (0, 1), 2: (1, 2), 3: (2, 0), 4: (1, 0)},
+        "t2": {0: (1, 0), 1: (2, 1), 2: (0, 2)},
+    }
+    sizes = {"t0": (660, 465), "t1": (102, 129, 233, 117, 238), "t2": (201, 176, 124)}
+    c = with_sizes(
+        build_cluster(4, topics=topics), {TopicPartition(t, p): n for t, ns in sizes.items() for p, n in enumerate(ns)}
+    )
+    plan = balance(c)
+    assert (plan.replica_moves, plan.lower_bound, plan.notes) == (5, 5, ())
+    assert (plan.moved_bytes(), plan.bytes_lower_bound) == (937, 922)  # 984 B with the +1s chosen by moves alone
+    after = plan.after.assignment()
+    gone = {tp for tp, r in c.assignment().items() if 1 in r and 1 not in after[tp]}
+    assert gone == {TopicPartition("t1", 0), TopicPartition("t1", 1)}
 
 
 def _random_cluster(rng):

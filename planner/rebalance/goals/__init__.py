@@ -32,7 +32,13 @@ from planner.rebalance.goals.byte_balance import ByteGoal, byte_notes, bytes_low
 from planner.rebalance.goals.exchange import fewer_bytes
 from planner.rebalance.goals.hard import HardGoal, count_lower_bound, targets_of, unsafe_of
 from planner.rebalance.goals.preferred_leaders import PreferredLeaderGoal, leader_notes
-from planner.rebalance.goals.replica_count import TRIAL_REPLICAS, ReplicaCountGoal, count_notes, try_shares
+from planner.rebalance.goals.replica_count import (
+    BYTE_PARTITIONS,
+    TRIAL_REPLICAS,
+    ReplicaCountGoal,
+    count_notes,
+    try_shares,
+)
 from planner.rebalance.goals.shares import joint_lower_bound
 from planner.rebalance.goals.state import State
 from planner.rebalance.goals.topic_spread import TopicSpreadGoal, forced_topics, topic_notes
@@ -187,9 +193,11 @@ def balance(
 
     byte_goals: list[ByteGoal] = []
 
-    def goal_list(shares: bool, placed: bool = False, free: bool = True) -> list[Goal]:
+    def goal_list(shares: bool, placed: bool = False, free: bool = True, by_bytes: bool = False) -> list[Goal]:
         goals: list[Goal] = [
-            ReplicaCountGoal(say, level_bytes=sized, tolerance=byte_tolerance, shares=shares, placed=placed),
+            ReplicaCountGoal(
+                say, level_bytes=sized, tolerance=byte_tolerance, shares=shares, placed=placed, by_bytes=by_bytes
+            ),
             TopicSpreadGoal(say),
         ]
         goals += [PreferredLeaderGoal(say)] if leaders else []
@@ -219,16 +227,24 @@ def balance(
         """A second plan, of this plan as if applied, made as the user would make it."""
         return replan(cluster.with_assignment(_proposed(parts, st)))
 
-    def plan(free: bool) -> list[Goal]:
-        """The goals (the byte goal's free steps first or not: `ByteGoal.free`), then `_polish`."""
-        goals = _run_best(st, functools.partial(goal_list, free=free), leaders and sized, tolerance)
+    def plan(free: bool, by_bytes: bool = False) -> list[Goal]:
+        """The goals (the byte goal's free steps first or not: `ByteGoal.free`; the count goal's slots chosen for
+        their bytes or not: `ReplicaCountGoal.by_bytes`), then `_polish`."""
+        goals = _run_best(st, functools.partial(goal_list, free=free, by_bytes=by_bytes), leaders and sized, tolerance)
         if polish:
             _polish(st, goals, limits(st, byte_tolerance) if sized else None, tolerance, second)
         return goals
 
-    # both ways up to TRIAL_REPLICAS replicas where the byte goal took a free step (else both are the same plan)
+    # both ways up to TRIAL_REPLICAS replicas where the byte goal took a free step (else both are the same plan), and
+    # up to BYTE_PARTITIONS partitions with the count goal's slots chosen for their bytes and without
     small = sized and sum(map(len, st.reps)) <= TRIAL_REPLICAS
-    goals = _better_of(st, tolerance, plan, small, lambda: any(g.freed for g in byte_goals))
+    weigh = sized and len(parts) <= BYTE_PARTITIONS
+    freed = lambda: any(g.freed for g in byte_goals)  # noqa: E731
+    tries = [(lambda: plan(True, weigh), lambda: True)]
+    tries += [(lambda: plan(True), lambda: True)] if weigh else []
+    tries += [(lambda: plan(False, weigh), freed)] if small else []
+    tries += [(lambda: plan(False), freed)] if small and weigh else []
+    goals = _best_of(st, tolerance, tries)
     if polish:
         _settle(st, parts, tolerance, second)
     byte_goal = next((g for g in goals if isinstance(g, ByteGoal)), None)
@@ -328,25 +344,32 @@ def _run_best(
     return goals
 
 
-def _better_of(
-    st: State, tolerance: float | None, plan: Callable[[bool], list[Goal]], both: bool, again: Callable[[], bool]
+def _best_of(
+    st: State, tolerance: float | None, tries: Sequence[tuple[Callable[[], list[Goal]], Callable[[], bool]]]
 ) -> list[Goal]:
-    """`plan(True)`; where `both`, and `again()` after it, also `plan(False)` from the same start, keeping the plan
-    that comes closer to the goals (in goal order), then copies fewer replicas, then fewer bytes (`_score`; the first
-    on a tie; the count term is the spread of the counts where `rack_flow` may keep them wider than 1, as in
-    `_run_best`). The goals of the plan kept (their notes)."""
-    start = _Run(st) if both else None
-    goals = plan(True)
-    if start is None or not again():
-        return goals
+    """The first plan of `tries`, then each other whose condition holds after the plans before it, all from the same
+    start, keeping the plan that comes closer to the goals (in goal order), then copies fewer replicas, then fewer
+    bytes (`_score`; the first on a tie; the count term is the spread of the counts where `rack_flow` may keep them
+    wider than 1, as in `_run_best`). The goals of the plan kept (their notes). A single try costs no snapshot."""
+    if len(tries) == 1:
+        return tries[0][0]()
+    start = _Run(st)
     spread = rack_flow.applies(st)
-    kept = _Run(st, goals, _score(st, tolerance, spread))
-    start.restore(st)
-    other = plan(False)
-    if _score(st, tolerance, spread) < kept.score:
-        return other
-    kept.restore(st)
-    return kept.goals
+    best: _Run | None = None
+    last: _Run | None = None
+    for make, when in tries:
+        if best is not None and not when():
+            continue
+        if best is not None:
+            start.restore(st)
+        last = _Run(st, make(), ())
+        last.score = _score(st, tolerance, spread)
+        if best is None or last.score < best.score:
+            best = last
+    assert best is not None
+    if best is not last:
+        best.restore(st)
+    return best.goals
 
 
 class _Run:

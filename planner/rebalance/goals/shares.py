@@ -15,18 +15,30 @@ these targets.
 from __future__ import annotations
 
 import heapq
-from typing import Callable, Sequence
+from typing import Callable, Collection, Sequence
 
-from planner.rebalance.goals.slots import best_slots, kept, upper_limit
+from planner.rebalance.goals.slots import best_slots, kept, upper_limit, weighted_slots
 from planner.rebalance.goals.state import State
 
 AUGMENTS = 256  # augmenting paths tried at most (each a breadth-first search over brokers and topics)
 # topic-broker pairs above which the count goal keeps the greedy +1 slots (the flow closest to them costs about 1.5 s
 # at 200,000 pairs, and the goals may run several times): the 100k cluster has 1,699 x 210
 FLOW_ARCS = 400_000
+# topic-broker pairs up to which the slots weigh the bytes they keep as well (`_by_bytes`; callers bound the replicas)
+BYTE_ARCS = 100_000
+LEVELS = 64  # the bytes a slot keeps, in steps of 1/LEVELS of the most any slot keeps
+PENALTY = LEVELS // 4  # a slot that keeps nothing, on a broker above the byte limit: what it costs more, in those steps
 
 
-def topic_shares(st: State, target: dict[int, int], members: Sequence[int], totals: dict[int, int], most: int) -> dict:
+def topic_shares(
+    st: State,
+    target: dict[int, int],
+    members: Sequence[int],
+    totals: dict[int, int],
+    most: int,
+    limit: float | None = None,
+    pinned: Collection[int] = (),
+) -> dict:
     """topic -> {broker: replicas of the topic it should end with} for the brokers of `members` (a group) whose
     count of the topic should change; `totals`: topic -> its replicas in the group. Empty where the count targets
     cannot be met this way (a target below the topics' floors, slots that do not fit) or where reaching these shares
@@ -40,7 +52,7 @@ def topic_shares(st: State, target: dict[int, int], members: Sequence[int], tota
     room = {b: target[b] - floors for b in members}
     if any(k < 0 or k > len(extra) for k in room.values()):
         return {}
-    slots = _slots(st, inside, floor, extra, room)
+    slots = _slots(st, inside, floor, extra, room, limit, pinned)
     if slots is None:
         return {}
     out: dict[int, dict[int, int]] = {}
@@ -56,11 +68,20 @@ def topic_shares(st: State, target: dict[int, int], members: Sequence[int], tota
     return out if shed <= most else {}
 
 
-def _slots(st: State, inside: frozenset[int], floor: dict, extra: dict, room: dict) -> dict[int, set[int]] | None:
+def _slots(
+    st: State,
+    inside: frozenset[int],
+    floor: dict,
+    extra: dict,
+    room: dict,
+    limit: float | None = None,
+    pinned: Collection[int] = (),
+) -> dict[int, set[int]] | None:
     """topic -> the brokers given its slots (None: they do not fit): the most that save a move of any assignment
     (`slots.best_slots`, each rack's slots apart for a topic of RF = racks: `_parts`), the closest of those to
     `_keeping`'s greedy choice by bytes and `_rest` (bytes are the tie-break), that choice itself where it is one of
-    them or where the flow is too large to build."""
+    them or where the flow is too large to build. With the byte goal's `limit`, of those keeping the most, the one
+    keeping the most bytes where they count (`_by_bytes`; the topics of `pinned` as without it)."""
     candidates = {
         t: [b for b, c in st.holders[t].items() if b in inside and c > floor[t] and b not in st.closed] for t in extra
     }
@@ -81,13 +102,16 @@ def _slots(st: State, inside: frozenset[int], floor: dict, extra: dict, room: di
     wants, parts, within = _parts(st, floor, extra, order, preferred, room)
     brokers = {b: room[b] for b in sorted(room, key=lambda b: (-room[b], b))}
     hint = None
+    slots = None
     if greedy is not None:
         hint = {(t, k): {b for b in greedy[t] if k is None or st.rack_of.get(b) == k} for t, k in wants}
         if all(len(hint[k]) == w for k, w in wants.items()) and kept(hint, parts) == upper_limit(wants, parts, brokers):
-            return greedy  # each rack's slots as asked, and as many kept as the flow's two simple cuts allow
-    slots = best_slots(wants, parts, brokers, within=within, like=hint)
+            slots = hint  # each rack's slots as asked, and as many kept as the flow's two simple cuts allow
+    slots = slots or best_slots(wants, parts, brokers, within=within, like=hint)
     if slots is None:
         return None
+    if limit is not None and len(extra) * len(room) <= BYTE_ARCS:
+        slots = _by_bytes(st, inside, floor, limit, wants, parts, brokers, within, slots, hint, pinned)
     out: dict[int, set[int]] = {t: set() for t in order}
     for (t, _), mine in slots.items():
         out[t] |= mine
@@ -273,3 +297,62 @@ def _savings(st: State, candidates: dict[int, list[int]], floor: dict[int, int])
 def _by_saving(t: int, saving: dict, room: dict, held: dict) -> Callable[[int], tuple]:
     """The order in which brokers get a slot of topic t: those it saves the most bytes first, then the most room."""
     return lambda b: (-saving.get((t, b), 0), -room[b], -held[b], b)
+
+
+def _by_bytes(
+    st: State,
+    inside: frozenset[int],
+    floor: dict,
+    limit: float,
+    wants: dict,
+    parts: dict,
+    brokers: dict,
+    within: dict,
+    slots: dict,
+    hint: dict | None,
+    pinned: Collection[int],
+) -> dict:
+    """Of the slot assignments keeping as many as `slots` does (the most), one keeping the most bytes where they
+    count (`_byte_values`), then closest to `hint` (or to `slots`): `slots.weighted_slots`. The topics of `pinned`
+    keep their `slots`."""
+    value, penalty = _byte_values(st, inside, floor, limit)
+    for k in wants:
+        if k[0] in pinned:  # only these brokers, every one of them
+            parts[k] = [b for b in parts[k] if b in slots[k]]
+            within[k] = list(slots[k])
+    values = {(k, b): v for k in wants for b in parts[k] if (v := value.get((k[0], b), 0))}
+    return weighted_slots(wants, parts, brokers, values, penalty, within, hint or slots) or slots
+
+
+def _byte_values(st: State, inside: frozenset[int], floor: dict, limit: float) -> tuple[dict, dict]:
+    """What a slot is worth in bytes, as (topic, broker) -> 0..LEVELS, and what a slot that keeps nothing costs more
+    on each broker, 0 or PENALTY. A slot of topic t on broker b holding more than its floor q keeps the replica b would
+    otherwise give up, its (q + 1)-th largest of t; but a broker above the byte limit must give up its bytes above it
+    anyway: what it keeps counts only while the smallest replicas it gives up (with no slot) come to more than that,
+    so the worth is capped at that difference. A slot that keeps nothing brings a broker a replica: one above the
+    limit must then give up as much again."""
+    sizes: dict[tuple[int, int], list[int]] = {}
+    topic_of, holders = st.topic_of, st.holders
+    for i, r in enumerate(st.reps):
+        t = topic_of[i]
+        q = floor.get(t)
+        if q is None:
+            continue
+        for b in r:
+            if b in inside and holders[t][b] > q:
+                sizes.setdefault((t, b), []).append(st.sz(i))
+    shed: dict[int, int] = {}
+    saving: dict[tuple[int, int], int] = {}
+    for (t, b), v in sizes.items():
+        v.sort()
+        q = floor[t]
+        shed[b] = shed.get(b, 0) + sum(v[: len(v) - q])
+        saving[(t, b)] = v[-1 - q]
+    value: dict[tuple[int, int], float] = {}
+    for (t, b), s in saving.items():
+        slack = shed.get(b, 0) - (st.bytes[b] - limit)
+        value[(t, b)] = min(s, max(0, slack))
+    top = max(value.values(), default=0) or 1
+    out = {k: round(LEVELS * v / top) for k, v in value.items()}
+    penalty = {b: PENALTY if st.bytes[b] > limit else 0 for b in inside}
+    return out, penalty

@@ -182,3 +182,53 @@ def upper_limit(
     by_broker = sum(min(room[b], k) for b, k in savers.items())
     by_broker += min(spare, sum(1 for b, k in savers.items() if k > room[b]))
     return min(sum(min(w, len(saving.get(t, ()))) for t, w in wants.items() if w > 0), by_broker)
+
+
+def weighted_slots(
+    wants: Mapping[K, int],
+    saving: Mapping[K, Sequence[int]],
+    room: Mapping[int, int],
+    value: Mapping[tuple[K, int], int],
+    penalty: Mapping[int, int],
+    within: Mapping[K, Collection[int]] | None = None,
+    like: Mapping[K, Collection[int]] | None = None,
+) -> dict[K, set[int]] | None:
+    """topic -> the brokers given its `wants[t]` slots, at most `room[b]` on broker b (None: they do not fit): of the
+    assignments with the most slots on the brokers of `saving[t]` (each saves a move), one with the greatest sum of
+    `value[(t, b)]` over those slots less `penalty[b]` over the slots that save nothing (small integers: the bytes
+    they keep, in steps), then with the fewest slots outside `like`. `within[t]`: the only brokers t's slots may go to.
+
+    A minimum-cost flow as `best_slots`' (source -> topic -> broker -> sink): a slot saving a move costs the most
+    value less its own, one saving none more than any values can make up, plus its penalty; values and penalties
+    count (need + 1) times a slot outside `like`, which counts 1."""
+    brokers = list(room)
+    topics = [t for t, w in wants.items() if w > 0]
+    net = Network(2 + len(topics) + len(brokers))
+    src, sink = 0, 1
+    node = {b: 2 + len(topics) + k for k, b in enumerate(brokers)}
+    need = sum(wants[t] for t in topics)
+    top = max(value.values(), default=0)
+    worst = max(penalty.values(), default=0)
+    scale = need + 1 if like is not None else 1  # a slot outside `like` costs 1: less than any value
+    top, worst = top * scale, worst * scale
+    lost = need * (top + worst + 1) + 1  # a slot that saves no move costs more than any values can make up
+    arcs: dict[K, tuple[list[int], int]] = {}
+    for k, t in enumerate(topics):
+        allowed = within.get(t) if within is not None else None
+        mine = [b for b in saving.get(t, ()) if b in node]
+        keep = set(mine)
+        others = [b for b in brokers if b not in keep and (allowed is None or b in allowed)]
+        net.arc(src, 2 + k, wants[t])
+        e0 = len(net.to)
+        hint = like.get(t, ()) if like is not None else ()
+        for b in mine:
+            net.arc(2 + k, node[b], 1, top - scale * value.get((t, b), 0) + (b not in hint))
+        for b in others:
+            net.arc(2 + k, node[b], 1, lost + scale * penalty.get(b, 0) + (b not in hint))
+        arcs[t] = (mine + others, e0)
+    for b in brokers:
+        net.arc(node[b], sink, room[b])
+    if net.min_cost_flow(src, sink, need) < need:
+        return None
+    cap = net.cap
+    return {t: {b for j, b in enumerate(order) if not cap[e0 + 2 * j]} for t, (order, e0) in arcs.items()}
