@@ -10,6 +10,10 @@ rest to the
 brokers with the most slots left (largest first: Gale–Ryser's construction). Every replica above a broker's share
 then leaves, each one needed: the moves are Σ max(0, held − share) over brokers and topics, the fewest that reach
 these targets.
+
+With the byte goal's limit, of the slot assignments that keep the most replicas, one that keeps the most bytes where
+they count (`_by_bytes`): a broker above the limit gives up its bytes above it whichever slots it keeps, so a slot
+there is worth the replica it keeps only up to what the smallest replicas it gives up come to beyond that.
 """
 
 from __future__ import annotations
@@ -107,7 +111,8 @@ def _slots(
         hint = {(t, k): {b for b in greedy[t] if k is None or st.rack_of.get(b) == k} for t, k in wants}
         if all(len(hint[k]) == w for k, w in wants.items()) and kept(hint, parts) == upper_limit(wants, parts, brokers):
             slots = hint  # each rack's slots as asked, and as many kept as the flow's two simple cuts allow
-    slots = slots or best_slots(wants, parts, brokers, within=within, like=hint)
+    if slots is None:
+        slots = best_slots(wants, parts, brokers, within=within, like=hint)
     if slots is None:
         return None
     if limit is not None and len(extra) * len(room) <= BYTE_ARCS:
