@@ -74,15 +74,20 @@ def test_best_slots_keep_the_most_replicas_of_any_assignment():
     assert found == {False: 206, True: 44}
 
 
+def _fitting(topics, wants, room, within):
+    """Every assignment of each topic's `wants[t]` slots to brokers of `within[t]` that fits the room."""
+    for choice in product(*(combinations(sorted(within[t]), wants[t]) for t in topics)):
+        load = Counter(b for brokers in choice for b in brokers)
+        if all(load[b] <= room[b] for b in room):
+            yield choice
+
+
 def _brute_closest(wants, saving, room, within, like):
     """(the most slots on saving brokers, the fewest slots outside `like` among those) over every assignment that
     keeps each topic within its brokers (fixed room, no ceilings to share); None: none gives every slot."""
     topics = sorted(wants)
     best = None
-    for choice in product(*(combinations(sorted(within[t]), wants[t]) for t in topics)):
-        load = Counter(b for brokers in choice for b in brokers)
-        if any(load[b] > room[b] for b in room):
-            continue
+    for choice in _fitting(topics, wants, room, within):
         k = sum(len(set(brokers) & set(saving[t])) for t, brokers in zip(topics, choice))
         off = sum(len(set(brokers) - like[t]) for t, brokers in zip(topics, choice))
         best = (k, -off) if best is None else max(best, (k, -off))
@@ -120,10 +125,7 @@ def _brute_weighted(wants, saving, room, within, value, penalty, like):
     `like`) over every assignment within each topic's brokers and the room; None: none gives every slot."""
     topics = sorted(wants)
     best = None
-    for choice in product(*(combinations(sorted(within[t]), wants[t]) for t in topics)):
-        load = Counter(b for brokers in choice for b in brokers)
-        if any(load[b] > room[b] for b in room):
-            continue
+    for choice in _fitting(topics, wants, room, within):
         k = worth = off = 0
         for t, brokers in zip(topics, choice):
             for b in brokers:

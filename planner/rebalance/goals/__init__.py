@@ -192,14 +192,14 @@ def balance(
     sized = balance_bytes and st.has_sizes
 
     byte_goals: list[ByteGoal] = []
+    count_goals: list[ReplicaCountGoal] = []  # the last plan's
 
     def goal_list(shares: bool, placed: bool = False, free: bool = True, by_bytes: bool = False) -> list[Goal]:
-        goals: list[Goal] = [
-            ReplicaCountGoal(
-                say, level_bytes=sized, tolerance=byte_tolerance, shares=shares, placed=placed, by_bytes=by_bytes
-            ),
-            TopicSpreadGoal(say),
-        ]
+        count = ReplicaCountGoal(
+            say, level_bytes=sized, tolerance=byte_tolerance, shares=shares, placed=placed, by_bytes=by_bytes
+        )
+        count_goals.append(count)
+        goals: list[Goal] = [count, TopicSpreadGoal(say)]
         goals += [PreferredLeaderGoal(say)] if leaders else []
         if sized:
             byte_goals.append(ByteGoal(byte_tolerance, say, free=free))
@@ -230,20 +230,31 @@ def balance(
     def plan(free: bool, by_bytes: bool = False) -> list[Goal]:
         """The goals (the byte goal's free steps first or not: `ByteGoal.free`; the count goal's slots chosen for
         their bytes or not: `ReplicaCountGoal.by_bytes`), then `_polish`."""
+        count_goals.clear()
         goals = _run_best(st, functools.partial(goal_list, free=free, by_bytes=by_bytes), leaders and sized, tolerance)
         if polish:
             _polish(st, goals, limits(st, byte_tolerance) if sized else None, tolerance, second)
         return goals
 
     # both ways up to TRIAL_REPLICAS replicas where the byte goal took a free step (else both are the same plan), and
-    # up to BYTE_PARTITIONS partitions with the count goal's slots chosen for their bytes and without
+    # up to BYTE_PARTITIONS partitions with the count goal's slots chosen for their bytes and without (where they
+    # were other slots than without: else the plan without is the same plan)
     small = sized and sum(map(len, st.reps)) <= TRIAL_REPLICAS
     weigh = sized and len(parts) <= BYTE_PARTITIONS
-    freed = lambda: any(g.freed for g in byte_goals)  # noqa: E731
-    tries = [(lambda: plan(True, weigh), lambda: True)]
-    tries += [(lambda: plan(True), lambda: True)] if weigh else []
-    tries += [(lambda: plan(False, weigh), freed)] if small else []
-    tries += [(lambda: plan(False), freed)] if small and weigh else []
+
+    def freed() -> bool:
+        return any(g.freed for g in byte_goals)
+
+    def weighed() -> bool:
+        return any(g.weighed for g in count_goals)
+
+    def freed_weighed() -> bool:
+        return freed() and weighed()
+
+    tries: list[_Try] = [(functools.partial(plan, True, weigh), None)]
+    tries += [(functools.partial(plan, True, False), weighed)] if weigh else []
+    tries += [(functools.partial(plan, False, weigh), freed)] if small else []
+    tries += [(functools.partial(plan, False, False), freed_weighed)] if small and weigh else []
     goals = _best_of(st, tolerance, tries)
     if polish:
         _settle(st, parts, tolerance, second)
@@ -344,9 +355,10 @@ def _run_best(
     return goals
 
 
-def _best_of(
-    st: State, tolerance: float | None, tries: Sequence[tuple[Callable[[], list[Goal]], Callable[[], bool]]]
-) -> list[Goal]:
+_Try = tuple[Callable[[], list[Goal]], Callable[[], bool] | None]  # a plan to make, and when (None: always)
+
+
+def _best_of(st: State, tolerance: float | None, tries: Sequence[_Try]) -> list[Goal]:
     """The first plan of `tries`, then each other whose condition holds after the plans before it, all from the same
     start, keeping the plan that comes closer to the goals (in goal order), then copies fewer replicas, then fewer
     bytes (`_score`; the first on a tie; the count term is the spread of the counts where `rack_flow` may keep them
@@ -358,7 +370,7 @@ def _best_of(
     best: _Run | None = None
     last: _Run | None = None
     for make, when in tries:
-        if best is not None and not when():
+        if best is not None and when is not None and not when():
             continue
         if best is not None:
             start.restore(st)

@@ -101,6 +101,7 @@ class ReplicaCountGoal:
     left: dict = field(default_factory=dict)  # broker -> replicas it has still to give up for the topic shares
     by_bytes: bool = False  # with `level_bytes`, the topics' +1 slots chosen for the bytes they keep as well
     chained: set = field(default_factory=set)  # topics reaching their shares through a third broker (`_reach`)
+    weighed: bool = False  # `by_bytes` chose other shares than without it (else the plan is the one without)
 
     def optimize(self, st: State, frozen: Frozen) -> CountConstraint:
         target, _ = targets_of(st)
@@ -144,13 +145,11 @@ class ReplicaCountGoal:
                 most += sum(h - q - (r > 0) for h in above) + (max(0, len(above) - r) if r else 0)
             # moves inside the group keep its bytes: its mean, once (not a pass over its brokers per move)
             self.means = {g: sum(st.bytes[b] for b in members) / n}
-            if not (self.level_bytes and self.by_bytes) or len(st.reps) > BYTE_PARTITIONS:
-                self._reach(st, target, heap, parts, topic_shares(st, target, members, group, most))
-                continue
-            limit = (1 + self.tolerance) * self.means[g]
-            self._by_bytes(
-                st, target, heap, parts, functools.partial(topic_shares, st, target, members, group, most), limit
-            )
+            shares = functools.partial(topic_shares, st, target, members, group, most)
+            if self.level_bytes and self.by_bytes:
+                self._by_bytes(st, target, heap, parts, shares, (1 + self.tolerance) * self.means[g])
+            else:
+                self._reach(st, target, heap, parts, shares())
         self.means, self.left = {}, {}
 
     def _by_bytes(
@@ -163,12 +162,18 @@ class ReplicaCountGoal:
         limit: float,
     ) -> None:
         """The topic shares (`shares`: `shares.topic_shares` of one group) whose slots keep the most bytes as well
-        (under the byte `limit`). Where racks then let a topic reach its share only through a third broker (a move
-        more), that topic's slots are chosen as without bytes (`pinned`) and the others again, at most PINS times;
-        where other topics still do, every topic's slots as without bytes."""
+        (under the byte `limit`), `weighed` set where they are not those chosen without bytes. Where racks then let a
+        topic reach its share only through a third broker (a move more), that topic's slots are chosen as without
+        bytes (`pinned`) and the others again, at most PINS times; where other topics still do, every topic's slots as
+        without bytes."""
         moves = st.moves
+        plain, weighed = shares(), shares(limit)
+        if weighed == plain:
+            self._reach(st, target, heap, parts, plain)
+            return
+        self.weighed = True
         log: list[Change] = []
-        self._reach(st, target, heap, parts, shares(limit), log)
+        self._reach(st, target, heap, parts, weighed, log)
         pinned: set[int] = set()
         for _ in range(PINS):
             if self.chained <= pinned:
@@ -179,7 +184,7 @@ class ReplicaCountGoal:
             self._reach(st, target, heap, parts, shares(limit, pinned), log)
         if not self.chained <= pinned:
             self._undo(st, log, heap, moves)
-            self._reach(st, target, heap, parts, shares())
+            self._reach(st, target, heap, parts, plain)
 
     def _reach(
         self,

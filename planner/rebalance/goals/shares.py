@@ -321,10 +321,9 @@ def _by_bytes(
     count (`_byte_values`), then closest to `hint` (or to `slots`): `slots.weighted_slots`. The topics of `pinned`
     keep their `slots`."""
     value, penalty = _byte_values(st, inside, floor, limit)
-    for k in wants:
-        if k[0] in pinned:  # only these brokers, every one of them
-            parts[k] = [b for b in parts[k] if b in slots[k]]
-            within[k] = list(slots[k])
+    if pinned:  # only their brokers, every one of them
+        parts = {k: [b for b in v if b in slots[k]] if k[0] in pinned else v for k, v in parts.items()}
+        within = {**within, **{k: sorted(slots[k]) for k in wants if k[0] in pinned}}
     values = {(k, b): v for k in wants for b in parts[k] if (v := value.get((k[0], b), 0))}
     return weighted_slots(wants, parts, brokers, values, penalty, within, hint or slots) or slots
 
