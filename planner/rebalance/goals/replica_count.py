@@ -436,7 +436,8 @@ def _fit(st: State, i: int, s: int, want: float) -> tuple:
 
 PINS = 3  # times at most the slots by bytes are chosen again (`ReplicaCountGoal._by_bytes`)
 # partitions up to which the count goal's slots weigh bytes (`shares.topic_shares` with a limit): a minimum-cost flow
-# per group of brokers and the plan made both ways (`balance`): the 10k-partition rebalance takes 2.2 s instead of 0.8 s
+# per group of brokers and the plan made both ways (`balance`): the 10k-partition rebalance through the CLI takes
+# 2.4-2.6 s CPU instead of 1.1-1.3 s (docs/benchmarks.md)
 BYTE_PARTITIONS = 40_000
 TRIAL_REPLICAS = 100_000  # replicas up to which `balance` plans both ways where `try_shares` says so
 
