@@ -14,19 +14,23 @@ its replicas in a rack are interchangeable there: such partitions of a topic cou
 rack), of supply their number (what each keeps is then chosen per broker, smallest first). Solved from the input
 placement (every replica where it is, those on brokers outside the targets not yet placed) as a least-cost flow
 (`flow.Network`) from the nodes above their range to those below: the few replicas the goals must move, not the
-whole flow. Used for the printed lower bound (the least over every count range of that spread) and as
-a plan the count goal's own is compared with (`balance`). Pure.
+whole flow. Used for the printed lower bound (the least over every count range of that spread; topics the plan
+left unmet within the spread they reached over all brokers), as a plan the count goal's own is compared with
+(`balance`), and, with each topic a run of the goals left wider than 1 within the ranges it reached per broker, as
+the fewest moves to the figures that run reached (`balance`'s `_refit`). Pure.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Collection, Iterator, Sequence
+from typing import Callable, Collection, Iterator, Mapping, Sequence
 
 from planner.rebalance.flow import Network
 from planner.rebalance.goals.state import State
 from planner.rebalance.goals.topic_spread import RackLimits, forced_classes, rack_limits, uneven_racks
+
+Wide = Mapping[int, Mapping[int, tuple[int, int]]]  # topic -> broker -> the fewest and most of it the broker may hold
 
 # partitions (with a replica per rack, counted per topic and rack) times target brokers above which no flow is built
 MOST_ARCS = 60_000
@@ -153,23 +157,30 @@ def topic_ranges(
     st: State,
     lo: int,
     hi: int,
-    free: Sequence[int] = (),
+    free: Mapping[int, int] | None = None,
     fixed: dict[tuple[int, frozenset[int]], int] | None = None,
     limits: RackLimits | None = None,
+    wide: Wide | None = None,
 ) -> dict[tuple[int, int], tuple[int, int]]:
     """(topic, broker) -> the replicas the broker may hold in any placement where the topic is within 1 where the
     topic goal balances it (brokers holding lo..hi each): over all targets, or within each class racks force it into,
-    whose total (a range where partitions may change racks) bounds it. Topics in `free` unbounded. `limits`:
-    `rack_limits` of the state, where several ranges are asked of it."""
+    whose total (a range where partitions may change racks) bounds it. A topic in `free` only within the spread it
+    gives over all targets (of a total T over n brokers: ceil(T/n) - spread to floor(T/n) + spread each), one in
+    `wide` within the ranges it gives. `limits`: `rack_limits` of the state, where several ranges are asked of it."""
     n = len(st.targets)
     totals = [0] * len(st.topic_names)
     for i, r in enumerate(st.home):
         totals[st.topic_of[i]] += len(r)
     forced = forced_classes(st, lo, hi, limits)
     out: dict[tuple[int, int], tuple[int, int]] = {}
-    skip = set(free)
+    free, wide = free or {}, wide or {}
     for t, total in enumerate(totals):
-        if t in skip:
+        if t in free:
+            least, most = max(0, -(-total // n) - free[t]), total // n + free[t]
+            out.update(((t, b), (least, most)) for b in st.targets)
+            continue
+        if t in wide:
+            out.update(((t, b), r) for b, r in wide[t].items())
             continue
         if t not in forced:
             for b in st.targets:
@@ -188,12 +199,13 @@ def fewest(
     st: State,
     lo: int,
     hi: int,
-    free: Sequence[int] = (),
+    free: Mapping[int, int] | None = None,
     fixed: dict[tuple[int, frozenset[int]], int] | None = None,
+    wide: Wide | None = None,
 ) -> tuple[int, _Model] | None:
     """The fewest moves to such a placement (and its flow), or None where none exists. `fixed`: (topic, class) -> the
-    replicas the class holds (else a range, where partitions may change racks)."""
-    return _solved(st, _build(st, lo, hi, topic_ranges(st, lo, hi, free, fixed)))
+    replicas the class holds (else a range, where partitions may change racks); `wide` as in `topic_ranges`."""
+    return _solved(st, _build(st, lo, hi, topic_ranges(st, lo, hi, free, fixed, wide=wide)))
 
 
 def _solved(st: State, m: _Model) -> tuple[int, _Model] | None:
@@ -209,9 +221,10 @@ def _solved(st: State, m: _Model) -> tuple[int, _Model] | None:
 RANGES = 3  # count ranges the bound solves a flow for each; above, one flow over the box around all of them
 
 
-def lower_bound(st: State, spread: int, free: Sequence[int] = ()) -> int | None:
+def lower_bound(st: State, spread: int, free: Mapping[int, int] | None = None) -> int | None:
     """The fewest moves of any placement whose replica counts lie within `spread` of each other and whose topics are
-    within 1 where the topic goal balances them (but `free`): the least of `fewest` over every count range of that
+    within 1 where the topic goal balances them (but those in `free`: within the spread it gives over all targets):
+    the least of `fewest` over every count range of that
     spread that the racks' totals allow, or where more than `RANGES` do, one flow whose every range (each broker's
     count, each topic's count on each broker) spans those of all of them (a relaxation of each: a lower figure). None
     where it does not apply or no such placement exists."""
@@ -301,11 +314,13 @@ def _replace(reps: list[int], now: set[int]) -> None:
             reps[pos] = added.pop(0)
 
 
-def plan(st: State, lo: int, hi: int) -> list[list[int]] | None:
+def plan(st: State, lo: int, hi: int, wide: Wide | None = None) -> list[list[int]] | None:
     """The replica lists of the fewest moves to brokers holding lo..hi replicas each and every topic within 1 where
     the topic goal balances it (`fewest`), a class whose total may vary held at the total the first flow gave it (so
-    that it is within 1 there too: the first flow bounds it by its range only). None where none is found."""
-    found = fewest(st, lo, hi)
+    that it is within 1 there too: the first flow bounds it by its range only). Topics in `wide` within the ranges it
+    gives each broker instead. None where none is found."""
+    wide = wide or {}
+    found = fewest(st, lo, hi, wide=wide)
     if found is None:
         return None
     reps = placement(st, found[1], st.sz)
@@ -314,10 +329,10 @@ def plan(st: State, lo: int, hi: int) -> list[list[int]] | None:
         (t, members): sum(held[(t, b)] for b in members)
         for t, classes in forced_classes(st, lo, hi).items()
         for members, least, most in classes
-        if least < most
+        if least < most and t not in wide
     }
     if fixed:
-        again = fewest(st, lo, hi, fixed=fixed)
+        again = fewest(st, lo, hi, fixed=fixed, wide=wide)
         if again is None:
             return None
         reps = placement(st, again[1], st.sz)

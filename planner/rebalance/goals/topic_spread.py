@@ -542,10 +542,8 @@ def topic_notes(st: State, name: str) -> list[Note]:
     unmet: list[str] = []
     forced: list[str] = []
     bounds: list[int] = []
-    groups = [frozenset(m) for m in st.groups.values()]
     wide = forced_topics(st)
-    for t, topic in enumerate(st.topic_names):
-        where = wide[t].classes if t in wide else groups
+    for t, (topic, where) in enumerate(zip(st.topic_names, balanced_in(st, wide))):
         if max((_spread(st, t, m) for m in where), default=0) > 1:
             unmet.append(topic)
         elif (None not in st.groups or t in wide) and _spread(st, t, st.target_set) > 1:  # each rack within 1
@@ -558,6 +556,23 @@ def topic_notes(st: State, name: str) -> list[Note]:
         bounded = None in st.groups and len(bounds) == len(forced)
         notes.append(Note(name, "rack-forced", len(forced), topics=tuple(forced), values=tuple(bounds) * bounded))
     return notes
+
+
+def balanced_in(st: State, wide: dict[int, Forced] | None = None) -> list[Sequence[frozenset[int]]]:
+    """Per topic, the sets of brokers the topic goal balances it over: each group of brokers balanced together, or
+    each class racks force it into (`wide`: `forced_topics` of the state, else found here)."""
+    groups = [frozenset(m) for m in st.groups.values()]
+    wide = forced_topics(st) if wide is None else wide
+    return [wide[t].classes if t in wide else groups for t in range(len(st.topic_names))]
+
+
+def spreads(st: State) -> list[tuple[int, int]]:
+    """Per topic, its largest spread over the sets of brokers the topic goal balances it over (`balanced_in`), and
+    its spread over all target brokers: the topic figures of a placement."""
+    return [
+        (max((_spread(st, t, m) for m in where), default=0), _spread(st, t, st.target_set))
+        for t, where in enumerate(balanced_in(st))
+    ]
 
 
 def forced_in(cluster: Cluster, targets: Sequence[int]) -> dict[str, Forced]:
