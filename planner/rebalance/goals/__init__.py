@@ -363,6 +363,7 @@ def _run_best(
 
 
 HOLDS = 3  # plans `_Reached.fewer` tries, each with the topics whose figures came out worse held as reached
+LEADER_RUNS = 3  # runs of the leader goal on a refitted placement (each from the heads the last left)
 
 
 class _Reached:
@@ -377,51 +378,57 @@ class _Reached:
             if any(hi - lo > 1 for _, (lo, hi) in reached):
                 self.ranges[t] = {b: r for m, r in reached for b in m}
         self.held = [{b: holders.get(b, 0) for b in st.targets} for holders in st.holders]
+        self.lists = [tuple(r) for r in st.reps]
         self.figures, self.copies = _figures(st), st.copies
 
     def fewer(self, st: State, start: _Run, goals: Sequence[Goal], reached: tuple[int, int]) -> bool:
         """From `start`: the fewest moves to the count range reached with every topic within 1 where the topic goal
         balances it, but those wider, within the ranges reached (`rack_flow.plan`), then the preferred leaders
-        (reordering only). Whether that copies fewer replicas at figures as good as those reached (else the state
-        is left for the caller to restore). Where only some topics' figures come out worse (their leaders, which
-        the flow does not see), again with those held at the replicas per broker reached, up to `HOLDS` plans."""
+        (reordering only, `LEADER_RUNS` times: a later run may balance more). Whether that copies fewer replicas at
+        figures as good as those reached (else the state is left for the caller to restore). Where only some topics'
+        figures come out worse (their leaders, which the flow does not see), again with those held at the replica
+        lists reached, up to `HOLDS` plans."""
         ranges = dict(self.ranges)
+        pinned: dict[int, tuple[int, ...]] = {}
         for _ in range(HOLDS):
             start.restore(st)
-            reps = rack_flow.plan(st, *reached, wide=ranges)
+            reps = rack_flow.plan(st, *reached, wide=ranges, pinned=pinned)
             if reps is None:
                 return False
             rack_flow.apply(st, reps)
             for g in goals:
-                if g.name == "preferred-leaders":
+                for _ in range(LEADER_RUNS if g.name == "preferred-leaders" else 0):
                     g.optimize(st, Frozen())
             now = _figures(st)
             if _as_good(now, self.figures):
                 return st.copies < self.copies
             worse = [t for t, (a, b) in enumerate(zip(now[1], self.figures[1])) if not _within(a, b)]
-            if not _within(now[::2], self.figures[::2]) or not worse:
+            if not worse:
                 return False
             ranges.update((t, {b: (c, c) for b, c in self.held[t].items()}) for t in worse)
+            pinned.update((i, r) for i, r in enumerate(self.lists) if st.topic_of[i] in worse)
         return False
 
 
 def _as_good(figures: tuple, than: tuple) -> bool:
     """Whether every figure (`_figures`) is at most that of `than`."""
-    return _within(figures[::2], than[::2]) and all(map(_within, figures[1], than[1]))
+    return _within(figures[0], than[0]) and all(map(_within, figures[1], than[1]))
 
 
 def _within(figures: Sequence[int], than: Sequence[int]) -> bool:
     return all(map(operator.le, figures, than))
 
 
-def _figures(st: State) -> tuple:
-    """The figures of the placement, in goal order, for comparing them one by one: the spread of the replica counts,
-    each topic's spreads (`topic_spread.spreads`, then that of its preferred leaders), the spread of the preferred
-    leaders."""
+def _figures(st: State) -> tuple[tuple[int, ...], list[tuple[int, ...]]]:
+    """The figures of the placement, for comparing them one by one: the spread of the replica counts, the largest of
+    each topic figure, the spread of the preferred leaders; and each topic's figures (`topic_spread.spreads`, then
+    the spread of its preferred leaders), at least 1 (within 1 either way)."""
     st.settle_leads()
     counts, leads = [st.count[b] for b in st.targets], st.lead.values()
     topics = [(*s, -operator.sub(*st.topic_lead_range(t))) for t, s in enumerate(spreads(st))]
-    return max(counts) - min(counts), topics, max(leads) - min(leads)
+    largest = tuple(map(max, zip(*topics))) if topics else ()
+    whole = (max(counts) - min(counts), *largest, max(leads) - min(leads))
+    return whole, [tuple(max(1, v) for v in figures) for figures in topics]
 
 
 _Try = tuple[Callable[[], list[Goal]], Callable[[], bool] | None]  # a plan to make, and when (None: always)
@@ -506,22 +513,25 @@ def _may_refit(st: State, sized: bool) -> bool:
 
 def _refit(st: State, start: _Run, goals: Sequence[Goal], second: Callable[[], Plan]) -> None:
     """Where racks keep the counts and some topics wider than 1: the fewest moves from `start` (`_may_refit`) to the
-    figures the goals reached (`_Reached.fewer`), kept where that copies fewer replicas and a second plan of it moves
-    nothing, or (at most `SETTLE` times) moves to figures as good, the plan then still copying fewer."""
-    reached = _Reached(st)
-    if not reached.ranges:
-        return
+    figures the plan reached (`_Reached.fewer`), kept where that copies fewer replicas and a second plan of it moves
+    nothing. Where that second plan moves to figures as good, copying fewer in all than the plan did, the same from
+    there, at most `REFITS` times; else the plan stays as it was."""
     kept = _Snapshot(st)
-    counts = min(st.count[b] for b in st.targets), max(st.count[b] for b in st.targets)
-    if reached.fewer(st, start, goals, counts):
-        for _ in range(SETTLE):
-            moved = second().proposed
-            if not moved:
-                return
-            _take_over(st, moved)
-            if st.copies >= kept.copies or not _as_good(_figures(st), reached.figures):
-                break
+    for _ in range(REFITS):
+        reached = _Reached(st)
+        counts = min(st.count[b] for b in st.targets), max(st.count[b] for b in st.targets)
+        if not reached.ranges or not reached.fewer(st, start, goals, counts):
+            break
+        moved = second().proposed
+        if not moved:
+            return
+        _take_over(st, moved)
+        if st.copies >= kept.copies or not _as_good(_figures(st), reached.figures):
+            break
     kept.restore(st)
+
+
+REFITS = 3  # refits `_refit` makes at most, each from the figures a second plan of the one before reached
 
 
 # replicas up to which `_polish` tries `_refit`: its check costs a second plan, and on 3,457 partitions (8,987

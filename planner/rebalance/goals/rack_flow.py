@@ -90,6 +90,7 @@ class _Model:
     loose: list[tuple[int, list[tuple[int, int]]]] = field(default_factory=list)
     # a topic's partitions with a replica per rack, per rack: (topic, rack, (broker, arc keeping, arc taking) each)
     locked: list[tuple[int, str, list[tuple[int, int, int]]]] = field(default_factory=list)
+    pinned: Mapping[int, Sequence[int]] = field(default_factory=dict)  # partitions held at these replica lists
 
 
 def applies(st: State) -> bool:
@@ -107,8 +108,14 @@ def applies(st: State) -> bool:
     return (loose + len(st.topic_names) * n) * brokers <= MOST_ARCS
 
 
-def _build(st: State, lo: int, hi: int, topic_ranges: dict[tuple[int, int], tuple[int, int]]) -> _Model:
-    m = _Model()
+def _build(
+    st: State,
+    lo: int,
+    hi: int,
+    topic_ranges: dict[tuple[int, int], tuple[int, int]],
+    pinned: Mapping[int, Sequence[int]] | None = None,
+) -> _Model:
+    m = _Model(pinned=pinned or {})
     net = m.net
     racks: dict[str, list[int]] = {}
     for b in st.targets:
@@ -119,6 +126,10 @@ def _build(st: State, lo: int, hi: int, topic_ranges: dict[tuple[int, int], tupl
     supply: dict[tuple[int, str], int] = {}
     for i, r in enumerate(st.home):
         t = st.topic_of[i]
+        if i in m.pinned:  # its replicas where the list has them
+            for b in m.pinned[i]:
+                net.excess[tb[(t, b)]] += 1
+            continue
         if _locked(st, r, racks):  # one replica per rack, for good
             for b in r:
                 k = st.rack_of[b] or ""
@@ -202,10 +213,12 @@ def fewest(
     free: Mapping[int, int] | None = None,
     fixed: dict[tuple[int, frozenset[int]], int] | None = None,
     wide: Wide | None = None,
+    pinned: Mapping[int, Sequence[int]] | None = None,
 ) -> tuple[int, _Model] | None:
     """The fewest moves to such a placement (and its flow), or None where none exists. `fixed`: (topic, class) -> the
-    replicas the class holds (else a range, where partitions may change racks); `wide` as in `topic_ranges`."""
-    return _solved(st, _build(st, lo, hi, topic_ranges(st, lo, hi, free, fixed, wide=wide)))
+    replicas the class holds (else a range, where partitions may change racks); `wide` as in `topic_ranges`;
+    `pinned`: partitions held at these replica lists."""
+    return _solved(st, _build(st, lo, hi, topic_ranges(st, lo, hi, free, fixed, wide=wide), pinned))
 
 
 def _solved(st: State, m: _Model) -> tuple[int, _Model] | None:
@@ -215,6 +228,7 @@ def _solved(st: State, m: _Model) -> tuple[int, _Model] | None:
     net = m.net
     cost = sum(net.flow(a) for i, arcs in m.loose for b, a in arcs if b not in st.home[i])
     cost += sum(net.flow(a1) for _, _, arcs in m.locked for _, _, a1 in arcs)
+    cost += sum(len(set(r).difference(st.home[i])) for i, r in m.pinned.items())
     return cost, m
 
 
@@ -275,14 +289,14 @@ def placement(st: State, m: _Model, size: Callable[[int], int]) -> list[list[int
     places of those that left (those of partitions with a replica per rack chosen smallest first where the flow
     moves some of a topic's replicas in a rack, as `size` orders them)."""
     net = m.net
-    out = [list(r) for r in st.home]
+    out = [list(m.pinned.get(i, r)) for i, r in enumerate(st.home)]
     for i, arcs in m.loose:
         now = {b for b, a in arcs if net.flow(a)}
         _replace(out[i], now)
     on: dict[tuple[int, int], list[int]] = {}  # (topic, broker) -> locked partitions there
     off: dict[tuple[int, str], list[tuple[int, int]]] = {}  # (topic, rack) -> (locked partition, broker off target)
     racks = {st.rack_of[b] or "" for b in st.targets}
-    locked = [i for i, r in enumerate(st.home) if _locked(st, r, racks)]
+    locked = [i for i, r in enumerate(st.home) if _locked(st, r, racks) and i not in m.pinned]
     for i in locked:
         t = st.topic_of[i]
         for b in st.home[i]:
@@ -314,13 +328,15 @@ def _replace(reps: list[int], now: set[int]) -> None:
             reps[pos] = added.pop(0)
 
 
-def plan(st: State, lo: int, hi: int, wide: Wide | None = None) -> list[list[int]] | None:
+def plan(
+    st: State, lo: int, hi: int, wide: Wide | None = None, pinned: Mapping[int, Sequence[int]] | None = None
+) -> list[list[int]] | None:
     """The replica lists of the fewest moves to brokers holding lo..hi replicas each and every topic within 1 where
     the topic goal balances it (`fewest`), a class whose total may vary held at the total the first flow gave it (so
     that it is within 1 there too: the first flow bounds it by its range only). Topics in `wide` within the ranges it
-    gives each broker instead. None where none is found."""
+    gives each broker instead, partitions in `pinned` at the replica lists it gives. None where none is found."""
     wide = wide or {}
-    found = fewest(st, lo, hi, wide=wide)
+    found = fewest(st, lo, hi, wide=wide, pinned=pinned)
     if found is None:
         return None
     reps = placement(st, found[1], st.sz)
@@ -332,7 +348,7 @@ def plan(st: State, lo: int, hi: int, wide: Wide | None = None) -> list[list[int
         if least < most and t not in wide
     }
     if fixed:
-        again = fewest(st, lo, hi, fixed=fixed, wide=wide)
+        again = fewest(st, lo, hi, fixed=fixed, wide=wide, pinned=pinned)
         if again is None:
             return None
         reps = placement(st, again[1], st.sz)
