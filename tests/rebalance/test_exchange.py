@@ -1,8 +1,11 @@
 """`goals.exchange`: a broker that sends a replica of a topic away keeps it and sends a smaller one of the topic
 instead, at the same replica counts, topic counts, moves, preferred leaders and rack safety, up to the byte limit."""
 
+import itertools
+from collections import Counter
+
 from planner.model import Broker, Cluster, Partition, Topic
-from planner.rebalance.goals.exchange import fewer_bytes, shortcuts
+from planner.rebalance.goals.exchange import _Swaps, fewer_bytes, shortcuts
 from planner.rebalance.goals.state import State
 from planner.rebalance.moves import select_partitions
 
@@ -122,3 +125,30 @@ def test_room_under_the_limit_made_by_trading_arrivals():
     assert fewer_bytes(st, {None: 305.0})
     assert [tuple(r) for r in st.reps] == [(0,), (2,), (0,), (2,), (0,)]
     assert (st.bytes, before - _copied(st)) == ({0: 305, 1: 0, 2: 90}, 90)
+
+
+_REFUSAL_PARTS = (((0, 1), 100), ((1, 2), 40), ((0, 2), None), ((3, 4), 10), ((3, 0), 70), ((2, 4), 0))
+
+
+def test_an_exchanges_refusal_is_checks_verdict_on_its_two_changes():
+    # `_Swaps.refusal` spells out `check` of ((p, c, a), (q, a, c)): the same verdict for every p, q, a, c of a
+    # placement with moves made, racks, an unknown size beside a size of 0, with and without brokers that report
+    # their usable bytes, under no limit, a loose one and one that holds every broker at its bytes (so that every
+    # verdict, disk space among them, occurs)
+    racks = {0: "a", 1: "b", 2: "c", 3: "a", 4: "b"}
+    t = Topic("t", tuple(Partition("t", i, r, size=s) for i, (r, s) in enumerate(_REFUSAL_PARTS)))
+    verdicts: Counter = Counter()
+    for usable in ({0: 20, 1: 30, 3: 90, 4: 50}, {}):
+        brokers = tuple(Broker(b, rack=racks[b], usable_bytes=usable.get(b)) for b in range(5))
+        c = Cluster(brokers=brokers, topics=(t,))
+        st = State(c, select_partitions(c, None), list(range(5)), ())
+        for i, src, dst in ((0, 0, 3), (1, 1, 4), (2, 0, 1), (4, 3, 1), (5, 2, 0)):
+            st.move(i, src, dst)
+        for leaders, limit in ((True, None), (False, {None: 260.0}), (False, {None: 0.0})):
+            swaps = _Swaps(st, limit, leaders)
+            for p, q, a, dst in itertools.product(range(6), range(6), range(5), range(5)):
+                if p != q:
+                    why = swaps.refusal(p, q, a, dst)
+                    assert why == swaps.check(((p, dst, a), (q, a, dst))), (usable, leaders, p, q, a, dst)
+                    verdicts[why] += 1
+    assert verdicts == {"placed": 4104, "bytes": 296, "space": 16, "racks": 40, "leaders": 2, None: 42}

@@ -20,9 +20,8 @@ of the topic on goes on in its place, the other staying: one move fewer. Pure, d
 from __future__ import annotations
 
 import bisect
-import itertools
 from collections import Counter, defaultdict
-from typing import Collection, Iterable, Sequence
+from typing import Iterable, Sequence
 
 from planner.rebalance.goals.base import Change
 from planner.rebalance.goals.state import State
@@ -43,12 +42,16 @@ def fewer_bytes(st: State, limit: dict[str | None, float] | None, leaders: bool 
     shortcut or exchange was made."""
     swaps = _Swaps(st, limit, leaders)
     departures = _departures(st)
-    made = _shortcuts(st, swaps, departures)
+    left = _topics_left(st)
+    made = _shortcuts(st, swaps, departures, left)
     if not st.has_sizes:
         return made > 0
     size = st.size
-    departures = [d for d in departures if size[d[1]] is not None and d[2] not in st.reps[d[1]]]
-    staying = _staying(st, departures)
+    if made:  # a shortcut keeps a departure home
+        departures = [d for d in departures if size[d[1]] is not None and d[2] not in st.reps[d[1]]]
+    elif None in size:
+        departures = [d for d in departures if size[d[1]] is not None]
+    staying = _staying(st, left)
     room = _Room(swaps, sum(map(len, st.reps)) <= TRADE_REPLICAS)
     saved = 0
     for _ in range(PASSES):
@@ -82,7 +85,16 @@ class _Swaps:
         arrived at a (from elsewhere) and goes on to c, where p went from a and now comes back: a shortcut."""
         if q == p or (chain and q in self.st.fixed):
             return "placed"
-        return self.check(((p, c, a), (q, a, c)))
+        st = self.st
+        rp, rq, hp, hq = st.reps[p], st.reps[q], st.home[p], st.home[q]
+        if a in rp or c not in rp or c in rq or a not in rq:
+            return "placed"
+        # `check`'s sums over these two changes in closed form (the exchanges' hot path): a gains size(p) − size(q)
+        # bytes and c loses them; what each copies in changes by the replicas it takes from outside their home lists
+        sp, sq = st.size[p] or 0, st.size[q] or 0
+        ap, cp, aq, cq = a not in hp, c not in hp, a not in hq, c not in hq
+        load, copied = ((a, sp - sq), (c, sq - sp)), ((a, sp * ap - sq * aq), (c, sq * cq - sp * cp))
+        return self._verdict(((p, c, a), (q, a, c)), ap - cp + cq - aq, load, copied)
 
     def make(self, p: int, q: int, a: int, c: int) -> None:
         self.apply(((p, c, a), (q, a, c)))
@@ -105,9 +117,18 @@ class _Swaps:
             copied[dst] += size * (dst not in home)
             copied[src] -= size * (src not in home)
             copies += (dst not in home) - (src not in home)
-        if copies > 0 or any(d > 0 and st.bytes[b] + d > self.caps[b] for b, d in load.items()):
+        return self._verdict(changes, copies, load.items(), copied.items())
+
+    def _verdict(
+        self, changes: Sequence[Change], copies: int, load: Iterable[tuple[int, int]], copied: Iterable[tuple[int, int]]
+    ) -> str | None:
+        """`check` of placed changes, given the replicas they copy in all (`copies`), the bytes each broker gains or
+        loses (`load`) and the bytes it copies in more or fewer (`copied`)."""
+        st = self.st
+        if copies > 0 or any(d > 0 and st.bytes[b] + d > self.caps[b] for b, d in load):
             return "bytes"
-        if any(d > 0 and b in st.usable and st.incoming[b] + d > st.usable[b] for b, d in copied.items()):
+        usable = st.usable
+        if usable and any(d > 0 and b in usable and st.incoming[b] + d > usable[b] for b, d in copied):
             return "space"
         if any(st.rack_delta(i, src, dst) is None for i, src, dst in changes):
             return "racks"
@@ -157,24 +178,34 @@ class _Swaps:
 
 def shortcuts(st: State, limit: dict[str | None, float] | None, leaders: bool = True) -> int:
     """`_shortcuts` alone (`fewer_bytes` makes them first): the moves saved."""
-    return _shortcuts(st, _Swaps(st, limit, leaders), _departures(st))
+    return _shortcuts(st, _Swaps(st, limit, leaders), _departures(st), _topics_left(st))
 
 
-def _shortcuts(st: State, swaps: _Swaps, departures: list[Departure]) -> int:
+def _topics_left(st: State) -> dict[int, set[int]]:
+    """Open target broker -> the topics of the replicas that left it (every departure's topic, and maybe more)."""
+    topic = st.topic_of.__getitem__
+    return {a: set(map(topic, st.departed[a])) for a in st.targets if a not in st.closed and st.departed[a]}
+
+
+def _shortcuts(st: State, swaps: _Swaps, departures: list[Departure], left: dict[int, set[int]]) -> int:
     """Chains of two moves of one topic through a broker a, p arriving at a and q leaving a for d, made one: p goes to
     d and q stays (a keeps its count, and the topic its count there): one move fewer, size(q) fewer bytes. Where rack
     safety, the preferred leaders and the byte limit hold as in an exchange; the biggest q first (`departures`, as
-    `_departures` gives them). The moves saved."""
-    topic_of = st.topic_of
-    keys = {(topic_of[q], a) for _, q, a, _ in departures}
+    `_departures` gives them; `left`: `_topics_left`). The moves saved."""
+    topic_of, fixed = st.topic_of, st.fixed
     arrivals: dict[tuple[int, int], list[int]] = defaultdict(list)
-    for a in sorted({a for _, a in keys}):
-        for i in st.foreign[a]:
-            if (topic_of[i], a) in keys and i not in st.fixed:
+    for a, topics in left.items():
+        came = st.foreign[a]
+        # the topics that both arrived at a and left it (a set operation: most brokers only give or only take)
+        both = topics.intersection(map(topic_of.__getitem__, came))
+        for i in came if both else ():
+            if topic_of[i] in both and i not in fixed:
                 arrivals[(topic_of[i], a)].append(i)
     made = 0
     for _, q, a, d in departures if arrivals else ():
-        for p in sorted(arrivals.get((topic_of[q], a), ())):
+        if (topic_of[q], a) not in arrivals:
+            continue
+        for p in sorted(arrivals[(topic_of[q], a)]):
             if swaps.refusal(q, p, a, d, chain=True) is None:
                 swaps.make(q, p, a, d)
                 made += 1
@@ -261,30 +292,19 @@ class _Room:
                     break
 
 
-def _staying(st: State, departures: list[Departure]) -> dict[tuple[int, int], list[tuple[int, int]]]:
-    """(topic, broker) of each departure -> (size, partition) of the movable replicas of the topic still on the broker
-    they were on, smallest first: each topic's partitions looked at once."""
-    topic_of, home, size, fixed, reps = st.topic_of, st.home, st.size, st.fixed, st.reps
-    brokers: dict[int, set[int]] = defaultdict(set)  # topic -> the brokers its departures left
-    for _, p, a, _ in departures:
-        brokers[topic_of[p]].add(a)
+def _staying(st: State, left: dict[int, set[int]]) -> dict[tuple[int, int], list[tuple[int, int]]]:
+    """(topic, broker) of each departure (`left`: `_topics_left`) -> (size, partition) of the movable replicas of the
+    topic still on the broker they were on, smallest first: each broker's replicas at home looked at once."""
+    topic_of, size, fixed = st.topic_of, st.size, st.fixed
     out: dict[tuple[int, int], list[tuple[int, int]]] = defaultdict(list)
-    for i in _partitions_of(st, brokers):
-        mine = brokers[topic_of[i]]
-        for b in reps[i]:
-            if b in mine and b in home[i] and i not in fixed and size[i] is not None:
-                out[(topic_of[i], b)].append((size[i] or 0, i))
+    for a, topics in left.items():
+        for i in st.where[a] - st.foreign[a]:  # the replicas on a that were there before the plan
+            t = topic_of[i]
+            if t in topics and i not in fixed and size[i] is not None:
+                out[(t, a)].append((size[i] or 0, i))
     for v in out.values():
         v.sort()
     return out
-
-
-def _partitions_of(st: State, topics: Collection[int]) -> Iterable[int]:
-    """The partitions of these topics (each topic's slice where the partitions of every topic lie together)."""
-    runs = st.runs
-    if runs is None:
-        return (i for i, t in enumerate(st.topic_of) if t in topics)
-    return itertools.chain.from_iterable(range(*runs[t]) for t in sorted(topics))
 
 
 def _departures(st: State) -> list[Departure]:
@@ -293,15 +313,23 @@ def _departures(st: State) -> list[Departure]:
     for a in st.targets:
         if a not in st.closed:
             gone |= st.departed[a]
+    gone -= st.fixed
+    homes, reps, size = st.home, st.reps, st.size
+    opened = st.target_set - st.closed
     out = []
     for i in gone:
-        if i in st.fixed:
-            continue
-        home, r = st.home[i], st.reps[i]
-        left = [a for a in home if a not in r and a in st.target_set and a not in st.closed]
+        home, r = homes[i], reps[i]
         came = [c for c in r if c not in home]
+        neg = -(size[i] or 0)
+        if len(came) == 1:  # most partitions: one replica moved (the first open target it left pairs with it)
+            for a in home:
+                if a not in r and a in opened:
+                    out.append((neg, i, a, came[0]))
+                    break
+            continue
+        left = [a for a in home if a not in r and a in opened]
         for a, c in zip(left, came):
-            out.append((-st.sz(i), i, a, c))
+            out.append((neg, i, a, c))
     out.sort()
     return out
 
@@ -309,24 +337,25 @@ def _departures(st: State) -> list[Departure]:
 def _pass(swaps: _Swaps, departures: list[Departure], staying: dict, room: _Room) -> tuple[int, list[Departure]]:
     """One pass over `departures`, largest first: the bytes saved and the departures the leader counts held back."""
     st, caps = swaps.st, swaps.caps
+    reps, topic_of, load = st.reps, st.topic_of, st.bytes
     saved = 0
     again = []
-    for item in departures:
-        neg, p, a, c = item
+    for neg, p, a, c in departures:
         size = -neg
-        if a in st.reps[p]:
+        cands = staying.get((topic_of[p], a))
+        if not cands or cands[0][0] >= size:
+            continue  # no smaller replica of its topic on a (most departures: a cheap look first)
+        r = reps[p]
+        if a in r:
             continue  # taken back by an exchange of this pass
-        if c not in st.reps[p]:  # its arrival traded destinations (`_Room`)
-            came = [b for b in st.reps[p] if b not in st.home[p]]
+        if c not in r:  # its arrival traded destinations (`_Room`)
+            came = [b for b in r if b not in st.home[p]]
             if len(came) != 1:
                 continue
             c = came[0]
-        cands = staying.get((st.topic_of[p], a))
-        if not cands or cands[0][0] >= size:
-            continue
-        if caps[a] - st.bytes[a] < size - cands[0][0]:
+        if caps[a] - load[a] < size - cands[0][0]:
             room.free(a, size - cands[0][0])
-        left = caps[a] - st.bytes[a]
+        left = caps[a] - load[a]
         if left <= 0:
             continue
         # q's size at least size − room (a rises by size − size(q)), below size (a saving)
