@@ -20,19 +20,19 @@ from __future__ import annotations
 
 import functools
 import gc
-import operator
 import re
 from collections import Counter
 from dataclasses import replace
-from typing import Callable, Iterable, Mapping, ParamSpec, Sequence, TypeVar
+from typing import Callable, Iterable, ParamSpec, Sequence, TypeVar
 
-from planner.model import INTERNAL_TOPICS, Cluster, Partition, PlannerError, TopicPartition
+from planner.model import INTERNAL_TOPICS, Cluster, Partition, PlannerError
 from planner.rebalance.goals import rack_flow
 from planner.rebalance.goals.base import Frozen, Goal, Note
 from planner.rebalance.goals.byte_balance import ByteGoal, byte_notes, bytes_lower_bound, limits
 from planner.rebalance.goals.exchange import fewer_bytes
 from planner.rebalance.goals.hard import HardGoal, count_lower_bound, targets_of, unsafe_of
 from planner.rebalance.goals.preferred_leaders import PreferredLeaderGoal, leader_notes
+from planner.rebalance.goals.refit import as_good, figures, may_refit, refit
 from planner.rebalance.goals.replica_count import (
     BYTE_PARTITIONS,
     TRIAL_REPLICAS,
@@ -41,8 +41,9 @@ from planner.rebalance.goals.replica_count import (
     try_shares,
 )
 from planner.rebalance.goals.shares import joint_lower_bound
+from planner.rebalance.goals.snapshot import Run, Snapshot, take_over
 from planner.rebalance.goals.state import State
-from planner.rebalance.goals.topic_spread import TopicSpreadGoal, balanced_in, forced_topics, spreads, topic_notes
+from planner.rebalance.goals.topic_spread import TopicSpreadGoal, forced_topics, spreads, topic_notes
 from planner.rebalance.moves import Plan, count_targets, excess, select_partitions
 
 __all__ = ["balance", "check_brokers", "select_partitions", "Goal", "Note", "DEFAULT_BYTE_TOLERANCE"]
@@ -232,7 +233,7 @@ def balance(
         """The goals (the byte goal's free steps first or not: `ByteGoal.free`; the count goal's slots chosen for
         their bytes or not: `ReplicaCountGoal.by_bytes`), then `_polish`."""
         count_goals.clear()
-        start = _Run(st) if polish and _may_refit(st, sized) else None
+        start = Run(st) if polish and may_refit(st, sized) else None
         goals = _run_best(st, functools.partial(goal_list, free=free, by_bytes=by_bytes), leaders and sized, tolerance)
         if polish:
             _polish(st, goals, limits(st, byte_tolerance) if sized else None, tolerance, second, start)
@@ -336,15 +337,15 @@ def _run_best(
     if not shares and not flow:
         _run(st, goals, settle_leaders, tolerance)
         return goals
-    start = _Run(st)
-    before = _figures(st) if flow and tolerance is None else None
+    start = Run(st)
+    before = figures(st) if flow and tolerance is None else None
     _run(st, goals, settle_leaders, tolerance)
     reached = min(st.count[b] for b in st.targets), max(st.count[b] for b in st.targets)
     flow = flow and reached[1] - reached[0] > 1
     if not shares and not flow:
         return goals
-    first = _Run(st, goals, _score(st, tolerance, flow))
-    idle = before is not None and _as_good(before, _figures(st))  # the start is as good at every figure
+    first = Run(st, goals, _score(st, tolerance, flow))
+    idle = before is not None and as_good(before, figures(st))  # the start is as good at every figure
     start.restore(st)
     other = goal_list(not flow, placed=flow)
     reps = rack_flow.plan(st, *reached) if flow else None
@@ -357,78 +358,9 @@ def _run_best(
         if _score(st, tolerance, flow) < first.score:
             return other
     elif idle:
-        return goals  # nothing to move (`_refit` finds the fewest moves where the run is better)
+        return goals  # nothing to move (`refit` finds the fewest moves where the run is better)
     first.restore(st)
     return goals
-
-
-HOLDS = 3  # plans `_Reached.fewer` tries, each with the topics whose figures came out worse held as reached
-LEADER_RUNS = 3  # runs of the leader goal on a refitted placement (each from the heads the last left)
-
-
-class _Reached:
-    """What a run of the goals reached where racks kept some topics wider than 1 (`rack_flow.plan` finds no plan
-    with them within 1): the range of each such topic on each broker (over each set of brokers the topic goal
-    balances it over), every topic's replicas per broker, the figures (`_figures`) and copies."""
-
-    def __init__(self, st: State):
-        self.ranges: dict[int, dict[int, tuple[int, int]]] = {}
-        for t, where in enumerate(balanced_in(st)):
-            reached = [(m, st.topic_range(t, m)) for m in where]
-            if any(hi - lo > 1 for _, (lo, hi) in reached):
-                self.ranges[t] = {b: r for m, r in reached for b in m}
-        self.held = [{b: holders.get(b, 0) for b in st.targets} for holders in st.holders]
-        self.lists = [tuple(r) for r in st.reps]
-        self.figures, self.copies = _figures(st), st.copies
-
-    def fewer(self, st: State, start: _Run, goals: Sequence[Goal], reached: tuple[int, int]) -> bool:
-        """From `start`: the fewest moves to the count range reached with every topic within 1 where the topic goal
-        balances it, but those wider, within the ranges reached (`rack_flow.plan`), then the preferred leaders
-        (reordering only, `LEADER_RUNS` times: a later run may balance more). Whether that copies fewer replicas at
-        figures as good as those reached (else the state is left for the caller to restore). Where only some topics'
-        figures come out worse (their leaders, which the flow does not see), again with those held at the replica
-        lists reached, up to `HOLDS` plans."""
-        ranges = dict(self.ranges)
-        pinned: dict[int, tuple[int, ...]] = {}
-        for _ in range(HOLDS):
-            start.restore(st)
-            reps = rack_flow.plan(st, *reached, wide=ranges, pinned=pinned)
-            if reps is None:
-                return False
-            rack_flow.apply(st, reps)
-            for g in goals:
-                for _ in range(LEADER_RUNS if g.name == "preferred-leaders" else 0):
-                    g.optimize(st, Frozen())
-            now = _figures(st)
-            if _as_good(now, self.figures):
-                return st.copies < self.copies
-            worse = [t for t, (a, b) in enumerate(zip(now[1], self.figures[1])) if not _within(a, b)]
-            if not worse:
-                return False
-            ranges.update((t, {b: (c, c) for b, c in self.held[t].items()}) for t in worse)
-            pinned.update((i, r) for i, r in enumerate(self.lists) if st.topic_of[i] in worse)
-        return False
-
-
-def _as_good(figures: tuple, than: tuple) -> bool:
-    """Whether every figure (`_figures`) is at most that of `than`."""
-    return _within(figures[0], than[0]) and all(map(_within, figures[1], than[1]))
-
-
-def _within(figures: Sequence[int], than: Sequence[int]) -> bool:
-    return all(map(operator.le, figures, than))
-
-
-def _figures(st: State) -> tuple[tuple[int, ...], list[tuple[int, ...]]]:
-    """The figures of the placement, for comparing them one by one: the spread of the replica counts, the largest of
-    each topic figure, the spread of the preferred leaders; and each topic's figures (`topic_spread.spreads`, then
-    the spread of its preferred leaders), at least 1 (within 1 either way)."""
-    st.settle_leads()
-    counts, leads = [st.count[b] for b in st.targets], st.lead.values()
-    topics = [(*s, -operator.sub(*st.topic_lead_range(t))) for t, s in enumerate(spreads(st))]
-    largest = tuple(map(max, zip(*topics))) if topics else ()
-    whole = (max(counts) - min(counts), *largest, max(leads) - min(leads))
-    return whole, [tuple(max(1, v) for v in figures) for figures in topics]
 
 
 _Try = tuple[Callable[[], list[Goal]], Callable[[], bool] | None]  # a plan to make, and when (None: always)
@@ -441,16 +373,16 @@ def _best_of(st: State, tolerance: float | None, tries: Sequence[_Try]) -> list[
     wider than 1, as in `_run_best`). The goals of the plan kept (their notes). A single try costs no snapshot."""
     if len(tries) == 1:
         return tries[0][0]()
-    start = _Run(st)
+    start = Run(st)
     spread = rack_flow.applies(st)
-    best: _Run | None = None
-    last: _Run | None = None
+    best: Run | None = None
+    last: Run | None = None
     for make, when in tries:
         if best is not None and when is not None and not when():
             continue
         if best is not None:
             start.restore(st)
-        last = _Run(st, make(), ())
+        last = Run(st, make(), ())
         last.score = _score(st, tolerance, spread)
         if best is None or last.score < best.score:
             best = last
@@ -458,19 +390,6 @@ def _best_of(st: State, tolerance: float | None, tries: Sequence[_Try]) -> list[
     if best is not last:
         best.restore(st)
     return best.goals
-
-
-class _Run:
-    """A state's placement (`_Snapshot`), the goals it names as cut short or stopped by disk space, and the goals that
-    made it with its `_score`: to take a plan back."""
-
-    def __init__(self, st: State, goals: Sequence[Goal] = (), score: tuple = ()):
-        self.snapshot, self.capped, self.full = _Snapshot(st), list(st.capped), set(st.full)
-        self.goals, self.score = list(goals), score
-
-    def restore(self, st: State) -> None:
-        self.snapshot.restore(st)
-        st.capped, st.full = list(self.capped), set(self.full)
 
 
 SETTLE = 2  # second plans of the plan as if applied taken over at most (`_settle`)
@@ -490,53 +409,9 @@ def _settle(st: State, parts: Sequence[Partition], tolerance: float | None, seco
         moved = second().proposed
         if not moved:
             return
-        _take_over(st, moved)
+        take_over(st, moved)
 
 
-def _take_over(st: State, moved: Mapping[TopicPartition, Sequence[int]]) -> None:
-    """The replica lists of a second plan's `proposed` (of the plan as if applied) in place of the state's."""
-    index = {p.tp: i for i, p in enumerate(st.parts)}
-    reps = [tuple(r) for r in st.reps]
-    for tp, replicas in moved.items():
-        reps[index[tp]] = tuple(replicas)
-    st.restore(reps)
-    st.copies = sum(len(set(r).difference(h)) for r, h in zip(st.reps, st.home))
-
-
-def _may_refit(st: State, sized: bool) -> bool:
-    """Whether `_refit` applies: racks of different sizes (`rack_flow.applies`), without sizes, a move cap or disk
-    space limits, up to `REFIT_REPLICAS` replicas."""
-    if sized or st.max_moves is not None or st.usable or sum(map(len, st.reps)) > REFIT_REPLICAS:
-        return False
-    return rack_flow.applies(st)
-
-
-def _refit(st: State, start: _Run, goals: Sequence[Goal], second: Callable[[], Plan]) -> None:
-    """Where racks keep the counts and some topics wider than 1: the fewest moves from `start` (`_may_refit`) to the
-    figures the plan reached (`_Reached.fewer`), kept where that copies fewer replicas and a second plan of it moves
-    nothing. Where that second plan moves to figures as good, copying fewer in all than the plan did, the same from
-    there, at most `REFITS` times; else the plan stays as it was."""
-    kept = _Snapshot(st)
-    for _ in range(REFITS):
-        reached = _Reached(st)
-        counts = min(st.count[b] for b in st.targets), max(st.count[b] for b in st.targets)
-        if not reached.ranges or not reached.fewer(st, start, goals, counts):
-            break
-        moved = second().proposed
-        if not moved:
-            return
-        _take_over(st, moved)
-        if st.copies >= kept.copies or not _as_good(_figures(st), reached.figures):
-            break
-    kept.restore(st)
-
-
-REFITS = 3  # refits `_refit` makes at most, each from the figures a second plan of the one before reached
-
-
-# replicas up to which `_polish` tries `_refit`: its check costs a second plan, and on 3,457 partitions (8,987
-# replicas, racks of 7/4/3) that plan found further moves, so the refit was dropped for 2.7 s CPU more (4.3 -> 7.0 s)
-REFIT_REPLICAS = 5_000
 RELAXED_REPLICAS = 200_000  # replicas up to which `_fewer_bytes` also tries exchanges that move preferred leaders
 
 
@@ -546,9 +421,9 @@ def _polish(
     limit: dict | None,
     tolerance: float | None,
     second: Callable[[], Plan],
-    start: _Run | None,
+    start: Run | None,
 ) -> None:
-    """Fewer moves and bytes at the goal figures the goals reached: `_refit` (from `start`, where given), then
+    """Fewer moves and bytes at the goal figures the goals reached: `refit` (from `start`, where given), then
     `exchange.fewer_bytes`. Where a goal is unmet, a second plan of the plan as if applied could then find moves the
     goals did not see from the input, so the plan would no longer be a fixed point: there each result is kept only if
     `second()` moves nothing, and tried only up to `RELAXED_REPLICAS` replicas without a move cap (the check costs a
@@ -558,8 +433,8 @@ def _polish(
     if unmet and (st.max_moves is not None or not small):
         return
     if unmet and start is not None:
-        _refit(st, start, goals, second)
-    kept = _Snapshot(st) if unmet else None
+        refit(st, start, goals, second)
+    kept = Snapshot(st) if unmet else None
     if _fewer_bytes(st, goals, limit, tolerance, small) and kept is not None and second().proposed:
         kept.restore(st)
 
@@ -572,7 +447,7 @@ def _fewer_bytes(st: State, goals: Sequence[Goal], limit: dict | None, tolerance
     leader_goal = next((g for g in goals if g.name == "preferred-leaders"), None)
     before = _distance(st, tolerance)
     if leader_goal is not None and not before[2] and small:
-        kept = _Snapshot(st)
+        kept = Snapshot(st)
         if not fewer_bytes(st, limit, leaders=False):
             return False
         leader_goal.optimize(st, Frozen())
@@ -623,7 +498,7 @@ def _run(st: State, goals: Sequence[Goal], settle_leaders: bool, tolerance: floa
         # ceiling, takes over from 2 ahead, chains above a spread of 1) and the run would change nothing
         leader_goal = next(g for g in goals if g.name == "preferred-leaders")
         for _ in range(3):
-            kept = _Snapshot(st)
+            kept = Snapshot(st)
             leader_goal.optimize(st, frozen)
             reached = _distance(st, tolerance)
             if reached >= best:
@@ -639,7 +514,7 @@ def _attempt(
     when it came no closer and was taken back."""
     if rebased:
         return _attempt_applied(st, goals, tolerance, best)
-    kept = _Snapshot(st)
+    kept = Snapshot(st)
     st.capped = []
     now = Frozen()
     for g in goals:
@@ -741,19 +616,6 @@ def _topic_term(holders: dict[int, int], group_of: dict[int, str | None], sizes:
         if b in group_of:
             per_group.setdefault(group_of[b], []).append(c)
     return sum(_off_even(v, sizes[g], sum(v)) for g, v in per_group.items())
-
-
-class _Snapshot:
-    """The replica lists and counters of a state, to take a run of the goals back (the goals it found cut short by
-    --max-moves stay named: from the same placement, the cap stops them again)."""
-
-    def __init__(self, st: State):
-        self.reps = [tuple(r) for r in st.reps]
-        self.copies, self.moves, self.incoming = st.copies, st.moves, dict(st.incoming)
-
-    def restore(self, st: State) -> None:
-        st.restore(self.reps)
-        st.copies, st.moves, st.incoming = self.copies, self.moves, self.incoming
 
 
 def _notes(
