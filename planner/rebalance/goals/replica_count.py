@@ -1,10 +1,13 @@
 """Goal 2: replica counts per target broker within 1 (per rack when every partition keeps one replica per rack),
 with the fewest moves: targets are floor/ceil of the mean, the +1 going to the brokers holding most, and replicas
 only leave brokers above their target for brokers below theirs (so the plan meets `moves.excess`) unless racks
-forbid it. The replicas that leave are chosen for the goals after this one: first those of topics the broker holds
-more of than the topic's even share, then (when the byte goal follows) the sizes that bring a broker above the byte
-limit within it and otherwise the smallest, the fewest bytes (`_want`; unknown sizes last), followers before
-preferred leaders."""
+forbid it. Where racks of different sizes keep the counts from within 1 (brokers balanced together), the goal goes
+on to the narrowest count range racks allow (`count_range.narrowest`: the least max - min over the target brokers, a
+range that is also the lowest max and the highest min any rack-safe placement reaches), with the fewest moves between
+racks that reach it, and the later goals keep it (`CountConstraint`). The replicas that leave are chosen for the goals
+after this one: first those of topics the broker holds more of than the topic's even share, then (when the byte goal
+follows) the sizes that bring a broker above the byte limit within it and otherwise the smallest, the fewest bytes
+(`_want`; unknown sizes last), followers before preferred leaders."""
 
 from __future__ import annotations
 
@@ -15,12 +18,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Sequence
 
+from planner.rebalance.goals import count_range
 from planner.rebalance.goals.base import Change, Frozen, Note, keeps
 from planner.rebalance.goals.hard import targets_of
 from planner.rebalance.goals.pick import BrokerHeap
 from planner.rebalance.goals.shares import topic_shares
 from planner.rebalance.goals.state import State
-from planner.rebalance.goals.topic_spread import racks_force
+from planner.rebalance.goals.topic_spread import racks_force, uneven_racks
 
 
 @dataclass(frozen=True)
@@ -118,7 +122,28 @@ class ReplicaCountGoal:
                 break
         if None in st.groups:
             self._narrow(st, heap)
+            self._to_range(st, ceil)
         return self._reached(st)
+
+    @staticmethod
+    def _to_range(st: State, ceil: dict) -> None:
+        """Where racks of different sizes keep the counts wider than 1 and they are wider than racks force: on to the
+        narrowest range racks allow (`count_range.narrowest`), the fewest moves between racks that reach it, then
+        within racks (`count_range.reach`), replicas of topics the broker holds more of than their even share first,
+        then those the plan moved there, the smallest, followers before preferred leaders."""
+        counts = [st.count[b] for b in st.targets]
+        if max(counts) - min(counts) <= 1 or uneven_racks(st) is None or not count_range.applies(st):
+            return
+        lo, hi = count_range.narrowest(st)
+        if hi - lo <= 1 or lo <= min(counts) and max(counts) <= hi:
+            return
+        home, tcount, topic_of, reps = st.home, st.tcount, st.topic_of, st.reps
+
+        def order(i: int, b: int) -> tuple:
+            above = tcount[b].get(topic_of[i], 0) > ceil.get((None, topic_of[i]), 0)
+            return (not above, b in home[i], not st.known(i), st.sz(i), reps[i][0] == b, i)
+
+        count_range.reach(st, lo, hi, order)
 
     def _reached(self, st: State) -> CountConstraint:
         lo = {g: min(st.count[b] for b in m) for g, m in st.groups.items()}
