@@ -121,21 +121,22 @@ class ReplicaCountGoal:
             if not self._direct(st, target, heap, ceil):
                 break
         if None in st.groups:
-            self._narrow(st, heap)
-            self._to_range(st, ceil)
+            span = _forced_range(st)
+            counts = [st.count[b] for b in st.targets]
+            if span is None or not span[0] <= min(counts) <= max(counts) <= span[1]:
+                self._narrow(st, heap)  # (at the narrowest range racks allow, it has nothing to narrow)
+            if span is not None:
+                self._to_range(st, ceil, *span)
         return self._reached(st)
 
     @staticmethod
-    def _to_range(st: State, ceil: dict) -> None:
-        """Where racks of different sizes keep the counts wider than 1 and they are wider than racks force: on to the
-        narrowest range racks allow (`count_range.narrowest`), the fewest moves between racks that reach it, then
-        within racks (`count_range.reach`), replicas of topics the broker holds more of than their even share first,
-        then those the plan moved there, the smallest, followers before preferred leaders."""
+    def _to_range(st: State, ceil: dict, lo: int, hi: int) -> None:
+        """On to lo..hi, the narrowest count range racks allow (`_forced_range`), where the counts are wider: the
+        fewest moves between racks that reach it, then within racks (`count_range.reach`), replicas of topics the
+        broker holds more of than their even share first, then those the plan moved there, the smallest, followers
+        before preferred leaders."""
         counts = [st.count[b] for b in st.targets]
-        if max(counts) - min(counts) <= 1 or uneven_racks(st) is None or not count_range.applies(st):
-            return
-        lo, hi = count_range.narrowest(st)
-        if hi - lo <= 1 or lo <= min(counts) and max(counts) <= hi:
+        if lo <= min(counts) and max(counts) <= hi:
             return
         home, tcount, topic_of, reps = st.home, st.tcount, st.topic_of, st.reps
 
@@ -391,6 +392,16 @@ class ReplicaCountGoal:
                 st.move(first, m, s)
                 st.moves -= 2
         return False
+
+
+def _forced_range(st: State) -> tuple[int, int] | None:
+    """The narrowest count range racks allow (`count_range.narrowest`) where racks of different sizes keep the counts
+    of brokers balanced together wider than 1 and the counts are wider than 1 (`count_range.applies`); else None."""
+    counts = [st.count[b] for b in st.targets]
+    if max(counts) - min(counts) <= 1 or uneven_racks(st) is None or not count_range.applies(st):
+        return None
+    lo, hi = count_range.narrowest(st)
+    return (lo, hi) if hi - lo > 1 else None
 
 
 def _leaving(st: State, shares: dict) -> dict[int, int]:
