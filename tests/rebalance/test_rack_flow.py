@@ -136,10 +136,14 @@ def test_racks_of_7_4_3_plan_the_fewest_moves_to_the_figures_the_goals_reach():
     # 128 -> 130, 107 -> 108.
     # after: replica spread, leader spread, largest topic spread, topics above 1, largest topic leader spread, topics
     # above 1, rack-unsafe partitions (before the change: seed 5 (23, 1, 7, 12, 1, 0, 0), seeds 6 and 7 the same)
+    # Since the count goal goes to the narrowest count range racks allow by `count_range` (where it took `_narrow`'s
+    # moves before; the same count ranges here): seed 5 142 -> 139 moves at the same figures (certified 142 -> 138),
+    # bound 136 -> 135; seed 7 the same 120 moves, one topic more with its leaders above a spread of 1 (certified
+    # 116 -> 114 for those figures), bound 108 -> 109
     cases = [
-        (5, (142, 136, 142, 142), 5, (23, 1, 7, 11, 1, 0, 0)),
+        (5, (139, 135, 138, 138), 5, (23, 1, 7, 11, 1, 0, 0)),
         (6, (133, 130, 133, 133), 2, (14, 1, 6, 6, 1, 0, 0)),
-        (7, (120, 108, 116, 116), 4, (27, 1, 8, 12, 2, 1, 0)),
+        (7, (120, 109, 114, 114), 4, (27, 1, 8, 12, 2, 2, 0)),
     ]
     for seed, figures, unmet, placed in cases:
         c = _cluster(seed, "aaaaaaabbbbccc", 12, 40)

@@ -201,6 +201,18 @@ def test_max_moves_caps_optional_moves_and_names_the_goals_left(c, cap):
         assert [n.topics for n in plan.notes if getattr(n, "goal", None) == "max-moves"] == [plan.unmet]
 
 
+def test_max_moves_caps_the_count_goals_chain_of_two_moves():
+    # found by the property above: 11 rack repairs (required), then the count goal's narrowing chain (two moves)
+    # made with one move left in a cap of 3 (15 moves); now the chain needs room for both (14)
+    placed = [(0, 1, 2), (0, 2, 6), (0, 5, 3), (4, 1, 2), (0, 1, 3), (0, 1, 4), (0, 1, 6), (0, 2, 6), (0, 4, 6)]
+    placed += [(0, 6, 4), (0, 6, 4), (7, 1, 3)]
+    c = build_cluster(
+        8, racks=3, topics={"t0": dict(enumerate(placed)), "t1": {0: (0, 1), 1: (0, 1), 2: (0, 2), 3: (0, 2)}}
+    )
+    plan = balance(c, max_moves=3)
+    assert (plan.replica_moves, balance(c).lower_bound, plan.unmet) == (14, 11, ("replica-count", "topic-spread"))
+
+
 def test_scale_out_of_kafka_placed_topics_spreads_every_topic_and_the_internal_leaders():
     # the scale-out: 9 -> 12 brokers in 3 racks, 31 topics placed by Kafka's AdminUtils and
     # __consumer_offsets 50x3. The count goal alone made 625 moves (its bound) but left a topic spread of 19 and

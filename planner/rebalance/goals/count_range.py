@@ -11,6 +11,8 @@ there), so a count range lo..hi is reachable exactly when the racks' totals can 
 
 from __future__ import annotations
 
+import functools
+import heapq
 from collections import Counter
 from typing import Callable
 
@@ -116,62 +118,97 @@ def _cross(st: State, racks: dict[str | None, list[int]], pairs: Pairs, order: C
     """The moves `_between` gives, a partition at most once (one that must change two racks changes the second in
     the next pass): whether any was made."""
     rack = st.rack_of.get
-    pool: dict[tuple[frozenset, int], list[int]] = {}  # (partition's racks, broker) -> partitions, last first
+    pool: dict[tuple[frozenset, int], list[tuple[tuple, int]]] = {}  # (partition's racks, broker) -> `_first` heap
     for i, r in enumerate(st.reps):
         c = frozenset(map(rack, r))
         if c in pairs:
             for b in r:
-                pool.setdefault((c, b), []).append(i)
-    for key, parts in pool.items():
-        parts.sort(key=lambda i: order(i, key[1]), reverse=True)
+                pool.setdefault((c, b), []).append((order(i, b), i))
+    for heap in pool.values():
+        heapq.heapify(heap)
     moved: set[int] = set()
     for c in sorted(pairs, key=lambda c: sorted(map(str, c))):
         for x, y in pairs[c]:
             if not st.allowed():
                 return bool(moved)
-            _one_cross(st, racks[x], racks[y], pool, c, moved)
+            _one_cross(st, racks[x], racks[y], pool, c, moved, order)
     return bool(moved)
 
 
-def _one_cross(st: State, sources: list[int], dests: list[int], pool: dict, c: frozenset, moved: set[int]) -> bool:
-    """A partition on racks `c` from the fullest broker of `sources` holding one not moved yet to the emptiest of
-    `dests` that may take it: whether one moved."""
+def _one_cross(
+    st: State, sources: list[int], dests: list[int], pool: dict, c: frozenset, moved: set[int], order: Callable
+) -> bool:
+    """A partition on racks `c` not moved yet from the fullest broker of `sources` holding one to the emptiest of
+    `dests` that may take it, the first by `order`: whether one moved."""
+    by_count = sorted(dests, key=lambda b: (st.count[b], b))
     for s in sorted(sources, key=lambda b: (-st.count[b], b)):
-        parts = pool.get((c, s))
-        while parts and (parts[-1] in moved or s not in st.reps[parts[-1]]):
-            parts.pop()
-        if not parts:
+        heap = pool.get((c, s))
+        if not heap:
             continue
-        i = parts[-1]
-        for d in sorted(dests, key=lambda b: (st.count[b], b)):
-            if st.can_move(i, s, d):
-                parts.pop()
-                moved.add(i)
-                st.move(i, s, d)
-                return True
+        found = _first(
+            heap, s, order, functools.partial(_unmoved, st, moved, s), functools.partial(_dest, st, s, by_count)
+        )
+        if found is not None:
+            i, d = found
+            moved.add(i)
+            st.move(i, s, d)
+            return True
     return False
+
+
+def _unmoved(st: State, moved: set[int], s: int, i: int) -> bool:
+    return i not in moved and s in st.reps[i]
+
+
+def _dest(st: State, s: int, dests: list[int], i: int) -> int | None:
+    """The first of `dests` that may take partition i's replica on s, or None."""
+    return next((d for d in dests if st.can_move(i, s, d)), None)
+
+
+def _first(
+    heap: list[tuple[tuple, int]],
+    b: int,
+    order: Callable[[int, int], tuple],
+    valid: Callable[[int], bool],
+    where: Callable[[int], int | None],
+) -> tuple[int, int] | None:
+    """The first partition of `heap` (a lazy heap of (order(i, b), i): keys re-read as they come up, since `order`
+    may change with the moves) still `valid` with a broker to go to (`where`), and that broker; popped, the others
+    passed over kept."""
+    kept = []
+    found = None
+    while heap:
+        key, i = heapq.heappop(heap)
+        if not valid(i):
+            continue
+        now = order(i, b)
+        if now != key:
+            heapq.heappush(heap, (now, i))
+            continue
+        d = where(i)
+        if d is not None:
+            found = (i, d)
+            break
+        kept.append((key, i))
+    for item in kept:
+        heapq.heappush(heap, item)
+    return found
 
 
 def _within(st: State, members: list[int], lo: int, hi: int, order: Callable[[int, int], tuple]) -> None:
     """Within one rack (every move rack-safe: a partition has no other replica there): from brokers above hi to the
     emptiest while it is below hi, to brokers below lo from the fullest while it is above lo."""
-    given: dict[int, list[int]] = {}  # broker -> its replicas it may give, last first
+    given: dict[int, list[tuple[tuple, int]]] = {}  # broker -> `_first` heap of its replicas
 
     def give(s: int, d: int) -> bool:
         if s not in given:
-            given[s] = sorted(st.where[s], key=lambda i: order(i, s), reverse=True)
-        parts = given[s]
-        skipped: list[int] = []
-        while parts:
-            i = parts.pop()
-            if s in st.reps[i] and st.can_move(i, s, d):
-                st.move(i, s, d)
-                parts.extend(reversed(skipped))
-                return True
-            if s in st.reps[i]:
-                skipped.append(i)
-        parts.extend(reversed(skipped))
-        return False
+            given[s] = [(order(i, s), i) for i in st.where[s]]
+            heapq.heapify(given[s])
+        found = _first(given[s], s, order, lambda i: s in st.reps[i], lambda i: d if st.can_move(i, s, d) else None)
+        if found is None:
+            return False
+        st.move(found[0], s, d)
+        return True
 
     while True:
         top = max(members, key=lambda b: (st.count[b], -b))

@@ -122,27 +122,29 @@ class ReplicaCountGoal:
                 break
         if None in st.groups:
             span = _forced_range(st)
-            counts = [st.count[b] for b in st.targets]
-            if span is None or not span[0] <= min(counts) <= max(counts) <= span[1]:
-                self._narrow(st, heap)  # (at the narrowest range racks allow, it has nothing to narrow)
-            if span is not None:
+            if span is None:
+                self._narrow(st, heap)
+            else:
                 self._to_range(st, ceil, *span)
         return self._reached(st)
 
     @staticmethod
     def _to_range(st: State, ceil: dict, lo: int, hi: int) -> None:
         """On to lo..hi, the narrowest count range racks allow (`_forced_range`), where the counts are wider: the
-        fewest moves between racks that reach it, then within racks (`count_range.reach`), replicas of topics the
-        broker holds more of than their even share first, then those the plan moved there, the smallest, followers
-        before preferred leaders."""
+        fewest moves between racks that reach it, then within racks (`count_range.reach`). Of a broker's replicas,
+        those the plan moved there first (they go on at no copy), then those of the topics it holds the largest part
+        of their even share of (read as they come up: a broker left with few replicas keeps a like part of each
+        topic's share, so the topic and leader goals are not left with topics it holds none of), the smallest,
+        followers before preferred leaders."""
         counts = [st.count[b] for b in st.targets]
         if lo <= min(counts) and max(counts) <= hi:
             return
         home, tcount, topic_of, reps = st.home, st.tcount, st.topic_of, st.reps
 
         def order(i: int, b: int) -> tuple:
-            above = tcount[b].get(topic_of[i], 0) > ceil.get((None, topic_of[i]), 0)
-            return (not above, b in home[i], not st.known(i), st.sz(i), reps[i][0] == b, i)
+            t = topic_of[i]
+            share = -tcount[b].get(t, 0) / max(1, ceil.get((None, t), 0))
+            return (b in home[i], share, not st.known(i), st.sz(i), reps[i][0] == b, i)
 
         count_range.reach(st, lo, hi, order)
 
@@ -348,7 +350,8 @@ class ReplicaCountGoal:
         return 0.0 if st.bytes[s] <= limit else (st.bytes[s] - mean) / max(1, leaving)
 
     def _narrow(self, st: State, heap: BrokerHeap) -> None:
-        """Racks blocked some direct moves: settle for any move that narrows the spread (may cost extra moves)."""
+        """Racks blocked some direct moves: settle for any move that narrows the spread (may cost extra moves). Not
+        where `count_range` gives the narrowest range racks allow (`_to_range`)."""
         for _ in range(4 * len(st.targets)):
             if not st.allowed():
                 return
@@ -370,7 +373,7 @@ class ReplicaCountGoal:
                     st.move(i, s, d)
                     heap.touch(s, d)
                     return True
-        return self._chain(st, heap, order, lo)
+        return st.allowed(2) and self._chain(st, heap, order, lo)  # a chain is two moves: both within a cap
 
     @staticmethod
     def _chain(st: State, heap: BrokerHeap, order: list[int], lo: int) -> bool:
