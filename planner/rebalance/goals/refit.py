@@ -19,8 +19,9 @@ LEADER_RUNS = 3  # runs of the leader goal on a refitted placement (each from th
 REFITS = 3  # refits `refit` makes at most, each from the figures a second plan of the one before reached
 # replicas up to which `balance`'s polish tries `refit`: its check costs a second plan, and on 3,457 partitions (8,987
 # replicas, racks of 7/4/3) that plan found further moves, so the refit was dropped for 2.7 s CPU more (4.3 -> 7.0 s).
-# With the counts at the narrowest range racks allow (`count_range`) the flow there copies fewer (1,080 against 1,129)
-# but balances the leaders of fewer topics, also with those topics held as placed: kept out, 1.3 s CPU saved
+# With the counts at the narrowest range racks allow (`count_range`) the flow there copies fewer (1,070 against 1,096)
+# but balances the leaders of fewer topics, also with those topics held as placed: kept out (3.6 -> 5.9 s CPU for the
+# same plan)
 REFIT_REPLICAS = 5_000
 
 
