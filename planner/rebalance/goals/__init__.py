@@ -26,7 +26,7 @@ from dataclasses import replace
 from typing import Callable, Iterable, ParamSpec, Sequence, TypeVar
 
 from planner.model import INTERNAL_TOPICS, Cluster, Partition, PlannerError
-from planner.rebalance.goals import rack_flow
+from planner.rebalance.goals import count_range, rack_flow
 from planner.rebalance.goals.base import Frozen, Goal, Note
 from planner.rebalance.goals.byte_balance import ByteGoal, byte_notes, bytes_lower_bound, limits
 from planner.rebalance.goals.exchange import fewer_bytes
@@ -297,9 +297,11 @@ def _forced_bound(st: State, notes: Sequence[Note]) -> int | None:
     spread over all targets they reached), as `rack_flow` counts it (the count goal's own bound is for counts within
     1, out of reach). None where that does not apply."""
     unmet = next((n for n in notes if n.goal == "replica-count" and n.kind.startswith("unmet")), None)
-    if unmet is None or not rack_flow.applies(st):
+    if unmet is None:
         return None
     spread = max(st.count[b] for b in st.targets) - min(st.count[b] for b in st.targets)
+    if not rack_flow.applies(st):  # too large for its flow: the counts' own (`count_range.lower_bound`), if any
+        return count_range.lower_bound(st, spread) if unmet.kind == "unmet" else None
     names = {t for n in notes if n.goal == "topic-spread" and n.kind.startswith("unmet") for t in n.topics}
     reached = spreads(st)
     free = {t: reached[t][1] for t, name in enumerate(st.topic_names) if name in names}

@@ -1,6 +1,6 @@
 """Where racks of different sizes keep the replica counts from within 1: the narrowest range of replicas per target
-broker that racks allow (`narrowest`), and moves that bring every broker into it (`reach`), for the count goal
-(`replica_count`). Pure.
+broker that racks allow (`narrowest`), moves that bring every broker into it (`reach`), for the count goal
+(`replica_count`), and the printed lower bound where `rack_flow` is too large (`lower_bound`). Pure.
 
 It applies where brokers are balanced together over racks of different sizes and every partition is rack-safe with at
 most one replica per rack, all on target brokers, none fixed and no broker closed (`applies`). Rack safety then binds
@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import heapq
 from collections import Counter
-from typing import Callable
+from typing import Callable, Sequence
 
 from planner.rebalance.flow import Network
 from planner.rebalance.goals.state import State
@@ -23,12 +23,15 @@ from planner.rebalance.goals.topic_spread import uneven_racks
 ROUNDS = 3  # passes of `reach` over the racks' totals (a partition moves at most once a pass)
 
 
-def applies(st: State) -> bool:
-    """Brokers balanced together over racks of different sizes, nothing fixed or closed, every replica on a target
-    broker and every partition with at most one replica per rack (so at most as many replicas as racks)."""
+def applies(st: State, lists: Sequence[Sequence[int]] | None = None) -> bool:
+    """Brokers balanced together over racks of different sizes, nothing fixed or closed, and every partition with at
+    most one replica per rack (so at most as many replicas as racks) in the state's replica lists, every replica on a
+    target broker (or in `lists`, replicas anywhere)."""
     if st.fixed or st.closed or None not in st.groups or uneven_racks(st) is None:
         return False
     rack, targets = st.rack_of.get, st.target_set
+    if lists is not None:
+        return all(len({rack(b) for b in r}) == len(r) for r in lists)
     return all(len({rack(b) for b in r}) == len(r) and targets.issuperset(r) for r in st.reps)
 
 
@@ -55,6 +58,37 @@ def narrowest(st: State) -> tuple[int, int]:
     return lo, hi
 
 
+BOUND_RANGES = 64  # count ranges `lower_bound` solves the flow between racks for; above, the counts alone
+
+
+def lower_bound(st: State, spread: int) -> int | None:
+    """The fewest moves any rack-safe plan bringing the counts within `spread` of each other needs, at least, from the
+    input (`st.home`, where `applies` to it): over every count range lo..lo + spread racks allow (`narrowest`), the
+    least of the most of the replicas above its top (on target brokers, and every replica on other brokers), the
+    replicas missing below its bottom, and the fewest moves between racks that bring every rack's total into it
+    (`_between`, for up to `BOUND_RANGES` ranges). None where it does not apply or no range of that spread exists.
+    Where `rack_flow` does not apply (too large), the bound where racks keep the counts wider than 1."""
+    if not applies(st, st.home):
+        return None
+    low, high = narrowest(st)
+    lows = range(max(0, high - spread), low + 1)
+    if not lows:
+        return None
+    racks = _racks(st)
+    held = Counter(b for r in st.home for b in r)
+    outside = sum(c for b, c in held.items() if b not in st.target_set)
+    best = None
+    for lo in lows:
+        hi = lo + spread
+        above = outside + sum(max(0, held[b] - hi) for b in st.targets)
+        below = sum(max(0, lo - held[b]) for b in st.targets)
+        most = max(above, below)
+        if len(lows) <= BOUND_RANGES:
+            most = max(most, sum(map(len, _between(st, racks, lo, hi, st.home).values())))
+        best = most if best is None else min(best, most)
+    return best
+
+
 def reach(st: State, lo: int, hi: int, order: Callable[[int, int], tuple]) -> None:
     """Moves bringing every target broker within lo..hi (a range racks allow, `narrowest`): first between racks, the
     fewest that bring every rack's total within lo..hi times its brokers (`_between`), each from the fullest broker
@@ -63,7 +97,7 @@ def reach(st: State, lo: int, hi: int, order: Callable[[int, int], tuple]) -> No
     the first by `order(partition, broker)`. Stops short where the move cap or disk space refuse a move."""
     racks = _racks(st)
     for _ in range(ROUNDS):
-        pairs = _between(st, racks, lo, hi)
+        pairs = _between(st, racks, lo, hi, st.reps)
         if not pairs or not _cross(st, racks, pairs, order):
             break
     for members in racks.values():
@@ -80,13 +114,14 @@ def _racks(st: State) -> dict[str | None, list[int]]:
 Pairs = dict[frozenset, list[tuple[str | None, str | None]]]  # partitions' racks -> (rack left, rack taken) each
 
 
-def _between(st: State, racks: dict[str | None, list[int]], lo: int, hi: int) -> Pairs:
-    """Per set of racks partitions are on: the moves from a rack to another of the fewest such moves that bring every
-    rack's total within lo..hi times its brokers, a least-cost flow over the sets and racks (each set's partitions
-    keep their replica count, at most one in a rack; filling every rack's lower bound first, at a cost above any
-    number of moves); empty where the racks are within their ranges already (or none such exists)."""
-    classes = Counter(frozenset(st.rack_of.get(b) for b in r) for r in st.reps)
-    held = Counter(st.rack_of.get(b) for r in st.reps for b in r)
+def _between(st: State, racks: dict[str | None, list[int]], lo: int, hi: int, lists: Sequence[Sequence[int]]) -> Pairs:
+    """Per set of racks partitions are on (in these replica lists): the moves from a rack to another of the fewest
+    such moves that bring every rack's total within lo..hi times its brokers, a least-cost flow over the sets and
+    racks (each set's partitions keep their replica count, at most one in a rack; filling every rack's lower bound
+    first, at a cost above any number of moves); empty where the racks are within their ranges already (or none such
+    exists)."""
+    classes = Counter(frozenset(st.rack_of.get(b) for b in r) for r in lists)
+    held = Counter(st.rack_of.get(b) for r in lists for b in r)
     if all(lo * len(m) <= held[k] <= hi * len(m) for k, m in racks.items()):
         return {}
     net = Network()
