@@ -24,7 +24,7 @@ from planner.rebalance.goals.hard import targets_of
 from planner.rebalance.goals.pick import BrokerHeap
 from planner.rebalance.goals.shares import topic_shares
 from planner.rebalance.goals.state import State
-from planner.rebalance.goals.topic_spread import racks_force, uneven_racks
+from planner.rebalance.goals.topic_spread import racks_force
 
 
 @dataclass(frozen=True)
@@ -401,7 +401,7 @@ def _forced_range(st: State) -> tuple[int, int] | None:
     """The narrowest count range racks allow (`count_range.narrowest`) where racks of different sizes keep the counts
     of brokers balanced together wider than 1 and the counts are wider than 1 (`count_range.applies`); else None."""
     counts = [st.count[b] for b in st.targets]
-    if max(counts) - min(counts) <= 1 or uneven_racks(st) is None or not count_range.applies(st):
+    if max(counts) - min(counts) <= 1 or not count_range.applies(st):
         return None
     lo, hi = count_range.narrowest(st)
     return (lo, hi) if hi - lo > 1 else None
