@@ -89,7 +89,14 @@ def _word_leaders(n) -> str | None:
     if n.kind == "topics-unmet":
         return (
             f"{n.count} topic(s) keep a preferred-leader spread above 1 (up to {n.values[0]}): "
-            f"{_names(n.topics)}; replica placement or ISR membership limits which broker can lead"
+            f"{_names(n.topics)}; replica placement, ISR membership or every broker's leader balance limits which "
+            "broker can lead"
+        )
+    if n.kind == "topics-placed":
+        return (
+            f"{n.count} topic(s) keep a preferred-leader spread above 1 (up to {n.values[0]}) because of where their "
+            "replicas are: no choice of leaders among each partition's replicas (in its ISR) brings them within 1, "
+            f"reordering replica lists changes nothing there ({_names(n.topics)})"
         )
     return (
         f"internal topic(s) {_names(n.topics)} keep a preferred-leader spread of {n.values[0]}: they decide "

@@ -85,7 +85,9 @@ def check_goals(c, plan, targets):
     leader_kinds = {n.kind for n in notes_of(plan, "preferred-leaders")}
     if m.after.leader_spread > 1:
         assert "unmet" in leader_kinds
-    named = {t for n in notes_of(plan, "preferred-leaders") if n.kind == "topics-unmet" for t in n.topics}
+    named = {
+        t for n in notes_of(plan, "preferred-leaders") if n.kind in ("topics-unmet", "topics-placed") for t in n.topics
+    }
     for t in after.topics:
         lc = Counter(p.replicas[0] for p in t.partitions)
         if spread([lc[b] for b in targets]) > 1:

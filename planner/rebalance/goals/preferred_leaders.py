@@ -111,22 +111,23 @@ def _within_one(st: State) -> bool:
 
 
 def leader_notes(st: State, name: str) -> list[Note]:
+    """The brokers' leaders above a spread of 1: unmet. Topics whose leaders stay above 1: those no choice of leaders
+    on their placement brings within 1 (`placed_topics`), topics-placed; the others, topics-unmet. Internal topics
+    above 1 once more: internal-unmet."""
     notes = []
     lo, hi = min(st.lead.values()), max(st.lead.values())
     if hi - lo > 1:
         notes.append(Note(name, "unmet", hi - lo, values=(lo, hi)))
-    wide = [(st.topic_names[t], st.topic_lead_range(t)) for t in range(len(st.topic_names))]
-    wide = [(n, r) for n, r in wide if r[1] - r[0] > 1]
-    if wide:
-        notes.append(
-            Note(
-                name,
-                "topics-unmet",
-                len(wide),
-                topics=tuple(n for n, _ in wide),
-                values=(max(r[1] - r[0] for _, r in wide),),
+    ranges = [st.topic_lead_range(t) for t in range(len(st.topic_names))]
+    above = [t for t, r in enumerate(ranges) if r[1] - r[0] > 1]
+    placed = placed_topics(st, above, PreferredLeaderGoal()._eligibility(st)) if above else set()
+    for kind, topics in (("topics-unmet", [t for t in above if t not in placed]), ("topics-placed", sorted(placed))):
+        if topics:
+            names = tuple(st.topic_names[t] for t in topics)
+            notes.append(
+                Note(name, kind, len(topics), topics=names, values=(max(ranges[t][1] - ranges[t][0] for t in topics),))
             )
-        )
+    wide = [(st.topic_names[t], ranges[t]) for t in above]
     internal = [(n, r) for n, r in wide if n in INTERNAL_TOPICS]
     if internal:
         notes.append(
@@ -197,3 +198,39 @@ def flow_leaders(
         return None
     heads = {i: b for i, b, e in choice_edges if net.cap[e] == 0}
     return heads if len(heads) == len(movable) else None
+
+
+def placed_topics(st: State, topics: Sequence[int], eligible: Callable[[int, int], bool]) -> set[int]:
+    """Of `topics`, those whose leaders no choice brings within 1 per lead target on their placement as it is, the
+    other topics and the brokers' totals left aside: a feasible flow with lower bounds per topic, partition (1) →
+    broker [floor, ceiling of the topic's even share, less what partitions not movable keep there] (each movable
+    partition may go on being led by its first replica, or by a target replica eligible to lead it). No such choice
+    when some brokers together hold fewer replicas of the topic than their floors add up to (Hall's condition), or
+    take more than their ceilings from partitions they alone can lead: the placement holds the topic above 1, which
+    no reordering of replica lists changes."""
+    wanted = set(topics)
+    movable = [i for i in range(len(st.reps)) if i not in st.fixed and st.topic_of[i] in wanted]
+    _, fixed_tlead, per_topic = _fixed_leads(st, set(movable))
+    by_topic: dict[int, list[int]] = {}
+    for i in movable:
+        by_topic.setdefault(st.topic_of[i], []).append(i)
+    placed = set()
+    for t in topics:
+        net = Network()
+        src, sink = net.node(), net.node()
+        tlo, thi = _bounds(per_topic.get(t, 0), len(st.lead_targets))
+        node = {b: net.node() for b in st.lead_targets}
+        fits = all(
+            net.bounded(node[b], sink, tlo - fixed_tlead.get((b, t), 0), thi - fixed_tlead.get((b, t), 0)) is not None
+            for b in st.lead_targets
+        )
+        for i in by_topic.get(t, []) if fits else []:
+            p = net.node()
+            net.bounded(src, p, 1, 1)
+            for b in st.reps[i]:
+                if b in node and (b == st.reps[i][0] or eligible(i, b)):
+                    net.arc(p, node[b], 1)
+        net.arc(sink, src, len(by_topic.get(t, [])))
+        if not (fits and net.feasible()):
+            placed.add(t)
+    return placed
