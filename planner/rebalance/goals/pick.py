@@ -85,6 +85,7 @@ class BrokerHeap:
         self.h = keep
 
     def touch(self, *brokers: int) -> None:
+        st, target, h = self.st, self.target, self.h
         for b in brokers:
-            if b in self.target and b not in self.st.closed:
-                heapq.heappush(self.h, self.key(b))
+            if b in target and b not in st.closed:
+                heapq.heappush(h, (st.count[b] - target[b], st.bytes[b], b))  # `key`

@@ -276,18 +276,49 @@ class State:
         return False
 
     def move(self, i: int, src: int, dst: int) -> None:
+        """Replica src of partition i to dst: `_remove` from src and `_add` to dst, written out (the goals' hot path:
+        about a million moves at 1M partitions)."""
         home, size, t = self.home[i], self.size[i] or 0, self.topic_of[i]
         src_home, dst_home = src in home, dst in home
-        if not dst_home:
-            self.incoming[dst] += size
-        if not src_home:
-            self.incoming[src] -= size
         r = self.reps[i]
         if r[0] == src:
             self.lead_swap(i, src, dst)
         r[r.index(src)] = dst
-        self._remove(i, src, t, size, src_home)
-        self._add(i, dst, t, size, dst_home)
+        # _remove(i, src, t, size, src_home)
+        self.count[src] -= 1
+        self.where[src].discard(i)
+        self.tcount[src][t] -= 1
+        held = self.holders[t]
+        c = held[src] - 1
+        if c:
+            held[src] = c
+        else:
+            del held[src]
+        if src_home:
+            self.departed[src].add(i)
+        else:
+            self.foreign[src].discard(i)
+            self.incoming[src] -= size
+        # _add(i, dst, t, size, dst_home)
+        self.count[dst] += 1
+        self.where[dst].add(i)
+        tc = self.tcount[dst]
+        tc[t] = tc.get(t, 0) + 1
+        held[dst] = held.get(dst, 0) + 1
+        if dst_home:
+            self.departed[dst].discard(i)
+        else:
+            self.foreign[dst].add(i)
+            self.incoming[dst] += size
+        if size:
+            self.bytes[src] -= size
+            self.bytes[dst] += size
+        if self._ranked:
+            if (src, src_home) in self._ranked:
+                keys = self._ranked[(src, src_home)]
+                del keys[bisect.bisect_left(keys, self._key(i))]
+            if (dst, dst_home) in self._ranked:
+                bisect.insort(self._ranked[(dst, dst_home)], self._key(i))
         self.touched.add(t)
         self.copies += (not dst_home) - (not src_home)  # `cost`
         self.moves += 1
@@ -318,18 +349,26 @@ class State:
     def can_move(self, i: int, src: int, dst: int) -> bool:
         """The hard goal: only to target brokers that take replicas (not closed) and have room for it, never fixed
         partitions, never two replicas on one broker, never lowering rack safety."""
-        return self.placeable(i, src, dst) and self.fits(i, dst)
+        return self.placeable(i, src, dst) and (dst not in self.usable or self.fits(i, dst))
 
     def placeable(self, i: int, src: int, dst: int) -> bool:
-        """`can_move` but for the room on dst: what only the replica lists of i decide (no side effect)."""
-        return (
-            i not in self.fixed
-            and dst in self.target_set
-            and dst not in self.closed
-            and dst not in self.reps[i]
-            and src in self.reps[i]
-            and self.rack_delta(i, src, dst) is not None
-        )
+        """`can_move` but for the room on dst: what only the replica lists of i decide (no side effect). Rack safety
+        as `rack_delta` refuses it, written out (the goals' hot path)."""
+        if i in self.fixed or dst not in self.target_set or dst in self.closed:
+            return False
+        r = self.reps[i]
+        if dst in r or src not in r:
+            return False
+        if not self.n_racks:
+            return True
+        rack_of = self.rack_of
+        rack_src, rack_dst = rack_of.get(src), rack_of.get(dst)
+        if rack_src == rack_dst:
+            return True
+        racks = list(map(rack_of.get, r))
+        before = len(set(racks))
+        after = before - (racks.count(rack_src) == 1) + (rack_dst not in racks)
+        return after >= before or after >= len(r) or after >= self.n_racks
 
 
 def _runs(topic_of: Sequence[int], topics: int) -> list[tuple[int, int]] | None:
