@@ -168,9 +168,9 @@ def _keeping(
     topics first), the brokers whose slot saves the most bytes first."""
     slots: dict[int, set[int]] = {}
     for t in order:
-        held = st.holders[t]
-        key = _by_saving(t, saving, room, held)
-        chosen = sorted((b for b in candidates[t] if room[b] > 0), key=key)[: extra[t]]
+        chosen = [b for b in candidates[t] if room[b] > 0]
+        if len(chosen) > extra[t]:  # else every one of them (most topics: fewer holders than replicas)
+            chosen = sorted(chosen, key=_by_saving(t, saving, room, st.holders[t]))[: extra[t]]
         slots[t] = set(chosen)
         for b in chosen:
             room[b] -= 1
