@@ -292,15 +292,21 @@ class ReplicaCountGoal:
         """The replica of these partitions on s (`held`) that moves to d: the fewest copies (one the plan moved to s
         goes on at no copy), then of the size closest to what each replica leaving s should take (`_want`), known sizes
         first, followers before the preferred leader."""
+        can_move = st.can_move
+        mine = [i for i in held if can_move(i, s, d)]
+        if len(mine) > 1:
+            home = st.home
+            # copies first: only a replica the plan moved to s, or one going back to d, copies fewer than one (`cost`)
+            cheaper = [i for i in mine if s not in home[i] or d in home[i]]
+            if cheaper:
+                low = min(st.cost(i, s, d) for i in cheaper)
+                mine = [i for i in cheaper if st.cost(i, s, d) == low]
+        if len(mine) < 2:
+            return mine[0] if mine else None  # the choice made without a size key
         want = self._want(st, s, target)
-        mine = [i for i in held if st.can_move(i, s, d)]
-        home = st.home
-        # copies first: only a replica the plan moved to s, or one going back to d, copies fewer than one (`cost`)
-        cheaper = [i for i in mine if s not in home[i] or d in home[i]]
-        if cheaper:
-            low = min(st.cost(i, s, d) for i in cheaper)
-            mine = [i for i in cheaper if st.cost(i, s, d) == low]
-        return min(mine, key=lambda i: _fit(st, i, s, want), default=None)
+        size, reps = st.size, st.reps
+        # unknown sizes last, then the size closest to `want`, followers before the preferred leader, then by index
+        return min(mine, key=lambda i: (size[i] is None, abs((size[i] or 0) - want), reps[i][0] == s, i))
 
     def _direct(self, st: State, target: dict[int, int], heap: BrokerHeap, ceil: dict) -> bool:
         """From brokers above target to brokers below target."""
@@ -449,10 +455,13 @@ class _Topic:
             self.log.append((i, s, d))
         self.on[s].remove(i)
         self.on.setdefault(d, []).append(i)
-        for b in (s, d):
-            if b in self.was:
-                self._drop(b)
-                self._place(b)
+        was = self.was
+        if s in was:
+            self._drop(s)
+            self._place(s)
+        if d in was:
+            self._drop(d)
+            self._place(d)
 
     def _place(self, b: int) -> None:
         k = self.held.get(b, 0) - self.share[b]
@@ -467,10 +476,6 @@ class _Topic:
             level.remove(b)
             if not level:
                 del self.by_above[k]
-
-
-def _fit(st: State, i: int, s: int, want: float) -> tuple:
-    return (not st.known(i), abs(st.sz(i) - want), st.reps[i][0] == s, i)
 
 
 PINS = 3  # times at most the slots by bytes are chosen again (`ReplicaCountGoal._by_bytes`)
