@@ -81,7 +81,7 @@ class Network:
 
     def max_flow(self, s: int, t: int) -> int:
         """The most flow from s to t (costs play no part), added to what the arcs carry: the amount."""
-        return self._blocking(s, t, [0] * len(self.to), [0] * len(self.adj), FAR)
+        return self._blocking(s, t, self.adj, FAR)
 
     def min_cost_flow(self, s: int, t: int, need: int) -> int:
         """Up to `need` more units from s to t at the least cost (costs not negative on the arcs with room, none on
@@ -91,17 +91,19 @@ class Network:
         potential = [0] * len(self.adj)
         sent = 0
         while sent < need:
-            dist = self._distances(s, potential)
+            dist = self._distances(s, t, potential)
             cut = dist[t]
             if cut == FAR:
                 break
             for v, d in enumerate(dist):
                 potential[v] += min(d, cut)
-            sent += self._blocking(s, t, self.cost, potential, need - sent)
+            sent += self._blocking(s, t, [None] * len(self.adj), need - sent, potential)
         return sent
 
-    def _distances(self, s: int, potential: list[int]) -> list[int]:
-        """Dijkstra's distances from s over the residual arcs, on reduced costs (not negative; `FAR`: not reached)."""
+    def _distances(self, s: int, t: int, potential: list[int]) -> list[int]:
+        """Dijkstra's distances from s over the residual arcs, on reduced costs (not negative; `FAR`: not reached),
+        up to t's: a node not settled when t is holds its tentative distance, no less than t's (`min_cost_flow`
+        raises every potential by at most t's distance)."""
         adj, to, cap, cost = self.adj, self.to, self.cap, self.cost
         dist = [FAR] * len(adj)
         dist[s] = 0
@@ -111,6 +113,8 @@ class Network:
             d, u = heapq.heappop(heap)
             if done[u]:
                 continue
+            if u == t:
+                break
             done[u] = True
             pu = potential[u]
             for e in adj[u]:
@@ -122,42 +126,47 @@ class Network:
                         heapq.heappush(heap, (nd, v))
         return dist
 
-    def _blocking(self, s: int, t: int, cost: list[int], potential: list[int], most: int) -> int:
-        """Dinic's flow from s to t over the residual arcs of reduced cost 0 (`cost[e]` + the potential of its tail
-        = the potential of its head), at most `most` units."""
-        adj, to, cap = self.adj, self.to, self.cap
+    def _blocking(self, s: int, t: int, arcs: list, most: int, potential: list[int] | None = None) -> int:
+        """Dinic's flow from s to t over the residual arcs of `arcs` (per node, a list of arc indexes), at most `most`
+        units. With `potential` (the least-cost flow), only the arcs of reduced cost 0 (`cost[e]` + the potential of
+        its tail = the potential of its head; their twins too): listed in `arcs` (None: not yet) when the search first
+        meets their node, in the node's order, as they stay while the potentials do."""
+        to, cap, cost, adj = self.to, self.cap, self.cost, self.adj
         sent = 0
         while sent < most:
-            level = [-1] * len(adj)
+            level = [-1] * len(arcs)
             level[s] = 0
             queue = [s]
             for u in queue:
-                pu = potential[u]
-                for e in adj[u]:
+                edges = arcs[u]
+                if edges is None:
+                    assert potential is not None
+                    pu = potential[u]
+                    edges = arcs[u] = [e for e in adj[u] if cost[e] + pu == potential[to[e]]]
+                for e in edges:
                     v = to[e]
-                    if cap[e] > 0 and level[v] < 0 and cost[e] + pu == potential[v]:
+                    if cap[e] > 0 and level[v] < 0:
                         level[v] = level[u] + 1
                         queue.append(v)
             if level[t] < 0:
                 return sent
-            sent += self._paths(s, t, cost, potential, level, most - sent)
+            sent += self._paths(s, t, arcs, level, most - sent)
         return sent
 
-    def _paths(self, s: int, t: int, cost: list[int], potential: list[int], level: list[int], most: int) -> int:
-        """Augmenting paths along the levels, depth first, each going on from before the first arc the last one
-        filled (Dinic's)."""
-        adj, to, cap = self.adj, self.to, self.cap
-        it = [0] * len(adj)
+    def _paths(self, s: int, t: int, arcs: list, level: list[int], most: int) -> int:
+        """Augmenting paths along the levels (every node with a level has its list in `arcs`), depth first, each going
+        on from before the first arc the last one filled (Dinic's)."""
+        to, cap = self.to, self.cap
+        it = [0] * len(arcs)
         sent = 0
         path: list[int] = []
         u = s
         while sent < most:
             while u != t:
-                edges = adj[u]
+                edges = arcs[u]
                 while it[u] < len(edges):
                     e = edges[it[u]]
-                    v = to[e]
-                    if cap[e] > 0 and level[v] == level[u] + 1 and cost[e] + potential[u] == potential[v]:
+                    if cap[e] > 0 and level[to[e]] == level[u] + 1:
                         break
                     it[u] += 1
                 if it[u] == len(edges):  # dead end: retreat
