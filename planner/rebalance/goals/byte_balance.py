@@ -59,6 +59,7 @@ def bytes_lower_bound(st: State, tolerance: float, by_rack: dict | None) -> tupl
         total = sum(st.count[b] for b in st.cluster.broker_ids)
         topic_totals = Counter({t: sum(held.values()) for t, held in enumerate(st.holders)})
     plain = with_topics = outside
+    size = st.size
     for members in groups:
         n = len(members)
         limit, ceil = (1 + tolerance) * total_bytes / n, -(-total // n)
@@ -68,7 +69,7 @@ def bytes_lower_bound(st: State, tolerance: float, by_rack: dict | None) -> tupl
             movable = [i for i in st.where[b] if i not in st.fixed] if st.fixed else st.where[b]
             extra = st.count[b] - ceil
             over = int(max(0.0, st.bytes[b] - limit))
-            count_only = max(over, sum(heapq.nsmallest(extra, map(st.sz, movable))) if extra > 0 else 0)
+            count_only = max(over, sum(heapq.nsmallest(extra, [size[i] or 0 for i in movable])) if extra > 0 else 0)
             plain += count_only
             per_broker += max(count_only, sheds.add(b, movable))
         with_topics += max(per_broker, sheds.total())
@@ -105,14 +106,25 @@ class _TopicSheds:
                 of_topic.setdefault(t, []).append(size[i] or 0)
         shed, kept = 0, []
         for t, k in above.items():
-            lost = sorted(of_topic.get(t, ()))[:k]
-            shed += sum(lost)
-            if floors[t][1] and lost:
-                kept.append(lost[-1])
+            sizes = of_topic.get(t)
+            if sizes is None:
+                continue  # none of it movable: nothing lost (k >= 1 otherwise)
+            if len(sizes) == 1:  # most: one replica of the topic on b
+                largest = sizes[0]
+                shed += largest
+            elif not floors[t][0]:  # k, all b holds of t, is no fewer than those that may move: every one lost
+                largest = max(sizes)
+                shed += sum(sizes)
+            else:
+                lost = sorted(sizes)[:k]
+                shed += sum(lost)
+                largest = lost[-1]
+            if floors[t][1]:
+                kept.append(largest)
                 if floors[t][0]:
-                    self.by_topic.setdefault(t, []).append(lost[-1])
+                    self.by_topic.setdefault(t, []).append(largest)
                 else:
-                    self.every += lost[-1]
+                    self.every += largest
         saved = sum(heapq.nlargest(self.room, kept))
         self.shed += shed
         self.by_broker += saved

@@ -125,13 +125,21 @@ class _Swaps:
         """`check` of placed changes, given the replicas they copy in all (`copies`), the bytes each broker gains or
         loses (`load`) and the bytes it copies in more or fewer (`copied`)."""
         st = self.st
-        if copies > 0 or any(d > 0 and st.bytes[b] + d > self.caps[b] for b, d in load):
+        if copies > 0:
             return "bytes"
+        held, caps = st.bytes, self.caps
+        for b, d in load:  # loops, not any() over generators: the exchanges' hot path
+            if d > 0 and held[b] + d > caps[b]:
+                return "bytes"
         usable = st.usable
-        if usable and any(d > 0 and b in usable and st.incoming[b] + d > usable[b] for b, d in copied):
-            return "space"
-        if any(st.rack_delta(i, src, dst) is None for i, src, dst in changes):
-            return "racks"
+        if usable:
+            for b, d in copied:
+                if d > 0 and b in usable and st.incoming[b] + d > usable[b]:
+                    return "space"
+        rack_delta = st.rack_delta
+        for i, src, dst in changes:
+            if rack_delta(i, src, dst) is None:
+                return "racks"
         if self.leaders and not self._leads_kept(changes):
             return "leaders"
         return None
@@ -300,10 +308,13 @@ def _staying(st: State, left: dict[int, set[int]]) -> dict[tuple[int, int], list
     for a, topics in left.items():
         for i in st.where[a] - st.foreign[a]:  # the replicas on a that were there before the plan
             t = topic_of[i]
-            if t in topics and i not in fixed and size[i] is not None:
-                out[(t, a)].append((size[i] or 0, i))
+            if t in topics and i not in fixed:
+                known = size[i]
+                if known is not None:
+                    out[(t, a)].append((known, i))
     for v in out.values():
-        v.sort()
+        if len(v) > 1:  # most: one replica of the topic on the broker
+            v.sort()
     return out
 
 
