@@ -119,13 +119,17 @@ class _Heads:
         self.members = members
         self.eligible = eligible
         self.on_swap = on_swap
-        self.lead: dict[int, int] = {}
-        self.led: dict[int, set[int]] = {}
+        led: dict[int, set[int]] = {}
         for i in idxs:
             h = reps[i][0]
-            if h in self.members:
-                self.lead[h] = self.lead.get(h, 0) + 1
-                self.led.setdefault(h, set()).add(i)
+            if h in members:
+                heads = led.get(h)
+                if heads is None:
+                    led[h] = {i}
+                else:
+                    heads.add(i)
+        self.led = led
+        self.lead: dict[int, int] = {h: len(heads) for h, heads in led.items()}
 
     def swap(self, i: int, new: int) -> None:
         """Make `new` the head of partition i (it swaps places with the old head)."""
