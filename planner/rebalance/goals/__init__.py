@@ -181,16 +181,17 @@ def balance(
     moving, skipped = excluded(parts, exclude_topics, exclude_internal)
     st = State(cluster, parts, targets, moving | skipped, max_moves, closed=cluster.cordoned_ids)
     say = progress or (lambda msg: None)
-    lower, topic_lower, bytes_lower = _bounds(st, rack_repair, byte_tolerance)
+    unsafe = unsafe_of(st)  # of the input: the bounds, the joint bound and the hard goal's repairs read it
+    lower, topic_lower, bytes_lower = _bounds(st, rack_repair, byte_tolerance, unsafe)
     # counts and topics together, where every replica is on a target and no repair changes what a rack holds
     by_rack = targets_of(st)[1]
-    joint = None if unsafe_of(st) else joint_lower_bound(st, list(by_rack.values()) if by_rack else [st.targets])
+    joint = None if unsafe else joint_lower_bound(st, list(by_rack.values()) if by_rack else [st.targets])
     # without rack repair, moves off brokers outside the targets can still make every partition rack-safe: the goals
     # then balance per rack (`HardGoal` sets `st.groups`), and the bounds are those of a plan that repairs
     per_rack = None
     if not rack_repair and targets_of(st)[1] is None and targets_of(st, repaired=True)[1] is not None:
-        per_rack = _bounds(st, True, byte_tolerance)
-    hard = HardGoal(rack_repair, say)
+        per_rack = _bounds(st, True, byte_tolerance, unsafe)
+    hard = HardGoal(rack_repair, say, unsafe=unsafe)
     sized = balance_bytes and st.has_sizes
 
     byte_goals: list[ByteGoal] = []
@@ -288,7 +289,7 @@ def balance(
 
 
 def _proposed(parts: Sequence[Partition], st: State) -> dict:
-    return {p.tp: tuple(r) for p, r in zip(parts, st.reps) if tuple(r) != p.replicas}
+    return {p.tp: new for p, r in zip(parts, st.reps) if (new := tuple(r)) != p.replicas}
 
 
 def _forced_bound(st: State, notes: Sequence[Note]) -> int | None:
@@ -308,11 +309,13 @@ def _forced_bound(st: State, notes: Sequence[Note]) -> int | None:
     return rack_flow.lower_bound(st, spread, free)
 
 
-def _bounds(st: State, repaired: bool, tolerance: float) -> tuple[int, int, tuple[int, int] | None]:
+def _bounds(
+    st: State, repaired: bool, tolerance: float, unsafe: list[tuple[int, int, list[int]]]
+) -> tuple[int, int, tuple[int, int] | None]:
     """The lower bounds of the count, topic and byte goals (bytes: without and with the topic goal's sheds), balanced
-    per rack when every partition keeps (or, when `repaired`, gets) one replica per rack."""
+    per rack when every partition keeps (or, when `repaired`, gets) one replica per rack; `unsafe`: `unsafe_of(st)`."""
     by_rack = targets_of(st, repaired)[1]
-    count, topic = count_lower_bound(st, repaired), topic_lower_bound(st, repaired)
+    count, topic = count_lower_bound(st, repaired, unsafe), topic_lower_bound(st, repaired)
     return count, topic, bytes_lower_bound(st, tolerance, by_rack) if st.has_sizes else None
 
 

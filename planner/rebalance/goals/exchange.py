@@ -328,7 +328,12 @@ def _departures(st: State) -> list[Departure]:
     homes, reps, size = st.home, st.reps, st.size
     opened = st.target_set - st.closed
     out = []
-    for i in gone:
+    # the partitions largest first, then by index: one sort of integers (-size × n + index), not of tuples
+    n = len(reps)
+    keys = [-(size[i] or 0) * n + i for i in gone]
+    keys.sort()
+    for key in keys:
+        i = key % n
         home, r = homes[i], reps[i]
         came = [c for c in r if c not in home]
         neg = -(size[i] or 0)
@@ -339,9 +344,7 @@ def _departures(st: State) -> list[Departure]:
                     break
             continue
         left = [a for a in home if a not in r and a in opened]
-        for a, c in zip(left, came):
-            out.append((neg, i, a, c))
-    out.sort()
+        out += sorted((neg, i, a, c) for a, c in zip(left, came))
     return out
 
 

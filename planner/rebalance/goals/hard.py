@@ -58,10 +58,11 @@ def unsafe_of(st: State) -> list[tuple[int, int, list[int]]]:
     return out
 
 
-def count_lower_bound(st: State, rack_repair: bool) -> int:
-    """Fewest replica moves any plan reaching the hard and replica-count goals needs (`moves.lower_bound`)."""
+def count_lower_bound(st: State, rack_repair: bool, unsafe: list[tuple[int, int, list[int]]] | None = None) -> int:
+    """Fewest replica moves any plan reaching the hard and replica-count goals needs (`moves.lower_bound`); `unsafe`:
+    `unsafe_of(st)` where the caller has it."""
     target, by_rack = targets_of(st, repaired=rack_repair)
-    unsafe = unsafe_of(st) if rack_repair else []
+    unsafe = (unsafe_of(st) if unsafe is None else unsafe) if rack_repair else []
     # replicas of partitions that never move (mid-reassignment, excluded) stay: a bound counting them would exceed
     # the plan
     movable = movable_counts(st.count, (st.reps[i] for i in st.fixed), st.target_set)
@@ -79,11 +80,15 @@ class HardGoal:
     name: str = "hard"
     repaired: int = 0
     repair_moves: int = 0
+    unsafe: list | None = None  # `unsafe_of` the state before this goal, where the caller has it
 
     def optimize(self, st: State, frozen: Frozen) -> Constraint | None:
         target, by_rack = targets_of(st, repaired=self.rack_repair)
+        moves = st.moves
         self._forced(st, target)
-        unsafe = unsafe_of(st) if self.rack_repair else []
+        # the caller's list where no replica had to move off a broker outside the targets (the lists as they were)
+        known = self.unsafe if st.moves == moves else None
+        unsafe = (unsafe_of(st) if known is None else known) if self.rack_repair else []
         if unsafe:
             self.say(f"repairing {len(unsafe)} rack-unsafe partitions")
             total = sum(len(r) for r in st.reps)
