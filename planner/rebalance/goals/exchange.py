@@ -328,12 +328,7 @@ def _departures(st: State) -> list[Departure]:
     homes, reps, size = st.home, st.reps, st.size
     opened = st.target_set - st.closed
     out = []
-    # the partitions largest first, then by index: one sort of integers (-size × n + index), not of tuples
-    n = len(reps)
-    keys = [-(size[i] or 0) * n + i for i in gone]
-    keys.sort()
-    for key in keys:
-        i = key % n
+    for i in gone:
         home, r = homes[i], reps[i]
         came = [c for c in r if c not in home]
         neg = -(size[i] or 0)
@@ -344,7 +339,9 @@ def _departures(st: State) -> list[Departure]:
                     break
             continue
         left = [a for a in home if a not in r and a in opened]
-        out += sorted((neg, i, a, c) for a, c in zip(left, came))
+        for a, c in zip(left, came):
+            out.append((neg, i, a, c))
+    out.sort()
     return out
 
 
