@@ -82,7 +82,7 @@ def test_state_from_a_placement_counts_it_as_home():
     assert fresh.home[1] == parts[1].replicas and fresh.copies == 0
     assert all(not s for s in fresh.foreign.values()) and all(not s for s in fresh.departed.values())
     assert fresh.count[moved[0][0]] == st.count[moved[0][0]] + 1
-    assert fresh.orig[moved[0][0]] == frozenset(fresh.where[moved[0][0]])
+    assert {i for i, home in enumerate(fresh.home) if moved[0][0] in home} == fresh.where[moved[0][0]]
 
 
 def _full_distance(st: State, tolerance: float) -> tuple:

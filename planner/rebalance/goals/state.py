@@ -56,7 +56,6 @@ class State:
         self.terms: dict[str, tuple[object, dict[int, int]]] = {}  # `_distance`'s per-topic terms, by what they count
         self._span = (max((s or 0 for s in self.size), default=0) + 1, len(parts) or 1)
         self._index(cluster.broker_ids)
-        self.orig = {b: frozenset(s) for b, s in self.where.items()}  # partitions each broker held before the plan
         self.copies = 0  # replicas the plan copies so far: brokers in a new list that are not in the old one
         # bytes a broker may receive (its log dirs' usable bytes, DescribeLogDirs), the bytes the plan copies there
         # so far, and the brokers that turned a move down for lack of space

@@ -493,7 +493,7 @@ def _returns(st: State, src: int, dst: int) -> Iterator[int]:
     copies the move costs: -1 (moved to src by the plan, going back home), 0 (moved to src by the plan, or dst held it
     before too), 1 (the rest); within each, from the per-broker indexes by size. What it reads: src's and dst's
     indexes and counts, dst's copied bytes, and the replica lists of the partitions on src (`_Exchanges`)."""
-    have, lack, before = st.tcount[src], st.tcount[dst], st.orig[dst]
+    have, lack, home = st.tcount[src], st.tcount[dst], st.home
     if dst not in st.target_set or dst in st.closed:
         return
     topic_of, fixed, reps, rack_of = st.topic_of, st.fixed, st.reps, st.rack_of
@@ -522,11 +522,11 @@ def _returns(st: State, src: int, dst: int) -> Iterator[int]:
     returning = st.where[src] & st.departed[dst]
     back_home = returning & st.foreign[src]
     yield from sorted(filter(fits, back_home), key=order)
-    moved: Iterator[int] = (j for j in st.ranked(src, home=False) if j not in before)
+    moved: Iterator[int] = (j for j in st.ranked(src, home=False) if dst not in home[j])
     if len(returning) > len(back_home):
         moved = heapq.merge(sorted(returning - back_home, key=order), moved, key=order)
     yield from filter(fits, moved)
-    yield from (j for j in st.ranked(src, home=True) if j not in before and fits(j))
+    yield from (j for j in st.ranked(src, home=True) if dst not in home[j] and fits(j))
 
 
 def _even_racks(st: State) -> bool:
