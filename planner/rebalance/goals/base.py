@@ -51,7 +51,10 @@ class Frozen:
     constraints: list[Constraint] = field(default_factory=list)
 
     def allows(self, st: "State", changes: Sequence[Change]) -> bool:
-        return all(c.allows(st, changes) for c in self.constraints)
+        for c in self.constraints:  # a loop, not all() over a generator: every candidate change asks
+            if not c.allows(st, changes):
+                return False
+        return True
 
     def add(self, constraint: Constraint | None) -> None:
         if constraint is not None:

@@ -665,7 +665,11 @@ class _Free:
         best = self.best
         if best[0] is not None and key >= best[0][0]:
             return None
-        if all(st.can_move(i, s, d) for i, s, d in changes) and self.frozen.allows(st, changes):
+        can_move = st.can_move
+        for i, s, d in changes:  # a loop, not all() over a generator
+            if not can_move(i, s, d):
+                return False
+        if self.frozen.allows(st, changes):
             best[0] = (key, changes)
             return True
         return False
