@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import bisect
 import heapq
-import itertools
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Collection, Iterator, Sequence
+from typing import Callable, Collection, Iterator, Sequence
 
 from planner.rebalance.goals.base import Change, Frozen, Note
 from planner.rebalance.goals.replica_count import CountConstraint
@@ -40,14 +39,13 @@ def limits(st: State, tolerance: float) -> dict[str | None, float]:
     return out
 
 
-def bytes_lower_bound(st: State, tolerance: float, by_rack: dict | None, arrays: bool | None = None) -> tuple[int, int]:
+def bytes_lower_bound(st: State, tolerance: float, by_rack: dict | None) -> tuple[int, int]:
     """Fewest bytes any plan reaching the replica-count and byte goals copies, and any reaching the per-topic goal too:
     every replica leaves a broker, and broker b must lose at least its bytes above the limit and at least its replicas
     above the ceiling of the mean (the smallest of them at the least), all of them when b is not a target. With the
     topic goal (`_TopicSheds`), b also loses its replicas of each topic above the topic's floor but the +1s it keeps.
     Unknown sizes count 0. Per rack when every partition keeps one replica per rack (`by_rack`: each rack then ends
-    with one replica of each partition). With `arrays` (default: from `ARRAYS_FROM` partitions, no partition fixed),
-    the per-broker sums over NumPy arrays (`_SheddingArrays`), the same integers."""
+    with one replica of each partition)."""
     groups = list(by_rack.values()) if by_rack else [st.targets]
     outside = 0
     for b in st.cluster.broker_ids:
@@ -62,20 +60,11 @@ def bytes_lower_bound(st: State, tolerance: float, by_rack: dict | None, arrays:
         topic_totals = Counter({t: sum(held.values()) for t, held in enumerate(st.holders)})
     plain = with_topics = outside
     size = st.size
-    fast = _SheddingArrays.of(st) if (len(st.reps) >= ARRAYS_FROM if arrays is None else arrays) else None
     for members in groups:
         n = len(members)
         limit, ceil = (1 + tolerance) * total_bytes / n, -(-total // n)
         sheds = _TopicSheds(st, {t: divmod(c, n) for t, c in topic_totals.items()}, ceil)
         per_broker = 0
-        if fast is not None:
-            smallest, own, group_total = fast.group(members, ceil, sheds)
-            for b, least, mine in zip(members, smallest, own):
-                count_only = max(int(max(0.0, st.bytes[b] - limit)), least)
-                plain += count_only
-                per_broker += max(count_only, mine)
-            with_topics += max(per_broker, group_total)
-            continue
         for b in members:
             movable = [i for i in st.where[b] if i not in st.fixed] if st.fixed else st.where[b]
             extra = st.count[b] - ceil
@@ -85,113 +74,6 @@ def bytes_lower_bound(st: State, tolerance: float, by_rack: dict | None, arrays:
             per_broker += max(count_only, sheds.add(b, movable))
         with_topics += max(per_broker, sheds.total())
     return plain, with_topics
-
-
-ARRAYS_FROM = (
-    20_000  # partitions from which `bytes_lower_bound` sums over NumPy arrays (below: importing it costs more)
-)
-
-
-class _SheddingArrays:
-    """`bytes_lower_bound`'s per-broker sums over NumPy arrays of every replica (its broker, topic and size), sorted
-    once per group of brokers: where no partition is fixed (every replica on a broker may move), broker ids are
-    small and the bytes fit in 64 bits (else None: the loops)."""
-
-    def __init__(self, np: Any, brokers: Any, topics: Any, sizes: Any, n_topics: int, count: dict[int, int]):
-        self.np, self.brokers, self.topics, self.sizes, self.n_topics, self.count = (
-            np,
-            brokers,
-            topics,
-            sizes,
-            n_topics,
-            count,
-        )
-
-    @classmethod
-    def of(cls, st: State) -> _SheddingArrays | None:
-        if st.fixed or not st.reps or sum(s or 0 for s in st.size) * max(map(len, st.reps)) >= 2**62:
-            return None
-        if min(st.cluster.broker_ids) < 0 or max(st.cluster.broker_ids) >= 1 << 24:
-            return None
-        import numpy as np
-
-        lens = np.fromiter(map(len, st.reps), np.int64, len(st.reps))
-        brokers = np.fromiter(itertools.chain.from_iterable(st.reps), np.int64, int(lens.sum()))
-        topics = np.repeat(np.asarray(st.topic_of, np.int64), lens)
-        sizes = np.repeat(np.fromiter((s or 0 for s in st.size), np.int64, len(st.size)), lens)
-        by_size = np.argsort(sizes, kind="stable")  # once: each group's sorts below are stable sorts of this order
-        return cls(np, brokers[by_size], topics[by_size], sizes[by_size], len(st.topic_names), st.count)
-
-    def group(self, members: Sequence[int], ceil: int, sheds: _TopicSheds) -> tuple[list[int], list[int], int]:
-        """For the brokers of `members`, in order: the sum of each one's `count − ceil` smallest replicas (0 where it
-        holds no more than `ceil`), and `sheds.add` of each (its own bound with the topic goal); then `sheds.total()`
-        (`sheds` is left as it was: only its floors and room are read)."""
-        np = self.np
-        ids = np.asarray(members, np.int64)
-        lookup = np.full(max(int(self.brokers.max()), int(ids.max())) + 1, -1, np.int64)
-        lookup[ids] = np.arange(len(ids))
-        dense = lookup[self.brokers]
-        inside = dense >= 0
-        b, t, s = dense[inside], self.topics[inside], self.sizes[inside]
-        m = len(ids)
-        # the smallest replicas above the ceiling: each broker's replicas by size, the first count − ceil of them
-        order = np.argsort(b, kind="stable")  # by broker, then size (the arrays are by size)
-        bs, ss = b[order], s[order]
-        extra = np.asarray([self.count[x] - ceil for x in members], np.int64)
-        smallest = _by_broker(np, bs, np.where(_ranks(np, bs) < extra[bs], ss, 0), m)
-        if sheds.floors is None:
-            return smallest.tolist(), [0] * m, 0
-        q_of = np.zeros(self.n_topics, np.int64)
-        r_of = np.zeros(self.n_topics, np.int64)
-        for topic, (q, r) in sheds.floors.items():
-            q_of[topic], r_of[topic] = q, r
-        # per (broker, topic), its replicas by size: those above the floor q lost (the smallest), the largest lost
-        # kept where the topic has +1s (r > 0)
-        order = np.argsort(b * self.n_topics + t, kind="stable")  # by broker, topic, then size
-        bs, ts, ss = b[order], t[order], s[order]
-        first = np.ones(len(bs), bool)
-        first[1:] = (bs[1:] != bs[:-1]) | (ts[1:] != ts[:-1])
-        starts = np.flatnonzero(first)
-        held = np.diff(np.append(starts, len(bs)))
-        gb, gt = bs[starts], ts[starts]
-        lose = held - q_of[gt]  # per group: replicas lost (none where not above the floor)
-        rank = np.arange(len(bs)) - np.repeat(starts, held)
-        shed = _by_broker(np, bs, np.where(rank < np.repeat(lose, held), ss, 0), m)
-        keep = (lose > 0) & (r_of[gt] > 0)
-        largest = ss[starts[keep] + lose[keep] - 1]
-        kb, kt = gb[keep], gt[keep]
-        # per broker, the `room` largest of those it keeps
-        order = _sorted_by(np, kb, -largest)
-        saved = _by_broker(np, kb[order], np.where(_ranks(np, kb[order]) < sheds.room, largest[order], 0), m)
-        # per topic of floor q > 0, its r largest; those of floor 0 all count (`_TopicSheds.every`)
-        floor = q_of[kt] > 0
-        every = int(largest[~floor].sum())
-        tv, tt = largest[floor], kt[floor]
-        order = _sorted_by(np, tt, -tv)
-        by_topic = int(np.where(_ranks(np, tt[order]) < r_of[tt[order]], tv[order], 0).sum())
-        shed_total, by_broker = int(shed.sum()), int(saved.sum())
-        total = shed_total - min(by_broker, by_topic + every)
-        return smallest.tolist(), (shed - saved).tolist(), total
-
-
-def _sorted_by(np: Any, keys: Any, then: Any) -> Any:
-    """The order of `keys`, then of `then` (`np.lexsort((then, keys))`, as two stable sorts: faster)."""
-    first = np.argsort(then, kind="stable")
-    return first[np.argsort(keys[first], kind="stable")]
-
-
-def _ranks(np: Any, keys: Any) -> Any:
-    """Each entry's position within its run of equal `keys` (sorted)."""
-    at = np.arange(len(keys))
-    first = np.ones(len(keys), bool)
-    first[1:] = keys[1:] != keys[:-1]
-    return at - np.maximum.accumulate(np.where(first, at, 0))
-
-
-def _by_broker(np: Any, keys: Any, values: Any, m: int) -> Any:
-    """The sum of `values` per key 0..m-1 (`keys` sorted), exactly (int64 prefix sums)."""
-    sums = np.concatenate(([0], np.cumsum(values, dtype=np.int64)))
-    return sums[np.searchsorted(keys, np.arange(m), "right")] - sums[np.searchsorted(keys, np.arange(m), "left")]
 
 
 class _TopicSheds:
