@@ -246,12 +246,13 @@ class ReplicaCountGoal:
 
     def _one(self, st: State, target: dict[int, int], heap: BrokerHeap, topic: "_Topic", d: int) -> bool:
         """One replica to d from a giver holding more than its share (most above it first)."""
+        on, pick, left = topic.on, self._pick, self.left
         for s in topic.givers():
-            i = self._pick(st, target, topic.on.get(s, ()), s, d)
+            i = pick(st, target, on.get(s, ()), s, d)
             if i is not None:
                 topic.move(i, s, d)
                 heap.touch(s, d)
-                self.left[s] = self.left.get(s, 0) - 1
+                left[s] = left.get(s, 0) - 1
                 return True
         # racks forbid every direct move: through a broker x holding the topic, s -> x and x -> d (one more move), the
         # fewest copies first (a replica the plan moved to x goes on to d at no copy: the pair costs one, as a direct
@@ -292,8 +293,7 @@ class ReplicaCountGoal:
         """The replica of these partitions on s (`held`) that moves to d: the fewest copies (one the plan moved to s
         goes on at no copy), then of the size closest to what each replica leaving s should take (`_want`), known sizes
         first, followers before the preferred leader."""
-        can_move = st.can_move
-        mine = [i for i in held if can_move(i, s, d)]
+        mine = st.movable(held, s, d)
         if len(mine) > 1:
             home = st.home
             # copies first: only a replica the plan moved to s, or one going back to d, copies fewer than one (`cost`)
@@ -453,29 +453,35 @@ class _Topic:
         self.st.move(i, s, d)
         if self.log is not None:
             self.log.append((i, s, d))
-        self.on[s].remove(i)
-        self.on.setdefault(d, []).append(i)
+        on = self.on
+        on[s].remove(i)
+        if d in on:
+            on[d].append(i)
+        else:
+            on[d] = [i]
         was = self.was
         if s in was:
-            self._drop(s)
             self._place(s)
         if d in was:
-            self._drop(d)
             self._place(d)
 
     def _place(self, b: int) -> None:
-        k = self.held.get(b, 0) - self.share[b]
-        if k > 0:
-            self.above[b] = k
-            bisect.insort(self.by_above.setdefault(k, []), b)
-
-    def _drop(self, b: int) -> None:
-        k = self.above.pop(b, 0)
+        """Giver b's place by its replicas above its share, taken again (dropped where it holds none above it)."""
+        above, by_above = self.above, self.by_above
+        k = above.pop(b, 0)
         if k:
-            level = self.by_above[k]
+            level = by_above[k]
             level.remove(b)
             if not level:
-                del self.by_above[k]
+                del by_above[k]
+        k = self.held.get(b, 0) - self.share[b]
+        if k > 0:
+            above[b] = k
+            into = by_above.get(k)
+            if into is None:
+                by_above[k] = [b]
+            else:
+                bisect.insort(into, b)
 
 
 PINS = 3  # times at most the slots by bytes are chosen again (`ReplicaCountGoal._by_bytes`)
