@@ -46,9 +46,10 @@ def _why(n, placement: str) -> str:
 def _word_counts(n) -> str | None:
     if n.kind.startswith("unmet"):
         where = f" in rack {n.topics[0]}" if n.topics else ""
-        return f"replica counts{where} could not be brought within 1 ({n.values[0]}..{n.values[1]}): " + _why(
-            n, "racks or replica placement constrain the moves"
-        )
+        why = "racks or replica placement constrain the moves"
+        if len(n.values) > 2 and n.values[2]:
+            why = "racks of different sizes allow no narrower range: no rack-safe plan reaches one"
+        return f"replica counts{where} could not be brought within 1 ({n.values[0]}..{n.values[1]}): " + _why(n, why)
     sizes = ", ".join(f"{r}: {k}" for r, k in zip(n.topics, n.values[2:]))
     return (
         f"every partition keeps one replica per rack and racks differ in size ({sizes} brokers), so counts are "

@@ -9,6 +9,7 @@ import random
 from collections import Counter
 from itertools import product
 
+from planner.formats.plan import word_note
 from planner.model import Broker, Cluster, make_topic
 from planner.rebalance.goals import balance, count_range
 from planner.rebalance.goals.state import State
@@ -62,8 +63,12 @@ def test_plans_on_larger_random_clusters_reach_the_narrowest_range_and_settle():
         after = c.with_assignment(plan.proposed)
         assert _spread(after, targets) == (lo, hi)
         assert balance(after, brokers=targets, leaders=bool(k % 2)).replica_moves == 0
+        notes = {n.kind: n.values for n in plan.notes if n.goal == "replica-count"}
+        if "per-rack" not in notes:  # counts balanced over all brokers: the note says no narrower range exists
+            assert notes.get("unmet") == ((lo, hi, 1) if hi - lo > 1 else None)
+            seen["noted the narrowest"] += hi - lo > 1
         seen["wider than 1" if hi - lo > 1 else "within 1"] += 1
-    assert seen == Counter({"within 1": 90, "wider than 1": 60})
+    assert seen == Counter({"within 1": 90, "wider than 1": 60, "noted the narrowest": 59})
 
 
 def _racks_7_4_3() -> Cluster:
@@ -104,7 +109,11 @@ def test_racks_of_7_4_3_reach_the_narrowest_count_range():
     after = c.with_assignment(plan.proposed)
     assert _spread(after, sorted(c.broker_ids)) == (493, 790)
     assert (plan.replica_moves, plan.lower_bound) == (1081, 1038)
-    assert plan.notes[0].goal == "replica-count" and plan.notes[0].values == (493, 790)
+    assert plan.notes[0].goal == "replica-count" and plan.notes[0].values == (493, 790, 1)
+    assert word_note(plan.notes[0]) == (
+        "replica counts could not be brought within 1 (493..790): racks of different sizes allow no narrower range: "
+        "no rack-safe plan reaches one"
+    )
     # three topics keep their leaders above 1 (one on main, with a spread of 3): their placement holds them there
     # (`preferred_leaders.placed_topics`; t17: 28 partitions on 14 brokers, and brokers 11 and 13 hold one replica
     # of it each), not the leader goal

@@ -520,12 +520,14 @@ def count_notes(st: State, name: str) -> list[Note]:
     for g, members in st.groups.items():
         hi, lo = max(st.count[b] for b in members), st.low({b: st.count[b] for b in members})
         if hi - lo > 1:
+            # a third value 1: the narrowest range racks allow (`count_range.narrowest`), no plan reaches a narrower
+            narrowest = g is None and count_range.applies(st) and count_range.narrowest(st) == (lo, hi)
             notes.append(
                 Note(
                     name,
                     "unmet",
                     hi - lo,
-                    values=(lo, hi),
+                    values=(lo, hi, 1) if narrowest else (lo, hi),
                     topics=(g,) if g is not None else (),
                 )
             )
