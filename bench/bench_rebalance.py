@@ -8,7 +8,6 @@ move for the same goal (AdminUtils over the new broker list, measured in the sam
 from __future__ import annotations
 
 import os
-import random
 import time
 from collections import Counter
 
@@ -142,9 +141,8 @@ def _uneven_racks() -> None:
     the exchange search repeated for every candidate, pair of brokers, topic and round). CPU time beside that of a
     decommission of one broker of the 10,000-partition bench cluster (`bench.gen_cluster`: 20 brokers on 10 racks),
     both in this run."""
-    from bench.gen_cluster import ensure
+    from bench.gen_cluster import ensure, uneven_racks
     from planner.adapters.topology_yaml import load_topology
-    from planner.model import Broker, Cluster, make_topic
     from planner.rebalance.decommission import decommission
     from planner.rebalance.goals import balance
 
@@ -153,22 +151,12 @@ def _uneven_racks() -> None:
     decommission(big, [1])
     yardstick = time.process_time() - cpu
 
-    rng = random.Random(5)
-    racks = "aaaaaaabbbbccc"
-    by_rack = {k: [b for b in range(len(racks)) if racks[b] == k] for k in "abc"}
-    topics = {}
-    for t in range(40):
-        rf = 3 if rng.random() < 0.6 else 2
-        topics[f"t{t}"] = {
-            p: tuple(rng.choice(by_rack[k]) for k in rng.sample("abc", rf)) for p in range(rng.randint(20, 150))
-        }
-    brokers = tuple(Broker(b, rack=racks[b]) for b in range(len(racks)))
-    c = Cluster(brokers=brokers, topics=tuple(make_topic(n, a) for n, a in sorted(topics.items())))
+    c = uneven_racks(5, "aaaaaaabbbbccc", 40, 20, 150)
     cpu = time.process_time()
     with timer() as t:
         plan = balance(c)
     cpu = time.process_time() - cpu
-    name = f"racks of 7/4/3, 14 brokers, {sum(len(p) for p in topics.values()):,} partitions"
+    name = f"racks of 7/4/3, 14 brokers, {sum(len(t.partitions) for t in c.topics):,} partitions"
     line(
         f"{name}: CPU time",
         cpu,

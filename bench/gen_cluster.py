@@ -91,6 +91,26 @@ def ensure(n_partitions: int, directory: str) -> tuple[str, str]:
     return yaml_path, json_path
 
 
+def uneven_racks(seed: int, racks: str, topics: int, least: int, most: int):
+    """Brokers 0..len(racks)-1, broker b on rack `racks[b]` (racks of different sizes, say "aaaaaaabbbbccc": 7/4/3),
+    `topics` topics of `least` to `most` partitions, 60 % of RF 3 (one replica per rack) and the rest RF 2 on two of
+    the racks, each replica on a broker of its rack drawn at random: counts per broker and per topic uneven, what
+    racks refuse to even out. Seeded: the same arguments give the same cluster."""
+    from planner.model import Broker, Cluster, make_topic
+
+    rng = random.Random(seed)
+    kinds = sorted(set(racks))
+    by_rack = {k: [b for b in range(len(racks)) if racks[b] == k] for k in kinds}
+    placed = {}
+    for t in range(topics):
+        rf = 3 if rng.random() < 0.6 else 2
+        placed[f"t{t}"] = {
+            p: tuple(rng.choice(by_rack[k]) for k in rng.sample(kinds, rf)) for p in range(rng.randint(least, most))
+        }
+    brokers = tuple(Broker(b, rack=racks[b]) for b in range(len(racks)))
+    return Cluster(brokers=brokers, topics=tuple(make_topic(n, a) for n, a in sorted(placed.items())))
+
+
 if __name__ == "__main__":
     for p in ensure(int(sys.argv[1]), sys.argv[2] if len(sys.argv) > 2 else "bench/data"):
         print(p)

@@ -9,8 +9,9 @@ import random
 from collections import Counter
 from itertools import product
 
+from bench.gen_cluster import uneven_racks
 from planner.formats.plan import word_note
-from planner.model import Broker, Cluster, make_topic
+from planner.model import Cluster
 from planner.rebalance.goals import balance, count_range
 from planner.rebalance.goals.state import State
 from planner.rebalance.moves import select_partitions
@@ -74,17 +75,7 @@ def test_plans_on_larger_random_clusters_reach_the_narrowest_range_and_settle():
 def _racks_7_4_3() -> Cluster:
     """The bench's case (`bench.bench_rebalance._uneven_racks`): 14 brokers on racks of 7/4/3, 40 topics of RF 3 (one
     replica per rack) or RF 2 (two of the racks), each replica on a broker of its rack at random: 3,457 partitions."""
-    rng = random.Random(5)
-    racks = "aaaaaaabbbbccc"
-    by_rack = {k: [b for b in range(len(racks)) if racks[b] == k] for k in "abc"}
-    topics = {}
-    for t in range(40):
-        rf = 3 if rng.random() < 0.6 else 2
-        topics[f"t{t}"] = {
-            p: tuple(rng.choice(by_rack[k]) for k in rng.sample("abc", rf)) for p in range(rng.randint(20, 150))
-        }
-    brokers = tuple(Broker(b, rack=racks[b]) for b in range(len(racks)))
-    return Cluster(brokers=brokers, topics=tuple(make_topic(n, a) for n, a in sorted(topics.items())))
+    return uneven_racks(5, "aaaaaaabbbbccc", 40, 20, 150)
 
 
 def test_the_narrowest_ranges_of_the_bench_cases():

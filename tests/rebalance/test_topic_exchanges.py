@@ -9,25 +9,15 @@ from __future__ import annotations
 import random
 
 import pytest
-from testkit import build_cluster
 
+from bench.gen_cluster import uneven_racks
 from planner.rebalance.goals import balance, topic_spread
 from planner.rebalance.moves import with_sizes
 
 
 def _cluster(seed: int, racks: str, topics: int, most: int):
-    """`topics` topics of 10 to `most` partitions, 60 % of RF 3 (one replica per rack) and the rest RF 2 on two of
-    the racks, each replica on a broker of its rack drawn at random (counts per broker and per topic uneven)."""
-    rng = random.Random(seed)
-    kinds = sorted(set(racks))
-    by_rack = {k: [b for b in range(len(racks)) if racks[b] == k] for k in kinds}
-    placed = {}
-    for t in range(topics):
-        rf = 3 if rng.random() < 0.6 else 2
-        placed[f"t{t}"] = {
-            p: tuple(rng.choice(by_rack[k]) for k in rng.sample(kinds, rf)) for p in range(rng.randint(10, most))
-        }
-    return build_cluster(len(racks), racks=list(racks), topics=placed)
+    """`bench.gen_cluster.uneven_racks` with topics of 10 to `most` partitions."""
+    return uneven_racks(seed, racks, topics, 10, most)
 
 
 def _checked(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:

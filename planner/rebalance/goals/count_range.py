@@ -19,6 +19,7 @@ from typing import Callable, Sequence
 from planner.rebalance.flow import Network
 from planner.rebalance.goals.state import State
 from planner.rebalance.goals.topic_spread import uneven_racks
+from planner.rebalance.moves import excess
 
 ROUNDS = 3  # passes of `reach` over the racks' totals (a partition moves at most once a pass)
 
@@ -76,11 +77,10 @@ def lower_bound(st: State, spread: int) -> int | None:
         return None
     racks = _racks(st)
     held = Counter(b for r in st.home for b in r)
-    outside = sum(c for b, c in held.items() if b not in st.target_set)
     best = None
     for lo in lows:
         hi = lo + spread
-        above = outside + sum(max(0, held[b] - hi) for b in st.targets)
+        above = excess(held, dict.fromkeys(st.targets, hi))  # every replica off a broker outside the targets
         below = sum(max(0, lo - held[b]) for b in st.targets)
         most = max(above, below)
         if len(lows) <= BOUND_RANGES:
