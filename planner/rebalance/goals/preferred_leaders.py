@@ -187,12 +187,17 @@ def flow_leaders(
             if net.bounded(pair_node[(t, b)], broker_node[b], tlo - f, thi - f) is None:
                 return None
     choice_edges: list[tuple[int, int, int]] = []
+    offered: dict[int, int] = {}  # pair node -> the partitions that may send it a head
     for i in movable:
         p = net.node()
         net.bounded(src, p, 1, 1)  # every partition gets exactly one head
         for b in st.reps[i]:
             if b in broker_node and eligible(i, b):
-                choice_edges.append((i, b, net.arc(p, pair_node[(st.topic_of[i], b)], 1)))
+                pair = pair_node[(st.topic_of[i], b)]
+                offered[pair] = offered.get(pair, 0) + 1
+                choice_edges.append((i, b, net.arc(p, pair, 1)))
+    if any(offered.get(v, 0) < -net.excess.get(v, 0) for v in pair_node.values()):
+        return None  # a (topic, broker) floor above what its partitions there may lead: no flow meets it
     net.arc(sink, src, len(movable))  # circulation: what reaches the sink goes round again
     if not net.feasible():
         return None
