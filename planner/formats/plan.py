@@ -67,6 +67,13 @@ def _word_topics(n) -> str | None:
         return f"{n.count} topic(s) keep a replica spread above 1 per broker ({_names(n.topics)}): " + _why(
             n, "racks or replica placement constrain the moves"
         )
+    if n.kind == "count-forced":  # each topic's spread over all brokers (`topic_keep.count_forced`)
+        return (
+            f"{n.count} topic(s) spread more than 1 over all brokers (up to {int(max(n.values))}) because racks "
+            "differ in size and the replica counts leave no room: no rack-safe plan that keeps every broker's replica "
+            "count in the range the replica-count goal reached and every other topic within 1 where it is balanced "
+            f"keeps any one of them within 1 too ({_names(n.topics)})"
+        )
     if n.values:  # each topic's lower bound (`topic_spread.forced_topics`)
         low, high = int(min(n.values)), int(max(n.values))
         return (

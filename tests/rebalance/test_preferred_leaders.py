@@ -51,20 +51,23 @@ def test_placed_topics_are_exactly_those_no_choice_of_leaders_brings_within_1():
 def test_on_racks_of_7_4_3_the_placement_holds_the_topics_whose_leaders_stay_above_1():
     # seed 7 of the racks of 7/4/3 (test_rack_flow): the count goal's narrowest range leaves two topics with leaders
     # above 1 (one before `count_range`). Neither can do better on its placement, whatever the other topics and the
-    # brokers' totals: t10 has 18 partitions on 14 brokers (each must lead 1 or 2) and broker 11 holds none of it,
-    # so the other 13 lead 18 (one of them 2 at least: a spread of 2); t9 has 35 (each 2 or 3) and brokers 12 and 13
-    # hold one replica of it each, so the other 12 lead 33 at least (one of them 3: a spread of 2). 2 is the least
+    # brokers' totals. Since `topic_keep` they are the two topics the counts and racks keep wider than 1
+    # (count-forced), with next to none of their replicas on rack c: t10 has 18 partitions on 14 brokers (each must
+    # lead 1 or 2) and brokers 11 to 13 hold none of it, so the other 11 lead 18 (one of them 2 at least, the others
+    # 0: a spread of 2); t9 has 35 (each 2 or 3) and only broker 12 of rack c holds one replica of it, so the other 11
+    # lead 34 at least (one of them 4: a spread of 4). Before `topic_keep`: spreads of 2 both (t10 on 13 brokers,
+    # t9 holding one or two replicas on each rack-c broker)
     c = _cluster(7, "aaaaaaabbbbccc", 12, 40)
     plan = balance(c)
     after = c.with_assignment(plan.proposed)
     notes = [n for n in plan.notes if n.goal == "preferred-leaders"]
-    assert [(n.kind, n.topics, n.values) for n in notes] == [("topics-placed", ("t10", "t9"), (2,))]
+    assert [(n.kind, n.topics, n.values) for n in notes] == [("topics-placed", ("t10", "t9"), (4,))]
     held = {t: Counter(b for p in after.topic(t).partitions for b in p.replicas) for t in ("t10", "t9")}
     assert [len(after.topic(t).partitions) for t in ("t10", "t9")] == [18, 35]
-    assert [held["t10"][b] for b in c.broker_ids] == [4, 3, 3, 1, 4, 1, 2, 4, 4, 4, 4, 0, 1, 1]
-    assert [held["t9"][b] for b in c.broker_ids] == [5, 5, 5, 5, 5, 5, 5, 7, 8, 8, 8, 2, 1, 1]
+    assert [held["t10"][b] for b in c.broker_ids] == [3, 2, 3, 3, 3, 2, 2, 5, 4, 5, 4, 0, 0, 0]
+    assert [held["t9"][b] for b in c.broker_ids] == [5, 5, 5, 5, 5, 5, 5, 8, 9, 8, 9, 0, 1, 0]
     assert word_note(notes[0]) == (
-        "2 topic(s) keep a preferred-leader spread above 1 (up to 2) because of where their replicas are: no choice "
+        "2 topic(s) keep a preferred-leader spread above 1 (up to 4) because of where their replicas are: no choice "
         "of leaders among each partition's replicas (in its ISR) brings them within 1, reordering replica lists "
         "changes nothing there (t10, t9)"
     )

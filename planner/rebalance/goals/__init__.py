@@ -26,7 +26,7 @@ from dataclasses import replace
 from typing import Callable, Iterable, ParamSpec, Sequence, TypeVar
 
 from planner.model import INTERNAL_TOPICS, Cluster, Partition, PlannerError
-from planner.rebalance.goals import count_range, rack_flow
+from planner.rebalance.goals import count_range, rack_flow, topic_keep
 from planner.rebalance.goals.base import Frozen, Goal, Note
 from planner.rebalance.goals.byte_balance import ByteGoal, byte_notes, bytes_lower_bound, limits
 from planner.rebalance.goals.exchange import fewer_bytes
@@ -265,7 +265,7 @@ def balance(
     byte_goal = next((g for g in goals if isinstance(g, ByteGoal)), None)
     notes = _notes(st, hard, leaders, byte_goal, byte_tolerance, moving, skipped)
     # the topic bound counts spreads within 1 over the brokers balanced together: not for topics left wider
-    wide = {"unmet", "rack-forced"} if None in st.groups else {"unmet"}
+    wide = {"unmet", "rack-forced", "count-forced"} if None in st.groups else {"unmet"}
     topic_bytes = False  # the byte bound with the topic goal's sheds, where the topic goal is reached
     if not any(n.goal == "topic-spread" and n.kind in wide for n in notes):
         counted = not any(n.goal == "replica-count" and n.kind.startswith("unmet") for n in notes)
@@ -303,7 +303,8 @@ def _forced_bound(st: State, notes: Sequence[Note]) -> int | None:
     spread = max(st.count[b] for b in st.targets) - min(st.count[b] for b in st.targets)
     if not rack_flow.applies(st):  # too large for its flow: the counts' own (`count_range.lower_bound`), if any
         return count_range.lower_bound(st, spread) if unmet.kind == "unmet" else None
-    names = {t for n in notes if n.goal == "topic-spread" and n.kind.startswith("unmet") for t in n.topics}
+    kinds = ("unmet", "count-forced")
+    names = {t for n in notes if n.goal == "topic-spread" and n.kind.startswith(kinds) for t in n.topics}
     reached = spreads(st)
     free = {t: reached[t][1] for t, name in enumerate(st.topic_names) if name in names}
     return rack_flow.lower_bound(st, spread, free)
@@ -332,10 +333,11 @@ def _run_best(
     st: State, goal_list: Callable[..., list[Goal]], settle_leaders: bool, tolerance: float | None
 ) -> list[Goal]:
     """`_run` of the goals; where racks kept the replica counts wider than 1 (`rack_flow.applies`), again from the
-    fewest moves to the count range that run reached (`rack_flow.plan`), else where the count goal may aim at the
-    topic shares or not (`try_shares`), both ways; both runs from the same start, keeping the run that comes closer
-    to the goals (in goal order), then copies fewer replicas, then fewer bytes. The goals of the run kept (their
-    notes)."""
+    fewest moves to the count range that run reached (`rack_flow.plan`; where that range leaves no placement with
+    every topic within 1, to the most topics within 1 and the others' least spread that `topic_keep.keep` finds),
+    else where the count goal may aim at the topic shares or not (`try_shares`), both ways; both runs from the same
+    start, keeping the run that comes closer to the goals (in goal order), then copies fewer replicas, then fewer
+    bytes. The goals of the run kept (their notes)."""
     goals = goal_list(False)
     shares = try_shares(st)
     flow = rack_flow.applies(st) and st.max_moves is None and not st.usable
@@ -354,6 +356,9 @@ def _run_best(
     start.restore(st)
     other = goal_list(not flow, placed=flow)
     reps = rack_flow.plan(st, *reached) if flow else None
+    if flow and reps is None:
+        wide = topic_keep.keep(st, *reached)
+        reps = None if wide is None else rack_flow.plan(st, *reached, wide=wide)
     if reps is not None:  # the fewest moves to that count range, then the other goals from there
         rack_flow.apply(st, reps)
         if tolerance is not None:
@@ -465,12 +470,14 @@ def _fewer_bytes(st: State, goals: Sequence[Goal], limit: dict | None, tolerance
 def _score(st: State, tolerance: float | None, spread: bool = False) -> tuple:
     """How far from the goals (`_distance`), then copies, then bytes copied; with `spread`, the count term is the
     spread of the counts (what the summary shows where racks keep them wider than 1) instead of the replicas off the
-    even share."""
+    even share, and the topic term first the topics above a spread of 1 where the topic goal balances them (what
+    the summary names: `topic_keep` may keep more topics within 1 at more replicas off their shares in all)."""
     copied = sum(st.sz(i) for i, (r, home) in enumerate(zip(st.reps, st.home)) for b in r if b not in home)
-    distance = _distance(st, tolerance)
+    distance: tuple = _distance(st, tolerance)
     if spread:
         counts = [st.count[b] for b in st.targets]
-        distance = (max(counts) - min(counts), *distance[1:])
+        wide = sum(1 for s, _ in spreads(st) if s > 1)
+        distance = (max(counts) - min(counts), (wide, distance[1]), *distance[2:])
     return distance, st.copies, copied
 
 
@@ -632,7 +639,7 @@ def _notes(
     moving: frozenset[int],
     skipped: frozenset[int],
 ) -> list[Note]:
-    notes = count_notes(st, "replica-count") + topic_notes(st, "topic-spread")
+    notes = count_notes(st, "replica-count") + _count_forced(st, topic_notes(st, "topic-spread"))
     notes += leader_notes(st, "preferred-leaders") if leaders else []
     notes += byte_notes(st, byte_goal, tolerance)
     if hard.repaired:
@@ -654,6 +661,25 @@ def _notes(
     if st.capped:
         notes.append(Note("max-moves", "capped", len(set(st.capped)), topics=tuple(dict.fromkeys(st.capped))))
     return notes
+
+
+def _count_forced(st: State, notes: list[Note]) -> list[Note]:
+    """The topic goal's unmet note split: the topics the replica counts and racks together keep above a spread of 1
+    (`topic_keep.count_forced`) noted as count-forced, each with its spread over all target brokers."""
+    unmet = next((n for n in notes if n.kind == "unmet"), None)
+    if unmet is None:
+        return notes
+    index = {name: t for t, name in enumerate(st.topic_names)}
+    proven = {st.topic_names[t] for t in topic_keep.count_forced(st, [index[name] for name in unmet.topics])}
+    if not proven:
+        return notes
+    left = tuple(name for name in unmet.topics if name not in proven)
+    forced = tuple(name for name in unmet.topics if name in proven)
+    reached = spreads(st)
+    out = [n for n in notes if n is not unmet]
+    out += [replace(unmet, count=len(left), topics=left)] if left else []
+    values = tuple(reached[index[name]][1] for name in forced)
+    return out + [Note(unmet.goal, "count-forced", len(forced), topics=forced, values=values)]
 
 
 def _leaderless(cluster: Cluster, proposed: dict) -> list[Note]:

@@ -1,0 +1,248 @@
+"""Where racks of different sizes keep the replica counts wider than 1 and the count range leaves no placement with
+every topic within 1 (`rack_flow.plan` finds none): which topics stay within 1 (`keep`), and the ranges per broker
+of the others, the smallest spread the counts and racks leave them. `rack_flow.plan` then places the fewest moves to
+those figures. Pure.
+
+What it weighs is the placement in aggregate, replicas per topic per broker, which is exact here (`rack_flow.applies`:
+every partition rack-safe with at most one replica per rack): a partition's replica in a rack may be on any broker of
+it, and the replicas per rack of a topic's partitions of one replication factor f (P of them, fewer than one per rack
+each) can be any totals of at most P per rack that sum to f·P (each set of racks X then holds at most P·min(f, |X|),
+the bound of the polymatroid of one partition summed P times); a partition with a replica in every rack keeps one in
+each. So a feasible flow of
+
+    (topic, f) (f·P) -> (topic, rack) (0..P; P..P with a replica per rack) -> broker (the topic's range there)
+        -> sink (lo..hi replicas)
+
+is a rack-safe placement within those ranges (`_Aggregate`), and each question asked of it is one small max flow.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Mapping, Sequence
+
+from planner.rebalance.flow import Network
+from planner.rebalance.goals import count_range, rack_flow
+from planner.rebalance.goals.state import State
+from planner.rebalance.goals.topic_spread import forced_classes
+
+Ranges = dict[tuple[int, int], tuple[int, int]]  # (topic, broker) -> the fewest and most of it the broker may hold
+
+
+class _Aggregate:
+    """The placement in aggregate (module docstring): per topic the replicas each rack may hold, the brokers' count
+    range, and whether given (topic, broker) ranges admit a rack-safe placement (`feasible`)."""
+
+    def __init__(self, st: State, lo: int, hi: int):
+        self.st, self.lo, self.hi = st, lo, hi
+        self.racks: dict[str, list[int]] = {}
+        for b in st.targets:
+            self.racks.setdefault(st.rack_of[b] or "", []).append(b)
+        n = len(self.racks)
+        # (topic, replication factor) -> partitions; a replication factor of n: a replica per rack, one in each
+        self.groups: dict[tuple[int, int], int] = {}
+        for i, r in enumerate(st.home):
+            key = (st.topic_of[i], len(r))
+            self.groups[key] = self.groups.get(key, 0) + 1
+        self.n = n
+
+    def feasible(self, ranges: Ranges) -> bool:
+        """Whether some rack-safe placement gives every broker lo..hi replicas and each (topic, broker) its range."""
+        st, net = self.st, Network()
+        topic_rack: dict[tuple[int, str], int] = {}
+        for (t, f), parts in sorted(self.groups.items()):
+            g = net.node()
+            net.excess[g] = f * parts
+            for k in self.racks:
+                node = topic_rack.get((t, k))
+                if node is None:
+                    node = topic_rack[(t, k)] = net.node()
+                net.bounded(g, node, parts if f >= self.n else 0, parts)
+        brokers = {b: net.node() for b in st.targets}
+        sink = net.node()
+        net.excess[sink] = -sum(f * parts for (_, f), parts in self.groups.items())
+        for (t, k), node in topic_rack.items():
+            for b in self.racks[k]:
+                least, most = ranges[(t, b)]
+                if net.bounded(node, brokers[b], least, most) is None:
+                    return False
+        for node in brokers.values():
+            net.bounded(node, sink, self.lo, self.hi)
+        return net.feasible()
+
+
+def keep(st: State, lo: int, hi: int) -> dict[int, dict[int, tuple[int, int]]] | None:
+    """Where no placement with brokers holding lo..hi replicas each keeps every topic within 1 where the topic goal
+    balances it (`rack_flow.topic_ranges`, over all targets or the classes racks force it into): the topics left
+    wider, each with its range per broker (topic -> broker -> (fewest, most)), for `rack_flow.plan`'s `wide`.
+
+    First each class racks force a topic into whose total may vary (partitions that may change racks) gets a total,
+    the topic within 1 inside each (`_class_totals`); a topic no such totals fit is left wider, over all targets.
+    Then the topics not forced by racks alone (`forced_classes`) are kept within 1 one by one, fewest replicas first
+    (a topic left wider frees the most room where it has the most replicas), each where a placement keeping it and
+    those kept before still exists with the others free (a maximal set: keeping any topic left wider as well leaves
+    no placement). Then the least spread s that every topic left wider can have at once, each within a window of s
+    over all targets, fixed one topic at a time (`_least_windows`). The class totals chosen are in the answer too.
+    None where no placement exists at all, or where every topic is within 1 and no class total is chosen."""
+    agg = _Aggregate(st, lo, hi)
+    base = rack_flow.topic_ranges(st, lo, hi)
+    totals = [0] * len(st.topic_names)
+    for i, r in enumerate(st.home):
+        totals[st.topic_of[i]] += len(r)
+    forced = forced_classes(st, lo, hi)
+    if agg.feasible(base):
+        return _class_totals(st, agg, dict(base), forced, totals)[0] or None
+    ranges = dict(base)
+    free = {t: (0, total) for t, total in enumerate(totals) if t not in forced}
+    for t, window in free.items():
+        _set(st, ranges, t, window)
+    if not agg.feasible(ranges):
+        return None
+    classes, loose = _class_totals(st, agg, ranges, forced, totals)
+    in_turn = sorted(free, key=lambda t: (totals[t], t))
+    for t in loose:  # forced, and not within 1 inside its classes with the others free: in a window over all
+        free[t] = (0, totals[t])
+        _set(st, ranges, t, free[t])
+    for t in in_turn:  # kept within 1 where a placement still exists
+        _set(st, ranges, t, base[(t, st.targets[0])])
+        if agg.feasible(ranges):
+            del free[t]
+        else:
+            _set(st, ranges, t, free[t])
+    windows = _least_windows(st, agg, ranges, free, totals) if free else {}
+    if windows is None:
+        return None
+    return {**classes, **{t: {b: window for b in st.targets} for t, window in windows.items()}} or None
+
+
+def _set(st: State, ranges: Ranges, t: int, window: tuple[int, int]) -> None:
+    """Topic t within `window` on every target broker."""
+    for b in st.targets:
+        ranges[(t, b)] = window
+
+
+def _least_windows(
+    st: State, agg: _Aggregate, ranges: Ranges, free: Mapping[int, tuple[int, int]], totals: list[int]
+) -> dict[int, tuple[int, int]] | None:
+    """The windows of the least spread s (`_windows`) the topics in `free` can have at once, s found by bisection
+    from the least that a relaxation allows (each within s of its even share either way), taken to hold for every
+    larger s once it holds for one."""
+    n = len(st.targets)
+
+    def relaxed(s: int) -> bool:
+        trial = dict(ranges)
+        for t in free:
+            _set(st, trial, t, (max(0, -(-totals[t] // n) - s), totals[t] // n + s))
+        return agg.feasible(trial)
+
+    most = max(totals[t] for t in free)
+    least = _least(2, most, relaxed)
+    if least is None:
+        return None
+    found: dict[int, dict[int, tuple[int, int]]] = {}
+
+    def fits(s: int) -> bool:
+        chosen = _windows(st, agg, dict(ranges), free, totals, n, s)
+        if chosen is not None:
+            found[s] = chosen
+        return chosen is not None
+
+    spread = _least(least, most, fits)
+    return None if spread is None else found[spread]
+
+
+def _class_totals(
+    st: State, agg: _Aggregate, ranges: Ranges, forced: Mapping[int, list], totals: list[int]
+) -> tuple[dict[int, dict[int, tuple[int, int]]], list[int]]:
+    """The totals of the classes racks force a topic into, where partitions may change racks (a range of totals),
+    as ranges per broker (the topic within 1 inside each class, `ranges` updated): chosen one class at a time (the
+    total it holds now first, else the nearest), the later classes still within their range (`rack_flow.plan`
+    otherwise holds each class at the total its first flow gave, which may leave no placement with the other topics'
+    ranges). And the topics with no such totals (their ranges left as they were)."""
+    chosen: dict[int, dict[int, tuple[int, int]]] = {}
+    loose = []
+    for t in sorted(forced):
+        classes = forced[t]
+        if all(least == most for _, least, most in classes):
+            continue
+        kept = {(t, b): ranges[(t, b)] for b in st.targets}
+        left = totals[t]
+        for k, (members, least, most) in enumerate(classes):
+            size = len(members)
+            if k == len(classes) - 1:
+                options = [left] if least <= left <= most else []
+            else:
+                now = sum(st.holders[t].get(b, 0) for b in members)
+                options = sorted(range(least, most + 1), key=lambda c: (abs(c - now), c))
+            for total in options:
+                for b in members:
+                    ranges[(t, b)] = (total // size, -(-total // size))
+                if agg.feasible(ranges):
+                    left -= total
+                    break
+            else:
+                ranges.update(kept)
+                loose.append(t)
+                break
+        else:
+            chosen[t] = {b: ranges[(t, b)] for b in st.targets}
+    return chosen, loose
+
+
+def _least(lo: int, hi: int, ok: Callable[[int], bool]) -> int | None:
+    """The least s in lo..hi for which `ok` holds, by bisection (`ok` taken to hold from some s on); None where it
+    does not hold at hi."""
+    if not ok(hi):
+        return None
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return hi
+
+
+def _windows(
+    st: State, agg: _Aggregate, ranges: Ranges, free: Mapping[int, tuple[int, int]], totals: list[int], n: int, s: int
+) -> dict[int, tuple[int, int]] | None:
+    """Each topic in `free` within a window k..k + s of its replicas per broker, fixed one at a time, most replicas
+    first, while a placement exists with those not yet fixed free; None where some topic has no such window."""
+    chosen: dict[int, tuple[int, int]] = {}
+    for t in sorted(free, key=lambda t: (-totals[t], t)):
+        total = totals[t]
+        lows = range(max(0, -(-total // n) - s), total // n + 1)
+        now = [st.holders[t].get(b, 0) for b in st.targets]
+        first, last = max(now) - s, min(now)
+        order = sorted(lows, key=lambda k: (not first <= k <= last, abs(2 * k + s - 2 * total / n), k))
+        for k in order:
+            for b in st.targets:
+                ranges[(t, b)] = (k, k + s)
+            if agg.feasible(ranges):
+                chosen[t] = (k, k + s)
+                break
+        else:
+            return None
+    return chosen
+
+
+def count_forced(st: State, topics: Sequence[int]) -> list[int]:
+    """Of `topics` (the topics the plan leaves above a spread of 1 where the topic goal balances them), those that
+    the replica counts and racks together keep wider: where racks of different sizes keep the counts wider than 1
+    (`count_range.applies` to the placement), no rack-safe placement with every broker in the count range reached,
+    every other topic within 1 where the topic goal balances it (those of `topics` free) keeps this one within 1 as
+    well (`_Aggregate`: the ranges of `rack_flow.topic_ranges`, a relaxation for the topics racks force, so a proof).
+    Keeping any of them within 1 costs another topic its spread of 1."""
+    if not topics or not count_range.applies(st):
+        return []
+    lo, hi = min(st.count[b] for b in st.targets), max(st.count[b] for b in st.targets)
+    totals = [0] * len(st.topic_names)
+    for i, r in enumerate(st.reps):
+        totals[st.topic_of[i]] += len(r)
+    agg = _Aggregate(st, lo, hi)
+    free = {t: {b: (0, totals[t]) for b in st.targets} for t in topics}
+    out = []
+    for t in topics:
+        others = {u: r for u, r in free.items() if u != t}
+        if not agg.feasible(rack_flow.topic_ranges(st, lo, hi, wide=others)):
+            out.append(t)
+    return out
