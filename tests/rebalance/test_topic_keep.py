@@ -14,6 +14,7 @@ from collections import Counter
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 
+from bench.gen_cluster import uneven_racks
 from planner.rebalance.goals import balance
 from tests.rebalance.test_topic_exchanges import _cluster
 
@@ -95,3 +96,20 @@ def test_on_racks_of_7_4_3_the_fewest_topics_stay_above_1():
         fewest, _ = _milp(c, lo, hi)
         assert len(fewest) == above, seed
         assert _milp(c, lo, hi, wide)[1] == least, seed
+
+
+def test_on_the_bench_racks_of_7_4_3_the_fewest_topics_stay_above_1():
+    # the bench case (3,457 partitions, 40 topics, 24 of RF 3 with a replica per rack, all rack-forced): all 16 RF 2
+    # topics above 1 (unmet) before `topic_keep`, spread 4 to 18; now 6 (count-forced), as few as the MILP finds,
+    # spread 26 to 31 over all brokers: keeping the other 34 within 1 leaves these next to no room on rack c, whose 3
+    # brokers hold 790 replicas each, most of them RF 3 (the MILP's least largest spread for these 6 is 29)
+    c = uneven_racks(5, "aaaaaaabbbbccc", 40, 20, 150)
+    plan = balance(c)
+    noted = next(n for n in plan.notes if n.kind == "count-forced")
+    assert (noted.topics, noted.values) == (("t19", "t25", "t30", "t4", "t5", "t8"), (30, 27, 31, 29, 26, 28))
+    fewest, _ = _milp(c, 493, 790)
+    assert len(fewest) == 24 + 6
+    assert (
+        _milp(c, 493, 790, set(noted.topics) | {t.name for t in c.topics if len(t.partitions[0].replicas) == 3})[1]
+        == 29
+    )

@@ -355,10 +355,12 @@ def _run_best(
     idle = before is not None and as_good(before, figures(st))  # the start is as good at every figure
     start.restore(st)
     other = goal_list(not flow, placed=flow)
-    reps = rack_flow.plan(st, *reached) if flow else None
-    if flow and reps is None:
-        wide = topic_keep.keep(st, *reached)
-        reps = None if wide is None else rack_flow.plan(st, *reached, wide=wide)
+    reps = None
+    if flow:
+        wide = topic_keep.keep(st, *reached)  # None where the count range lets every topic be within 1
+        reps = rack_flow.plan(st, *reached, wide=wide)
+        held = topic_keep.class_totals(st, *reached) if reps is None and wide is None else None
+        reps = reps if held is None else rack_flow.plan(st, *reached, wide=held)
     if reps is not None:  # the fewest moves to that count range, then the other goals from there
         rack_flow.apply(st, reps)
         if tolerance is not None:
