@@ -13,9 +13,11 @@ from collections import Counter
 
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
+from testkit import build_cluster
 
 from bench.gen_cluster import uneven_racks
-from planner.rebalance.goals import balance
+from planner.rebalance.decommission import decommission
+from planner.rebalance.goals import balance, topic_keep
 from tests.rebalance.test_topic_exchanges import _cluster
 
 
@@ -113,3 +115,19 @@ def test_on_the_bench_racks_of_7_4_3_the_fewest_topics_stay_above_1():
         _milp(c, 493, 790, set(noted.topics) | {t.name for t in c.topics if len(t.partitions[0].replicas) == 3})[1]
         == 29
     )
+
+
+def test_count_forced_is_a_proof_per_topic_within_its_budget(monkeypatch):
+    # test_reassign_goals' six-broker decommission (racks a = {0, 3, 6}, b = {1, 4}, c = {2} once broker 5 leaves): t2
+    # (RF 2, 7 partitions) could spread within 1 but not with every broker's count in the range reached and t3 within
+    # 1 where it is balanced: count-forced. Past `PROOF_ARCS` no proof is tried and the note says unmet
+    topics = {
+        "t3": {p: (p % 7, (p + 1) % 7, (p + 2) % 7) for p in range(14)},
+        "t2": {p: (p % 7, (p + 3) % 7) for p in range(7)},
+    }
+    c = build_cluster(7, racks=["a", "b", "c", "a", "b", "c", "a"], topics=topics)
+    kinds = {n.kind: (n.topics, n.values) for n in decommission(c, [5]).notes if n.goal == "topic-spread"}
+    assert kinds["count-forced"] == (("t2",), (4,))  # its spread over all brokers, as on main (unmet there)
+    monkeypatch.setattr(topic_keep, "PROOF_ARCS", 2 * 6 - 1)  # one topic, two topics, six brokers: 12 arcs
+    kinds = {n.kind: n.topics for n in decommission(c, [5]).notes if n.goal == "topic-spread"}
+    assert kinds == {"unmet": ("t2",), "rack-forced": ("t3",)}
