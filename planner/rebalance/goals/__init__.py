@@ -357,10 +357,11 @@ def _run_best(
     other = goal_list(not flow, placed=flow)
     reps = None
     if flow:
-        wide = topic_keep.keep(st, *reached)  # None where the count range lets every topic be within 1
+        kept = topic_keep.keep(st, *reached)  # None where the count range lets every topic be within 1
+        wide = kept[0] if kept else {}
         reps = rack_flow.plan(st, *reached, wide=wide)
-        held = topic_keep.class_totals(st, *reached) if reps is None and wide is None else None
-        reps = reps if held is None else rack_flow.plan(st, *reached, wide=held)
+        held = (kept[1] if kept else topic_keep.class_totals(st, *reached)) if reps is None else None
+        reps = rack_flow.plan(st, *reached, wide={**held, **wide}) if held else reps
     if reps is not None:  # the fewest moves to that count range, then the other goals from there
         rack_flow.apply(st, reps)
         if tolerance is not None:

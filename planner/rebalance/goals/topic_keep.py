@@ -33,6 +33,7 @@ WINDOWS = 4
 # racks of 7/4/3, 16 topics of 40 on 14 brokers, 8,960
 PROOF_ARCS = 1_000_000
 Ranges = dict[tuple[int, int], tuple[int, int]]  # (topic, broker) -> the fewest and most of it the broker may hold
+Wide = dict[int, dict[int, tuple[int, int]]]  # topic -> broker -> the fewest and most of it the broker may hold
 
 
 class _Aggregate:
@@ -77,10 +78,12 @@ class _Aggregate:
         return net.feasible()
 
 
-def keep(st: State, lo: int, hi: int) -> dict[int, dict[int, tuple[int, int]]] | None:
+def keep(st: State, lo: int, hi: int) -> tuple[Wide, Wide] | None:
     """Where no placement with brokers holding lo..hi replicas each keeps every topic within 1 where the topic goal
     balances it (`rack_flow.topic_ranges`, over all targets or the classes racks force it into): the topics left
-    wider, each with its range per broker (topic -> broker -> (fewest, most)), for `rack_flow.plan`'s `wide`.
+    wider, each with its range per broker (topic -> broker -> (fewest, most)), for `rack_flow.plan`'s `wide`; and
+    the class totals chosen (`_class_totals`, the same form), for where that plan finds none without them (it
+    chooses its own totals, by its least-cost flow, where they fit).
 
     First each class racks force a topic into whose total may vary (partitions that may change racks) gets a total,
     the topic within 1 inside each (`_class_totals`); a topic no such totals fit is left wider, over all targets.
@@ -118,10 +121,11 @@ def keep(st: State, lo: int, hi: int) -> dict[int, dict[int, tuple[int, int]]] |
     windows = _least_windows(st, agg, ranges, free, totals) if free else {}
     if windows is None:
         return None
-    return {**classes, **{t: {b: window for b in st.targets} for t, window in windows.items()}} or None
+    wide = {t: {b: window for b in st.targets} for t, window in windows.items()}
+    return (wide, classes) if wide or classes else None
 
 
-def class_totals(st: State, lo: int, hi: int) -> dict[int, dict[int, tuple[int, int]]] | None:
+def class_totals(st: State, lo: int, hi: int) -> Wide | None:
     """Where every topic may be within 1 at once with brokers holding lo..hi replicas each, but `rack_flow.plan`
     found no placement (the class totals its first flow gave leave none): the totals of the classes racks force a
     topic into, chosen here (`_class_totals`), as `rack_flow.plan`'s `wide`; None where there is none to choose."""
@@ -227,15 +231,14 @@ def _windows(
 ) -> dict[int, tuple[int, int]] | None:
     """Each topic in `free` within a window k..k + s of its replicas per broker, fixed one at a time, most replicas
     first, while a placement exists with those not yet fixed free; None where some topic has no such window. Of a
-    topic's windows, the one holding its replicas now first (a second plan of the plan finds its own windows), then
-    the nearest its even share, up to `WINDOWS` of them."""
+    topic's windows, those the fewest of its replicas now must leave or reach first (`_off`: one holding them all
+    first, so a second plan of the plan finds its own windows), then the nearest its even share, up to `WINDOWS`."""
     chosen: dict[int, tuple[int, int]] = {}
     for t in sorted(free, key=lambda t: (-totals[t], t)):
         total = totals[t]
         lows = range(max(0, -(-total // n) - s), total // n + 1)
         now = [st.holders[t].get(b, 0) for b in st.targets]
-        first, last = max(now) - s, min(now)
-        order = sorted(lows, key=lambda k: (not first <= k <= last, abs(2 * k + s - 2 * total / n), k))
+        order = sorted(lows, key=lambda k: (_off(now, k, k + s), abs(2 * k + s - 2 * total / n), k))
         for k in order[:WINDOWS]:
             for b in st.targets:
                 ranges[(t, b)] = (k, k + s)
@@ -245,6 +248,12 @@ def _windows(
         else:
             return None
     return chosen
+
+
+def _off(now: Sequence[int], least: int, most: int) -> int:
+    """The fewest moves that bring replica counts `now` within least..most: those above it must leave, those below it
+    must come."""
+    return max(sum(max(0, c - most) for c in now), sum(max(0, least - c) for c in now))
 
 
 def count_forced(st: State, topics: Sequence[int]) -> list[int]:
