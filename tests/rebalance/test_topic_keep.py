@@ -16,6 +16,7 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 from testkit import build_cluster
 
 from bench.gen_cluster import uneven_racks
+from planner.formats.plan import word_note
 from planner.rebalance.decommission import decommission
 from planner.rebalance.goals import balance, topic_keep
 from tests.rebalance.test_topic_exchanges import _cluster
@@ -109,6 +110,12 @@ def test_on_the_bench_racks_of_7_4_3_the_fewest_topics_stay_above_1():
     plan = balance(c)
     noted = next(n for n in plan.notes if n.kind == "count-forced")
     assert (noted.topics, noted.values) == (("t19", "t25", "t30", "t4", "t5", "t8"), (30, 27, 31, 29, 26, 28))
+    assert word_note(noted) == (
+        "6 topic(s) spread more than 1 over all brokers (up to 31) because racks differ in size and the replica "
+        "counts leave no room: no rack-safe plan that keeps every broker's replica count in the range the "
+        "replica-count goal reached and every other topic within 1 where it is balanced keeps any one of them within "
+        "1 too (t19, t25, t30, t4, t5, t8)"
+    )
     fewest, _ = _milp(c, 493, 790)
     assert len(fewest) == 24 + 6
     assert (
