@@ -127,6 +127,28 @@ def test_room_under_the_limit_made_by_trading_arrivals():
     assert (st.bytes, before - _copied(st)) == ({0: 305, 1: 0, 2: 90}, 90)
 
 
+def test_room_left_after_every_broker_exchanged_is_spare_for_trades():
+    # as above, but u-1 (5 B) arrived at broker 3, which sends v-0 (50 B) away: no trade partner at first (only
+    # brokers that send nothing away may take an arrival while they may still need their room for their own
+    # exchanges), so broker 0 keeps sending t-0; broker 3 keeps v-0 and sends v-1 (20 B) instead (30 B fewer).
+    # Then the room every broker has left is spare: u-0 (80 B) and u-1 trade destinations (broker 3: 55 -> 130 B,
+    # broker 0: 290 -> 215 B) and broker 0 keeps t-0 and sends t-1 (10 B): 90 B fewer, 120 B in all
+    t = Topic("t", tuple(Partition("t", i, (0,), size=s) for i, s in enumerate((100, 10, 200))))
+    u = Topic("u", tuple(Partition("u", i, (1,), size=s) for i, s in enumerate((80, 5))))
+    v = Topic("v", tuple(Partition("v", i, (3,), size=s) for i, s in enumerate((50, 20))))
+    c = Cluster(brokers=tuple(Broker(b) for b in range(4)), topics=(t, u, v))
+    st = State(c, select_partitions(c, None), [0, 1, 2, 3], ())
+    st.move(0, 0, 2)  # t-0
+    st.move(3, 1, 0)  # u-0
+    st.move(4, 1, 3)  # u-1
+    st.move(5, 3, 2)  # v-0
+    count, before = dict(st.count), _copied(st)
+    assert st.bytes == {0: 290, 1: 0, 2: 150, 3: 25}
+    assert fewer_bytes(st, {None: 305.0})
+    assert [tuple(r) for r in st.reps] == [(0,), (2,), (0,), (3,), (0,), (3,), (2,)]
+    assert (st.count, st.bytes, before - _copied(st)) == (count, {0: 305, 1: 0, 2: 30, 3: 130}, 120)
+
+
 _REFUSAL_PARTS = (((0, 1), 100), ((1, 2), 40), ((0, 2), None), ((3, 4), 10), ((3, 0), 70), ((2, 4), 0))
 
 

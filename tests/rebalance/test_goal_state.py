@@ -184,4 +184,4 @@ def test_the_goals_make_no_reference_cycles():
             assert left - tracked() == Counter()
         finally:
             gc.enable()
-    assert [len(p.proposed) for p in plans] == [134, 97, 148]
+    assert [len(p.proposed) for p in plans] == [135, 97, 148]  # 134 before arrivals traded onto spare room (2 B fewer)

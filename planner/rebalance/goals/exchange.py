@@ -13,8 +13,10 @@ Departures are taken largest first, each exchanged for the smallest replica of i
 Where q may not go to c (racks, leaders, q already there), another arrival p2 of the topic at a broker g may take
 c and q goes to g (`_Room.via`); where a has no room under the limit, an arrival at a trades destinations with a
 smaller arrival of its topic at a broker that sends nothing away (`_Room.free`): both keep counts and moves, up to
-TRADE_REPLICAS replicas. Before them, `shortcuts`: a replica of a topic that arrived at a broker which sent another
-of the topic on goes on in its place, the other staying: one move fewer. Pure, deterministic.
+TRADE_REPLICAS replicas; once every broker has made its exchanges, the room each has left is spare, and rounds
+follow in which such a trade may go to any broker (`ROUNDS`). Before them, `shortcuts`: a replica of a topic that
+arrived at a broker which sent another of the topic on goes on in its place, the other staying: one move fewer.
+Pure, deterministic.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from collections import Counter, defaultdict
 from typing import Iterable, Sequence
 
 from planner.rebalance.goals.base import Change
+from planner.rebalance.goals.snapshot import Snapshot
 from planner.rebalance.goals.state import State
 
 PASSES = 16  # passes at most: the first over every departure, the next over those the leader counts held back
@@ -32,6 +35,7 @@ PASSES = 16  # passes at most: the first over every departure, the next over tho
 # on top of the plan's 3.2 s at 100k partitions (300,000 replicas), so not at 1M, whose plan must stay within 60 s
 TRADE_REPLICAS = 400_000
 TRIES = 8  # arrivals of its topic an exchange or an arrival may trade destinations with, tried at most
+ROUNDS = 4  # rounds at most, after the first, in which arrivals trade destinations with any broker's (`_Room.spare`)
 Departure = tuple[int, int, int, int]  # (-size, partition, broker it left, broker it went to)
 
 
@@ -51,8 +55,26 @@ def fewer_bytes(st: State, limit: dict[str | None, float] | None, leaders: bool 
         departures = [d for d in departures if size[d[1]] is not None and d[2] not in st.reps[d[1]]]
     elif None in size:
         departures = [d for d in departures if size[d[1]] is not None]
-    staying = _staying(st, left)
-    room = _Room(swaps, sum(map(len, st.reps)) <= TRADE_REPLICAS)
+    trade = sum(map(len, st.reps)) <= TRADE_REPLICAS
+    saved, traded = _passes(swaps, departures, _staying(st, left), _Room(swaps, trade))
+    for _ in range(ROUNDS if trade and saved else 0):
+        # each broker has made its own exchanges: the room it has left under the limit is spare, so an arrival at a
+        # broker short of room may now trade destinations with a smaller one at any broker (not only one that sends
+        # nothing away), and the departures are looked at again; a round that saves nothing is taken back (its trades
+        # would only move bytes between brokers)
+        kept = Snapshot(st)
+        departures = [d for d in _departures(st) if size[d[1]] is not None]
+        step, more = _passes(swaps, departures, _staying(st, _topics_left(st)), _Room(swaps, spare=True))
+        if not step:
+            kept.restore(st)
+            swaps.counts = Counter(st.lead.values())
+            break
+        saved, traded = saved + step, traded + more
+    return made + traded > 0 or saved > 0
+
+
+def _passes(swaps: _Swaps, departures: list[Departure], staying: dict, room: _Room) -> tuple[int, int]:
+    """`_pass` until a pass saves nothing (at most PASSES): the bytes saved and the trades `room` made."""
     saved = 0
     for _ in range(PASSES):
         # an exchange that moves a preferred leader shifts the leader counts, which may let another through: the next
@@ -61,7 +83,7 @@ def fewer_bytes(st: State, limit: dict[str | None, float] | None, leaders: bool 
         saved += step
         if not step or not departures:
             break
-    return made + room.made > 0 or saved > 0
+    return saved, room.made
 
 
 class _Swaps:
@@ -226,13 +248,14 @@ class _Room:
     let an exchange through: `via`, where the exchange's destination refuses the smaller replica, and `free`, where
     the broker has no room under the limit to keep the larger one. Only when `trade` (up to TRADE_REPLICAS)."""
 
-    def __init__(self, swaps: _Swaps, trade: bool = True):
+    def __init__(self, swaps: _Swaps, trade: bool = True, spare: bool = False):
         self.swaps, self.trade = swaps, trade
         st = swaps.st
         self.small: dict[int, list[tuple[int, int, int]]] = defaultdict(list)  # topic -> (size, partition, sink)
         self.came: dict[int, list[tuple[int, int]]] = defaultdict(list)  # topic -> (partition, broker) of arrivals
         for g in st.targets if trade else ():
-            sink = not st.departed[g] and g not in st.closed
+            # `spare`: every open broker's arrivals (their room left is spare), else those of brokers that send none
+            sink = (spare or not st.departed[g]) and g not in st.closed
             for i in sorted(st.foreign[g]):
                 if not i_fixed(st, i):
                     self.came[st.topic_of[i]].append((i, g))
