@@ -183,7 +183,7 @@ def _span(b, unit) -> str:
 def certificate(scenario: Scenario, rows: list[Row], seconds: tuple[float, float]) -> str:
     """The certifier's line: the fewest moves, then bytes, of any plan that reaches the goal figures ours reached
     (bench/peers/optimum.py), beside ours and the bounds our summary prints."""
-    from bench.peers.optimum import certify
+    from bench.peers.optimum import at_counts, certify
 
     ours = next((r for r in rows if r.tool == "kafka-planner" and r.score is not None), None)
     if ours is None:
@@ -193,6 +193,11 @@ def certificate(scenario: Scenario, rows: list[Row], seconds: tuple[float, float
     text = f"fewest possible (MILP, HiGHS; the goals ours reached): {_span(o.moves, lambda v: f'{v:,} moves')}"
     if o.bytes is not None:
         text += f", then at that many moves {_span(o.bytes, lambda v: f'{v / (1 << 30):,.2f} GiB')}"
+        # what exchanges could reach at ours' own counts (the LP of `at_counts`: seconds at 60 brokers)
+        c = at_counts(scenario.cluster, after, scenario.sizes, scenario.targets, seconds=seconds[1], integral=False)
+        if c.low:
+            took = f"{c.seconds:.1f} s wall, {c.cpu:.1f} s CPU"
+            text += f"; at ours' count of each topic per broker at least {c.low / (1 << 30):,.2f} GiB (LP; {took})"
     moves_bound, bytes_bound = ours.bounds
     ours_bytes = f"{_gib(ours.score.bytes_moved)}" + (
         f" (bound {_gib(bytes_bound)})" if bytes_bound is not None else ""

@@ -29,6 +29,10 @@ at a relative gap of BYTE_GAP; a bracket whose two ends agree to it is shown as 
 
 What the model leaves out (partitions under reassignment, none in the scenarios) can only lower its optimum: where
 our plan meets it, ours is the optimum.
+
+`at_counts` solves a restriction of the byte stage: the plan's own count of each topic on each broker, so only which
+replicas leave and arrive is left (what `exchange.py` chooses); its LP is small (seconds at 60 brokers) and close to
+its optimum, so it says how far the exchanges are from the best at those counts.
 """
 
 from __future__ import annotations
@@ -559,3 +563,123 @@ def certify(
     if s.sizes is not None and moves.high is not None:
         byte_bracket = _bytes(s, moves, byte_seconds or seconds, mode, found)
     return Optimum(moves, byte_bracket, mode)
+
+
+def at_counts(
+    before: Cluster,
+    after: Cluster,
+    sizes: Mapping[TopicPartition, int],
+    targets: Sequence[int],
+    tolerance: float = TOLERANCE,
+    seconds: float = 60.0,
+    integral: bool = True,
+) -> Bracket:
+    """The fewest bytes moved by any plan with `after`'s own count of each topic on each target broker, keeping as
+    many replicas in place as `after` (each broker keeps min(held, count) of each topic: its moves then are
+    `after`'s), every broker within the byte limit (as in `certify`), and each partition rack-safe as `after` has it.
+    A restriction of `certify`'s byte stage that leaves only which replicas leave each broker and which arrive
+    (`exchange.py`'s choices); its optimum bounds what exchanges at those counts can reach. Without `integral` the LP
+    alone (a bound below, `after`'s bytes above). Where `after` keeps fewer replicas in place than its counts allow,
+    no bracket: 0 below, `after`'s bytes above. Leaders are checked on the plan found (`leaders_fit`); where they do
+    not fit it is not taken (the high end is then `after`'s)."""
+    s = spec(before, after, sizes, targets, tolerance)
+    index = {b: j for j, b in enumerate(s.brokers)}
+    new = after.assignment()
+    chosen = [[index[b] for b in new[tp]] for tp in s.parts]
+    held: dict[tuple[int, int], int] = defaultdict(int)
+    now: dict[tuple[int, int], int] = defaultdict(int)
+    for p, t in enumerate(s.topic_of):
+        for b in s.held[p]:
+            held[(t, index[b])] += 1
+        for j in chosen[p]:
+            now[(t, j)] += 1
+    ours = sum(z * r for z, r in zip(s.sizes or [], s.rf)) - (s.ours_kept_bytes or 0)
+    started, cpu = time.perf_counter(), time.process_time()
+    if s.ours_kept < sum(min(held[k], now[k]) for k in held):
+        return Bracket(0, ours, time.perf_counter() - started, time.process_time() - cpu)
+    m, leave, come = _counts_model(s, held, now)
+    res, dual = _counts_solve(m, s, come, seconds, integral)
+    low = 0 if dual is None else max(0, math.floor(dual * MIB))
+    high, optimal = ours, False
+    if integral and res.x is not None:
+        found = round(res.fun * MIB)
+        kept = [{index[b] for b in home} for home in s.held]
+        for (p, j), c in leave.items():
+            if res.x[c] > 0.5:
+                kept[p].discard(j)
+        for (p, j), c in come.items():
+            if res.x[c] > 0.5:
+                kept[p].add(j)
+        if found < ours and leaders_fit(s, [sorted(js) for js in kept]):
+            high, optimal = found, res.status == 0
+    return Bracket(low, high, time.perf_counter() - started, time.process_time() - cpu, optimal=optimal)
+
+
+def _counts_model(s: _Spec, held: Mapping[tuple[int, int], int], now: Mapping[tuple[int, int], int]):
+    """`at_counts`' model: leave[p, j] (p's replica on broker j leaves), come[p, j] (p gets one on j); per topic and
+    broker, as many leave or come as the counts differ; per partition, as many come as it needs beyond those it
+    keeps; rack caps where arrivals could break them; each broker's bytes within the limit."""
+    n = len(s.brokers)
+    index = {b: j for j, b in enumerate(s.brokers)}
+    m = _Model()
+    leave: dict[tuple[int, int], int] = {}
+    come: dict[tuple[int, int], int] = {}
+    by_tj: dict[tuple[int, int], list[int]] = defaultdict(list)
+    by_p: dict[int, list[tuple[int, int, float]]] = defaultdict(list)  # p -> (column, broker index, +1 or -1)
+    for p, t in enumerate(s.topic_of):
+        home = {index[b] for b in s.held[p]}
+        for j in range(n):
+            if j in home and held.get((t, j), 0) > now.get((t, j), 0):
+                leave[(p, j)] = c = m.var(0, 1)
+                by_p[p].append((c, j, -1.0))
+            elif j not in home and now.get((t, j), 0) > held.get((t, j), 0):
+                come[(p, j)] = c = m.var(0, 1)
+                by_p[p].append((c, j, 1.0))
+            else:
+                continue
+            by_tj[(t, j)].append(c)
+    for key in set(held) | set(now):
+        change = abs(held.get(key, 0) - now.get(key, 0))
+        if change:
+            m.row(by_tj[key], 1.0, change, change)
+    for p, home in enumerate(s.held):
+        cols = by_p.get(p, [])
+        need = s.rf[p] - len(home)  # replicas it needs beyond those it keeps on the targets
+        if cols or need:
+            m.row([c for c, _, _ in cols], [v for _, _, v in cols], need, need)
+        if s.racks is not None and cols:
+            _rack_rows(m, s, p, cols)
+    base = [0.0] * n
+    by_j: dict[int, list[tuple[int, float]]] = defaultdict(list)
+    sizes = s.sizes or []
+    for p, home in enumerate(s.held):
+        for b in home:
+            base[index[b]] += sizes[p]
+    for (p, j), c in leave.items():
+        by_j[j].append((c, -sizes[p] / MIB))
+    for (p, j), c in come.items():
+        by_j[j].append((c, sizes[p] / MIB))
+    for j, cols in sorted(by_j.items()):
+        m.row([c for c, _ in cols], [v for _, v in cols], -math.inf, (s.byte_cap - base[j]) / MIB)
+    return m, leave, come
+
+
+def _rack_rows(m: _Model, s: _Spec, p: int, cols: Sequence[tuple[int, int, float]]) -> None:
+    """Partition p's replicas per rack within its cap, where the arrivals it may get there could exceed it."""
+    racks = s.racks or {}
+    rack_of = [racks[b] for b in s.brokers]
+    in_rack: dict[str, int] = defaultdict(int)
+    for b in s.held[p]:
+        in_rack[racks[b]] += 1
+    for r in sorted({rack_of[j] for _, j, v in cols if v > 0}):
+        mine = [(c, v) for c, j, v in cols if rack_of[j] == r]
+        if in_rack[r] + sum(v > 0 for _, v in mine) > s.rack_cap[p]:
+            m.row([c for c, _ in mine], [v for _, v in mine], -math.inf, s.rack_cap[p] - in_rack[r])
+
+
+def _counts_solve(m: _Model, s: _Spec, come: Mapping[tuple[int, int], int], seconds: float, integral: bool):
+    """Solve `_counts_model` for the fewest bytes moved (each arrival's size)."""
+    cost = [0.0] * len(m.lb)
+    for (p, _), c in come.items():
+        cost[c] = (s.sizes or [])[p] / MIB
+    return m.solve(cost, seconds, 1e-7 if integral else 0.0, integral)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench.peers.optimum import certify, leaders_fit, spec
+from bench.peers.optimum import at_counts, certify, leaders_fit, spec
 from planner.model import Broker, Cluster, Partition, Topic, TopicPartition
 
 
@@ -31,6 +31,24 @@ def test_the_fewest_moves_then_the_fewest_bytes_within_the_byte_limit():
     o = certify(before, ours, sizes, [0, 1, 2])
     assert (o.moves.low, o.moves.high, o.moves.proven, o.leaders) == (4, 4, True, "checked")
     assert (o.bytes.low, o.bytes.high, o.bytes.proven) == (65, 65, True)
+
+
+def test_the_fewest_bytes_at_our_own_counts_per_topic_and_broker():
+    # the case above: our plan keeps 20 + 10 on broker 0 and sends two replicas to each other broker (70 bytes).
+    # With those counts (2, 2, 2) and as many replicas kept, only which two stay on broker 0 and where the others
+    # go is left: 30 + 5 stay (35, under the limit of 36.7), 65 bytes move, proven; the LP alone bounds it at 63
+    before = _cluster({0: [[0], [0], [0], [0], [0], [0]]}, 3)
+    sizes = dict(zip((TopicPartition("t0", p) for p in range(6)), (30, 25, 20, 10, 10, 5)))
+    ours = _cluster({0: [[1], [2], [0], [0], [2], [1]]}, 3)
+    b = at_counts(before, ours, sizes, [0, 1, 2])
+    assert (b.low, b.high, b.proven) == (65, 65, True)
+    lp = at_counts(before, ours, sizes, [0, 1, 2], integral=False)
+    assert (lp.low, lp.high, lp.proven) == (63, 70, False)
+    # a plan that swaps two partitions of a topic between two brokers keeps fewer replicas in place than its counts
+    # allow (none of 2): not bracketed here (0 below, its own 30 bytes above)
+    sizes = {TopicPartition("t0", 0): 10, TopicPartition("t0", 1): 20}
+    b = at_counts(_cluster({0: [[0], [1]]}, 2), _cluster({0: [[1], [0]]}, 2), sizes, [0, 1])
+    assert (b.low, b.high, b.proven) == (0, 30, False)
 
 
 def test_the_byte_limit_is_at_least_what_our_plan_reached():
@@ -138,5 +156,6 @@ def test_the_peer_bench_prints_the_certified_optimum_beside_ours_and_our_bounds(
     line = re.sub(r"[0-9.]+ s wall, [0-9.]+ s CPU", "T", certificate(s, [row], (30.0, 30.0)))
     assert line == (
         "fewest possible (MILP, HiGHS; the goals ours reached): 72 moves (proven; T), then at that many moves "
-        "32.95 GiB (proven; T); ours 72 moves (bound 72), 33.0 GiB (bound 33.0 GiB)"
+        "32.95 GiB (proven; T); at ours' count of each topic per broker at least 32.95 GiB (LP; T); ours 72 moves "
+        "(bound 72), 33.0 GiB (bound 33.0 GiB)"
     )
