@@ -32,6 +32,7 @@ FLOW_ARCS = 400_000
 BYTE_ARCS = 100_000
 LEVELS = 64  # the bytes a slot keeps, in steps of 1/LEVELS of the most any slot keeps
 PENALTY = LEVELS // 4  # a slot that keeps nothing, on a broker above the byte limit: what it costs more, in those steps
+REVALUE = 3  # times at most the slots by bytes are chosen again, a broker's values scaled to its room (`_by_bytes`)
 
 
 def topic_shares(
@@ -320,28 +321,72 @@ def _by_bytes(
     """Of the slot assignments keeping as many as `slots` does (the most), one keeping the most bytes where they
     count (`_byte_values`), then closest to `hint` (or to `slots`): `slots.weighted_slots`. The topics of `pinned`
     keep their `slots`."""
-    value, penalty = _byte_values(st, inside, floor, limit)
+    value, penalty, keeps, room, step = _byte_values(st, inside, floor, limit)
     if pinned:  # only their brokers, every one of them
         parts = {k: [b for b in v if b in slots[k]] if k[0] in pinned else v for k, v in parts.items()}
         within = {**within, **{k: sorted(slots[k]) for k in wants if k[0] in pinned}}
     values = {(k, b): v for k in wants for b in parts[k] if (v := value.get((k[0], b), 0))}
-    return weighted_slots(wants, parts, brokers, values, penalty, within, hint or slots) or slots
+    like = hint or slots
+    best = weighted_slots(wants, parts, brokers, values, penalty, within, like) or slots
+    most, chosen, scale = _kept_bytes(best, parts, keeps, room, penalty, step), best, dict.fromkeys(brokers, 1.0)
+    for _ in range(REVALUE):  # the flow caps each slot's worth, not a broker's sum: scale the brokers kept past it
+        kept = _kept_by_broker(chosen, keeps)
+        over = {b: room[b] / k for b, k in kept.items() if k > room[b]}
+        if not over:
+            break
+        for b, f in over.items():
+            scale[b] *= f
+        values = {(k, b): v for k in wants for b in parts[k] if (v := round(value.get((k[0], b), 0) * scale[b]))}
+        chosen = weighted_slots(wants, parts, brokers, values, penalty, within, like)
+        if chosen is None:
+            break
+        now = _kept_bytes(chosen, parts, keeps, room, penalty, step)
+        if now > most:
+            best, most = chosen, now
+    return best
 
 
-def _byte_values(st: State, inside: frozenset[int], floor: dict, limit: float) -> tuple[dict, dict]:
+def _kept_by_broker(slots: dict, keeps: dict[tuple[int, int], int]) -> dict[int, int]:
+    """broker -> the bytes its slots keep (slots that save a move)."""
+    out: dict[int, int] = {}
+    for k, mine in slots.items():
+        for b in mine:
+            z = keeps.get((k[0], b))
+            if z is not None:
+                out[b] = out.get(b, 0) + z
+    return out
+
+
+def _kept_bytes(slots: dict, parts: dict, keeps: dict, room: dict[int, float], penalty: dict, step: float) -> float:
+    """What `_by_bytes` weighs an assignment by: the bytes each broker's slots keep, up to its `room`, less the
+    penalties (in bytes) of the slots that keep nothing."""
+    lost = sum(penalty.get(b, 0) for k, mine in slots.items() for b in mine.difference(parts[k])) * step
+    return sum(min(k, room[b]) for b, k in _kept_by_broker(slots, keeps).items()) - lost
+
+
+def _byte_values(
+    st: State, inside: frozenset[int], floor: dict, limit: float
+) -> tuple[dict, dict, dict[tuple[int, int], int], dict[int, float], float]:
     """What a slot is worth in bytes, as (topic, broker) -> 0..LEVELS, and what a slot that keeps nothing costs more
     on each broker, 0 or PENALTY. A slot of topic t on broker b holding more than its floor q keeps the replica b would
     otherwise give up, its (q + 1)-th largest of t; but a broker above the byte limit must give up its bytes above it
     anyway: what it keeps counts only while the smallest replicas it gives up (with no slot) come to more than that,
     so the worth is capped at that difference. A slot that keeps nothing brings a broker a replica: one above the
-    limit must then give up as much again."""
+    limit must then give up as much again. A broker holding fewer than q of t receives the difference, counted at t's
+    mean replica size, which that room leaves less of. Also: (topic, broker) -> the bytes its slot keeps, broker ->
+    the bytes its slots may keep in all (its room below the limit) and the bytes of a step."""
     sizes: dict[tuple[int, int], list[int]] = {}
     topic_of, holders = st.topic_of, st.holders
+    mean: dict[int, list[int]] = {}  # topic -> its replicas' bytes, its replicas (topics with a floor)
     for i, r in enumerate(st.reps):
         t = topic_of[i]
         q = floor.get(t)
         if q is None:
             continue
+        if q:
+            m = mean.setdefault(t, [0, 0])
+            m[0] += st.sz(i) * len(r)
+            m[1] += len(r)
         for b in r:
             if b in inside and holders[t][b] > q:
                 sizes.setdefault((t, b), []).append(st.sz(i))
@@ -352,11 +397,17 @@ def _byte_values(st: State, inside: frozenset[int], floor: dict, limit: float) -
         q = floor[t]
         shed[b] = shed.get(b, 0) + sum(v[: len(v) - q])
         saving[(t, b)] = v[-1 - q]
+    room = {b: shed.get(b, 0) - (st.bytes[b] - limit) for b in inside}
+    for t, (z, n) in mean.items():
+        q, held = floor[t], holders[t]
+        for b in inside:
+            if held.get(b, 0) < q:
+                room[b] -= (q - held.get(b, 0)) * z / n
+    room = {b: max(0.0, v) for b, v in room.items()}
     value: dict[tuple[int, int], float] = {}
     for (t, b), s in saving.items():
-        slack = shed.get(b, 0) - (st.bytes[b] - limit)
-        value[(t, b)] = min(s, max(0, slack))
+        value[(t, b)] = min(s, room[b])
     top = max(value.values(), default=0) or 1
     out = {k: round(LEVELS * v / top) for k, v in value.items()}
     penalty = {b: PENALTY if st.bytes[b] > limit else 0 for b in inside}
-    return out, penalty
+    return out, penalty, saving, room, top / LEVELS
