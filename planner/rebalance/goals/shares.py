@@ -330,30 +330,29 @@ def _by_bytes(
     best = weighted_slots(wants, parts, brokers, values, penalty, within, like) or slots
     most, chosen, scale = _kept_bytes(best, parts, keeps, room, penalty, step), best, dict.fromkeys(brokers, 1.0)
     for _ in range(REVALUE):  # the flow caps each slot's worth, not a broker's sum: scale the brokers kept past it
-        kept = _kept_by_broker(chosen, keeps)
+        kept = _kept_by_broker(chosen, parts, keeps)
         over = {b: room[b] / k for b, k in kept.items() if k > room[b]}
         if not over:
             break
         for b, f in over.items():
             scale[b] *= f
         values = {(k, b): v for k in wants for b in parts[k] if (v := round(value.get((k[0], b), 0) * scale[b]))}
-        chosen = weighted_slots(wants, parts, brokers, values, penalty, within, like)
-        if chosen is None:
+        again = weighted_slots(wants, parts, brokers, values, penalty, within, like)
+        if again is None:
             break
+        chosen = again
         now = _kept_bytes(chosen, parts, keeps, room, penalty, step)
         if now > most:
             best, most = chosen, now
     return best
 
 
-def _kept_by_broker(slots: dict, keeps: dict[tuple[int, int], int]) -> dict[int, int]:
-    """broker -> the bytes its slots keep (slots that save a move)."""
+def _kept_by_broker(slots: dict, parts: dict, keeps: dict[tuple[int, int], int]) -> dict[int, int]:
+    """broker -> the bytes its slots keep (those on the brokers of `parts`, which save a move)."""
     out: dict[int, int] = {}
     for k, mine in slots.items():
-        for b in mine:
-            z = keeps.get((k[0], b))
-            if z is not None:
-                out[b] = out.get(b, 0) + z
+        for b in mine.intersection(parts[k]):
+            out[b] = out.get(b, 0) + keeps.get((k[0], b), 0)
     return out
 
 
@@ -361,7 +360,7 @@ def _kept_bytes(slots: dict, parts: dict, keeps: dict, room: dict[int, float], p
     """What `_by_bytes` weighs an assignment by: the bytes each broker's slots keep, up to its `room`, less the
     penalties (in bytes) of the slots that keep nothing."""
     lost = sum(penalty.get(b, 0) for k, mine in slots.items() for b in mine.difference(parts[k])) * step
-    return sum(min(k, room[b]) for b, k in _kept_by_broker(slots, keeps).items()) - lost
+    return sum(min(k, room[b]) for b, k in _kept_by_broker(slots, parts, keeps).items()) - lost
 
 
 def _byte_values(
