@@ -13,7 +13,9 @@ these targets.
 
 With the byte goal's limit, of the slot assignments that keep the most replicas, one that keeps the most bytes where
 they count (`_by_bytes`): a broker above the limit gives up its bytes above it whichever slots it keeps, so a slot
-there is worth the replica it keeps only up to what the smallest replicas it gives up come to beyond that.
+there is worth the replica it keeps only up to what the smallest replicas it gives up come to beyond that (less what
+it receives to reach its floors). That room caps a broker's slots together, which the flow (a cap per slot) does not
+see: the brokers whose slots keep more than their room are valued down in proportion and the flow runs again.
 """
 
 from __future__ import annotations
