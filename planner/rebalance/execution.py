@@ -63,6 +63,13 @@ def execution(plan: Plan, throttle: int | None = None, batch_size: int | None = 
     return Execution(plan, parts, partitions_to_elect(plan), th)
 
 
+def batch_count(plan: Plan, batch_size: int | None = None) -> int:
+    """How many batches `execution` splits `plan` into (one when not batched, none when nothing changes), without
+    putting its partitions in batch order: what the summary shows (the order costs about 2 s of CPU at 1M)."""
+    n = len(plan.proposed)
+    return -(-n // batch_size) if batch_size and batch_size > 0 else min(n, 1)
+
+
 def leader_election(cluster: Cluster, topics: Sequence[str] | None) -> Execution:
     """Preferred leaders balanced by reordering replica lists (no data moves), and the partitions to elect;
     partitions mid-reassignment are left as they are, with a note."""

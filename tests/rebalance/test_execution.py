@@ -4,7 +4,13 @@ import pytest
 from testkit import build_cluster
 
 from planner.model import Broker, Cluster, PlannerError, TopicPartition, make_topic
-from planner.rebalance.execution import check_reassignment, execution, leader_election, partitions_to_elect
+from planner.rebalance.execution import (
+    batch_count,
+    check_reassignment,
+    execution,
+    leader_election,
+    partitions_to_elect,
+)
 from planner.rebalance.moves import Plan
 
 CLUSTER = build_cluster(4, racks=["a", "a", "b", "b"], topics={"t": {0: [0, 2], 1: [1, 3], 2: [2, 0]}})
@@ -28,6 +34,17 @@ def test_execution_batches_and_elections():
     assert [list(b) for b in ex.batches] == [[TopicPartition("t", 0)], [TopicPartition("t", 1)]]
     assert ex.elect == [TopicPartition("t", 0)]
     assert ex.throttle is None
+
+
+@pytest.mark.parametrize(
+    "moved, batch_size, expected",
+    [(0, None, 0), (0, 2, 0), (1, None, 1), (1, 7, 1), (3, None, 1), (3, 1, 3), (3, 2, 2), (3, 3, 1), (3, 7, 1)],
+)
+def test_batch_count_is_the_number_of_batches_execution_makes(moved, batch_size, expected):
+    """What the summary shows without putting the partitions in batch order."""
+    proposed = {TopicPartition("t", 0): (2, 0), TopicPartition("t", 1): (3, 0), TopicPartition("t", 2): (2, 1)}
+    plan = Plan(before=CLUSTER, proposed=dict(list(proposed.items())[:moved]), goal="test", brokers=(0, 1, 2, 3))
+    assert batch_count(plan, batch_size) == len(execution(plan, batch_size=batch_size).batches) == expected
 
 
 def test_check_reassignment_reports_rf_changes_and_rack_unsafe_partitions_as_data():
