@@ -49,6 +49,9 @@ class CountConstraint:
 
 def topic_ceilings(st: State) -> dict[tuple[str | None, int], int]:
     """(group, topic) → the ceiling of the topic's even share per broker of the group."""
+    if list(st.groups) == [None]:  # every broker in the one group: each topic's replicas, wherever they are
+        n = len(st.groups[None])
+        return {(None, t): -(-sum(held.values()) // n) for t, held in enumerate(st.holders) if held}
     return {k: -(-v // len(st.groups[k[0]])) for k, v in topic_totals(st).items()}
 
 

@@ -167,7 +167,10 @@ class State:
     def topic_range(self, t: int, members: Collection[int], low: bool = False) -> tuple[int, int]:
         """(fewest, most) replicas of topic t on a broker of `members` (a set); with `low`, the fewest as `low` counts
         them (closed brokers set no floor)."""
-        return self.range_of({b: c for b, c in self.holders[t].items() if b in members}, members, low)
+        held = self.holders[t]
+        if isinstance(members, (set, frozenset)) and held.keys() <= members:
+            return self.range_of(held, members, low)  # every holder a member (most topics): the counts, not a copy
+        return self.range_of({b: c for b, c in held.items() if b in members}, members, low)
 
     def range_of(self, inside: dict[int, int], members: Collection[int], low: bool = False) -> tuple[int, int]:
         """`topic_range` of counts `inside` (the brokers of `members` holding any; the others hold none)."""
