@@ -69,9 +69,11 @@ def bytes_lower_bound(st: State, tolerance: float, by_rack: dict | None) -> tupl
             movable = [i for i in st.where[b] if i not in st.fixed] if st.fixed else st.where[b]
             extra = st.count[b] - ceil
             over = int(max(0.0, st.bytes[b] - limit))
-            count_only = max(over, sum(heapq.nsmallest(extra, [size[i] or 0 for i in movable])) if extra > 0 else 0)
+            # the sizes of b's movable replicas, in their order, read once for both terms
+            sizes = [size[i] or 0 for i in movable] if extra > 0 or sheds.floors is not None else []
+            count_only = max(over, sum(heapq.nsmallest(extra, sizes)) if extra > 0 else 0)
             plain += count_only
-            per_broker += max(count_only, sheds.add(b, movable))
+            per_broker += max(count_only, sheds.add(b, movable, sizes))
         with_topics += max(per_broker, sheds.total())
     return plain, with_topics
 
@@ -92,39 +94,45 @@ class _TopicSheds:
         self.by_topic: dict[int, list[int]] = {}  # topic -> what keeping a +1 saves on each broker holding above q
         self.every = 0  # the same summed over topics of q = 0 (r, all their replicas, is no fewer than their holders)
 
-    def add(self, b: int, movable: Collection[int]) -> int:
-        """Count broker b in; its own bound (its +1s saving the most)."""
+    def add(self, b: int, movable: Collection[int], sizes: Sequence[int]) -> int:
+        """Count broker b in (`sizes`: those of its `movable` replicas, in their order); its own bound (its +1s saving
+        the most)."""
         floors = self.floors
         if floors is None:
             return 0
-        above = {t: c - floors[t][0] for t, c in self.st.tcount[b].items() if c > floors[t][0]}
-        of_topic: dict[int, list[int]] = {}
-        topic_of, size = self.st.topic_of, self.st.size
-        for i in movable:
+        of_topic: dict[int, list[int]] = {}  # topic -> the sizes of its movable replicas on b
+        topic_of = self.st.topic_of
+        for i, v in zip(movable, sizes):
             t = topic_of[i]
-            if t in above:
-                of_topic.setdefault(t, []).append(size[i] or 0)
-        shed, kept = 0, []
-        for t, k in above.items():
-            sizes = of_topic.get(t)
-            if sizes is None:
-                continue  # none of it movable: nothing lost (k >= 1 otherwise)
-            if len(sizes) == 1:  # most: one replica of the topic on b
-                largest = sizes[0]
-                shed += largest
-            elif not floors[t][0]:  # k, all b holds of t, is no fewer than those that may move: every one lost
-                largest = max(sizes)
-                shed += sum(sizes)
+            got = of_topic.get(t)
+            if got is None:
+                of_topic[t] = [v]
             else:
-                lost = sorted(sizes)[:k]
+                got.append(v)
+        held, by_topic = self.st.tcount[b], self.by_topic
+        shed, kept, every = 0, [], 0
+        for t, lost in of_topic.items():
+            q, r = floors[t]
+            k = held[t] - q  # b's replicas of t above its floor (none movable: nothing lost)
+            if k <= 0:
+                continue
+            if len(lost) == 1:  # most: one replica of the topic on b
+                largest = lost[0]
+                shed += largest
+            elif not q:  # k, all b holds of t, is no fewer than those that may move: every one lost
+                largest = max(lost)
+                shed += sum(lost)
+            else:
+                lost = sorted(lost)[:k]
                 shed += sum(lost)
                 largest = lost[-1]
-            if floors[t][1]:
+            if r:
                 kept.append(largest)
-                if floors[t][0]:
-                    self.by_topic.setdefault(t, []).append(largest)
+                if q:
+                    by_topic.setdefault(t, []).append(largest)
                 else:
-                    self.every += largest
+                    every += largest
+        self.every += every
         saved = sum(heapq.nlargest(self.room, kept))
         self.shed += shed
         self.by_broker += saved
