@@ -183,8 +183,7 @@ def _emit(
 ) -> None:
     from planner.formats import plan as render
     from planner.formats.kafka_json import generate_output_text
-    from planner.rebalance.execution import batch_count, execution
-    from planner.rebalance.throttle import throttle_for
+    from planner.rebalance.execution import execution, summary_figures
 
     _check_output_dir(output_dir)
     throttle = parse_rate(throttle_text, "--throttle") if throttle_text is not None else None
@@ -193,11 +192,7 @@ def _emit(
     # the batches in order and the partitions to elect only where they are written (the folder, the JSON; about 2 s
     # of CPU at 1M partitions), the summary only where it is (the folder, the table)
     ex = execution(plan, throttle, batch_size) if output_dir is not None or fmt is PlanFormat.json else None
-    if ex is not None:
-        rate, count = ex.throttle, len(ex.batches)
-    else:
-        rate = throttle_for(plan.before, plan.proposed, throttle) if throttle is not None else None
-        count = batch_count(plan, batch_size)
+    rate, count = (ex.throttle, len(ex.batches)) if ex is not None else summary_figures(plan, throttle, batch_size)
     summary = render.render_plan_text(plan, rate, count) if output_dir is not None or fmt is PlanFormat.table else ""
     if output_dir is not None:
         assert ex is not None

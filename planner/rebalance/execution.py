@@ -2,7 +2,8 @@
 `kafka-planner reassign ...` that are not a goal of their own.
 
 * `execution(plan, throttle, batch_size)`: the batches to execute in order, the throttle Kafka would set for a rate,
-  and the partitions needing a PREFERRED election once the reassignment completes;
+  and the partitions needing a PREFERRED election once the reassignment completes (`summary_figures`: only the
+  throttle and how many batches, for a summary);
 * `leader_election(cluster, topics)`: preferred leaders balanced by reordering replica lists (no data moves);
 * `check_reassignment(cluster, proposed, source, additional)`: Kafka's `--execute` checks (ReassignPartitionsCommand),
   then what the reassignment changes and the risks it takes (replication-factor changes, partitions made
@@ -68,6 +69,15 @@ def batch_count(plan: Plan, batch_size: int | None = None) -> int:
     putting its partitions in batch order: what the summary shows (the order costs about 2 s of CPU at 1M)."""
     n = len(plan.proposed)
     return -(-n // batch_size) if batch_size and batch_size > 0 else min(n, 1)
+
+
+def summary_figures(
+    plan: Plan, throttle: int | None = None, batch_size: int | None = None
+) -> tuple[Throttle | None, int]:
+    """The throttle and the number of batches `execution` gives, for a summary that shows only those: without the
+    batches' order or the partitions to elect."""
+    th = throttle_for(plan.before, plan.proposed, throttle) if throttle is not None else None
+    return th, batch_count(plan, batch_size)
 
 
 def leader_election(cluster: Cluster, topics: Sequence[str] | None) -> Execution:

@@ -10,6 +10,7 @@ from planner.rebalance.execution import (
     execution,
     leader_election,
     partitions_to_elect,
+    summary_figures,
 )
 from planner.rebalance.moves import Plan
 
@@ -45,6 +46,10 @@ def test_batch_count_is_the_number_of_batches_execution_makes(moved, batch_size,
     proposed = {TopicPartition("t", 0): (2, 0), TopicPartition("t", 1): (3, 0), TopicPartition("t", 2): (2, 1)}
     plan = Plan(before=CLUSTER, proposed=dict(list(proposed.items())[:moved]), goal="test", brokers=(0, 1, 2, 3))
     assert batch_count(plan, batch_size) == len(execution(plan, batch_size=batch_size).batches) == expected
+    for throttle in (None, 50_000_000):
+        ex = execution(plan, throttle, batch_size)
+        assert summary_figures(plan, throttle, batch_size) == (ex.throttle, expected)
+        assert (ex.throttle is None) == (throttle is None)
 
 
 def test_check_reassignment_reports_rf_changes_and_rack_unsafe_partitions_as_data():
