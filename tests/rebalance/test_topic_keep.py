@@ -138,3 +138,20 @@ def test_count_forced_is_a_proof_per_topic_within_its_budget(monkeypatch):
     monkeypatch.setattr(topic_keep, "PROOF_ARCS", 2 * 6 - 1)  # one topic, two topics, six brokers: 12 arcs
     kinds = {n.kind: n.topics for n in decommission(c, [5]).notes if n.goal == "topic-spread"}
     assert kinds == {"unmet": ("t2",), "rack-forced": ("t3",)}
+
+
+def test_past_its_budget_the_topic_goal_goes_on_as_without_topic_keep(monkeypatch):
+    # seed 5 (12 topics, 14 brokers: topics x topics x brokers = 2,016): `keep` takes 5,544 (topic, broker) arcs a
+    # call. Not run (KEEP_ARCS below 2,016), or stopped past twice KEEP_ARCS (2,016: 4,032 arcs), the plan is the one
+    # without it, 11 topics above 1 at 139 moves, as before `topic_keep`; with the default, 8 at 146
+    c = _cluster(5, "aaaaaaabbbbccc", 12, 40)
+
+    def figures():
+        plan = balance(c)
+        after = plan.scored[0].after
+        return after.topics_replica_spread_over_1, plan.replica_moves
+
+    assert figures() == (8, 146)
+    for budget in (2_015, 2_016):
+        monkeypatch.setattr(topic_keep, "KEEP_ARCS", budget)
+        assert figures() == (11, 139), budget

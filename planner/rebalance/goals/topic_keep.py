@@ -30,10 +30,21 @@ from planner.rebalance.goals.topic_spread import forced_classes
 # moves in 4.2 s (the plan a fixed point sooner); the same topics left wider either way
 WINDOWS = 4
 # (topic, broker) arcs summed over `count_forced`'s flows (a flow per topic it checks) above which it checks none: on
-# racks of 7/4/3, 16 topics of 40 on 14 brokers, 8,960
-PROOF_ARCS = 1_000_000
+# racks of 7/4/3, 16 topics of 40 on 14 brokers, 8,960; 300 topics of 5 to 15 partitions on 7/4/3 brokers would take
+# 378,000 a call (three calls a plan, about 2 s CPU each) and prove none of its 90 topics
+PROOF_ARCS = 250_000
+# `keep` and `class_totals` run where topics x topics x brokers (about a flow per topic over every (topic, broker)
+# arc) is at most KEEP_ARCS, and give up (None: the plan goes on as without them) where their flows take more than
+# twice that in (topic, broker) arcs: on racks of 7/4/3 (3,457 partitions, 40 topics: 22,400) `keep` takes 45,920 a
+# call; 200 topics of 3 to 12 partitions on racks of 5/3/1 (360,000) had `class_totals` take 538 flows and 968,400
+# arcs a call (about 4 s CPU, three calls a plan) for the same figures as without it
+KEEP_ARCS = 250_000
 Ranges = dict[tuple[int, int], tuple[int, int]]  # (topic, broker) -> the fewest and most of it the broker may hold
 Wide = dict[int, dict[int, tuple[int, int]]]  # topic -> broker -> the fewest and most of it the broker may hold
+
+
+class _OverBudget(Exception):
+    """The flows of one call of `keep` or `class_totals` went past `KEEP_ARCS`."""
 
 
 class _Aggregate:
@@ -52,9 +63,15 @@ class _Aggregate:
             key = (st.topic_of[i], len(r))
             self.groups[key] = self.groups.get(key, 0) + 1
         self.n = n
+        self.budget: int | None = None  # (topic, broker) arcs the flows may still take (None: no limit)
 
     def feasible(self, ranges: Ranges) -> bool:
-        """Whether some rack-safe placement gives every broker lo..hi replicas and each (topic, broker) its range."""
+        """Whether some rack-safe placement gives every broker lo..hi replicas and each (topic, broker) its range;
+        `_OverBudget` where its arcs would take the flows past `budget`."""
+        if self.budget is not None:
+            self.budget -= len(ranges)
+            if self.budget < 0:
+                raise _OverBudget
         st, net = self.st, Network()
         topic_rack: dict[tuple[int, str], int] = {}
         for (t, f), parts in sorted(self.groups.items()):
@@ -92,8 +109,18 @@ def keep(st: State, lo: int, hi: int) -> tuple[Wide, Wide] | None:
     those kept before still exists with the others free (a maximal set: keeping any topic left wider as well leaves
     no placement). Then the least spread s that every topic left wider can have at once, each within a window of s
     over all targets, fixed one topic at a time (`_least_windows`). The class totals chosen are in the answer too.
-    None where every topic may be within 1 at once (`rack_flow.plan` finds such a placement), or none exists."""
+    None where every topic may be within 1 at once (`rack_flow.plan` finds such a placement), where none exists, or
+    where the cluster is too large for it or its flows take too many arcs (`KEEP_ARCS`)."""
+    try:
+        return _keep(st, lo, hi) if _affordable(st) else None
+    except _OverBudget:  # past KEEP_ARCS: the plan goes on as without it
+        return None
+
+
+def _keep(st: State, lo: int, hi: int) -> tuple[Wide, Wide] | None:
+    """`keep`, its flows within `KEEP_ARCS` (else `_OverBudget`)."""
     agg = _Aggregate(st, lo, hi)
+    agg.budget = 2 * KEEP_ARCS
     base = rack_flow.topic_ranges(st, lo, hi)
     totals = [0] * len(st.topic_names)
     for i, r in enumerate(st.home):
@@ -128,14 +155,25 @@ def keep(st: State, lo: int, hi: int) -> tuple[Wide, Wide] | None:
 def class_totals(st: State, lo: int, hi: int) -> Wide | None:
     """Where every topic may be within 1 at once with brokers holding lo..hi replicas each, but `rack_flow.plan`
     found no placement (the class totals its first flow gave leave none): the totals of the classes racks force a
-    topic into, chosen here (`_class_totals`), as `rack_flow.plan`'s `wide`; None where there is none to choose."""
+    topic into, chosen here (`_class_totals`), as `rack_flow.plan`'s `wide`; None where there is none to choose, or
+    where the cluster is too large for it or its flows take too many arcs (`KEEP_ARCS`)."""
+    if not _affordable(st):
+        return None
     totals = [0] * len(st.topic_names)
     for i, r in enumerate(st.home):
         totals[st.topic_of[i]] += len(r)
-    chosen, _ = _class_totals(
-        st, _Aggregate(st, lo, hi), rack_flow.topic_ranges(st, lo, hi), forced_classes(st, lo, hi), totals
-    )
+    agg = _Aggregate(st, lo, hi)
+    agg.budget = 2 * KEEP_ARCS
+    try:
+        chosen, _ = _class_totals(st, agg, rack_flow.topic_ranges(st, lo, hi), forced_classes(st, lo, hi), totals)
+    except _OverBudget:  # past KEEP_ARCS: the plan goes on as without it
+        return None
     return chosen or None
+
+
+def _affordable(st: State) -> bool:
+    """`keep` and `class_totals` run here: topics x topics x brokers at most KEEP_ARCS."""
+    return len(st.topic_names) ** 2 * len(st.targets) <= KEEP_ARCS
 
 
 def _set(st: State, ranges: Ranges, t: int, window: tuple[int, int]) -> None:
