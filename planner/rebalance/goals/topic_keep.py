@@ -122,9 +122,7 @@ def _keep(st: State, lo: int, hi: int) -> tuple[Wide, Wide] | None:
     agg = _Aggregate(st, lo, hi)
     agg.budget = 2 * KEEP_ARCS
     base = rack_flow.topic_ranges(st, lo, hi)
-    totals = [0] * len(st.topic_names)
-    for i, r in enumerate(st.home):
-        totals[st.topic_of[i]] += len(r)
+    totals = [sum(held.values()) for held in st.holders]  # each topic's replicas
     forced = forced_classes(st, lo, hi)
     if agg.feasible(base):
         return None
@@ -159,9 +157,7 @@ def class_totals(st: State, lo: int, hi: int) -> Wide | None:
     where the cluster is too large for it or its flows take too many arcs (`KEEP_ARCS`)."""
     if not _affordable(st):
         return None
-    totals = [0] * len(st.topic_names)
-    for i, r in enumerate(st.home):
-        totals[st.topic_of[i]] += len(r)
+    totals = [sum(held.values()) for held in st.holders]  # each topic's replicas
     agg = _Aggregate(st, lo, hi)
     agg.budget = 2 * KEEP_ARCS
     try:
@@ -304,9 +300,7 @@ def count_forced(st: State, topics: Sequence[int]) -> list[int]:
     if not topics or len(topics) * len(st.topic_names) * len(st.targets) > PROOF_ARCS or not count_range.applies(st):
         return []
     lo, hi = min(st.count[b] for b in st.targets), max(st.count[b] for b in st.targets)
-    totals = [0] * len(st.topic_names)
-    for i, r in enumerate(st.reps):
-        totals[st.topic_of[i]] += len(r)
+    totals = [sum(held.values()) for held in st.holders]  # each topic's replicas
     agg = _Aggregate(st, lo, hi)
     free = {t: {b: (0, totals[t]) for b in st.targets} for t in topics}
     out = []
