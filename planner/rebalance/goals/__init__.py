@@ -165,6 +165,7 @@ def balance(
     exclude_internal: bool = False,
     byte_tolerance: float = DEFAULT_BYTE_TOLERANCE,
     polish: bool = True,
+    memo: dict | None = None,
 ) -> Plan:
     """Plan the goals in order over `brokers` (default: the online brokers; replicas elsewhere must move). A target
     broker whose log dirs are all cordoned (KIP-1066) keeps its replicas or gives some up, and takes none.
@@ -173,7 +174,8 @@ def balance(
     whole names) and `exclude_internal`: never moved, still counted as load. `max_moves` caps the optional moves
     (required ones always happen). `rack_repair`: rack-unsafe partitions get the fewest moves that make them
     rack-safe; without it they stay unsafe unless they move anyway. `byte_tolerance`: the byte goal's 0.10 = 10 %.
-    `polish`: then fewer moves and bytes at the goal figures reached (`_polish`).
+    `polish`: then fewer moves and bytes at the goal figures reached (`_polish`). `memo`: choices that depend only
+    on what they were made from (the leader goal's `keep_most`), shared with the second plans this one makes.
     """
     targets = _target_brokers(cluster, brokers)
     parts = select_partitions(cluster, topics)
@@ -196,6 +198,7 @@ def balance(
 
     byte_goals: list[ByteGoal] = []
     count_goals: list[ReplicaCountGoal] = []  # the last plan's
+    memo = {} if memo is None else memo  # the leader goals' `keep_most` choices, shared by every plan tried
 
     def goal_list(shares: bool, placed: bool = False, free: bool = True, by_bytes: bool = False) -> list[Goal]:
         count = ReplicaCountGoal(
@@ -203,7 +206,7 @@ def balance(
         )
         count_goals.append(count)
         goals: list[Goal] = [count, TopicSpreadGoal(say)]
-        goals += [PreferredLeaderGoal(say)] if leaders else []
+        goals += [PreferredLeaderGoal(say, kept=memo)] if leaders else []
         if sized:
             byte_goals.append(ByteGoal(byte_tolerance, say, free=free))
             goals.append(byte_goals[-1])
@@ -224,6 +227,7 @@ def balance(
         exclude_internal=exclude_internal,
         byte_tolerance=byte_tolerance,
         polish=False,
+        memo=memo,
     )
 
     def second() -> Plan:

@@ -1,12 +1,13 @@
 """Goal 4: preferred leaders, by reordering replica lists (no data moves): each topic's leaders per broker within 1
 first (so the internal topics' leaders, which decide which broker coordinates which consumer group or transaction,
 are spread evenly), then every broker's within 1 by handing leadership only from a broker leading more of the
-partition's topic to one leading less (never widening a topic's spread)."""
+partition's topic to one leading less (never widening a topic's spread). Where no choice keeps both, every broker
+within 1 first, then the narrowest topic spread and the fewest topics above 1 found (`keep_most`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Callable, Collection, Mapping, Sequence
 
 from planner.model import INTERNAL_TOPICS
 from planner.rebalance.flow import Network
@@ -45,12 +46,15 @@ class PreferredLeaderGoal:
     name: str = "preferred-leaders"
     eligible: tuple[list, Callable[[int, int], bool]] | None = None
     applied: tuple[State, Callable[[int, int], bool]] | None = None
+    kept: dict = field(default_factory=dict)  # `keep_most`'s choices, by the choices of leaders it had
 
     def optimize(self, st: State, frozen: Frozen) -> LeaderConstraint:
         self.say("balancing preferred leaders")
         st.recount_leads()
         eligible = self._eligibility(st)
         movable = [i for i in range(len(st.reps)) if i not in st.fixed]
+        # the lists as the goal found them, where `keep_most` may run: kept where it comes no closer than they were
+        entry = ({i: list(st.reps[i]) for i in movable}, _wide(st)) if len(movable) <= KEEP_PARTITIONS else None
         by_topic: dict[int, list[int]] = {}
         for i in movable:
             by_topic.setdefault(st.topic_of[i], []).append(i)
@@ -72,13 +76,10 @@ class PreferredLeaderGoal:
         if not _within_one(st):
             heads = flow_leaders(st, movable, eligible)
             if heads is None and max(st.lead.values()) - min(st.lead.values()) > 1:
-                heads = flow_leaders(st, movable, eligible, per_topic_too=False)
-            if heads is not None:
-                for i, b in heads.items():
-                    r = st.reps[i]
-                    j = r.index(b)
-                    r[0], r[j] = r[j], r[0]
-                st.recount_leads()
+                _lead(st, flow_leaders(st, movable, eligible, per_topic_too=False))
+            _lead(st, heads)
+            if heads is None and entry is not None:
+                self._keep_most(st, movable, eligible, entry)
         ranges = {t: st.topic_lead_range(t) for t in range(len(st.topic_names))}
         return LeaderConstraint(
             min(st.lead.values()),
@@ -86,6 +87,24 @@ class PreferredLeaderGoal:
             {t: r[0] for t, r in ranges.items()},
             {t: r[1] for t, r in ranges.items()},
         )
+
+    def _keep_most(
+        self,
+        st: State,
+        movable: Sequence[int],
+        eligible: Callable[[int, int], bool],
+        entry: tuple[dict[int, list[int]], tuple[bool, int, int, int]],
+    ) -> None:
+        """`keep_most`'s heads where their figures (`_wide`: the internal topics' spread among them) are at least as
+        good as the reordering's, one better;
+        and then the lists as the goal found them instead where theirs are at least as good (so that a second plan of
+        the applied plan keeps them)."""
+        reordered = ({i: list(st.reps[i]) for i in movable}, _wide(st))
+        _lead(st, keep_most(st, movable, eligible, self.kept))
+        if not _dominates(_wide(st), reordered[1]):
+            _restore(st, reordered[0])
+        elif _dominates(entry[1], _wide(st)) or entry[1] == _wide(st):
+            _restore(st, entry[0])
 
     def _eligibility(self, st: State) -> Callable[[int, int], bool]:
         """Who may lead each partition (`isr_eligibility` of the input, the same for every run over its partitions).
@@ -102,6 +121,38 @@ class PreferredLeaderGoal:
             changed = [r != p.replicas for r, p in zip(st.placed, st.parts)]
             self.applied = (st, lambda i, b: b in online if changed[i] else base(i, b))
         return self.applied[1]
+
+
+def _lead(st: State, heads: Mapping[int, int] | None) -> None:
+    """Each partition of `heads` led by the broker it names (its replica list reordered)."""
+    if heads is None:
+        return
+    for i, b in heads.items():
+        r = st.reps[i]
+        j = r.index(b)
+        r[0], r[j] = r[j], r[0]
+    st.recount_leads()
+
+
+def _restore(st: State, lists: Mapping[int, list[int]]) -> None:
+    """The replica lists back in the order `lists` holds them."""
+    for i, r in lists.items():
+        st.reps[i][:] = r
+    st.recount_leads()
+
+
+def _wide(st: State) -> tuple[bool, int, int, int]:
+    """The leaders' figures `keep_most` is taken on: brokers above a spread of 1, the internal topics' largest spread,
+    the largest topic spread, topics above 1."""
+    spreads = [hi - lo for lo, hi in (st.topic_lead_range(t) for t in range(len(st.topic_names)))]
+    internal = [s for s, name in zip(spreads, st.topic_names) if name in INTERNAL_TOPICS]
+    brokers = max(st.lead.values()) - min(st.lead.values()) > 1
+    return brokers, max(internal, default=0), max(spreads, default=0), sum(s > 1 for s in spreads)
+
+
+def _dominates(a: tuple[bool, int, int, int], b: tuple[bool, int, int, int]) -> bool:
+    """Figures a at least as good as b in each, better in one (fewer is better)."""
+    return a != b and all(x <= y for x, y in zip(a, b))
 
 
 def _within_one(st: State) -> bool:
@@ -164,13 +215,18 @@ def _fixed_leads(st: State, in_scope: set[int]) -> tuple[dict[int, int], dict[tu
 
 
 def flow_leaders(
-    st: State, movable: Sequence[int], eligible: Callable[[int, int], bool], per_topic_too: bool = True
+    st: State,
+    movable: Sequence[int],
+    eligible: Callable[[int, int], bool],
+    per_topic_too: bool = True,
+    windows: Mapping[int, tuple[int, int]] | None = None,
 ) -> dict[int, int] | None:
     """A head for every movable partition such that each topic's leaders per target broker are within 1 and every
     broker's too (partitions not movable keep theirs), or None when no such choice exists: a feasible flow with
     lower bounds, source → partition (1) → (topic, broker) [topic floor, ceiling] → broker [floor, ceiling] → sink.
     Each partition's current head is offered first, so it tends to stay. Without `per_topic_too`, only the brokers'
-    bounds (when both cannot hold, every broker within 1 comes first)."""
+    bounds (when both cannot hold, every broker within 1 comes first). `windows`: the leaders per broker of the
+    topics it names within (lo, hi) instead."""
     fixed_lead, fixed_tlead, per_topic = _fixed_leads(st, set(movable))
     net = Network()
     src, sink = net.node(), net.node()
@@ -180,7 +236,10 @@ def flow_leaders(
         return None
     pair_node: dict[tuple[int, int], int] = {}
     for t, total in per_topic.items():
-        tlo, thi = _bounds(total, len(st.lead_targets)) if per_topic_too else (0, total)
+        if windows is not None and t in windows:
+            tlo, thi = windows[t]
+        else:
+            tlo, thi = _bounds(total, len(st.lead_targets)) if per_topic_too else (0, total)
         for b in st.lead_targets:
             f = fixed_tlead.get((b, t), 0)
             pair_node[(t, b)] = net.node()
@@ -239,3 +298,143 @@ def placed_topics(st: State, topics: Sequence[int], eligible: Callable[[int, int
         if not (fits and net.feasible()):
             placed.add(t)
     return placed
+
+
+KEEP_PARTITIONS = 20_000  # partitions to reorder at most for `keep_most` (each of its flows is over all of them)
+KEEP_FLOWS = 24  # flows at most `keep_most` runs for one choice of leaders
+
+
+def keep_most(
+    st: State, movable: Sequence[int], eligible: Callable[[int, int], bool], memo: dict
+) -> dict[int, int] | None:
+    """Where no choice of heads keeps every topic's leaders and every broker's within 1: heads with every broker within
+    1, the narrowest topic spread found, then the most topics within 1 found at it (`_Windows`); None when the brokers
+    cannot all be within 1. Kept in `memo` by what the flows are made of (each partition's eligible heads, the heads
+    out of scope), as plans run the goal again on the same placement: the same heads each time."""
+    key = (
+        tuple(st.lead_targets),
+        tuple(movable),
+        tuple(tuple(sorted(b for b in st.reps[i] if eligible(i, b))) for i in movable),
+        tuple(st.reps[i][0] for i in sorted(set(range(len(st.reps))).difference(movable))),
+    )
+    if key not in memo:
+        memo[key] = _Windows(st, movable, eligible).search()
+    return memo[key]
+
+
+class _Windows:
+    """`keep_most`'s search, each check a `flow_leaders` with windows on the topics' leaders per broker (at most
+    `KEEP_FLOWS` of them):
+    - the narrowest window w about every topic's even share (floor - w to ceiling + w) by doubling, then halving;
+    - the topics kept within 1 at it: those the flow found within 1, then the others whose placement allows it
+      (`placed_topics`), the internal topics first, then fewest partitions first (the larger ones, with more
+      partitions to lead on every broker, take what the others cannot): as many as fit, halving, then each other
+      one that fits;
+    - the others' windows narrower, placed where their leaders sit: as wide for each, taken off the floor first (as
+      far as every broker can still lead that many: on racks of different sizes the brokers of the small rack must
+      lead more of some topics, not fewer), then the ceiling."""
+
+    def __init__(self, st: State, movable: Sequence[int], eligible: Callable[[int, int], bool]) -> None:
+        self.st, self.movable, self.eligible = st, movable, eligible
+        _, self.fixed, per_topic = _fixed_leads(st, set(movable))
+        self.per_topic = per_topic
+        self.topics = sorted(per_topic)
+        self.even = {t: _bounds(per_topic[t], len(st.lead_targets)) for t in self.topics}
+        self.flows = 0
+
+    def heads(self, windows: dict[int, tuple[int, int]]) -> dict[int, int] | None:
+        self.flows += 1
+        return flow_leaders(self.st, self.movable, self.eligible, windows=windows)
+
+    def about(self, w: int, kept: Collection[int] = ()) -> dict[int, tuple[int, int]]:
+        return {t: (self.even[t][0] - w, self.even[t][1] + w) for t in self.topics if t not in kept}
+
+    def ranges(self, heads: Mapping[int, int]) -> dict[int, tuple[int, int]]:
+        """Each topic's least and most leaders per broker with these heads."""
+        led = dict(self.fixed)
+        for i, b in heads.items():
+            key = (self.st.topic_of[i], b)
+            led[key] = led.get(key, 0) + 1
+        targets = self.st.lead_targets
+        return {t: (min(v := [led.get((t, b), 0) for b in targets]), max(v)) for t in self.topics}
+
+    def within(self, heads: Mapping[int, int]) -> frozenset[int]:
+        return frozenset(t for t, (lo, hi) in self.ranges(heads).items() if hi - lo <= 1)
+
+    def search(self) -> dict[int, int] | None:
+        found = self.narrowest()
+        if found is None:
+            return None
+        w, best = found
+        kept, best = self.keep(w, best)
+        return self.narrower(kept, best)
+
+    def narrowest(self) -> tuple[int, dict[int, int]] | None:
+        widest = max(self.per_topic.values(), default=0)
+        lo, hi = 1, 1
+        best = self.heads(self.about(hi))
+        while best is None and hi < widest:
+            lo, hi = hi + 1, min(2 * hi, widest)
+            best = self.heads(self.about(hi))
+        if best is None:  # the brokers cannot all be within 1
+            return None
+        while lo < hi and self.flows < KEEP_FLOWS:
+            mid = (lo + hi) // 2
+            got = self.heads(self.about(mid))
+            if got is None:
+                lo = mid + 1
+            else:
+                hi, best = mid, got
+        return hi, best
+
+    def keep(self, w: int, best: dict[int, int]) -> tuple[frozenset[int], dict[int, int]]:
+        kept = self.within(best)
+        placed = placed_topics(self.st, self.topics, self.eligible)
+        names = self.st.topic_names
+        order = sorted(
+            (t for t in self.topics if t not in placed and t not in kept),
+            key=lambda t: (names[t] not in INTERNAL_TOPICS, self.per_topic[t], t),
+        )
+        lo, hi = 0, len(order)  # all of them first
+        while lo < hi and self.flows < KEEP_FLOWS:
+            mid = hi if lo == 0 and hi == len(order) else (lo + hi + 1) // 2
+            got = self.heads(self.about(w, kept | frozenset(order[:mid])))
+            if got is None:
+                hi = mid - 1
+            else:
+                lo, best = mid, got
+                kept = self.within(got) | kept | frozenset(order[:mid])
+        for t in order[lo + 1 :]:
+            if self.flows >= KEEP_FLOWS:
+                break
+            if t not in kept and (got := self.heads(self.about(w, kept | {t}))) is not None:
+                kept, best = self.within(got) | kept | {t}, got
+        return kept, best
+
+    def narrower(self, kept: frozenset[int], best: dict[int, int]) -> dict[int, int]:
+        st = self.st
+        sit = {t: r for t, r in self.ranges(best).items() if t not in kept}
+        can = dict(self.fixed)  # leaders each broker could have of each topic
+        for i in self.movable:
+            for b in st.reps[i]:
+                if b in st.lead and self.eligible(i, b):
+                    can[(st.topic_of[i], b)] = can.get((st.topic_of[i], b), 0) + 1
+        least = {t: min(can.get((t, b), 0) for b in st.lead_targets) for t in sit}
+
+        def windows(width: int) -> dict[int, tuple[int, int]]:
+            out = {}
+            for t, (lo, hi) in sit.items():
+                change = hi - lo - width  # to take off (or, below 0, to add)
+                off = min(change, max(0, least[t] - lo)) if change > 0 else change // 2
+                out[t] = (lo + off, hi - (change - off))
+            return out
+
+        lo, hi = 2, max((hi - lo for lo, hi in sit.values()), default=0)
+        while lo < hi and self.flows < KEEP_FLOWS:
+            mid = (lo + hi) // 2
+            got = self.heads(windows(mid))
+            if got is None:
+                lo = mid + 1
+            else:
+                hi, best = mid, got
+        return best
