@@ -28,17 +28,22 @@ def _within_one_somewhere(c, topic: str) -> bool:
     return False
 
 
+def _placement(rng: random.Random, topics: tuple[int, int], partitions: tuple[int, int]) -> tuple[int, dict]:
+    """3 to 5 brokers, topics (least, most) of partitions (least, most) each of RF 1 to 3 on random brokers."""
+    n = rng.randint(3, 5)
+    return n, {
+        f"t{t}": {p: tuple(rng.sample(range(n), rng.randint(1, 3))) for p in range(rng.randint(*partitions))}
+        for t in range(rng.randint(*topics))
+    }
+
+
 def test_placed_topics_are_exactly_those_no_choice_of_leaders_brings_within_1():
     # 300 random placements of 3 to 5 brokers, 1 to 3 topics of 1 to 7 partitions of RF 1 to 3: the flow names a
     # topic exactly where no choice of leaders among the replicas (every one eligible) puts it within 1
     rng = random.Random(3)
     named = topics_seen = 0
     for _ in range(300):
-        n = rng.randint(3, 5)
-        topics = {
-            f"t{t}": {p: tuple(rng.sample(range(n), rng.randint(1, 3))) for p in range(rng.randint(1, 7))}
-            for t in range(rng.randint(1, 3))
-        }
+        n, topics = _placement(rng, (1, 3), (1, 7))
         c = build_cluster(n, topics=topics)
         st = State(c, list(c.partitions()), list(range(n)), ())
         st.recount_leads()
@@ -95,11 +100,7 @@ def test_keep_most_finds_the_narrowest_topic_spread_then_the_fewest_topics_above
     rng = random.Random(5)
     cases = reached = 0
     for _ in range(4000):
-        n = rng.randint(3, 5)
-        topics = {
-            f"t{t}": {p: tuple(rng.sample(range(n), rng.randint(1, 3))) for p in range(rng.randint(2, 5))}
-            for t in range(rng.randint(2, 3))
-        }
+        n, topics = _placement(rng, (2, 3), (2, 5))
         if sum(map(len, topics.values())) > 9:
             continue
         c = build_cluster(n, topics=topics)
