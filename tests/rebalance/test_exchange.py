@@ -5,6 +5,7 @@ import itertools
 from collections import Counter
 
 from planner.model import Broker, Cluster, Partition, Topic
+from planner.rebalance.goals import exchange
 from planner.rebalance.goals.exchange import _Swaps, fewer_bytes, shortcuts
 from planner.rebalance.goals.state import State
 from planner.rebalance.moves import select_partitions
@@ -174,3 +175,42 @@ def test_an_exchanges_refusal_is_checks_verdict_on_its_two_changes():
                     assert why == swaps.check(((p, dst, a), (q, a, dst))), (usable, leaders, p, q, a, dst)
                     verdicts[why] += 1
     assert verdicts == {"placed": 4104, "bytes": 296, "space": 16, "racks": 40, "leaders": 2, None: 42}
+
+
+def _topics(reps: dict[str, tuple[tuple[int, ...], ...]], sizes: dict[str, tuple[int, ...]], brokers: int) -> State:
+    ts = tuple(
+        Topic(name, tuple(Partition(name, i, r, size=sizes[name][i]) for i, r in enumerate(rs)))
+        for name, rs in reps.items()
+    )
+    c = Cluster(brokers=tuple(Broker(b) for b in range(brokers)), topics=ts)
+    return State(c, select_partitions(c, None), list(range(brokers)), ())
+
+
+def test_an_exchange_across_topics_trades_their_plus_ones(monkeypatch):
+    # topics a (a-0 10 B on broker 0, a-1 60 B on 2) and b (b-0 100 B on 0, b-1 50 B on 2); b-0 went 0 -> 1. Each topic
+    # has 2 replicas on 3 brokers: one on each of two brokers (its +1s). Broker 0 keeps b-0 and sends a-0 to broker 1
+    # instead: a's +1 goes from 0 to 1, b's from 1 to 0, every broker keeps its count and the move, 90 B fewer
+    # (no exchange within a topic could: broker 0 holds no other replica of b)
+    sizes = {"a": (10, 60), "b": (100, 50)}
+    st = _topics({"a": ((0,), (2,)), "b": ((0,), (2,))}, sizes, 3)
+    st.move(2, 0, 1)
+    before = _copied(st)
+    assert fewer_bytes(st, None)
+    assert before - _copied(st) == 90
+    assert [tuple(r) for r in st.reps] == [(1,), (2,), (0,), (2,)]
+    assert (st.count, st.bytes, st.copies, st.lead) == ({0: 1, 1: 1, 2: 2}, {0: 100, 1: 10, 2: 110}, 1, st.count)
+    assert [st.holders[t] for t in (0, 1)] == [{1: 1, 2: 1}, {0: 1, 2: 1}]
+    # without these exchanges (`exchange.PLUS_ONES` 0) nothing changes
+    monkeypatch.setattr(exchange, "PLUS_ONES", 0)
+    st = _topics({"a": ((0,), (2,)), "b": ((0,), (2,))}, sizes, 3)
+    st.move(2, 0, 1)
+    assert not fewer_bytes(st, None)
+    assert [tuple(r) for r in st.reps] == [(0,), (2,), (1,), (2,)]
+    monkeypatch.undo()
+    # with topic c's 105 B on broker 0 too (larger than b-0: no exchange for it), broker 0 is the largest (115 B) and
+    # would rise to 205 B: the exchanges across topics never lift a broker above the largest of its group (the bytes
+    # max/mean stays what it is), even under a byte limit of 250 B
+    st = _topics({"a": ((0,), (2,)), "b": ((0,), (2,)), "c": ((0,),)}, {**sizes, "c": (105,)}, 3)
+    st.move(2, 0, 1)
+    assert not fewer_bytes(st, {None: 250.0})
+    assert [tuple(r) for r in st.reps] == [(0,), (2,), (1,), (2,), (0,)]

@@ -63,8 +63,9 @@ def test_kept_lists_are_a_fresh_search_and_are_reused_on_uneven_racks(monkeypatc
 
 def test_kept_lists_are_a_fresh_search_on_the_peer_decommission_with_sizes(monkeypatch):
     # the peer benchmark's decommission (racks of 5/3/3, heavy-tailed sizes, which order the lists): 283 moves (the
-    # bound), 92.9 GiB. The count goal's first run reaches the narrowest count range racks allow (165..201) itself
-    # (`count_range`), so the topic goal searches less there (244 searches and 743 reads before); the same plan
+    # bound), 92.8 GiB (92.9 before the exchanges across topics, `exchange._plus_ones`, which come after the searches).
+    # The count goal's first run reaches the narrowest count range racks allow (165..201) itself (`count_range`), so
+    # the topic goal searches less there (244 searches and 743 reads before); the same plan
     from bench.peers.scenarios import SCENARIOS
     from planner.rebalance.decommission import decommission
 
@@ -72,7 +73,7 @@ def test_kept_lists_are_a_fresh_search_on_the_peer_decommission_with_sizes(monke
     c = with_sizes(s.cluster, s.sizes)
     counts = _checked(monkeypatch)
     plan = decommission(c, s.decommission)
-    assert (plan.replica_moves, plan.lower_bound, plan.moved_bytes() >> 20) == (283, 283, 95133)
+    assert (plan.replica_moves, plan.lower_bound, plan.moved_bytes() >> 20) == (283, 283, 95034)
     assert counts == {"searches": 112, "reads": 126, "differ": 0}
 
 
