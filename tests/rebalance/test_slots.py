@@ -9,7 +9,7 @@ from math import comb, prod
 from testkit import build_cluster
 
 from planner.model import TopicPartition
-from planner.rebalance.goals import balance
+from planner.rebalance.goals import balance, shares
 from planner.rebalance.goals.shares import joint_lower_bound
 from planner.rebalance.goals.slots import best_slots, kept, weighted_slots
 from planner.rebalance.goals.state import State
@@ -185,6 +185,33 @@ def test_the_plus_ones_go_where_the_bytes_they_keep_count():
     after = plan.after.assignment()
     gone = {tp for tp, r in c.assignment().items() if 1 in r and 1 not in after[tp]}
     assert gone == {TopicPartition("t1", 0), TopicPartition("t1", 1)}
+
+
+def test_the_plus_ones_flow_runs_once_for_the_same_arguments(monkeypatch):
+    # the case above: the plans `goals._best_of` makes from the same start ask the count goal's flow by bytes
+    # (`shares._by_bytes`) 4 times for the same arguments; it runs once (`shares._weighted`, kept in `State.flows`),
+    # and the plan is the same as with a flow per ask
+    topics = {
+        "t0": {0: (2, 0), 1: (1, 2)},
+        "t1": {0: (0, 1), 1: (0, 1), 2: (1, 2), 3: (2, 0), 4: (1, 0)},
+        "t2": {0: (1, 0), 1: (2, 1), 2: (0, 2)},
+    }
+    sizes = {"t0": (660, 465), "t1": (102, 129, 233, 117, 238), "t2": (201, 176, 124)}
+    c = with_sizes(
+        build_cluster(4, topics=topics), {TopicPartition(t, p): n for t, ns in sizes.items() for p, n in enumerate(ns)}
+    )
+    calls = []
+
+    def counted(*args):
+        calls.append(args)
+        return weighted_slots(*args)
+
+    monkeypatch.setattr(shares, "weighted_slots", counted)
+    plan = balance(c)
+    assert (len(calls), plan.replica_moves, plan.moved_bytes()) == (1, 5, 937)
+    monkeypatch.setattr(shares, "_weighted", lambda st, *args: counted(*args))
+    again = balance(c)
+    assert (len(calls), again.proposed) == (5, plan.proposed)
 
 
 def _random_cluster(rng):

@@ -329,7 +329,7 @@ def _by_bytes(
         within = {**within, **{k: sorted(slots[k]) for k in wants if k[0] in pinned}}
     values = {(k, b): v for k in wants for b in parts[k] if (v := value.get((k[0], b), 0))}
     like = hint or slots
-    best = weighted_slots(wants, parts, brokers, values, penalty, within, like) or slots
+    best = _weighted(st, wants, parts, brokers, values, penalty, within, like) or slots
     most, chosen, scale = _kept_bytes(best, parts, keeps, room, penalty, step), best, dict.fromkeys(brokers, 1.0)
     for _ in range(REVALUE):  # the flow caps each slot's worth, not a broker's sum: scale the brokers kept past it
         kept = _kept_by_broker(chosen, parts, keeps)
@@ -339,7 +339,7 @@ def _by_bytes(
         for b, f in over.items():
             scale[b] *= f
         values = {(k, b): v for k in wants for b in parts[k] if (v := round(value.get((k[0], b), 0) * scale[b]))}
-        again = weighted_slots(wants, parts, brokers, values, penalty, within, like)
+        again = _weighted(st, wants, parts, brokers, values, penalty, within, like)
         if again is None:
             break
         chosen = again
@@ -347,6 +347,26 @@ def _by_bytes(
         if now > most:
             best, most = chosen, now
     return best
+
+
+def _weighted(
+    st: State, wants: dict, parts: dict, brokers: dict, values: dict, penalty: dict, within: dict, like: dict
+) -> dict | None:
+    """`slots.weighted_slots`, once per state for the same arguments (`State.flows`): `goals._best_of` makes a plan
+    again from the same start (the byte goal's steps another way), whose count goal asks for the same flows."""
+    key = (
+        tuple(wants.items()),
+        tuple((k, tuple(v)) for k, v in parts.items()),
+        tuple(brokers.items()),
+        tuple(values.items()),
+        tuple(penalty.items()),
+        tuple((k, tuple(sorted(v))) for k, v in within.items()),
+        tuple((k, tuple(sorted(v))) for k, v in like.items()),
+    )
+    if key not in st.flows:
+        st.flows[key] = weighted_slots(wants, parts, brokers, values, penalty, within, like)
+    found = st.flows[key]
+    return None if found is None else {k: set(v) for k, v in found.items()}
 
 
 def _kept_by_broker(slots: dict, parts: dict, keeps: dict[tuple[int, int], int]) -> dict[int, int]:
