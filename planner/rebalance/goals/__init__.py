@@ -40,7 +40,7 @@ from planner.rebalance.goals.replica_count import (
     count_notes,
     try_shares,
 )
-from planner.rebalance.goals.shares import joint_lower_bound
+from planner.rebalance.goals.shares import FINE_LEVELS, LEVELS, joint_lower_bound
 from planner.rebalance.goals.snapshot import Run, Snapshot, take_over
 from planner.rebalance.goals.state import State
 from planner.rebalance.goals.topic_spread import TopicSpreadGoal, forced_topics, spreads, topic_notes
@@ -200,9 +200,17 @@ def balance(
     count_goals: list[ReplicaCountGoal] = []  # the last plan's
     memo = {} if memo is None else memo  # the leader goals' `keep_most` choices, shared by every plan tried
 
-    def goal_list(shares: bool, placed: bool = False, free: bool = True, by_bytes: bool = False) -> list[Goal]:
+    def goal_list(
+        shares: bool, placed: bool = False, free: bool = True, by_bytes: bool = False, levels: int = LEVELS
+    ) -> list[Goal]:
         count = ReplicaCountGoal(
-            say, level_bytes=sized, tolerance=byte_tolerance, shares=shares, placed=placed, by_bytes=by_bytes
+            say,
+            level_bytes=sized,
+            tolerance=byte_tolerance,
+            shares=shares,
+            placed=placed,
+            by_bytes=by_bytes,
+            levels=levels,
         )
         count_goals.append(count)
         goals: list[Goal] = [count, TopicSpreadGoal(say)]
@@ -234,14 +242,18 @@ def balance(
         """A second plan, of this plan as if applied, made as the user would make it."""
         return replan(cluster.with_assignment(_proposed(parts, st)))
 
-    def plan(free: bool, by_bytes: bool = False) -> list[Goal]:
+    weighs: list[bool] = []  # per plan with the slots by bytes: whether they were other slots than without
+
+    def plan(free: bool, by_bytes: bool = False, levels: int = LEVELS) -> list[Goal]:
         """The goals (the byte goal's free steps first or not: `ByteGoal.free`; the count goal's slots chosen for
-        their bytes or not: `ReplicaCountGoal.by_bytes`), then `_polish`."""
+        their bytes or not, in `levels` steps: `ReplicaCountGoal.by_bytes`), then `_polish`."""
         count_goals.clear()
         start = Run(st) if polish and may_refit(st, sized) else None
-        goals = _run_best(st, functools.partial(goal_list, free=free, by_bytes=by_bytes), leaders and sized, tolerance)
+        make = functools.partial(goal_list, free=free, by_bytes=by_bytes, levels=levels)
+        goals = _run_best(st, make, leaders and sized, tolerance)
         if polish:
             _polish(st, goals, limits(st, byte_tolerance) if sized else None, tolerance, second, start)
+        weighs.extend([weighed()] if by_bytes else [])
         return goals
 
     # both ways up to TRIAL_REPLICAS replicas where the byte goal took a free step (else both are the same plan), and
@@ -263,6 +275,9 @@ def balance(
     tries += [(functools.partial(plan, True, False), weighed)] if weigh else []
     tries += [(functools.partial(plan, False, weigh), freed)] if small else []
     tries += [(functools.partial(plan, False, False), freed_weighed)] if small and weigh else []
+    # and where the first plan's slots by bytes were other slots than without, once more in finer steps: the flow's
+    # resolution changes which slots it finds, not always for the better (kept only where it comes out better)
+    tries += [(functools.partial(plan, True, True, FINE_LEVELS), lambda: weighs[0])] if weigh else []
     goals = _best_of(st, tolerance, tries)
     if polish:
         _settle(st, parts, tolerance, second)

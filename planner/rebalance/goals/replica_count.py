@@ -22,7 +22,7 @@ from planner.rebalance.goals import count_range
 from planner.rebalance.goals.base import Change, Frozen, Note, keeps
 from planner.rebalance.goals.hard import targets_of
 from planner.rebalance.goals.pick import BrokerHeap
-from planner.rebalance.goals.shares import topic_shares
+from planner.rebalance.goals.shares import LEVELS, topic_shares
 from planner.rebalance.goals.state import State
 from planner.rebalance.goals.topic_spread import racks_force
 
@@ -109,6 +109,7 @@ class ReplicaCountGoal:
     by_bytes: bool = False  # with `level_bytes`, the topics' +1 slots chosen for the bytes they keep as well
     chained: set = field(default_factory=set)  # topics reaching their shares through a third broker (`_reach`)
     weighed: bool = False  # `by_bytes` chose other shares than without it (else the plan is the one without)
+    levels: int = LEVELS  # `by_bytes`' steps (`shares.LEVELS`)
 
     def optimize(self, st: State, frozen: Frozen) -> CountConstraint:
         target, _ = targets_of(st)
@@ -176,7 +177,7 @@ class ReplicaCountGoal:
                 most += sum(h - q - (r > 0) for h in above) + (max(0, len(above) - r) if r else 0)
             # moves inside the group keep its bytes: its mean, once (not a pass over its brokers per move)
             self.means = {g: sum(st.bytes[b] for b in members) / n}
-            shares = functools.partial(topic_shares, st, target, members, group, most)
+            shares = functools.partial(topic_shares, st, target, members, group, most, levels=self.levels)
             if self.level_bytes and self.by_bytes:
                 self._by_bytes(st, target, heap, parts, shares, (1 + self.tolerance) * self.means[g])
             else:

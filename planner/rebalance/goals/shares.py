@@ -33,7 +33,8 @@ FLOW_ARCS = 400_000
 # topic-broker pairs up to which the slots weigh the bytes they keep as well (`_by_bytes`; callers bound the replicas)
 BYTE_ARCS = 100_000
 LEVELS = 64  # the bytes a slot keeps, in steps of 1/LEVELS of the most any slot keeps
-PENALTY = LEVELS // 4  # a slot that keeps nothing, on a broker above the byte limit: what it costs more, in those steps
+PENALTY = 4  # a slot that keeps nothing, on a broker above the byte limit: what it costs more, in 1/PENALTY of LEVELS
+FINE_LEVELS = 256  # the steps of `goals.balance`'s plan by bytes in finer steps (kept where it moves fewer bytes)
 REVALUE = 3  # times at most the slots by bytes are chosen again, a broker's values scaled to its room (`_by_bytes`)
 
 
@@ -45,6 +46,7 @@ def topic_shares(
     most: int,
     limit: float | None = None,
     pinned: Collection[int] = (),
+    levels: int = LEVELS,
 ) -> dict:
     """topic -> {broker: replicas of the topic it should end with} for the brokers of `members` (a group) whose
     count of the topic should change; `totals`: topic -> its replicas in the group. Empty where the count targets
@@ -59,7 +61,7 @@ def topic_shares(
     room = {b: target[b] - floors for b in members}
     if any(k < 0 or k > len(extra) for k in room.values()):
         return {}
-    slots = _slots(st, inside, floor, extra, room, limit, pinned)
+    slots = _slots(st, inside, floor, extra, room, limit, pinned, levels)
     if slots is None:
         return {}
     out: dict[int, dict[int, int]] = {}
@@ -83,6 +85,7 @@ def _slots(
     room: dict,
     limit: float | None = None,
     pinned: Collection[int] = (),
+    levels: int = LEVELS,
 ) -> dict[int, set[int]] | None:
     """topic -> the brokers given its slots (None: they do not fit): the most that save a move of any assignment
     (`slots.best_slots`, each rack's slots apart for a topic of RF = racks: `_parts`), the closest of those to
@@ -119,7 +122,7 @@ def _slots(
     if slots is None:
         return None
     if limit is not None and len(extra) * len(room) <= BYTE_ARCS:
-        slots = _by_bytes(st, inside, floor, limit, wants, parts, brokers, within, slots, hint, pinned)
+        slots = _by_bytes(st, inside, floor, limit, wants, parts, brokers, within, slots, hint, pinned, levels)
     out: dict[int, set[int]] = {t: set() for t in order}
     for (t, _), mine in slots.items():
         out[t] |= mine
@@ -319,11 +322,12 @@ def _by_bytes(
     slots: dict,
     hint: dict | None,
     pinned: Collection[int],
+    levels: int = LEVELS,
 ) -> dict:
     """Of the slot assignments keeping as many as `slots` does (the most), one keeping the most bytes where they
     count (`_byte_values`), then closest to `hint` (or to `slots`): `slots.weighted_slots`. The topics of `pinned`
     keep their `slots`."""
-    value, penalty, keeps, room, step = _byte_values(st, inside, floor, limit)
+    value, penalty, keeps, room, step = _byte_values(st, inside, floor, limit, levels)
     if pinned:  # only their brokers, every one of them
         parts = {k: [b for b in v if b in slots[k]] if k[0] in pinned else v for k, v in parts.items()}
         within = {**within, **{k: sorted(slots[k]) for k in wants if k[0] in pinned}}
@@ -386,16 +390,16 @@ def _kept_bytes(slots: dict, parts: dict, keeps: dict, room: dict[int, float], p
 
 
 def _byte_values(
-    st: State, inside: frozenset[int], floor: dict, limit: float
+    st: State, inside: frozenset[int], floor: dict, limit: float, levels: int = LEVELS
 ) -> tuple[dict, dict, dict[tuple[int, int], int], dict[int, float], float]:
-    """What a slot is worth in bytes, as (topic, broker) -> 0..LEVELS, and what a slot that keeps nothing costs more
-    on each broker, 0 or PENALTY. A slot of topic t on broker b holding more than its floor q keeps the replica b would
-    otherwise give up, its (q + 1)-th largest of t; but a broker above the byte limit must give up its bytes above it
-    anyway: what it keeps counts only while the smallest replicas it gives up (with no slot) come to more than that,
-    so the worth is capped at that difference. A slot that keeps nothing brings a broker a replica: one above the
-    limit must then give up as much again. A broker holding fewer than q of t receives the difference, counted at t's
-    mean replica size, which that room leaves less of. Also: (topic, broker) -> the bytes its slot keeps, broker ->
-    the bytes its slots may keep in all (its room below the limit) and the bytes of a step."""
+    """What a slot is worth in bytes, as (topic, broker) -> 0..levels, and what a slot that keeps nothing costs more on
+    each broker, 0 or levels // PENALTY. A slot of topic t on broker b holding more than its floor q keeps the replica b
+    would otherwise give up, its (q + 1)-th largest of t; but a broker above the byte limit must give up its bytes above
+    it anyway: what it keeps counts only while the smallest replicas it gives up (with no slot) come to more than that,
+    so the worth is capped at that difference. A slot that keeps nothing brings a broker a replica: one above the limit
+    must then give up as much again. A broker holding fewer than q of t receives the difference, counted at t's mean
+    replica size, which that room leaves less of. Also: (topic, broker) -> the bytes its slot keeps, broker -> the bytes
+    its slots may keep in all (its room below the limit) and the bytes of a step."""
     sizes: dict[tuple[int, int], list[int]] = {}
     topic_of, holders = st.topic_of, st.holders
     mean: dict[int, list[int]] = {}  # topic -> its replicas' bytes, its replicas (topics with a floor)
@@ -429,6 +433,6 @@ def _byte_values(
     for (t, b), s in saving.items():
         value[(t, b)] = min(s, room[b])
     top = max(value.values(), default=0) or 1
-    out = {k: round(LEVELS * v / top) for k, v in value.items()}
-    penalty = {b: PENALTY if st.bytes[b] > limit else 0 for b in inside}
-    return out, penalty, saving, room, top / LEVELS
+    out = {k: round(levels * v / top) for k, v in value.items()}
+    penalty = {b: levels // PENALTY if st.bytes[b] > limit else 0 for b in inside}
+    return out, penalty, saving, room, top / levels
