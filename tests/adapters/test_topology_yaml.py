@@ -269,3 +269,18 @@ def test_topic_validation_messages(text, message):
 def test_in_progress_state_sizes_and_configs_dump_exactly(text, dumped):
     assert dump_topology(parse_topology(text, "x.yaml")) == dumped
     assert dump_topology(parse_topology(dumped, "x.yaml")) == dumped
+
+
+def test_a_partitions_topic_partition_is_made_once_and_no_field():
+    from dataclasses import fields, replace
+
+    from planner.model import Partition, TopicPartition
+
+    p = Partition("orders", 7, (3, 1, 2), size=1_024)
+    assert p.tp == TopicPartition("orders", 7) and str(p.tp) == "orders-7"
+    assert p.tp is p.tp  # kept in the partition on first use
+    assert [f.name for f in fields(p)] == ["topic", "id", "replicas", "adding", "removing", "observed", "size"]
+    assert p == Partition("orders", 7, (3, 1, 2), size=1_024) and hash(p) == hash(
+        Partition("orders", 7, (3, 1, 2), size=1_024)
+    )
+    assert replace(p, id=8).tp == TopicPartition("orders", 8)

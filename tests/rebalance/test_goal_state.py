@@ -185,3 +185,78 @@ def test_the_goals_make_no_reference_cycles():
         finally:
             gc.enable()
     assert [len(p.proposed) for p in plans] == [135, 97, 148]  # 134 before arrivals traded onto spare room (2 B fewer)
+
+
+def _moves(st: State, how_many: int, seed: int) -> list[tuple[int, int, int]]:
+    """Moves that `State.placeable` allows, some of them back to where the replica was (home), from a seeded walk."""
+    rnd = random.Random(seed)
+    made: list[tuple[int, int, int]] = []
+    while len(made) < how_many:
+        i = rnd.randrange(len(st.reps))
+        src = rnd.choice(st.reps[i])
+        back = [b for b in st.home[i] if b not in st.reps[i]]
+        dst = back[0] if back and rnd.random() < 0.3 else rnd.choice(st.targets)
+        if st.placeable(i, src, dst):
+            st.move(i, src, dst)
+            made.append((i, src, dst))
+    return made
+
+
+def _order(st: State) -> dict:
+    """Every per-broker index as it iterates (the order of its entries, not only its contents)."""
+    brokers = st.cluster.broker_ids
+    return {
+        "where": {b: list(st.where[b]) for b in brokers},
+        "departed": {b: list(st.departed[b]) for b in brokers},
+        "foreign": {b: list(st.foreign[b]) for b in brokers},
+        "tcount": {b: list(st.tcount[b].items()) for b in brokers},
+        "holders": [list(h.items()) for h in st.holders],
+        "tleaders": [list(h.items()) for h in st.tleaders],
+        "count": dict(st.count),
+        "bytes": dict(st.bytes),
+        "incoming": dict(st.incoming),
+        "lead": dict(st.lead),
+        "tlead": dict(st.tlead),
+        "reps": [list(r) for r in st.reps],
+        "figures": (st.copies, st.moves),
+    }
+
+
+def test_deferred_moves_leave_every_index_as_moves_one_by_one():
+    c = _cluster()
+    parts = select_partitions(c)
+    one_by_one = State(c, parts, sorted(c.online_ids), ())
+    moves = _moves(one_by_one, 400, seed=3)
+    deferred = State(c, parts, sorted(c.online_ids), ())
+    deferred.defer()
+    for i, src, dst in moves:
+        deferred.move(i, src, dst)
+    # the replica lists, counts, bytes, holders and leaders current while deferred; the four indexes not yet
+    assert deferred.count == one_by_one.count and deferred.bytes == one_by_one.bytes
+    assert [dict(h) for h in deferred.holders] == [dict(h) for h in one_by_one.holders]
+    assert deferred.lead == one_by_one.lead
+    assert deferred.where != one_by_one.where
+    deferred.undefer()
+    assert _order(deferred) == _order(one_by_one)
+    assert _indexes(deferred) == _indexes(one_by_one)
+    assert (len(moves), one_by_one.moves, one_by_one.copies) == (400, 400, 191)
+    deferred.undefer()  # nothing deferred: nothing changes
+    assert _order(deferred) == _order(one_by_one)
+
+
+def test_touch_pair_pends_the_keys_touch_pends():
+    from planner.rebalance.goals.hard import targets_of
+    from planner.rebalance.goals.pick import BrokerHeap
+
+    c = _cluster()
+    st = State(c, select_partitions(c), sorted(c.online_ids), ())
+    target, _ = targets_of(st)
+    both, pair = BrokerHeap(st, target), BrokerHeap(st, target)
+    i = next(i for i, r in enumerate(st.reps) if st.placeable(i, r[0], 7))
+    src = st.reps[i][0]
+    st.move(i, src, 7)
+    both.touch(src, 7)
+    pair.touch_pair(src, 7)
+    assert pair.pending == both.pending
+    assert (i, src) == (0, 1)
+    assert pair.pending == [(94 - 72, 48_348 - 637, 1), (1 - 71, 637, 7)]  # (count - target, bytes, broker)

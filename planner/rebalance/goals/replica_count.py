@@ -231,14 +231,20 @@ class ReplicaCountGoal:
         through a third broker to `chained`."""
         self.left = _leaving(st, shares)
         self.chained = set()
-        for t, share in sorted(shares.items()):
-            held = st.holders[t]
-            topic: _Topic | None = None  # built on the first move the topic needs
-            for d in sorted(b for b, c in share.items() if held.get(b, 0) < c):
-                while held.get(d, 0) < share[d] and st.allowed():
-                    topic = topic or _Topic(st, parts.get(t, []), share, log)
-                    if not self._one(st, target, heap, topic, d):
-                        break
+        capped, one, holders = st.max_moves is not None, self._one, st.holders
+        st.defer()  # the moves read no broker's replica indexes (`where`, `tcount`, ...): made at the end, together
+        try:
+            for t, share in sorted(shares.items()):
+                held = holders[t]
+                topic: _Topic | None = None  # built on the first move the topic needs
+                for d in sorted([b for b, c in share.items() if held.get(b, 0) < c]):
+                    want = share[d]
+                    while held.get(d, 0) < want and (not capped or st.allowed()):
+                        topic = topic or _Topic(st, parts.get(t, []), share, log)
+                        if not one(st, target, heap, topic, d):
+                            break
+        finally:
+            st.undefer()
 
     @staticmethod
     def _undo(st: State, log: list[Change], heap: BrokerHeap, moves: int) -> None:
@@ -250,14 +256,15 @@ class ReplicaCountGoal:
 
     def _one(self, st: State, target: dict[int, int], heap: BrokerHeap, topic: "_Topic", d: int) -> bool:
         """One replica to d from a giver holding more than its share (most above it first)."""
-        on, pick, left = topic.on, self._pick, self.left
-        for s in topic.givers():
-            i = pick(st, target, on.get(s, ()), s, d)
-            if i is not None:
-                topic.move(i, s, d)
-                heap.touch(s, d)
-                left[s] = left.get(s, 0) - 1
-                return True
+        on, pick, left, by_above = topic.on, self._pick, self.left, topic.by_above
+        for k in sorted(by_above, reverse=True) if len(by_above) > 1 else by_above:  # `topic.givers()` written out
+            for s in by_above[k]:
+                i = pick(st, target, on.get(s, ()), s, d)
+                if i is not None:
+                    topic.move(i, s, d)
+                    heap.touch_pair(s, d)
+                    left[s] = left.get(s, 0) - 1
+                    return True
         # racks forbid every direct move: through a broker x holding the topic, s -> x and x -> d (one more move), the
         # fewest copies first (a replica the plan moved to x goes on to d at no copy: the pair costs one, as a direct
         # move does)

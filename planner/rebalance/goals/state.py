@@ -50,6 +50,7 @@ class State:
         self.topic_names = list(names)
         self._runs = _runs(self.topic_of, len(names))  # each topic's partitions as one slice, when they are together
         self._ranked: dict[tuple[int, bool], list[int]] = {}  # (broker, at home) -> `_key`s of its replicas, sorted
+        self._events: dict[int, list[int]] | None = None  # broker -> its index changes `defer`red, in order
         # topics whose replicas (`touched`) or preferred leaders (`led`) moved since a reader last took them (sets
         # the reader empties: `_distance` recounts only those topics)
         self.touched = set(range(len(self.topic_names)))
@@ -286,36 +287,57 @@ class State:
         home, size, t = self.home[i], self.size[i] or 0, self.topic_of[i]
         src_home, dst_home = src in home, dst in home
         r = self.reps[i]
-        if r[0] == src:
-            self.lead_swap(i, src, dst)
+        if r[0] == src:  # lead_swap(i, src, dst): `_lead` of the head counted last (-1) and of dst (+1), written out
+            heads, lead = self._heads, self.lead
+            for b, d in ((heads[i], -1), (dst, 1)):
+                if b in lead:
+                    self.led.add(t)
+                    lead[b] += d
+                    tlead, key = self.tlead, (b, t)
+                    tlead[key] = tlead.get(key, 0) + d
+                    leaders = self.tleaders[t]
+                    c = leaders.get(b, 0) + d
+                    if c:
+                        leaders[b] = c
+                    else:
+                        del leaders[b]
+            heads[i] = dst
         r[r.index(src)] = dst
-        count, where, tcount = self.count, self.where, self.tcount
-        # _remove(i, src, t, size, src_home)
+        count = self.count
+        # _remove(i, src, t, size, src_home), then _add(i, dst, t, size, dst_home)
         count[src] -= 1
-        where[src].discard(i)
-        tcount[src][t] -= 1
+        count[dst] += 1
         held = self.holders[t]
         c = held[src] - 1
         if c:
             held[src] = c
         else:
             del held[src]
-        if src_home:
-            self.departed[src].add(i)
-        else:
-            self.foreign[src].discard(i)
-            self.incoming[src] -= size
-        # _add(i, dst, t, size, dst_home)
-        count[dst] += 1
-        where[dst].add(i)
-        tc = tcount[dst]
-        tc[t] = tc.get(t, 0) + 1
         held[dst] = held.get(dst, 0) + 1
-        if dst_home:
-            self.departed[dst].discard(i)
-        else:
-            self.foreign[dst].add(i)
+        if not src_home:
+            self.incoming[src] -= size
+        if not dst_home:
             self.incoming[dst] += size
+        events = self._events
+        if events is not None:  # `defer`: the per-broker indexes later, as these events
+            e = (t * self._span[1] + i) << 2
+            events[src].append(e | src_home << 1)
+            events[dst].append(e | dst_home << 1 | 1)
+        else:
+            where, tcount = self.where, self.tcount
+            where[src].discard(i)
+            tcount[src][t] -= 1
+            if src_home:
+                self.departed[src].add(i)
+            else:
+                self.foreign[src].discard(i)
+            where[dst].add(i)
+            tc = tcount[dst]
+            tc[t] = tc.get(t, 0) + 1
+            if dst_home:
+                self.departed[dst].discard(i)
+            else:
+                self.foreign[dst].add(i)
         if size:
             sizes = self.bytes
             sizes[src] -= size
@@ -330,6 +352,42 @@ class State:
         self.touched.add(t)
         self.copies += (not dst_home) - (not src_home)  # `cost`
         self.moves += 1
+
+    def defer(self) -> None:
+        """Until `undefer`, moves leave each broker's indexes of the replicas it holds (`where`, `departed`, `foreign`,
+        `tcount`) as they are and note their changes per broker instead, for `undefer` to make in the same order: the
+        same entries in the same order as without, made broker by broker (each broker's sets and counts read together,
+        not one broker's after another's at every move: the count goal's per-topic pass makes about a million moves at
+        1M partitions, and those indexes were most of their cost). The counts, bytes, holders, preferred leaders and
+        replica lists stay current. Only for a run of moves that reads none of those four."""
+        self._events = {b: [] for b in self.count}
+
+    def undefer(self) -> None:
+        """The index changes `defer`red, made: each broker's in the order its moves made them."""
+        events, self._events = self._events, None
+        if events is None:
+            return
+        n = self._span[1]
+        for b, changes in events.items():
+            if not changes:
+                continue
+            where, departed, foreign, tcount = self.where[b], self.departed[b], self.foreign[b], self.tcount[b]
+            for e in changes:
+                t, i = divmod(e >> 2, n)
+                if e & 1:  # arrived (`_add`)
+                    where.add(i)
+                    tcount[t] = tcount.get(t, 0) + 1
+                    if e & 2:
+                        departed.discard(i)
+                    else:
+                        foreign.add(i)
+                else:  # left (`_remove`)
+                    where.discard(i)
+                    tcount[t] -= 1
+                    if e & 2:
+                        departed.add(i)
+                    else:
+                        foreign.discard(i)
 
     def allowed(self, n: int = 1) -> bool:
         """n more copies fit in --max-moves (required moves are never capped)."""
@@ -364,21 +422,21 @@ class State:
         only on src and dst made once (the count goal's topic moves: about two million checks at 1M partitions)."""
         if dst not in self.target_set or dst in self.closed:
             return []
-        fixed, reps = self.fixed, self.reps
-        mine = [i for i in parts if i not in fixed and dst not in (r := reps[i]) and src in r]
-        rack_of, n_racks = self.rack_of, self.n_racks
-        if n_racks and mine:
-            rack_src, rack_dst = rack_of.get(src), rack_of.get(dst)
-            if rack_src != rack_dst:  # rack safety as `placeable` refuses it
-                safe = []
-                for i in mine:
-                    r = reps[i]
-                    racks = list(map(rack_of.get, r))
-                    before = len(set(racks))
-                    after = before - (racks.count(rack_src) == 1) + (rack_dst not in racks)
-                    if after >= before or after >= len(r) or after >= n_racks:
-                        safe.append(i)
-                mine = safe
+        fixed, reps, rack_of, n_racks = self.fixed, self.reps, self.rack_of, self.n_racks
+        rack_src, rack_dst = rack_of.get(src), rack_of.get(dst)
+        racked = n_racks and rack_src != rack_dst  # rack safety as `placeable` refuses it (else the same racks)
+        mine = []
+        for i in parts:  # one loop, not a comprehension then a filter (a giver holds few partitions of a topic)
+            r = reps[i]
+            if dst in r or src not in r or i in fixed:
+                continue
+            if racked:
+                racks = list(map(rack_of.get, r))
+                before = len(set(racks))
+                after = before - (racks.count(rack_src) == 1) + (rack_dst not in racks)
+                if after < before and after < len(r) and after < n_racks:
+                    continue
+            mine.append(i)
         if dst in self.usable:
             fits = self.fits
             mine = [i for i in mine if fits(i, dst)]
