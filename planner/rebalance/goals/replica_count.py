@@ -444,10 +444,16 @@ class _Topic:
     def __init__(self, st: State, parts: list[int], share: dict[int, int], log: list[Change] | None):
         self.st, self.share, self.log = st, share, log
         self.held = st.holders[st.topic_of[parts[0]]] if parts else {}
-        self.on: dict[int, list[int]] = {}  # broker -> the topic's movable partitions on it
+        on: dict[int, list[int]] = {}  # broker -> the topic's movable partitions on it
+        reps = st.reps
         for i in parts:
-            for b in st.reps[i]:
-                self.on.setdefault(b, []).append(i)
+            for b in reps[i]:
+                mine = on.get(b)
+                if mine is None:
+                    on[b] = [i]
+                else:
+                    mine.append(i)
+        self.on = on
         # the givers when the topic's moves start (only they give: a broker below its share never rises above it)
         self.was = frozenset(b for b, c in share.items() if parts and self.held.get(b, 0) > c)
         self.above: dict[int, int] = {}  # giver -> replicas above its share (> 0)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import operator
+from array import array
 from collections import Counter
 from typing import Collection, Iterable, Iterator, Sequence
 
@@ -50,7 +51,7 @@ class State:
         self.topic_names = list(names)
         self._runs = _runs(self.topic_of, len(names))  # each topic's partitions as one slice, when they are together
         self._ranked: dict[tuple[int, bool], list[int]] = {}  # (broker, at home) -> `_key`s of its replicas, sorted
-        self._events: dict[int, list[int]] | None = None  # broker -> its index changes `defer`red, in order
+        self._events: dict[int, array[int]] | None = None  # broker -> its index changes `defer`red, in order
         # topics whose replicas (`touched`) or preferred leaders (`led`) moved since a reader last took them (sets
         # the reader empties: `_distance` recounts only those topics)
         self.touched = set(range(len(self.topic_names)))
@@ -360,7 +361,7 @@ class State:
         not one broker's after another's at every move: the count goal's per-topic pass makes about a million moves at
         1M partitions, and those indexes were most of their cost). The counts, bytes, holders, preferred leaders and
         replica lists stay current. Only for a run of moves that reads none of those four."""
-        self._events = {b: [] for b in self.count}
+        self._events = {b: array("q") for b in self.count}  # 8 bytes an event (an int object takes about 40)
 
     def undefer(self) -> None:
         """The index changes `defer`red, made: each broker's in the order its moves made them."""
@@ -431,10 +432,11 @@ class State:
             if dst in r or src not in r or i in fixed:
                 continue
             if racked:
+                # `placeable` refuses where the racks after (before - 1 where dst's rack is among them and src alone
+                # in its rack, else no fewer) are fewer than before, than the replicas and than the racks: where the
+                # partition has at most n_racks racks (it never has more than its replicas)
                 racks = list(map(rack_of.get, r))
-                before = len(set(racks))
-                after = before - (racks.count(rack_src) == 1) + (rack_dst not in racks)
-                if after < before and after < len(r) and after < n_racks:
+                if rack_dst in racks and racks.count(rack_src) == 1 and len(set(racks)) <= n_racks:
                     continue
             mine.append(i)
         if dst in self.usable:
