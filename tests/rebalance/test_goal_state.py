@@ -260,3 +260,16 @@ def test_touch_pair_pends_the_keys_touch_pends():
     assert pair.pending == both.pending
     assert (i, src) == (0, 1)
     assert pair.pending == [(94 - 72, 48_348 - 637, 1), (1 - 71, 637, 7)]  # (count - target, bytes, broker)
+
+
+def test_restore_while_deferred_makes_the_deferred_changes_first():
+    c = _cluster()
+    parts = select_partitions(c)
+    st = State(c, parts, sorted(c.online_ids), ())
+    start = [tuple(r) for r in st.reps]
+    st.defer()
+    assert len(_moves(st, 50, seed=4)) == 50
+    st.restore(start)
+    fresh = State(c, parts, sorted(c.online_ids), ())
+    assert _indexes(st) == _indexes(fresh)
+    assert {b: st.departed[b] | st.foreign[b] for b in c.broker_ids} == dict.fromkeys(c.broker_ids, set())

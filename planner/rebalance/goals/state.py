@@ -242,6 +242,7 @@ class State:
 
     def restore(self, reps: Sequence[tuple[int, ...]]) -> None:
         """Back to these replica lists (a run of the goals taken back); preferred leaders recounted."""
+        self.undefer()  # `_remove` and `_add` read the indexes
         for i, old in enumerate(reps):
             now = self.reps[i]
             if tuple(now) != old:
@@ -361,6 +362,7 @@ class State:
         not one broker's after another's at every move: the count goal's per-topic pass makes about a million moves at
         1M partitions, and those indexes were most of their cost). The counts, bytes, holders, preferred leaders and
         replica lists stay current. Only for a run of moves that reads none of those four."""
+        self.undefer()  # any changes deferred before, made first
         self._events = {b: array("q") for b in self.count}  # 8 bytes an event (an int object takes about 40)
 
     def undefer(self) -> None:
