@@ -232,9 +232,13 @@ class ReplicaCountGoal:
         self.left = _leaving(st, shares)
         self.chained = set()
         capped, one, holders = st.max_moves is not None, self._one, st.holders
-        st.defer()  # the moves read no broker's replica indexes (`where`, `tcount`, ...): made at the end, together
+        st.defer()  # the moves read no broker's replica indexes (`where`, `tcount`, ...): made together, in runs
         try:
+            made = st.moves
             for t, share in sorted(shares.items()):
+                if st.moves - made >= DEFERRED:  # a run's changes made (their memory bounded)
+                    st.defer()
+                    made = st.moves
                 held = holders[t]
                 topic: _Topic | None = None  # built on the first move the topic needs
                 for d in sorted([b for b, c in share.items() if held.get(b, 0) < c]):
@@ -501,6 +505,9 @@ class _Topic:
                 bisect.insort(into, b)
 
 
+# moves whose index changes the count goal's per-topic pass defers at most (`State.defer`): each broker's indexes are
+# still read together (about 50 changes each in a run at 1M partitions), and the changes held stay a few MiB
+DEFERRED = 100_000
 PINS = 3  # times at most the slots by bytes are chosen again (`ReplicaCountGoal._by_bytes`)
 # partitions up to which the count goal's slots weigh bytes (`shares.topic_shares` with a limit): a minimum-cost flow
 # per group of brokers and the plan made both ways (`balance`): the 10k-partition rebalance through the CLI takes

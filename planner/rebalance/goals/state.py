@@ -7,7 +7,6 @@ from __future__ import annotations
 import bisect
 import itertools
 import operator
-from array import array
 from collections import Counter
 from typing import Collection, Iterable, Iterator, Sequence
 
@@ -51,7 +50,7 @@ class State:
         self.topic_names = list(names)
         self._runs = _runs(self.topic_of, len(names))  # each topic's partitions as one slice, when they are together
         self._ranked: dict[tuple[int, bool], list[int]] = {}  # (broker, at home) -> `_key`s of its replicas, sorted
-        self._events: dict[int, array[int]] | None = None  # broker -> its index changes `defer`red, in order
+        self._events: dict[int, list[int]] | None = None  # broker -> its index changes `defer`red, in order
         # topics whose replicas (`touched`) or preferred leaders (`led`) moved since a reader last took them (sets
         # the reader empties: `_distance` recounts only those topics)
         self.touched = set(range(len(self.topic_names)))
@@ -321,10 +320,10 @@ class State:
         if not dst_home:
             self.incoming[dst] += size
         events = self._events
-        if events is not None:  # `defer`: the per-broker indexes later, as these events
-            e = (t * self._span[1] + i) << 2
-            events[src].append(e | src_home << 1)
-            events[dst].append(e | dst_home << 1 | 1)
+        if events is not None:  # `defer`: the per-broker indexes later, as these events (the partition, then 2 if
+            # the broker held it before the plan plus 1 if it arrives: the same int objects, no new ones to keep)
+            events[src] += (i, src_home << 1)
+            events[dst] += (i, dst_home << 1 | 1)
         else:
             where, tcount = self.where, self.tcount
             where[src].discard(i)
@@ -363,20 +362,21 @@ class State:
         1M partitions, and those indexes were most of their cost). The counts, bytes, holders, preferred leaders and
         replica lists stay current. Only for a run of moves that reads none of those four."""
         self.undefer()  # any changes deferred before, made first
-        self._events = {b: array("q") for b in self.count}  # 8 bytes an event (an int object takes about 40)
+        self._events = {b: [] for b in self.count}
 
     def undefer(self) -> None:
         """The index changes `defer`red, made: each broker's in the order its moves made them."""
         events, self._events = self._events, None
         if events is None:
             return
-        n = self._span[1]
+        topic_of = self.topic_of
         for b, changes in events.items():
             if not changes:
                 continue
             where, departed, foreign, tcount = self.where[b], self.departed[b], self.foreign[b], self.tcount[b]
-            for e in changes:
-                t, i = divmod(e >> 2, n)
+            pairs = iter(changes)
+            for i, e in zip(pairs, pairs):
+                t = topic_of[i]
                 if e & 1:  # arrived (`_add`)
                     where.add(i)
                     tcount[t] = tcount.get(t, 0) + 1
