@@ -164,21 +164,26 @@ def test_weighted_slots_keep_the_most_replicas_then_the_most_value_then_stay_clo
     assert found == {False: 118, True: 32}
 
 
-def test_the_plus_ones_go_where_the_bytes_they_keep_count():
-    # 3 brokers -> 4 (5 replicas each): t1 (5 partitions, RF 2) and t2 (3) end with floor 2 and 1 and one +1 on two
-    # brokers each, every broker taking one +1; broker 3 (new) must take a +1 that keeps nothing, so one of t1's
-    # (brokers 0 and 1 hold 4 of it) or t2's (brokers 0, 1, 2 hold 2) keeps nothing either way: 5 moves, the fewest.
-    # Broker 1 (1,544 B, above the limit of 1,344.75 B) gives up two replicas: keeping t1's +1 it gives up t1-0 (102 B)
-    # and t2-1 (176 B), keeping t2's +1 it gives up t1-0 and t1-1 (129 B): 47 B fewer, both enough to reach the limit
+def _plus_ones_case():
+    """3 brokers -> 4, topics t0 (2 partitions), t1 (5) and t2 (3) of RF 2 with sizes (the tests below)."""
     topics = {
         "t0": {0: (2, 0), 1: (1, 2)},
         "t1": {0: (0, 1), 1: (0, 1), 2: (1, 2), 3: (2, 0), 4: (1, 0)},
         "t2": {0: (1, 0), 1: (2, 1), 2: (0, 2)},
     }
     sizes = {"t0": (660, 465), "t1": (102, 129, 233, 117, 238), "t2": (201, 176, 124)}
-    c = with_sizes(
+    return with_sizes(
         build_cluster(4, topics=topics), {TopicPartition(t, p): n for t, ns in sizes.items() for p, n in enumerate(ns)}
     )
+
+
+def test_the_plus_ones_go_where_the_bytes_they_keep_count():
+    # 3 brokers -> 4 (5 replicas each): t1 (5 partitions, RF 2) and t2 (3) end with floor 2 and 1 and one +1 on two
+    # brokers each, every broker taking one +1; broker 3 (new) must take a +1 that keeps nothing, so one of t1's
+    # (brokers 0 and 1 hold 4 of it) or t2's (brokers 0, 1, 2 hold 2) keeps nothing either way: 5 moves, the fewest.
+    # Broker 1 (1,544 B, above the limit of 1,344.75 B) gives up two replicas: keeping t1's +1 it gives up t1-0 (102 B)
+    # and t2-1 (176 B), keeping t2's +1 it gives up t1-0 and t1-1 (129 B): 47 B fewer, both enough to reach the limit
+    c = _plus_ones_case()
     plan = balance(c)
     assert (plan.replica_moves, plan.lower_bound, plan.notes) == (5, 5, ())
     assert (plan.moved_bytes(), plan.bytes_lower_bound) == (937, 922)  # 984 B with the +1s chosen by moves alone
@@ -191,15 +196,7 @@ def test_the_plus_ones_flow_runs_once_for_the_same_arguments(monkeypatch):
     # the case above: the plans `goals._best_of` makes from the same start ask the count goal's flows by bytes
     # (`shares._by_bytes`, in 64 steps and in the plan in finer steps 256) 8 times for 3 different arguments; each
     # runs once (`shares._weighted`, kept in `State.flows`), and the plan is the same as with a flow per ask
-    topics = {
-        "t0": {0: (2, 0), 1: (1, 2)},
-        "t1": {0: (0, 1), 1: (0, 1), 2: (1, 2), 3: (2, 0), 4: (1, 0)},
-        "t2": {0: (1, 0), 1: (2, 1), 2: (0, 2)},
-    }
-    sizes = {"t0": (660, 465), "t1": (102, 129, 233, 117, 238), "t2": (201, 176, 124)}
-    c = with_sizes(
-        build_cluster(4, topics=topics), {TopicPartition(t, p): n for t, ns in sizes.items() for p, n in enumerate(ns)}
-    )
+    c = _plus_ones_case()
     calls = []
 
     def counted(*args):
