@@ -108,7 +108,7 @@ def test_keep_most_finds_the_narrowest_topic_spread_then_the_fewest_topics_above
         movable = list(range(len(st.reps)))
         if flow_leaders(st, movable, lambda i, b: True) is not None:
             continue
-        heads = keep_most(st, movable, lambda i, b: True, {})
+        heads = keep_most(st, movable, lambda i, b: True)
         tps = [(p.topic, p.tp.partition) for p in c.partitions()]
         best = min(_figures(dict(zip(tps, h)), topics, n) for h in product(*(p.replicas for p in c.partitions())))
         if best[0]:

@@ -174,14 +174,15 @@ def balance(
     whole names) and `exclude_internal`: never moved, still counted as load. `max_moves` caps the optional moves
     (required ones always happen). `rack_repair`: rack-unsafe partitions get the fewest moves that make them
     rack-safe; without it they stay unsafe unless they move anyway. `byte_tolerance`: the byte goal's 0.10 = 10 %.
-    `polish`: then fewer moves and bytes at the goal figures reached (`_polish`). `memo`: choices that depend only
-    on what they were made from (the leader goal's `keep_most`), shared with the second plans this one makes.
+    `polish`: then fewer moves and bytes at the goal figures reached (`_polish`). `memo`: results of pure searches
+    by what they are made of (`State.memo`), shared with the second plans this one makes.
     """
     targets = _target_brokers(cluster, brokers)
     parts = select_partitions(cluster, topics)
     _check_fits(parts, targets)
     moving, skipped = excluded(parts, exclude_topics, exclude_internal)
     st = State(cluster, parts, targets, moving | skipped, max_moves, closed=cluster.cordoned_ids)
+    st.memo = st.memo if memo is None else memo
     say = progress or (lambda msg: None)
     unsafe = unsafe_of(st)  # of the input: the bounds, the joint bound and the hard goal's repairs read it
     lower, topic_lower, bytes_lower = _bounds(st, rack_repair, byte_tolerance, unsafe)
@@ -198,7 +199,6 @@ def balance(
 
     byte_goals: list[ByteGoal] = []
     count_goals: list[ReplicaCountGoal] = []  # the last plan's
-    memo = {} if memo is None else memo  # the leader goals' `keep_most` choices, shared by every plan tried
 
     def goal_list(
         shares: bool, placed: bool = False, free: bool = True, by_bytes: bool = False, levels: int = LEVELS
@@ -214,7 +214,7 @@ def balance(
         )
         count_goals.append(count)
         goals: list[Goal] = [count, TopicSpreadGoal(say)]
-        goals += [PreferredLeaderGoal(say, kept=memo)] if leaders else []
+        goals += [PreferredLeaderGoal(say)] if leaders else []
         if sized:
             byte_goals.append(ByteGoal(byte_tolerance, say, free=free))
             goals.append(byte_goals[-1])
@@ -235,7 +235,7 @@ def balance(
         exclude_internal=exclude_internal,
         byte_tolerance=byte_tolerance,
         polish=False,
-        memo=memo,
+        memo=st.memo,
     )
 
     def second() -> Plan:
@@ -566,7 +566,7 @@ def _attempt_applied(
     """The goals on a fresh state whose input is the current placement (what planning the applied plan again does);
     its replica lists are taken over when that comes closer."""
     fresh = State(st.cluster, st.parts, st.targets, st.fixed, closed=st.closed, placement=st.reps)
-    fresh.groups = st.groups
+    fresh.groups, fresh.memo = st.groups, st.memo
     now = Frozen()
     for g in goals:
         now.add(g.optimize(fresh, now))

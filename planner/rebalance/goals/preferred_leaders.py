@@ -6,8 +6,8 @@ within 1 first, then the narrowest topic spread and the fewest topics above 1 fo
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Callable, Collection, Mapping, Sequence, cast
 
 from planner.model import INTERNAL_TOPICS
 from planner.rebalance.flow import Network
@@ -46,7 +46,6 @@ class PreferredLeaderGoal:
     name: str = "preferred-leaders"
     eligible: tuple[list, Callable[[int, int], bool]] | None = None
     applied: tuple[State, Callable[[int, int], bool]] | None = None
-    kept: dict = field(default_factory=dict)  # `keep_most`'s choices, by the choices of leaders it had
 
     def optimize(self, st: State, frozen: Frozen) -> LeaderConstraint:
         self.say("balancing preferred leaders")
@@ -100,7 +99,7 @@ class PreferredLeaderGoal:
         and then the lists as the goal found them instead where theirs are at least as good (so that a second plan of
         the applied plan keeps them)."""
         reordered = ({i: list(st.reps[i]) for i in movable}, _wide(st))
-        _lead(st, keep_most(st, movable, eligible, self.kept))
+        _lead(st, keep_most(st, movable, eligible))
         if not _dominates(_wide(st), reordered[1]):
             _restore(st, reordered[0])
         elif _dominates(entry[1], _wide(st)) or entry[1] == _wide(st):
@@ -304,22 +303,21 @@ KEEP_PARTITIONS = 20_000  # partitions to reorder at most for `keep_most` (each 
 KEEP_FLOWS = 24  # flows at most `keep_most` runs for one choice of leaders
 
 
-def keep_most(
-    st: State, movable: Sequence[int], eligible: Callable[[int, int], bool], memo: dict
-) -> dict[int, int] | None:
+def keep_most(st: State, movable: Sequence[int], eligible: Callable[[int, int], bool]) -> dict[int, int] | None:
     """Where no choice of heads keeps every topic's leaders and every broker's within 1: heads with every broker within
     1, the narrowest topic spread found, then the most topics within 1 found at it (`_Windows`); None when the brokers
-    cannot all be within 1. Kept in `memo` by what the flows are made of (each partition's eligible heads, the heads
-    out of scope), as plans run the goal again on the same placement: the same heads each time."""
+    cannot all be within 1. Kept in `State.memo` by what the flows are made of (each partition's eligible heads, the
+    heads out of scope), as plans run the goal again on the same placement: the same heads each time."""
     key = (
+        "keep_most",
         tuple(st.lead_targets),
         tuple(movable),
         tuple(tuple(sorted(b for b in st.reps[i] if eligible(i, b))) for i in movable),
         tuple(st.reps[i][0] for i in sorted(set(range(len(st.reps))).difference(movable))),
     )
-    if key not in memo:
-        memo[key] = _Windows(st, movable, eligible).search()
-    return memo[key]
+    if key not in st.memo:
+        st.memo[key] = _Windows(st, movable, eligible).search()
+    return cast("dict[int, int] | None", st.memo[key])
 
 
 class _Windows:

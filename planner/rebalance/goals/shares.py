@@ -21,7 +21,7 @@ see: the brokers whose slots keep more than their room are valued down in propor
 from __future__ import annotations
 
 import heapq
-from typing import Callable, Collection, Sequence
+from typing import Callable, Collection, Sequence, cast
 
 from planner.rebalance.goals.slots import best_slots, kept, upper_limit, weighted_slots
 from planner.rebalance.goals.state import State
@@ -356,9 +356,10 @@ def _by_bytes(
 def _weighted(
     st: State, wants: dict, parts: dict, brokers: dict, values: dict, penalty: dict, within: dict, like: dict
 ) -> dict | None:
-    """`slots.weighted_slots`, once per state for the same arguments (`State.flows`): `goals._best_of` makes a plan
+    """`slots.weighted_slots`, once per plan for the same arguments (`State.memo`): `goals._best_of` makes a plan
     again from the same start (the byte goal's steps another way), whose count goal asks for the same flows."""
     key = (
+        "weighted_slots",
         tuple(wants.items()),
         tuple((k, tuple(v)) for k, v in parts.items()),
         tuple(brokers.items()),
@@ -367,9 +368,9 @@ def _weighted(
         tuple((k, tuple(sorted(v))) for k, v in within.items()),
         tuple((k, tuple(sorted(v))) for k, v in like.items()),
     )
-    if key not in st.flows:
-        st.flows[key] = weighted_slots(wants, parts, brokers, values, penalty, within, like)
-    found = st.flows[key]
+    if key not in st.memo:
+        st.memo[key] = weighted_slots(wants, parts, brokers, values, penalty, within, like)
+    found = cast("dict | None", st.memo[key])
     return None if found is None else {k: set(v) for k, v in found.items()}
 
 

@@ -66,9 +66,9 @@ class State:
         self.max_moves = max_moves
         self.optional_from = 0  # copies made by required moves (outside targets, rack repairs): not capped
         self.capped: list[str] = []  # goals --max-moves cut short
-        # the count goal's slot flows by their arguments (`shares._weighted`): a plan made again from the same start
-        # asks for the same ones
-        self.flows: dict[tuple, dict | None] = {}
+        # results of pure searches by everything they are made of (`shares._weighted`'s slot flows, the leader goal's
+        # `keep_most`): the plans `balance` makes from the same start, its fresh states and its second plans share it
+        self.memo: dict[tuple, object] = {}
         # brokers balanced together: per rack when every partition keeps one replica in each rack
         self.groups: dict[str | None, list[int]] = {None: self.targets}
         self.moves = 0  # moves made (a replica may move twice; `copies` is what the plan costs)
