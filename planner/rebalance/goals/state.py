@@ -288,21 +288,8 @@ class State:
         home, size, t = self.home[i], self.size[i] or 0, self.topic_of[i]
         src_home, dst_home = src in home, dst in home
         r = self.reps[i]
-        if r[0] == src:  # lead_swap(i, src, dst): `_lead` of the head counted last (-1) and of dst (+1), written out
-            heads, lead = self._heads, self.lead
-            for b, d in ((heads[i], -1), (dst, 1)):
-                if b in lead:
-                    self.led.add(t)
-                    lead[b] += d
-                    tlead, key = self.tlead, (b, t)
-                    tlead[key] = tlead.get(key, 0) + d
-                    leaders = self.tleaders[t]
-                    c = leaders.get(b, 0) + d
-                    if c:
-                        leaders[b] = c
-                    else:
-                        del leaders[b]
-            heads[i] = dst
+        if r[0] == src:
+            self.lead_swap(i, src, dst)
         r[r.index(src)] = dst
         count = self.count
         # _remove(i, src, t, size, src_home), then _add(i, dst, t, size, dst_home)
