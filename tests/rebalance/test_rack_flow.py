@@ -144,10 +144,13 @@ def test_racks_of_7_4_3_plan_the_fewest_moves_to_the_figures_the_goals_reach():
     # above 1 where balanced (5, 2, 4 unmet before) are 2, 1, 2 (the fewest, as an aggregate MILP finds: the
     # test_topic_keep cases), all count-forced, at 146, 140, 120 moves (certified 143, 138, 119 for those figures);
     # bounds 140, 137, 114 (the flow's least with those topics within the spread they reached)
+    # Since `refit` also tries each wider topic held no further from its even share on each broker than the goals
+    # left it (where the flow within the ranges reached finds a placement a second plan moves further from, its
+    # replicas off their shares): seed 6 140 -> 139, seed 7 120 -> 119 (the certified fewest), the same figures
     cases = [
         (5, (146, 140, 143, 143), 2, (23, 1, 7, 8, 1, 0, 0)),
-        (6, (140, 137, 138, 138), 1, (14, 1, 6, 5, 1, 0, 0)),
-        (7, (120, 114, 119, 119), 2, (27, 1, 9, 10, 4, 2, 0)),
+        (6, (139, 137, 138, 138), 1, (14, 1, 6, 5, 1, 0, 0)),
+        (7, (119, 114, 119, 119), 2, (27, 1, 9, 10, 4, 2, 0)),
     ]
     for seed, figures, wide, placed in cases:
         c = _cluster(seed, "aaaaaaabbbbccc", 12, 40)

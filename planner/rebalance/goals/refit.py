@@ -1,6 +1,7 @@
 """Where racks of different sizes keep the replica counts and some topics wider than 1: the fewest moves from the
 start of the goals to the figures a run of them reached (`refit`), by `rack_flow`'s least-cost flow with each such
-topic held to the range it reached. Pure: works on the state `balance` plans in."""
+topic held to the range it reached (or, failing that, no further from its even share on each broker). Pure: works on
+the state `balance` plans in."""
 
 from __future__ import annotations
 
@@ -28,14 +29,15 @@ REFIT_REPLICAS = 5_000
 class _Reached:
     """What a run of the goals reached where racks kept some topics wider than 1 (`rack_flow.plan` finds no plan
     with them within 1): the range of each such topic on each broker (over each set of brokers the topic goal
-    balances it over), every topic's replicas per broker, the figures (`figures`) and copies."""
+    balances it over; with `tight`, `_tight`'s), every topic's replicas per broker, the figures (`figures`) and
+    copies."""
 
-    def __init__(self, st: State):
+    def __init__(self, st: State, tight: bool = False):
         self.ranges: dict[int, dict[int, tuple[int, int]]] = {}
         for t, where in enumerate(balanced_in(st)):
             reached = [(m, st.topic_range(t, m)) for m in where]
             if any(hi - lo > 1 for _, (lo, hi) in reached):
-                self.ranges[t] = {b: r for m, r in reached for b in m}
+                self.ranges[t] = {b: r for m, r in reached for b in m} if not tight else _tight(st, t, where)
         self.held = [{b: holders.get(b, 0) for b in st.targets} for holders in st.holders]
         self.lists = [tuple(r) for r in st.reps]
         self.figures, self.copies = figures(st), st.copies
@@ -67,6 +69,17 @@ class _Reached:
             ranges.update((t, {b: (c, c) for b, c in self.held[t].items()}) for t in worse)
             pinned.update((i, r) for i, r in enumerate(self.lists) if st.topic_of[i] in worse)
         return False
+
+
+def _tight(st: State, t: int, where: Sequence[frozenset[int]]) -> dict[int, tuple[int, int]]:
+    """Topic t's range on each broker where each holds no further from the even share of its set of brokers than it
+    does: within it where it is, else between it and the share."""
+    out: dict[int, tuple[int, int]] = {}
+    for members in where:
+        held = [st.holders[t].get(b, 0) for b in members]
+        least, most = sum(held) // len(members), -(-sum(held) // len(members))
+        out.update((b, (min(c, least), max(c, most))) for b, c in zip(members, held))
+    return out
 
 
 def as_good(these: tuple, than: tuple) -> bool:
@@ -102,17 +115,21 @@ def refit(st: State, start: Run, goals: Sequence[Goal], second: Callable[[], Pla
     """Where racks keep the counts and some topics wider than 1: the fewest moves from `start` (`may_refit`) to the
     figures the plan reached (`_Reached.fewer`), kept where that copies fewer replicas and a second plan of it moves
     nothing. Where that second plan moves to figures as good, copying fewer in all than the plan did, the same from
-    there, at most `REFITS` times; else the plan stays as it was."""
+    there, at most `REFITS` times. Where none is kept, the same with each wider topic held no further from its even
+    share on each broker than the plan left it (`_tight`): within the ranges reached, the flow may leave more of a
+    topic's replicas off its shares at the same spread, which a second plan then moves back. Else the plan stays as
+    it was."""
     kept = Snapshot(st)
-    for _ in range(REFITS):
-        reached = _Reached(st)
-        counts = min(st.count[b] for b in st.targets), max(st.count[b] for b in st.targets)
-        if not reached.ranges or not reached.fewer(st, start, goals, counts):
-            break
-        moved = second().proposed
-        if not moved:
-            return
-        take_over(st, moved)
-        if st.copies >= kept.copies or not as_good(figures(st), reached.figures):
-            break
-    kept.restore(st)
+    for tight in (False, True):
+        for _ in range(REFITS):
+            reached = _Reached(st, tight)
+            counts = min(st.count[b] for b in st.targets), max(st.count[b] for b in st.targets)
+            if not reached.ranges or not reached.fewer(st, start, goals, counts):
+                break
+            moved = second().proposed
+            if not moved:
+                return
+            take_over(st, moved)
+            if st.copies >= kept.copies or not as_good(figures(st), reached.figures):
+                break
+        kept.restore(st)
