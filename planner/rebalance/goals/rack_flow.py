@@ -31,6 +31,8 @@ from planner.rebalance.goals.state import State
 from planner.rebalance.goals.topic_spread import RackLimits, forced_classes, rack_limits, uneven_racks
 
 Wide = Mapping[int, Mapping[int, tuple[int, int]]]  # topic -> broker -> the fewest and most of it the broker may hold
+# (topic, broker) -> (the floor and ceiling of the topic's even share there, the cost of a replica off it)
+Shares = Mapping[tuple[int, int], tuple[tuple[int, int], int]]
 
 # partitions (with a replica per rack, counted per topic and rack) times target brokers above which no flow is built
 MOST_ARCS = 60_000
@@ -114,6 +116,7 @@ def _build(
     hi: int,
     topic_ranges: dict[tuple[int, int], tuple[int, int]],
     pinned: Mapping[int, Sequence[int]] | None = None,
+    shares: Shares | None = None,
 ) -> _Model:
     m = _Model(pinned=pinned or {})
     net = m.net
@@ -159,7 +162,18 @@ def _build(
     for b in st.targets:
         node = net.node()
         for t in range(topics):
-            net.bounded(tb[(t, b)], node, *topic_ranges.get((t, b), (0, hi)))
+            least, most = topic_ranges.get((t, b), (0, hi))
+            share = shares.get((t, b)) if shares else None
+            if share is None:
+                net.bounded(tb[(t, b)], node, least, most)
+                continue
+            # each replica above the share's floor costs `weight`, above its ceiling twice that: over a topic's
+            # fixed total, `weight` per replica off the share (above its ceiling or below its floor) and a constant
+            (floor, ceiling), weight = share
+            p1, p2 = (min(max(v, least), most) for v in (floor, ceiling))
+            net.bounded(tb[(t, b)], node, least, p1)
+            net.arc(tb[(t, b)], node, p2 - p1, weight)
+            net.arc(tb[(t, b)], node, most - p2, 2 * weight)
         net.bounded(node, sink, lo, hi)
     return m
 
@@ -214,11 +228,13 @@ def fewest(
     fixed: dict[tuple[int, frozenset[int]], int] | None = None,
     wide: Wide | None = None,
     pinned: Mapping[int, Sequence[int]] | None = None,
+    shares: Shares | None = None,
 ) -> tuple[int, _Model] | None:
     """The fewest moves to such a placement (and its flow), or None where none exists. `fixed`: (topic, class) -> the
     replicas the class holds (else a range, where partitions may change racks); `wide` as in `topic_ranges`;
-    `pinned`: partitions held at these replica lists."""
-    return _solved(st, _build(st, lo, hi, topic_ranges(st, lo, hi, free, fixed, wide=wide), pinned))
+    `pinned`: partitions held at these replica lists; `shares`: (topic, broker) pairs whose replicas off the share
+    given each cost as much (the least moves plus those costs)."""
+    return _solved(st, _build(st, lo, hi, topic_ranges(st, lo, hi, free, fixed, wide=wide), pinned, shares))
 
 
 def _solved(st: State, m: _Model) -> tuple[int, _Model] | None:
@@ -329,14 +345,19 @@ def _replace(reps: list[int], now: set[int]) -> None:
 
 
 def plan(
-    st: State, lo: int, hi: int, wide: Wide | None = None, pinned: Mapping[int, Sequence[int]] | None = None
+    st: State,
+    lo: int,
+    hi: int,
+    wide: Wide | None = None,
+    pinned: Mapping[int, Sequence[int]] | None = None,
+    shares: Shares | None = None,
 ) -> list[list[int]] | None:
     """The replica lists of the fewest moves to brokers holding lo..hi replicas each and every topic within 1 where
     the topic goal balances it (`fewest`), a class whose total may vary held at the total the first flow gave it (so
     that it is within 1 there too: the first flow bounds it by its range only). Topics in `wide` within the ranges it
     gives each broker instead, partitions in `pinned` at the replica lists it gives. None where none is found."""
     wide = wide or {}
-    found = fewest(st, lo, hi, wide=wide, pinned=pinned)
+    found = fewest(st, lo, hi, wide=wide, pinned=pinned, shares=shares)
     if found is None:
         return None
     reps = placement(st, found[1], st.sz)
@@ -348,7 +369,7 @@ def plan(
         if least < most and t not in wide
     }
     if fixed:
-        again = fewest(st, lo, hi, fixed=fixed, wide=wide, pinned=pinned)
+        again = fewest(st, lo, hi, fixed=fixed, wide=wide, pinned=pinned, shares=shares)
         if again is None:
             return None
         reps = placement(st, again[1], st.sz)

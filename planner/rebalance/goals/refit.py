@@ -1,7 +1,7 @@
 """Where racks of different sizes keep the replica counts and some topics wider than 1: the fewest moves from the
 start of the goals to the figures a run of them reached (`refit`), by `rack_flow`'s least-cost flow with each such
-topic held to the range it reached (or, failing that, no further from its even share on each broker). Pure: works on
-the state `balance` plans in."""
+topic held to the range it reached (or, failing that, its replicas off its even share costed, or each broker held no
+further from it). Pure: works on the state `balance` plans in."""
 
 from __future__ import annotations
 
@@ -18,6 +18,9 @@ from planner.rebalance.moves import Plan
 HOLDS = 3  # plans `_Reached.fewer` tries, each with the topics whose figures came out worse held as reached
 LEADER_RUNS = 3  # runs of the leader goal on a refitted placement (each from the heads the last left)
 REFITS = 3  # refits `refit` makes at most, each from the figures a second plan of the one before reached
+# how `refit` holds the topics a run left wider than 1, tried in turn until one is kept: (each broker no further from
+# the topic's even share than the run left it, the cost of a replica off that share beside a move's 1)
+WAYS = ((False, 0), (False, 1), (True, 0))
 # replicas up to which `balance`'s polish tries `refit`: its check costs a second plan, and on 3,457 partitions (8,987
 # replicas, racks of 7/4/3) that plan found further moves, so the refit was dropped for 2.7 s CPU more (4.3 -> 7.0 s).
 # With the counts at the narrowest range racks allow (`count_range`) the flow there copies fewer (1,070 against 1,096)
@@ -29,15 +32,22 @@ REFIT_REPLICAS = 5_000
 class _Reached:
     """What a run of the goals reached where racks kept some topics wider than 1 (`rack_flow.plan` finds no plan
     with them within 1): the range of each such topic on each broker (over each set of brokers the topic goal
-    balances it over; with `tight`, `_tight`'s), every topic's replicas per broker, the figures (`figures`) and
-    copies."""
+    balances it over; with `tight`, each broker no further from the topic's even share there than it is), with
+    `weight` the cost of each replica of them off that share (`rack_flow.plan`'s `shares`), every topic's replicas
+    per broker, the figures (`figures`) and copies."""
 
-    def __init__(self, st: State, tight: bool = False):
+    def __init__(self, st: State, tight: bool = False, weight: int = 0):
         self.ranges: dict[int, dict[int, tuple[int, int]]] = {}
+        self.shares: dict[tuple[int, int], tuple[tuple[int, int], int]] = {}
         for t, where in enumerate(balanced_in(st)):
             reached = [(m, st.topic_range(t, m)) for m in where]
             if any(hi - lo > 1 for _, (lo, hi) in reached):
-                self.ranges[t] = {b: r for m, r in reached for b in m} if not tight else _tight(st, t, where)
+                even = _even(st, t, where)
+                if tight:
+                    self.ranges[t] = {b: (min(c, least), max(c, most)) for b, (least, most, c) in even.items()}
+                else:
+                    self.ranges[t] = {b: r for m, r in reached for b in m}
+                self.shares.update(((t, b), ((least, most), weight)) for b, (least, most, _) in even.items() if weight)
         self.held = [{b: holders.get(b, 0) for b in st.targets} for holders in st.holders]
         self.lists = [tuple(r) for r in st.reps]
         self.figures, self.copies = figures(st), st.copies
@@ -53,7 +63,7 @@ class _Reached:
         pinned: dict[int, tuple[int, ...]] = {}
         for _ in range(HOLDS):
             start.restore(st)
-            reps = rack_flow.plan(st, *reached, wide=ranges, pinned=pinned)
+            reps = rack_flow.plan(st, *reached, wide=ranges, pinned=pinned, shares=self.shares)
             if reps is None:
                 return False
             rack_flow.apply(st, reps)
@@ -71,14 +81,14 @@ class _Reached:
         return False
 
 
-def _tight(st: State, t: int, where: Sequence[frozenset[int]]) -> dict[int, tuple[int, int]]:
-    """Topic t's range on each broker where each holds no further from the even share of its set of brokers than it
-    does: within it where it is, else between it and the share."""
-    out: dict[int, tuple[int, int]] = {}
+def _even(st: State, t: int, where: Sequence[frozenset[int]]) -> dict[int, tuple[int, int, int]]:
+    """Per broker of each set in `where`: the floor and ceiling of topic t's even share over that set, and what the
+    broker holds of it."""
+    out: dict[int, tuple[int, int, int]] = {}
     for members in where:
         held = [st.holders[t].get(b, 0) for b in members]
         least, most = sum(held) // len(members), -(-sum(held) // len(members))
-        out.update((b, (min(c, least), max(c, most))) for b, c in zip(members, held))
+        out.update((b, (least, most, c)) for b, c in zip(members, held))
     return out
 
 
@@ -115,14 +125,15 @@ def refit(st: State, start: Run, goals: Sequence[Goal], second: Callable[[], Pla
     """Where racks keep the counts and some topics wider than 1: the fewest moves from `start` (`may_refit`) to the
     figures the plan reached (`_Reached.fewer`), kept where that copies fewer replicas and a second plan of it moves
     nothing. Where that second plan moves to figures as good, copying fewer in all than the plan did, the same from
-    there, at most `REFITS` times. Where none is kept, the same with each wider topic held no further from its even
-    share on each broker than the plan left it (`_tight`): within the ranges reached, the flow may leave more of a
-    topic's replicas off its shares at the same spread, which a second plan then moves back. Else the plan stays as
-    it was."""
+    there, at most `REFITS` times. Where none is kept, the same with the wider topics held as the next of `WAYS`
+    says: within the ranges reached, the fewest moves may leave more of a topic's replicas off its even share at the
+    same spread, which a second plan then moves back (the goals count them), so each such replica costs as much as a
+    move, or each broker holds the topic no further from its share than the plan did. Else the plan stays as it
+    was."""
     kept = Snapshot(st)
-    for tight in (False, True):
+    for tight, weight in WAYS:
         for _ in range(REFITS):
-            reached = _Reached(st, tight)
+            reached = _Reached(st, tight, weight)
             counts = min(st.count[b] for b in st.targets), max(st.count[b] for b in st.targets)
             if not reached.ranges or not reached.fewer(st, start, goals, counts):
                 break
