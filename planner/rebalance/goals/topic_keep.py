@@ -27,8 +27,12 @@ from planner.rebalance.goals.topic_spread import forced_classes
 
 # windows tried per topic and spread (`_windows`): on racks of 7/4/3 (3,457 partitions) all of them took 147 flows a
 # call, a largest spread of 30 and 1,126 moves in 5.5 s CPU; the first 4, 86 flows, a largest spread of 31 and 1,122
-# moves in 4.2 s (the plan a fixed point sooner); the same topics left wider either way
+# moves in 4.2 s (the plan a fixed point sooner); the same topics left wider either way (`_joint` then narrows them
+# to 29, the least)
 WINDOWS = 4
+# rounds of `_joint` at most (each steps every topic's window while that brings the flow closer to a placement): on
+# racks of 7/4/3 (3,457 partitions) it reaches a placement in 1 round or stops after 2 (the second no closer)
+ROUNDS = 6
 # (topic, broker) arcs summed over `count_forced`'s flows (a flow per topic it checks) above which it checks none: on
 # racks of 7/4/3, 16 topics of 40 on 14 brokers, 8,960; 300 topics of 5 to 15 partitions on 7/4/3 brokers would take
 # 378,000 a call (three calls a plan, about 2 s CPU each) and prove none of its 90 topics
@@ -68,6 +72,11 @@ class _Aggregate:
     def feasible(self, ranges: Ranges) -> bool:
         """Whether some rack-safe placement gives every broker lo..hi replicas and each (topic, broker) its range;
         `_OverBudget` where its arcs would take the flows past `budget`."""
+        return self.shortfall(ranges) == 0
+
+    def shortfall(self, ranges: Ranges) -> int:
+        """How far `ranges` are from a rack-safe placement (0 where `feasible`): the replicas the lower bounds of the
+        flow leave unrouted at most (its max flow short of what they need); `_OverBudget` as `feasible`."""
         if self.budget is not None:
             self.budget -= len(ranges)
             if self.budget < 0:
@@ -85,14 +94,16 @@ class _Aggregate:
         brokers = {b: net.node() for b in st.targets}
         sink = net.node()
         net.excess[sink] = -sum(f * parts for (_, f), parts in self.groups.items())
+        short = 0
         for (t, k), node in topic_rack.items():
             for b in self.racks[k]:
                 least, most = ranges[(t, b)]
                 if net.bounded(node, brokers[b], least, most) is None:
-                    return False
+                    short += least - most  # an empty range: what it lacks
+                    net.bounded(node, brokers[b], most, most)
         for node in brokers.values():
             net.bounded(node, sink, self.lo, self.hi)
-        return net.feasible()
+        return short + net.shortfall()
 
 
 def keep(st: State, lo: int, hi: int) -> tuple[Wide, Wide] | None:
@@ -108,7 +119,8 @@ def keep(st: State, lo: int, hi: int) -> tuple[Wide, Wide] | None:
     (a topic left wider frees the most room where it has the most replicas), each where a placement keeping it and
     those kept before still exists with the others free (a maximal set: keeping any topic left wider as well leaves
     no placement). Then the least spread s that every topic left wider can have at once, each within a window of s
-    over all targets, fixed one topic at a time (`_least_windows`). The class totals chosen are in the answer too.
+    over all targets (`_least_windows`: fixed one topic at a time, then chosen together). The class totals chosen are
+    in the answer too.
     None where every topic may be within 1 at once (`rack_flow.plan` finds such a placement), where none exists, or
     where the cluster is too large for it or its flows take too many arcs (`KEEP_ARCS`)."""
     try:
@@ -181,9 +193,11 @@ def _set(st: State, ranges: Ranges, t: int, window: tuple[int, int]) -> None:
 def _least_windows(
     st: State, agg: _Aggregate, ranges: Ranges, free: Mapping[int, tuple[int, int]], totals: list[int]
 ) -> dict[int, tuple[int, int]] | None:
-    """The windows of the least spread s (`_windows`) the topics in `free` can have at once, s found by bisection
-    from the least that a relaxation allows (each within s of its even share either way), taken to hold for every
-    larger s once it holds for one."""
+    """The windows of the least spread s the topics in `free` can have at once: s found by bisection from the least
+    that a relaxation allows (each within s of its even share either way) with the windows fixed one topic at a time
+    (`_windows`), taken to hold for every larger s once it holds for one; then narrower by 1 while `_joint`, the
+    windows chosen together, finds a placement (on racks of 7/4/3, 3,457 partitions: 33 -> 29 in the first call,
+    the MILP's least; 29 in the second plan's, where `_windows` reaches it)."""
     n = len(st.targets)
 
     def relaxed(s: int) -> bool:
@@ -205,7 +219,86 @@ def _least_windows(
         return chosen is not None
 
     spread = _least(least, most, fits)
-    return None if spread is None else found[spread]
+    if spread is None:
+        return None
+    while spread > least:  # narrower, the windows chosen together
+        joint = _joint(st, agg, dict(ranges), free, totals, n, spread - 1, found[spread])
+        if joint is None:
+            break
+        spread -= 1
+        found[spread] = joint
+    return found[spread]
+
+
+def _joint(
+    st: State,
+    agg: _Aggregate,
+    ranges: Ranges,
+    free: Mapping[int, tuple[int, int]],
+    totals: list[int],
+    n: int,
+    s: int,
+    start: Mapping[int, tuple[int, int]],
+) -> dict[int, tuple[int, int]] | None:
+    """Each topic in `free` within a window k..k + s, the windows chosen together (where `_windows`, fixing one topic
+    at a time with the others free, finds none: a topic's window fixed early can take the room a later one needs):
+    from the lows of `start` (windows a spread wider), topic by topic (most replicas first) each low stepped by 1
+    either way while that brings the flow closer to a placement (`_Aggregate.shortfall`), in rounds while a round
+    does, at most `ROUNDS`; then each low stepped toward the topic's window of fewest moves (`_windows`' order) as
+    far as the others leave room. None where the rounds stop short of a placement."""
+    order = sorted(free, key=lambda t: (-totals[t], t))
+    lows: dict[int, range] = {}
+    rank: dict[int, dict[int, int]] = {}
+    low: dict[int, int] = {}
+    for t in order:
+        total = totals[t]
+        lows[t] = range(max(0, -(-total // n) - s), total // n + 1)
+        rank[t] = {k: i for i, k in enumerate(_preferred(st, t, lows[t], total, n, s))}
+        low[t] = min(max(start[t][0], lows[t][0]), lows[t][-1])
+        _set(st, ranges, t, (low[t], low[t] + s))
+    short = agg.shortfall(ranges)
+    for _ in range(ROUNDS):
+        if not short:
+            break
+        was = short
+        for t in order:
+            was_low = low[t]
+            for step in (-1, 1):
+                k = low[t] + step
+                while short and k in lows[t]:
+                    _set(st, ranges, t, (k, k + s))
+                    less = agg.shortfall(ranges)
+                    if less >= short:
+                        break
+                    short, low[t], k = less, k, k + step
+                _set(st, ranges, t, (low[t], low[t] + s))
+                if low[t] != was_low:  # not back the other way
+                    break
+            if not short:
+                break
+        if short == was:
+            return None
+    if short:
+        return None
+    for t in order:  # each toward its window of fewest moves as far as the others leave room
+        ranked = rank[t]
+        step = 1 if min(ranked, key=ranked.__getitem__) > low[t] else -1
+        k = low[t] + step
+        while k in ranked and ranked[k] < ranked[low[t]]:
+            _set(st, ranges, t, (k, k + s))
+            if not agg.feasible(ranges):
+                break
+            low[t], k = k, k + step
+        _set(st, ranges, t, (low[t], low[t] + s))
+    return {t: (low[t], low[t] + s) for t in order}
+
+
+def _preferred(st: State, t: int, lows: range, total: int, n: int, s: int) -> list[int]:
+    """Topic t's windows k..k + s (k in `lows`), those the fewest of its replicas now must leave or reach first
+    (`_off`: one holding them all first, so a second plan of the plan finds its own windows), then the nearest its
+    even share."""
+    now = [st.holders[t].get(b, 0) for b in st.targets]
+    return sorted(lows, key=lambda k: (_off(now, k, k + s), abs(2 * k + s - 2 * total / n), k))
 
 
 def _class_totals(
@@ -271,9 +364,7 @@ def _windows(
     for t in sorted(free, key=lambda t: (-totals[t], t)):
         total = totals[t]
         lows = range(max(0, -(-total // n) - s), total // n + 1)
-        now = [st.holders[t].get(b, 0) for b in st.targets]
-        order = sorted(lows, key=lambda k: (_off(now, k, k + s), abs(2 * k + s - 2 * total / n), k))
-        for k in order[:WINDOWS]:
+        for k in _preferred(st, t, lows, total, n, s)[:WINDOWS]:
             for b in st.targets:
                 ranges[(t, b)] = (k, k + s)
             if agg.feasible(ranges):
