@@ -69,11 +69,6 @@ class Network:
         """Whether a flow kept at every node (a circulation: an s-t flow needs an arc t -> s) meets every bounded
         arc's bounds: the usual reduction, a max flow from a new source into the nodes the lower bounds bring
         flow to, out of those they take it from, that must fill the lower bounds. Leaves that flow in `cap`."""
-        return self.shortfall() == 0
-
-    def shortfall(self) -> int:
-        """What the most flow of `feasible` leaves of the lower bounds' need (0: feasible); leaves that flow in
-        `cap`."""
         s, t = self.node(), self.node()
         need = 0
         for v, e in self.excess.items():
@@ -82,7 +77,7 @@ class Network:
                 need += e
             elif e < 0:
                 self.arc(v, t, -e)
-        return need - self.max_flow(s, t)
+        return self.max_flow(s, t) == need
 
     def max_flow(self, s: int, t: int) -> int:
         """The most flow from s to t (costs play no part), added to what the arcs carry: the amount."""

@@ -68,6 +68,12 @@ class _Aggregate:
             self.groups[key] = self.groups.get(key, 0) + 1
         self.n = n
         self.budget: int | None = None  # (topic, broker) arcs the flows may still take (None: no limit)
+        self.net: Network | None = None  # `_build`'s network, its capacities and lower bounds' excesses without the
+        self.cap: list[int] = []  # (topic, broker) arcs' (`pairs`: arc, tail, head, (topic, broker)), the arcs from
+        self.excess: list[int] = []  # the source into each node and out of it to the sink (`ends`)
+        self.pairs: list[tuple[int, int, int, tuple[int, int]]] = []
+        self.ends: list[tuple[int, int]] = []
+        self.source_sink = (0, 0)
 
     def feasible(self, ranges: Ranges) -> bool:
         """Whether some rack-safe placement gives every broker lo..hi replicas and each (topic, broker) its range;
@@ -76,34 +82,78 @@ class _Aggregate:
 
     def shortfall(self, ranges: Ranges) -> int:
         """How far `ranges` are from a rack-safe placement (0 where `feasible`): the replicas the lower bounds of the
-        flow leave unrouted at most (its max flow short of what they need); `_OverBudget` as `feasible`."""
+        flow leave unrouted at most (its max flow short of what they need, as in `flow.Network.feasible`; an empty range
+        counts what it lacks); `_OverBudget` as `feasible`."""
         if self.budget is not None:
             self.budget -= len(ranges)
             if self.budget < 0:
                 raise _OverBudget
+        if self.net is None:
+            self._build()
+        assert self.net is not None
+        cap = self.net.cap = self.cap[:]
+        excess = self.excess[:]
+        short = 0
+        for e, u, v, key in self.pairs:
+            least, most = ranges[key]
+            least = max(0, least)
+            if most < least:
+                short += least - most
+                least = most
+            cap[e] = most - least
+            excess[u] -= least
+            excess[v] += least
+        need = 0
+        for v, (into, out) in enumerate(self.ends):
+            if excess[v] > 0:
+                cap[into] = excess[v]
+                need += excess[v]
+            elif excess[v] < 0:
+                cap[out] = -excess[v]
+        return short + need - self.net.max_flow(*self.source_sink)
+
+    def _build(self) -> None:
+        """The network of `shortfall`, built once (each question sets only the capacities and the lower bounds'
+        excesses on it):
+
+            (topic, f) (f·P) -> (topic, rack) (0..P; P..P with a replica per rack) -> broker (the topic's range)
+                -> sink (lo..hi)
+
+        each node's excess (what the lower bounds bring in less what they take out) routed from a source into the
+        nodes with excess, out of those short to a sink (the usual reduction, as in `flow.Network.feasible`)."""
         st, net = self.st, Network()
+        excess: list[int] = []
+
+        def node(supply: int = 0) -> int:
+            excess.append(supply)
+            return net.node()
+
+        def bounded(u: int, v: int, least: int, most: int) -> int:
+            excess[u] -= least
+            excess[v] += least
+            return net.arc(u, v, most - least)
+
         topic_rack: dict[tuple[int, str], int] = {}
         for (t, f), parts in sorted(self.groups.items()):
-            g = net.node()
-            net.excess[g] = f * parts
+            g = node(f * parts)
             for k in self.racks:
-                node = topic_rack.get((t, k))
-                if node is None:
-                    node = topic_rack[(t, k)] = net.node()
-                net.bounded(g, node, parts if f >= self.n else 0, parts)
-        brokers = {b: net.node() for b in st.targets}
-        sink = net.node()
-        net.excess[sink] = -sum(f * parts for (_, f), parts in self.groups.items())
-        short = 0
-        for (t, k), node in topic_rack.items():
-            for b in self.racks[k]:
-                least, most = ranges[(t, b)]
-                if net.bounded(node, brokers[b], least, most) is None:
-                    short += least - most  # an empty range: what it lacks
-                    net.bounded(node, brokers[b], most, most)
-        for node in brokers.values():
-            net.bounded(node, sink, self.lo, self.hi)
-        return short + net.shortfall()
+                rack = topic_rack.get((t, k))
+                if rack is None:
+                    rack = topic_rack[(t, k)] = node()
+                bounded(g, rack, parts if f >= self.n else 0, parts)
+        brokers = {b: node() for b in st.targets}
+        sink = node(-sum(f * parts for (_, f), parts in self.groups.items()))
+        self.pairs = [
+            (net.arc(rack, brokers[b], 0), rack, brokers[b], (t, b))
+            for (t, k), rack in topic_rack.items()
+            for b in self.racks[k]
+        ]
+        for v in brokers.values():
+            bounded(v, sink, self.lo, self.hi)
+        s, z = net.node(), net.node()
+        self.ends = [(net.arc(s, v, 0), net.arc(v, z, 0)) for v in range(len(excess))]
+        self.source_sink = (s, z)
+        self.cap, self.excess, self.net = net.cap, excess, net
 
 
 def keep(st: State, lo: int, hi: int) -> tuple[Wide, Wide] | None:
