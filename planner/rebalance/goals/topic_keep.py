@@ -68,11 +68,11 @@ class _Aggregate:
             self.groups[key] = self.groups.get(key, 0) + 1
         self.n = n
         self.budget: int | None = None  # (topic, broker) arcs the flows may still take (None: no limit)
-        self.net: Network | None = None  # `_build`'s network, its capacities and lower bounds' excesses without the
-        self.cap: list[int] = []  # (topic, broker) arcs' (`pairs`: arc, tail, head, (topic, broker)), the arcs from
-        self.excess: list[int] = []  # the source into each node and out of it to the sink (`ends`)
-        self.pairs: list[tuple[int, int, int, tuple[int, int]]] = []
-        self.ends: list[tuple[int, int]] = []
+        self.net: Network | None = None  # `shortfall`'s network (`_build`), the flow the last question left on it
+        self.pairs: list[tuple[int, int, int, tuple[int, int]]] = []  # its (topic, broker) arcs: arc, tail, head, key
+        self.bounds: list[tuple[int, int]] = []  # the range each of those arcs has now
+        self.ends: list[tuple[int, int]] = []  # per node, its arcs from the source and to the sink
+        self.held: list[int] = []  # per node, what it holds more than it passes on (short where negative)
         self.source_sink = (0, 0)
 
     def feasible(self, ranges: Ranges) -> bool:
@@ -81,9 +81,15 @@ class _Aggregate:
         return self.shortfall(ranges) == 0
 
     def shortfall(self, ranges: Ranges) -> int:
-        """How far `ranges` are from a rack-safe placement (0 where `feasible`): the replicas the lower bounds of the
-        flow leave unrouted at most (its max flow short of what they need, as in `flow.Network.feasible`; an empty range
-        counts what it lacks); `_OverBudget` as `feasible`."""
+        """How far `ranges` are from a rack-safe placement (0 where `feasible`): the least, over the flows within
+        every arc's bounds, of the replicas that then miss their node (what the nodes short lack), plus what empty
+        ranges lack; `_OverBudget` as `feasible`.
+
+        Warm: the flow the last question left is kept, each (topic, broker) arc whose range changed brought into it
+        (its flow clipped: the nodes at its ends gain or lack the difference), then a max flow from a source into
+        the nodes with more than they pass on, to a sink out of those short, over the residual network (the usual
+        reduction, as in `flow.Network.feasible`, from that flow instead of the lower bounds): its value is what it
+        evens out, the rest the least. A question that changes one topic's ranges by 1 moves a few units."""
         if self.budget is not None:
             self.budget -= len(ranges)
             if self.budget < 0:
@@ -91,46 +97,53 @@ class _Aggregate:
         if self.net is None:
             self._build()
         assert self.net is not None
-        cap = self.net.cap = self.cap[:]
-        excess = self.excess[:]
+        cap, held, bounds = self.net.cap, self.held, self.bounds
         short = 0
-        for e, u, v, key in self.pairs:
+        for k, (e, u, v, key) in enumerate(self.pairs):
             least, most = ranges[key]
             least = max(0, least)
             if most < least:
                 short += least - most
                 least = most
-            cap[e] = most - least
-            excess[u] -= least
-            excess[v] += least
+            was = bounds[k]
+            if was[0] == least and was[1] == most:
+                continue
+            bounds[k] = (least, most)
+            flow = was[0] + cap[e ^ 1]
+            clipped = min(max(flow, least), most)
+            cap[e], cap[e ^ 1] = most - clipped, clipped - least
+            held[u] += flow - clipped
+            held[v] -= flow - clipped
         need = 0
         for v, (into, out) in enumerate(self.ends):
-            if excess[v] > 0:
-                cap[into] = excess[v]
-                need += excess[v]
-            elif excess[v] < 0:
-                cap[out] = -excess[v]
-        return short + need - self.net.max_flow(*self.source_sink)
+            more = held[v]
+            cap[into], cap[into ^ 1], cap[out], cap[out ^ 1] = max(more, 0), 0, max(-more, 0), 0
+            need += max(more, 0)
+        s, z = self.source_sink
+        evened = self.net.max_flow(s, z)
+        for v, (into, out) in enumerate(self.ends):  # what the max flow evened out, now the flow's
+            held[v] += cap[out ^ 1] - cap[into ^ 1]
+        return short + need - evened
 
     def _build(self) -> None:
-        """The network of `shortfall`, built once (each question sets only the capacities and the lower bounds'
-        excesses on it):
+        """The network of `shortfall`, built once, its flow at every arc's lower bound (the (topic, broker) arcs'
+        empty until a question gives their ranges):
 
             (topic, f) (f·P) -> (topic, rack) (0..P; P..P with a replica per rack) -> broker (the topic's range)
                 -> sink (lo..hi)
 
-        each node's excess (what the lower bounds bring in less what they take out) routed from a source into the
-        nodes with excess, out of those short to a sink (the usual reduction, as in `flow.Network.feasible`)."""
+        with an arc from a source into each node and one out of it to a sink, and what each node holds more than it
+        passes on (`held`: short where negative)."""
         st, net = self.st, Network()
-        excess: list[int] = []
+        held: list[int] = []
 
         def node(supply: int = 0) -> int:
-            excess.append(supply)
+            held.append(supply)
             return net.node()
 
         def bounded(u: int, v: int, least: int, most: int) -> int:
-            excess[u] -= least
-            excess[v] += least
+            held[u] -= least
+            held[v] += least
             return net.arc(u, v, most - least)
 
         topic_rack: dict[tuple[int, str], int] = {}
@@ -148,12 +161,13 @@ class _Aggregate:
             for (t, k), rack in topic_rack.items()
             for b in self.racks[k]
         ]
+        self.bounds = [(0, 0)] * len(self.pairs)
         for v in brokers.values():
             bounded(v, sink, self.lo, self.hi)
         s, z = net.node(), net.node()
-        self.ends = [(net.arc(s, v, 0), net.arc(v, z, 0)) for v in range(len(excess))]
+        self.ends = [(net.arc(s, v, 0), net.arc(v, z, 0)) for v in range(len(held))]
         self.source_sink = (s, z)
-        self.cap, self.excess, self.net = net.cap, excess, net
+        self.held, self.net = held, net
 
 
 def keep(st: State, lo: int, hi: int) -> tuple[Wide, Wide] | None:
