@@ -166,8 +166,8 @@ def test_the_windows_of_the_topics_left_wider_are_chosen_together(monkeypatch):
     # racks of 3/2/1, 10 topics of 10 to 40 partitions (263): t0, t1 and t9 (RF 2) are count-forced. Their windows
     # fixed one topic at a time, each with the later ones free (`_windows`), have a spread of 22, and the goals from
     # there reach 18; chosen together (`_joint`) 17, the MILP's least for those three (the RF 3 topics free inside
-    # their racks, the other RF 2 topics within 1, the counts in the range reached), at the same moves and leader
-    # figures
+    # their racks, the other RF 2 topics within 1, the counts in the range reached), at the same leader figures and
+    # one move more (`refit` finds 107 for the wider 18, 108 for 17)
     c = uneven_racks(5, "aaabbc", 10, 10, 40)
 
     def figures():
@@ -182,7 +182,7 @@ def test_the_windows_of_the_topics_left_wider_are_chosen_together(monkeypatch):
     assert _milp(c, 87, 120, {"t0", "t1", "t9"} | rf3)[1] == 17  # 87..120: the count range the plan reached
     assert len(_milp(c, 87, 120)[0]) == 7
     monkeypatch.setattr(topic_keep, "_joint", lambda *args: None)
-    assert figures() == (("t0", "t1", "t9"), (17, 18, 14), 7, 108, (1, 7, 5))
+    assert figures() == (("t0", "t1", "t9"), (17, 18, 14), 7, 107, (1, 7, 5))
 
 
 def test_the_warm_shortfall_is_the_cold_one():
