@@ -1,5 +1,7 @@
 """The documentation runs: every ```console block of README.md and docs/*.md is re-run (each `$ kafka-planner …`
-line's stdout must be the lines under it), and every `kafka-planner …` line of a ```sh block must succeed."""
+line's stdout must be the lines under it), every `kafka-planner …` line of a ```sh block must succeed, and every
+```text block of `$ kafka-planner …` (or `$ cat …`) lines that needs no live cluster, Spark nor a file an earlier
+page's example wrote is re-run as a shell would run it: its stdout then its stderr must be the lines under it."""
 
 import os
 import re
@@ -50,8 +52,36 @@ def sh_runs():
     return [(page, commands) for page, commands in runs.items() if commands]
 
 
+def offline_text_blocks():
+    """(page, [(command, expected lines)]) of the ```text blocks whose `$ ` commands run here: `kafka-planner` or
+    `cat` on the shipped files (or files under /tmp/ the block writes), no live cluster, no Spark."""
+    out = []
+    for page, block in blocks("text"):
+        steps: list[tuple[str, list[str]]] = []
+        for line in block.splitlines():
+            if line.startswith("$ "):
+                steps.append((line[2:], []))
+            elif steps:
+                steps[-1][1].append(line)
+        commands = [c for c, _ in steps]
+        runnable = all(
+            (c.startswith("kafka-planner ") or c.startswith("cat "))
+            and not re.search(r"://|kafka-planner skew", c)
+            and all(
+                (ROOT / arg).exists() or arg.startswith("/tmp/")
+                for arg in shlex.split(c)
+                if re.search(r"\.(yaml|json|txt|csv)$", arg)
+            )
+            for c in commands
+        )
+        if steps and runnable:
+            out.append((page, steps))
+    return out
+
+
 EXAMPLES = console_examples()
 SH_RUNS = sh_runs()
+TEXT_RUNS = offline_text_blocks()
 
 
 def run_planner(command, cwd):
@@ -68,6 +98,7 @@ def run_planner(command, cwd):
 
 def test_docs_have_examples():
     assert len(EXAMPLES) >= 8
+    assert {page for page, _ in TEXT_RUNS} == {"docs/placement.md", "docs/reassign.md", "docs/twin.md"}
     assert {page for page, _, _ in EXAMPLES} >= {"README.md", "docs/reassign.md", "docs/describe.md"}
     assert [page for page, _ in SH_RUNS] == ["README.md"] and len(SH_RUNS[0][1]) >= 6
 
@@ -86,3 +117,24 @@ def test_sh_commands_succeed(page, commands, tmp_path):
     for command in commands:
         proc = run_planner(command, tmp_path)
         assert (command, proc.returncode, proc.stderr if proc.returncode else "") == (command, 0, "")
+
+
+@pytest.mark.parametrize("page, steps", TEXT_RUNS, ids=[f"{p}: {s[0][0]}" for p, s in TEXT_RUNS])
+def test_text_example(page, steps, tmp_path):
+    for name in ("topologies", "examples", "tests"):  # the commands' relative paths; /tmp/ becomes tmp_path
+        (tmp_path / name).symlink_to(ROOT / name)
+    planner = f"{shlex.quote(sys.executable)} -m planner"
+    for command, expected in steps:
+        line = command.replace("/tmp/", f"{tmp_path}/")
+        if line.startswith("kafka-planner "):
+            line = planner + line[len("kafka-planner") :]
+        proc = subprocess.run(
+            line,
+            shell=True,
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env={**os.environ, "COLUMNS": "120", "PYTHONPATH": str(ROOT)},
+        )
+        got = (proc.stdout + proc.stderr).replace(f"{tmp_path}/", "/tmp/")
+        assert (command, [x.rstrip() for x in got.splitlines()]) == (command, [x.rstrip() for x in expected])
