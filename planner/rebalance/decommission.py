@@ -95,7 +95,7 @@ def replace_broker(
         counts[source] -= 1
         counts[dest] += 1
         if rack_safe(p.replicas, rack_of, n_racks) and not rack_safe(new, rack_of, n_racks):
-            notes.append(f"{p.tp} becomes rack-unsafe (broker {target} is in rack {rack_of.get(target)})")
+            notes.append(f"{p.tp} becomes rack-unsafe (broker {dest} is in rack {rack_of.get(dest)})")
         proposed[p.tp] = new
     _check_space(cluster, proposed)
     lower = len(proposed) + len(capped)  # one move per partition holding `source`, the skipped and excluded left out

@@ -263,6 +263,15 @@ def test_replace_broker_when_target_already_holds_partition(make_cluster):
     assert err(replace_broker, c, 1, 1) == "--source and --target are the same broker (1)"
 
 
+def test_replace_broker_note_names_the_broker_that_takes_the_replica(make_cluster):
+    # racks a = {0, 4}, b = {1}, c = {2, 3}; broker 4 is cordoned. t-0 is on 0, 1, 2 (racks a, b, c); broker 1 (the
+    # target) holds a replica already, so broker 0's goes to the only free broker, 3 (rack c): the note names 3 and c
+    c = make_cluster(5, ["a", "b", "c", "c", "a"], {"t": {0: (0, 1, 2)}}, cordoned=[4])
+    plan = replace_broker(c, 0, 1)
+    assert dict(plan.proposed) == {TP("t", 0): (3, 1, 2)}
+    assert plan.notes == ("t-0 becomes rack-unsafe (broker 3 is in rack c)",)
+
+
 def test_replace_broker_excluded_topics_and_the_move_cap(make_cluster):
     c = make_cluster(
         5,
