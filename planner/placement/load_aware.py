@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from planner.model import OFFLINE, Cluster, PlannerError
+from planner.model import Cluster, PlannerError
 from planner.placement.adminutils import validate_increase
 
 
@@ -69,10 +69,12 @@ def place_load_aware(
     start_partition_id: int = 0,
     rack_aware: bool = True,
 ) -> dict[int, list[int]]:
-    """Replica lists of partitions start_partition_id .. +n_partitions-1 on the registered (not offline) brokers
-    that take new replicas (not those whose log dirs are all cordoned, KIP-1066), counting the load the cluster
-    already carries (and, for new partitions, the topic's existing ones)."""
-    brokers = sorted(b.id for b in cluster.brokers if b.state != OFFLINE and not b.cordoned)
+    """Replica lists of partitions start_partition_id .. +n_partitions-1 on the brokers that take new replicas, as
+    the rebalancer's targets and Kafka's placer (`policy.registered_brokers`): online (not offline, not fenced: a
+    fenced broker cannot lead, and the controller's placer puts nothing there while unfenced brokers suffice) and not
+    cordoned (KIP-1066), counting the load the cluster already carries (and, for new partitions, the topic's existing
+    ones)."""
+    brokers = sorted(b.id for b in cluster.brokers if b.placeable)
     if n_partitions <= 0:
         raise PlannerError("Number of partitions must be larger than 0.")
     if replication_factor <= 0:

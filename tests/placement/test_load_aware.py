@@ -36,3 +36,15 @@ def test_load_aware_placement_on_a_balanced_cluster_spreads_the_topic_within_1()
     leaders = Counter(r[0] for r in placed.values())
     assert max(leaders.values()) - min(leaders[b] for b in range(9)) <= 1
     assert all(len({b % 3 for b in r}) == 2 for r in placed.values())
+
+
+def test_load_aware_placement_keeps_off_fenced_brokers():
+    # broker 3 is fenced (registered, but takes no new replica and cannot lead until unfenced) and empty, so the
+    # lightest: Kafka's placers keep off it while unfenced brokers suffice, and so does this one (it put 3 of the 6
+    # replicas and a preferred leader there; with RF 1, partitions with no leader)
+    c = Cluster(
+        brokers=(Broker(0), Broker(1), Broker(2), Broker(3, state="fenced")),
+        topics=(make_topic("a", {0: (0, 1), 1: (1, 2), 2: (2, 0)}),),
+    )
+    assert place_load_aware(c, 3, 2, topic="x") == {0: [0, 1], 1: [2, 0], 2: [1, 2]}
+    assert place_load_aware(c, 3, 1, topic="x") == {0: [0], 1: [1], 2: [2]}
