@@ -70,6 +70,12 @@ def with_offline(cluster: Cluster, offline_brokers: str | None) -> Cluster:
     if offline_brokers is None:
         return cluster
     ids = parse_id_list(offline_brokers, "--offline-brokers")
+    unknown = sorted(set(ids) - set(cluster.broker_ids))
+    if unknown:
+        raise PlannerError(
+            f"--offline-brokers: unknown broker id(s) {','.join(map(str, unknown))}; the cluster has brokers "
+            f"{','.join(map(str, cluster.broker_ids))}"
+        )
     return cluster.with_broker_states({i: OFFLINE for i in ids})
 
 

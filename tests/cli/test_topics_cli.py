@@ -230,7 +230,7 @@ def test_add_partitions_kafka_rule(tmp_path, planner_cli):
         ),
         (
             ("describe", "topologies/producer-0.yaml", "--offline-brokers", "9"),
-            "error: unknown broker id(s) 9: the cluster has brokers 1,2,3",
+            "error: --offline-brokers: unknown broker id(s) 9; the cluster has brokers 1,2,3",
         ),
         (
             ("describe", "topologies/producer-0.yaml", "--topic", "nope"),

@@ -274,4 +274,4 @@ def test_submit_with_simulated_offline_broker(simple_url, plan_file, kazoo_clien
     )
     assert (code, out, err) == (2, "", "error: Unknown broker id 4\n")
     code, _, err = run_cli("zk", "submit", simple_url, "--reassignment-json-file", plan_file, "--offline-brokers", "8")
-    assert (code, err) == (2, "error: unknown broker id(s) 8: the cluster has brokers 1,2,3,4\n")
+    assert (code, err) == (2, "error: --offline-brokers: unknown broker id(s) 8; the cluster has brokers 1,2,3,4\n")
