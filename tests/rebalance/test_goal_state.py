@@ -275,3 +275,27 @@ def test_restore_while_deferred_makes_the_deferred_changes_first():
     fresh = State(c, parts, sorted(c.online_ids), ())
     assert _indexes(st) == _indexes(fresh)
     assert {b: st.departed[b] | st.foreign[b] for b in c.broker_ids} == dict.fromkeys(c.broker_ids, set())
+
+
+def test_a_snapshot_restored_twice_gives_back_its_incoming_bytes_each_time(make_cluster):
+    # broker 2 reports 150 B usable; t-0 (100 B) is copied there and the snapshot from before taken back, then again:
+    # both times nothing is left copied to broker 2. The snapshot handed the state its own dict of bytes copied, which
+    # the second copy then counted in: the second restore left 100 B copied to broker 2, so t-1's 100 B no longer fit
+    # (and where a run took copies off a broker, the restored count was short: copies beyond its usable bytes).
+    from dataclasses import replace
+
+    from planner.rebalance.goals.snapshot import Snapshot
+
+    c = make_cluster(3, 0, {"t": {0: (0,), 1: (1,)}})
+    c = replace(c, brokers=tuple(replace(b, usable_bytes=150) if b.id == 2 else b for b in c.brokers))
+    c = with_sizes(c, {p.tp: 100 for p in c.partitions()})
+    st = State(c, select_partitions(c), [0, 1, 2], ())
+    before = Snapshot(st)
+    st.move(0, 0, 2)
+    assert st.incoming == {0: 0, 1: 0, 2: 100}
+    before.restore(st)
+    assert st.incoming == {0: 0, 1: 0, 2: 0}
+    st.move(0, 0, 2)
+    before.restore(st)
+    assert (st.incoming, st.reps) == ({0: 0, 1: 0, 2: 0}, [[0], [1]])
+    assert st.fits(1, 2) and st.fits(0, 2)

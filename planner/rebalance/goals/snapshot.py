@@ -20,7 +20,7 @@ class Snapshot:
 
     def restore(self, st: State) -> None:
         st.restore(self.reps)
-        st.copies, st.moves, st.incoming = self.copies, self.moves, self.incoming
+        st.copies, st.moves, st.incoming = self.copies, self.moves, dict(self.incoming)
 
 
 class Run:
