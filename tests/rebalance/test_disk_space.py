@@ -118,3 +118,24 @@ def test_a_twin_keeps_the_disk_space_of_its_brokers_file(planner_cli_here, tmp_p
         "  - {id: 1, rack: eu-west-1a, usable_bytes: 1000, total_bytes: 5000}",
         "  - {id: 2, rack: eu-west-1b}",
     ]
+
+
+def test_no_run_of_the_goals_passes_the_usable_bytes():
+    from collections import Counter
+    from pathlib import Path
+
+    from planner.adapters.topology_yaml import load_topology
+    from planner.rebalance.goals import balance
+
+    c = load_topology(str(Path(__file__).parent / "data" / "usable-bytes-four-runs.yaml"))
+    plan = balance(c, exclude_topics=("t0",))
+    copied: Counter = Counter()
+    for p in c.partitions():
+        for b in set(plan.proposed.get(p.tp, p.replicas)) - set(p.replicas):
+            copied[b] += p.size or 0
+    usable = {b.id: b.usable_bytes for b in c.brokers if b.usable_bytes is not None}
+    assert usable == {2: 23321897704, 4: 0, 6: 0, 7: 43542851813, 8: 11073630589, 9: 0}
+    # broker 2 took 32162480188 B of copies (48 moves) when a fourth run of the goals counted copies from the plan
+    assert {b: copied[b] for b in usable} == {2: 23160911899, 4: 0, 6: 0, 7: 597357550, 8: 9781770314, 9: 0}
+    assert plan.replica_moves == 46
+    assert any(n.kind == "disk-space" for n in plan.notes)

@@ -508,18 +508,24 @@ def _run(st: State, goals: Sequence[Goal], settle_leaders: bool, tolerance: floa
     while a later goal's moves open the way for an earlier one. A run of the list that brings the goals no closer
     (in goal order: `_distance`) is taken back; then the list runs from the plan as if applied (its placement as
     home, as a second plan of the applied plan would), kept only if that brings the goals closer. So the applied plan
-    is a fixed point, also where racks leave a goal unmet (goals could otherwise trade replicas back and forth)."""
+    is a fixed point, also where racks leave a goal unmet (goals could otherwise trade replicas back and forth). Not
+    under a move cap or disk-space limits: both count what is copied from the input, and a run from the plan as if
+    applied would count from there (it passed brokers' usable bytes)."""
     frozen = Frozen()
     best = _distance(st, tolerance)
     rebased = False
+    limited = st.max_moves is not None or bool(st.usable)
     for k in range(5):
         if not any(best):
             break  # every goal reached: nothing can come closer
-        rebased = rebased or k >= 3
+        if k >= 3 and not rebased:
+            if limited:
+                break  # the run from the plan as if applied counts copies from there: it would pass the cap or space
+            rebased = True
         reached, now = _attempt(st, goals, tolerance, best, rebased)
         if now is not None:
             best, frozen = reached, now
-        elif rebased or st.max_moves is not None or st.usable:
+        elif rebased or limited:
             break  # not for a capped plan, nor under disk-space limits: both count the bytes copied from the input
         else:
             rebased = True
