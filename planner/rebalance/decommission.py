@@ -6,7 +6,7 @@ from typing import Callable, Sequence
 
 from planner.model import Cluster, PlannerError, TopicPartition, human_bytes
 from planner.rebalance.goals import balance, check_brokers, excluded
-from planner.rebalance.moves import Plan, in_progress_note, rack_count, rack_safe
+from planner.rebalance.moves import Plan, in_progress_note, names_offline, offline_note, rack_count, rack_safe
 from planner.rebalance.reassignment import short_of_space
 
 
@@ -50,7 +50,8 @@ def replace_broker(
     Where `target` already holds a replica of the partition, the least-loaded online broker that keeps the partition
     rack-safe takes it instead. No replica goes to a broker whose log dirs are all cordoned (KIP-1066). Partitions of
     excluded topics (`exclude_topics`: regular expressions matching whole names; `exclude_internal`) stay, and at most
-    `max_moves` partitions move, in partition order; a note says what stays on `source`.
+    `max_moves` partitions move, in partition order; a note says what stays on `source`. So does a partition with
+    another replica on a broker that is not online: Kafka's --execute refuses a list naming one ("Unknown broker id").
     """
     if source == target:
         raise PlannerError(f"--source and --target are the same broker ({source})")
@@ -77,8 +78,12 @@ def replace_broker(
     skipped = [p.tp for p in held if p.adding or p.removing]
     kept = [p.tp for i, p in enumerate(held) if i in left_out and not (p.adding or p.removing)]
     capped: list[TopicPartition] = []
+    offline: list[TopicPartition] = []  # another replica on a broker that is not online: Kafka would refuse the list
     for i, p in enumerate(held):
         if p.adding or p.removing or i in left_out:
+            continue
+        if names_offline((b for b in p.replicas if b != source), online):
+            offline.append(p.tp)
             continue
         if max_moves is not None and len(proposed) >= max_moves:
             capped.append(p.tp)
@@ -109,7 +114,9 @@ def replace_broker(
         goal="replace-broker",
         lower_bound=lower,
         brokers=tuple(brokers_after),
-        notes=_capped_list(notes) + ((in_progress_note(skipped),) if skipped else ()),
+        notes=_capped_list(notes)
+        + ((in_progress_note(skipped),) if skipped else ())
+        + ((offline_note(offline),) if offline else ()),
         unmet=("empty-source",) if capped else (),
     )
 

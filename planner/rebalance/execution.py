@@ -19,7 +19,16 @@ from planner.leadership import partition_state
 from planner.model import Cluster, Topic, TopicPartition
 from planner.rebalance.batches import batches
 from planner.rebalance.leaders import elect_leaders
-from planner.rebalance.moves import Plan, changed_only, in_progress_note, rack_count, rack_safe, select_partitions
+from planner.rebalance.moves import (
+    Plan,
+    changed_only,
+    in_progress_note,
+    names_offline,
+    offline_note,
+    rack_count,
+    rack_safe,
+    select_partitions,
+)
 from planner.rebalance.reassignment import validate_reassignment
 from planner.rebalance.throttle import Throttle, throttle_for
 
@@ -84,14 +93,16 @@ def leader_election(cluster: Cluster, topics: Sequence[str] | None) -> Execution
     """Preferred leaders balanced by reordering replica lists (no data moves), and the partitions to elect;
     partitions mid-reassignment are left as they are, with a note."""
     proposed, elect = elect_leaders(cluster, topics)
-    skipped = [p.tp for p in select_partitions(cluster, topics) if p.adding or p.removing]
+    parts = select_partitions(cluster, topics)
+    skipped = [p.tp for p in parts if p.adding or p.removing]
+    offline = [p.tp for p in parts if not (p.adding or p.removing) and names_offline(p.replicas, cluster.online_ids)]
     plan = Plan(
         before=cluster,
         proposed=proposed,
         goal="elect-leaders (reorder replica lists, no data movement)",
         lower_bound=0,
         brokers=tuple(sorted(cluster.online_ids)),
-        notes=(in_progress_note(skipped),) if skipped else (),
+        notes=((in_progress_note(skipped),) if skipped else ()) + ((offline_note(offline),) if offline else ()),
     )
     return Execution(plan, [proposed] if proposed else [], elect)
 

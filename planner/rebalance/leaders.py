@@ -13,7 +13,7 @@ from typing import Callable, Collection, Iterator, Mapping, Sequence
 
 from planner.leadership import cluster_states, partition_state
 from planner.model import Cluster, Partition, TopicPartition
-from planner.rebalance.moves import select_partitions
+from planner.rebalance.moves import names_offline, select_partitions
 
 
 def balance_preferred(
@@ -318,12 +318,13 @@ def elect_leaders(
     reps = [list(p.replicas) for p in parts]
     brokers = sorted(cluster.online_ids)
     eligible = isr_eligibility(cluster, parts)
-    # a partition mid-reassignment keeps its list and its leader: the controller is moving it
-    settled = [i for i, p in enumerate(parts) if not (p.adding or p.removing)]
+    # a partition mid-reassignment keeps its list and its leader: the controller is moving it; one with a replica on
+    # a broker that is not online keeps its list (Kafka's --execute refuses a list naming such a broker)
+    online = cluster.online_ids
+    settled = [i for i, p in enumerate(parts) if not (p.adding or p.removing or names_offline(p.replicas, online))]
     balance_preferred(reps, settled, brokers, eligible)
     proposed = {p.tp: tuple(r) for p, r in zip(parts, reps) if tuple(r) != p.replicas}
     states = cluster_states(cluster)
-    online = cluster.online_ids
     elect = []
     for p, r in zip(parts, reps):
         if p.adding or p.removing:

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from planner.leadership import topic_states
-from planner.model import Cluster, PlannerError, TopicPartition
+from planner.model import Cluster, Partition, PlannerError, TopicPartition
 from planner.rebalance.goals.base import Note
-from planner.rebalance.moves import Plan, in_progress_note, rack_count
+from planner.rebalance.moves import Plan, in_progress_note, names_offline, offline_note, rack_count
 
 
 def set_replication_factor(cluster: Cluster, topic: str, rf: int) -> Plan:
     """Add replicas on online brokers (not those whose log dirs are all cordoned, KIP-1066) of racks the partition
     does not use yet, holding fewest replicas of this topic (so the topic spreads within 1 per broker), then fewest
     overall (appended, so the preferred leader stays), or remove replicas: out-of-ISR and offline ones first, then
-    those sharing a rack with another replica, then the most loaded; the preferred leader goes last.
+    those sharing a rack with another replica, then the most loaded; the preferred leader goes last. A partition whose
+    new list would still name a broker that is not online keeps its list, with a note: Kafka's --execute refuses a
+    reassignment naming one ("Unknown broker id").
     """
     online = _check_replication_factor(cluster, topic, rf)
     t = cluster.topic(topic)
@@ -20,18 +22,25 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int) -> Plan:
     proposed = {}
     need = copied = 0
     skipped = []
+    offline = []
     less_safe = []
+    live = cluster.online_ids
     for p, stt in zip(t.partitions, topic_states(cluster, t)):
         if p.adding or p.removing:  # the controller is moving it: its list is not the topic's to change now
             skipped.append(p.tp)
             continue
         reps = list(p.replicas)
+        added = 0
         if len(reps) < rf:
             added = counts.add_replicas(p.tp, reps, rf)
-            need += added
-            copied += added * (p.size or 0)  # every replica added copies the partition: the bytes bound
         elif len(reps) > rf:
             counts.remove_replicas(reps, rf, set(stt.isr))
+        if tuple(reps) != p.replicas and names_offline(reps, live):  # Kafka's --execute would refuse the plan
+            counts.undo(p, reps)
+            offline.append(p.tp)
+            continue
+        need += added
+        copied += added * (p.size or 0)  # every replica added copies the partition: the bytes bound
         if tuple(reps) != p.replicas:
             proposed[p.tp] = tuple(reps)
             before, after = _racks(p.replicas, counts.rack_of), _racks(reps, counts.rack_of)
@@ -44,7 +53,9 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int) -> Plan:
         lower_bound=need,
         bytes_lower_bound=copied if any(p.size is not None for p in t.partitions) else None,
         brokers=tuple(online),
-        notes=_notes(less_safe, skipped) + _spread_notes(cluster.with_assignment(proposed), topic, online),
+        notes=_notes(less_safe, skipped)
+        + ((offline_note(offline),) if offline else ())
+        + _spread_notes(cluster.with_assignment(proposed), topic, online),
     )
 
 
@@ -127,6 +138,18 @@ class _ReplicaCounts:
             self.tcounts[best] += 1
             added += 1
         return added
+
+    def undo(self, p: Partition, reps: list[int]) -> None:
+        """Partition p keeps its replicas after all: the counts (and room) as before `reps` was made of them."""
+        size = p.size or 0
+        for b in set(reps).difference(p.replicas):
+            self.counts[b] -= 1
+            self.tcounts[b] -= 1
+            if b in self.room:
+                self.room[b] += size
+        for b in set(p.replicas).difference(reps):
+            self.counts[b] += 1
+            self.tcounts[b] += 1
 
     def remove_replicas(self, reps: list[int], rf: int, isr: set[int]) -> None:
         """Remove replicas down to `rf`: out of the ISR or offline first, then sharing a rack, then the most loaded;

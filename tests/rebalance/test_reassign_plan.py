@@ -23,6 +23,7 @@ from planner.placement.adminutils import assign_replicas_to_brokers
 from planner.rebalance import failures
 from planner.rebalance.batches import batches
 from planner.rebalance.decommission import decommission, replace_broker
+from planner.rebalance.execution import check_reassignment, leader_election
 from planner.rebalance.generate import generate
 from planner.rebalance.goals import balance
 from planner.rebalance.leaders import elect_leaders
@@ -270,6 +271,34 @@ def test_replace_broker_note_names_the_broker_that_takes_the_replica(make_cluste
     plan = replace_broker(c, 0, 1)
     assert dict(plan.proposed) == {TP("t", 0): (3, 1, 2)}
     assert plan.notes == ("t-0 becomes rack-unsafe (broker 3 is in rack c)",)
+
+
+OFFLINE_NOTE = (
+    "{} partition(s) keep a replica on a broker that is not online and were left as they are ({}): Kafka's --execute "
+    "refuses a replica list naming one (Unknown broker id)"
+)
+
+
+def test_plans_name_no_broker_that_is_not_online(make_cluster):
+    # Kafka's --execute refuses a whole reassignment whose lists name a broker that is not live ("Unknown broker id",
+    # check_reassignment says so too): a partition with a replica on an offline broker keeps its list, with a note.
+    # elect-leaders reordered t-1 (2, 1) to (1, 2) here; it now hands t-2's leadership to broker 1 instead
+    c = make_cluster(3, 0, {"t": {0: (2, 0), 1: (2, 1), 2: (0, 1), 3: (0, 1)}}, offline=[2])
+    ex = leader_election(c, None)
+    assert (dict(ex.plan.proposed), ex.elect) == ({TP("t", 2): (1, 0)}, [TP("t", 2)])
+    assert ex.plan.notes == (OFFLINE_NOTE.format(2, "t-0, t-1"),)
+    check_reassignment(c, ex.plan.proposed, "proposed.json")  # Kafka's checks pass
+    # raising the RF kept broker 4 in t-0's and t-3's lists; replacing broker 0 kept it in t-0's
+    c = make_cluster(5, 0, {"t": {0: (4, 0), 1: (0, 1), 2: (0, 2), 3: (1, 4)}}, offline=[4])
+    plan = set_replication_factor(c, "t", 3)
+    assert dict(plan.proposed) == {TP("t", 1): (0, 1, 3), TP("t", 2): (0, 2, 3)}
+    assert (plan.lower_bound, plan.notes[0]) == (2, OFFLINE_NOTE.format(2, "t-0, t-3"))
+    plan = replace_broker(c, 0, 3)
+    assert dict(plan.proposed) == {TP("t", 1): (3, 1), TP("t", 2): (3, 2)}
+    assert (plan.lower_bound, plan.notes) == (2, (OFFLINE_NOTE.format(1, "t-0"),))
+    # lowering the RF drops the offline replicas first: nothing left to refuse
+    plan = set_replication_factor(c, "t", 1)
+    assert dict(plan.proposed) == {TP("t", 0): (0,), TP("t", 1): (0,), TP("t", 2): (0,), TP("t", 3): (1,)}
 
 
 def test_replace_broker_excluded_topics_and_the_move_cap(make_cluster):
