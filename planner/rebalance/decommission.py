@@ -24,9 +24,14 @@ def decommission(
     if not gone:
         raise PlannerError("--brokers: give at least one broker id to decommission")
     remaining = [b for b in sorted(cluster.online_ids) if b not in gone]
-    max_rf = max((len(p.replicas) for p in cluster.partitions()), default=0)
+    # the partitions the plan may move: not those mid-reassignment (their lists hold the adding replicas too) nor
+    # those of excluded topics, which stay where they are (a note names what they keep on the brokers)
+    parts = list(cluster.partitions())
+    moving, left = excluded(parts, options.get("exclude_topics", ()), options.get("exclude_internal", False))
+    movable = [p for i, p in enumerate(parts) if i not in moving and i not in left]
+    max_rf = max((len(p.replicas) for p in movable), default=0)
     if max_rf > len(remaining):
-        worst = next(p for p in cluster.partitions() if len(p.replicas) == max_rf)
+        worst = next(p for p in movable if len(p.replicas) == max_rf)
         raise PlannerError(
             f"cannot decommission broker(s) {','.join(map(str, sorted(gone)))}: {worst.tp} has replication factor "
             f"{max_rf} but only {len(remaining)} online broker(s) would remain"

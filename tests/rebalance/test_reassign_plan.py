@@ -242,6 +242,27 @@ def test_decommission_errors(make_cluster):
     assert err(decommission, c, [7]).startswith("--brokers: unknown broker id(s) 7")
 
 
+def test_partitions_left_as_they_are_need_not_fit_the_brokers_that_remain(make_cluster):
+    # t-2 is mid-reassignment, (2, 3, 1, 4) adding 4 and removing 1: its list holds 4 brokers while its replication
+    # factor is 3 (replicas less adding, as Kafka counts it), and the plan leaves it as it is (the controller is
+    # moving it). Decommissioning broker 4 leaves 3 brokers, enough for every partition the plan moves; the check
+    # read t-2's list and refused: "t-2 has replication factor 4 but only 3 online broker(s) would remain"
+    from dataclasses import replace
+
+    c = make_cluster(4, 0, {"t": {0: (1, 2, 3), 1: (2, 3, 4), 2: (2, 3, 1, 4)}, "wide": {0: (1, 2, 3, 4)}}, first_id=1)
+    t = c.topic("t")
+    c = c.with_topic(replace(t, partitions=t.partitions[:2] + (replace(t.partitions[2], adding=(4,), removing=(1,)),)))
+    plan = decommission(c, [4], exclude_topics=["wide"])
+    assert dict(plan.proposed) == {TP("t", 1): (3, 2, 1)}
+    assert [word_note(n) for n in plan.notes][-1] == (
+        "2 excluded or in-progress partition(s) keep replicas on brokers outside the target set (t-2, wide-0)"
+    )
+    assert balance(c, brokers=[1, 2, 3], exclude_topics=["wide"]).proposed == plan.proposed  # the same check
+    assert err(decommission, c, [4]) == (  # `wide` (RF 4) is not excluded: it must move, and cannot
+        "cannot decommission broker(s) 4: wide-0 has replication factor 4 but only 3 online broker(s) would remain"
+    )
+
+
 def test_offline_brokers_are_emptied_by_rebalance(make_cluster):
     c = make_cluster(4, 0, {"t": {0: (0, 3), 1: (3, 1)}}, states={3: "offline"})
     plan = balance(c)

@@ -179,8 +179,8 @@ def balance(
     """
     targets = _target_brokers(cluster, brokers)
     parts = select_partitions(cluster, topics)
-    _check_fits(parts, targets)
     moving, skipped = excluded(parts, exclude_topics, exclude_internal)
+    _check_fits([p for i, p in enumerate(parts) if i not in moving and i not in skipped], targets)
     st = State(cluster, parts, targets, moving | skipped, max_moves, closed=cluster.cordoned_ids)
     st.memo = st.memo if memo is None else memo
     say = progress or (lambda msg: None)
@@ -340,6 +340,7 @@ def _bounds(
 
 
 def _check_fits(parts: Sequence[Partition], targets: Sequence[int]) -> None:
+    """Each partition the plan may move fits the targets (those mid-reassignment or excluded stay where they are)."""
     for p in parts:
         if len(p.replicas) > len(targets):
             raise PlannerError(
