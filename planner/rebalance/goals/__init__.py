@@ -101,8 +101,15 @@ def topic_lower_bound(st: State, rack_repair: bool) -> int:
     _, by_rack = targets_of(st, repaired=rack_repair)
     total = 0
     shares = Counter(st.topic_of)  # partitions per topic: one replica each per rack
+    # replicas of partitions that never move (mid-reassignment, excluded) on brokers outside the targets stay there:
+    # not counted (as `count_lower_bound` does), else the bound would exceed a plan that moves every other replica
+    stranded: Counter = Counter()
+    for i in st.fixed:
+        for b in st.reps[i]:
+            if b not in st.target_set:
+                stranded[(st.topic_of[i], b)] += 1
     for t in range(len(st.topic_names)):
-        counts = dict(st.holders[t])
+        counts = {b: c - stranded[(t, b)] for b, c in st.holders[t].items() if c > stranded[(t, b)]}
         if by_rack is None:
             total += _excess_over_share(st, counts)
             continue
