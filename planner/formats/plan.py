@@ -132,6 +132,11 @@ def _word_hard(n) -> str | None:
             "rack with another replica of the partition goes to a rack the partition does not use); the lower "
             "bound includes them; --no-rack-repair leaves unsafe partitions as they are"
         )
+    if n.kind == "unrepaired":
+        return (
+            f"{n.count} rack-unsafe partition(s) could not be repaired ({_names(n.partitions)}): every broker of the "
+            "racks they lack has all its log dirs cordoned or too few usable bytes for the copy"
+        )
     if n.kind == "in-progress":
         return (
             f"{n.count} partition(s) have a reassignment in progress and were left as they are "

@@ -131,3 +131,29 @@ def test_no_plan_adds_a_replica_to_a_cordoned_broker(drawn, data):
         cur = plan.current
         for tp, r in plan.proposed.items():
             assert not (set(r) - set(cur[tp])) & closed, (tp, cur[tp], r)
+
+
+def test_a_partition_no_move_can_repair_is_named_and_left_out_of_the_bound(make_cluster):
+    # t-0 (racks a, a, b) lacks rack c, whose only broker (4) is cordoned; in the second cluster t-0 (a, a) lacks
+    # rack b, whose only broker (3) has 50 B usable for its 100 B. No move repairs it: it stays, a note names it, and
+    # the bound counts no repair for it (it said "lower bound 1: the goals are out of reach" with no note to read)
+    from dataclasses import replace
+
+    from planner.rebalance.moves import with_sizes
+
+    unrepaired = (
+        "1 rack-unsafe partition(s) could not be repaired (t-0): every broker of the racks they lack has all its log "
+        "dirs cordoned or too few usable bytes for the copy"
+    )
+    c = make_cluster(
+        4, ["a", "a", "b", "c"], {"t": {0: (1, 2, 3), 1: (2, 3, 4), 2: (3, 4, 1)}}, cordoned=[4], first_id=1
+    )
+    plan = balance(c)
+    assert (dict(plan.proposed), plan.replica_moves, plan.lower_bound) == ({}, 0, 0)
+    assert word_note(plan.notes[0]) == unrepaired
+    c = make_cluster(3, ["a", "a", "b"], {"t": {0: (1, 2), 1: (2, 3), 2: (3, 1), 3: (1, 3)}}, first_id=1)
+    c = replace(c, brokers=tuple(replace(b, usable_bytes=50) if b.id == 3 else b for b in c.brokers))
+    plan = balance(with_sizes(c, {p.tp: 100 for p in c.partitions()}))
+    assert (dict(plan.proposed), plan.replica_moves, plan.lower_bound) == ({}, 0, 0)
+    assert [n.kind for n in plan.notes] == ["unmet", "unrepaired", "disk-space"]
+    assert word_note(plan.notes[1]) == unrepaired

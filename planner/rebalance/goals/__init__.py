@@ -680,9 +680,12 @@ def _notes(
     notes += byte_notes(st, byte_goal, tolerance)
     if hard.repaired:
         notes.append(Note("hard", "rack-repaired", hard.repaired, values=(hard.repair_moves,)))
+    if hard.unrepaired:
+        left = tuple(sorted(st.parts[i].tp for i in hard.unrepaired))
+        notes.append(Note("hard", "unrepaired", len(left), partitions=left))
     if st.closed:
         notes.append(Note("hard", "cordoned", len(st.closed), values=tuple(sorted(st.closed))))
-    if st.full and any(n.kind == "unmet" for n in notes):  # the space limit stood in the way of a goal
+    if st.full and any(n.kind in ("unmet", "unrepaired") for n in notes):  # the space limit stood in the way
         full = tuple(sorted(st.full))
         notes.append(Note("hard", "disk-space", len(full), values=full + tuple(st.usable[b] for b in full)))
     if moving:

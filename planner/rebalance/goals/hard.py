@@ -20,14 +20,15 @@ from planner.rebalance.moves import count_targets, excess, lower_bound, movable_
 
 def targets_of(st: State, repaired: bool = False) -> tuple[dict[int, int], dict[str, list[int]] | None]:
     """Per-broker replica-count targets. When every partition has one replica in each rack (RF == racks, all
-    rack-safe, or about to be repaired when `repaired`), each rack holds exactly one replica of every partition, so
-    the targets are balanced within each rack."""
+    rack-safe, or about to be repaired when `repaired`: not those no move can repair), each rack holds exactly one
+    replica of every partition, so the targets are balanced within each rack."""
     n = st.n_racks
+    left = frozenset(st.unrepairable)  # unsafe, and no move can repair them
     if (
         n
         and st.reps
         and all(
-            len(r) == n and (st.distinct_racks(r) == n or (repaired and i not in st.fixed))
+            len(r) == n and (st.distinct_racks(r) == n or (repaired and i not in st.fixed and i not in left))
             for i, r in enumerate(st.reps)
         )
     ):
@@ -42,9 +43,11 @@ def targets_of(st: State, repaired: bool = False) -> tuple[dict[int, int], dict[
 
 
 def unsafe_of(st: State) -> list[tuple[int, int, list[int]]]:
-    """Rack-unsafe partitions that may move: (index, racks it lacks, brokers whose replica shares a rack with another
-    replica of it)."""
+    """Rack-unsafe partitions that may move and can be made rack-safe: (index, racks it lacks, brokers whose replica
+    shares a rack with another replica of it). Those that cannot (too few of the racks they lack have a target broker
+    that takes the copy: not closed, enough usable bytes) go to `st.unrepairable`."""
     n = st.n_racks
+    st.unrepairable = []
     if not n:
         return []
     out = []
@@ -54,8 +57,21 @@ def unsafe_of(st: State) -> list[tuple[int, int, list[int]]]:
             continue  # rack-safe (most partitions: one set of racks each, no list)
         racks = [rack(b) for b in r]
         lacks = min(len(r), n) - len(set(racks))
+        if (st.closed or st.usable) and len(_open_racks(st, i, set(racks))) < lacks:
+            st.unrepairable.append(i)
+            continue
         out.append((i, lacks, [b for b, k in zip(r, racks) if racks.count(k) > 1]))
     return out
+
+
+def _open_racks(st: State, i: int, used: set) -> set:
+    """The racks partition i does not use that have a target broker taking its copy (not closed, room for it)."""
+    size = st.sz(i)
+    return {
+        st.rack_of.get(b)
+        for b in st.targets
+        if st.rack_of.get(b) not in used and b not in st.closed and (b not in st.usable or st.usable[b] >= size)
+    }
 
 
 def count_lower_bound(st: State, rack_repair: bool, unsafe: list[tuple[int, int, list[int]]] | None = None) -> int:
@@ -80,6 +96,7 @@ class HardGoal:
     name: str = "hard"
     repaired: int = 0
     repair_moves: int = 0
+    unrepaired: tuple[int, ...] = ()  # rack-unsafe partitions left so: no broker of the racks they lack takes them
     unsafe: list | None = None  # `unsafe_of` the state before this goal, where the caller has it
 
     def optimize(self, st: State, frozen: Frozen) -> Constraint | None:
@@ -96,6 +113,9 @@ class HardGoal:
             before = st.copies
             self.repaired = repair(st, groups, unsafe)
             self.repair_moves = st.copies - before
+        if self.rack_repair:
+            left = [i for i, _, _ in unsafe if st.distinct_racks(st.reps[i]) < min(len(st.reps[i]), st.n_racks)]
+            self.unrepaired = tuple(sorted(set(st.unrepairable) | set(left)))
         st.optional_from = st.copies
         _, by_rack = targets_of(st)
         if by_rack:

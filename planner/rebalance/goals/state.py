@@ -63,6 +63,9 @@ class State:
         self.usable = {b.id: b.usable_bytes for b in cluster.brokers if b.usable_bytes is not None}
         self.incoming: dict[int, int] = {b: 0 for b in cluster.broker_ids}
         self.full: set[int] = set()
+        # rack-unsafe partitions that no move can make rack-safe (`hard.unsafe_of`): every target broker of a rack
+        # they lack is closed or reports too few usable bytes for the copy
+        self.unrepairable: list[int] = []
         self.max_moves = max_moves
         self.optional_from = 0  # copies made by required moves (outside targets, rack repairs): not capped
         self.capped: list[str] = []  # goals --max-moves cut short
