@@ -157,3 +157,13 @@ def test_a_partition_no_move_can_repair_is_named_and_left_out_of_the_bound(make_
     assert (dict(plan.proposed), plan.replica_moves, plan.lower_bound) == ({}, 0, 0)
     assert [n.kind for n in plan.notes] == ["unmet", "unrepaired", "disk-space"]
     assert word_note(plan.notes[1]) == unrepaired
+
+
+def test_the_repair_bound_lets_a_cordoned_broker_below_its_share_keep_what_it_holds(make_cluster):
+    # racks a = {2}, b = {0, 1, 3}; broker 1 (b) is cordoned and holds nothing, below its share of rack b's replicas:
+    # it takes none, so 0 and 3 share them (as the count targets say). t-2 (3, 0) is rack-unsafe: one move repairs
+    # it and leaves the counts in range. The bound with repairs had 0 and 3 shed replicas for broker 1 to take: 2
+    c = make_cluster(4, ["b", "b", "a", "b"], {"t": {0: (2, 3), 1: (0, 2), 2: (3, 0), 3: (3, 2)}}, cordoned=[1])
+    plan = balance(c)
+    assert {tp.partition: r for tp, r in plan.proposed.items()} == {2: (2, 0)}
+    assert (plan.replica_moves, plan.lower_bound) == (1, 1)

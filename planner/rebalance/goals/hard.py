@@ -86,7 +86,33 @@ def count_lower_bound(st: State, rack_repair: bool, unsafe: list[tuple[int, int,
         return excess({b: c for b, c in movable.items() if c}, target)
     total = sum(len(r) for r in st.reps)
     groups = [(m, len(st.reps)) for m in by_rack.values()] if by_rack else [(st.targets, total)]
+    if st.closed:
+        movable, groups = _open_groups(movable, groups, st.closed)
     return lower_bound(movable, groups, [(lacks, dup) for _, lacks, dup in unsafe])
+
+
+def _open_groups(
+    counts: dict[int, int], groups: Sequence[tuple[Sequence[int], int]], closed: frozenset[int]
+) -> tuple[dict[int, int], list[tuple[list[int], int]]]:
+    """The counts and groups `lower_bound` reads, as `count_targets` shares a group out: a closed broker holding less
+    than its share keeps what it holds (it takes none), so it leaves the group with its replicas and the others share
+    the rest (else the bound would have the others shed replicas for it to take)."""
+    counts = dict(counts)
+    out = []
+    for members, total in groups:
+        members = list(members)
+        while members:
+            q, r = divmod(total, len(members))
+            order = sorted(members, key=lambda b: (-counts.get(b, 0), b))
+            share = {b: q + (1 if i < r else 0) for i, b in enumerate(order)}
+            low = [b for b in members if b in closed and counts.get(b, 0) < share[b]]
+            if not low:
+                break
+            for b in low:
+                members.remove(b)
+                total -= counts.pop(b, 0)
+        out.append((members, total))
+    return counts, out
 
 
 @dataclass
