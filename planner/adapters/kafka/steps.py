@@ -286,16 +286,16 @@ def verify(
     preserve_throttles: bool,
     out: Out,
 ) -> bool:
-    """`verifyAssignment`: the partition states, the replica moves, and, once nothing is moving anywhere, the
-    throttles cleared. True when everything is done."""
+    """`verifyAssignment`: the partition states, the replica moves (an empty line when there are none, as Kafka
+    prints them), and, once nothing is moving anywhere, the throttles cleared. True when everything is done."""
     snap = read_session(session)
     out(PartitionStates(rr.reassignment_states(snap.cluster, targets)))
     parts_ongoing = bool(snap.reassigning)
-    moves_ongoing = False
-    if log_dirs:
-        states = move_states(snap, log_dirs)
-        out(MoveStates(states))
-        moves_ongoing = any(s.kind == "active" for s in states.values())
+    # `verifyReplicaMoves` prints its block with println even when the plan moves no replica between log dirs:
+    # an empty line then (ReassignPartitionsCommand.java, and .scala from 2.6)
+    states = move_states(snap, log_dirs)
+    out(MoveStates(states))
+    moves_ongoing = any(s.kind == "active" for s in states.values())
     if not parts_ongoing and not moves_ongoing and not preserve_throttles:
         clear_all_throttles(session, snap, targets, out)
     return not parts_ongoing and not moves_ongoing

@@ -171,21 +171,22 @@ def test_submit_execute_throttles_status_and_clearing(kraft, tmp_path):
         0,
         "Status of partition reassignment:\n"
         "Reassignment of partition orders-0 is still in progress.\n"
-        "Reassignment of partition orders-1 is still in progress.\n",
+        "Reassignment of partition orders-1 is still in progress.\n"
+        "\n",  # verifyReplicaMoves' println of no log-dir moves (ReassignPartitionsCommand.java)
         "",
     )
     kraft.step(1000)  # orders-0 (1000 bytes) done, orders-1 (2000) half way
     code, out, err = run_here("kafka", "status", kraft.url, "--reassignment-json-file", plan)
     assert out == (
         "Status of partition reassignment:\nReassignment of partition orders-0 is completed.\n"
-        "Reassignment of partition orders-1 is still in progress.\n"
+        "Reassignment of partition orders-1 is still in progress.\n\n"
     )
     kraft.step(1000)
     code, out, err = run_here("kafka", "status", kraft.url, "--reassignment-json-file", plan)
     assert (code, err) == (0, "")
     assert out == (
         "Status of partition reassignment:\nReassignment of partition orders-0 is completed.\n"
-        "Reassignment of partition orders-1 is completed.\n"
+        "Reassignment of partition orders-1 is completed.\n\n"
         "Clearing broker-level throttles on brokers 1,2,3\n"
         "Clearing topic-level throttles on topic orders\n"
     )
@@ -310,7 +311,7 @@ def test_batches_wait_with_progress_then_verify(kraft, tmp_path):
     assert "\nBatch 2/2: 1 partition\n" in out
     assert out.endswith(
         "Status of partition reassignment:\nReassignment of partition orders-0 is completed.\n"
-        "Reassignment of partition orders-1 is completed.\n"
+        "Reassignment of partition orders-1 is completed.\n\n"
         "Clearing broker-level throttles on brokers 1,2,3\n"
         "Clearing topic-level throttles on topic orders\n"
     )
