@@ -17,7 +17,7 @@ from planner.adapters.source import with_offline
 from planner.cli.app import app
 from planner.cli.common import OFFLINE, TOPOLOGY_OUTPUT
 from planner.formats.tables import load_change_lines
-from planner.model import PlannerError
+from planner.model import PlannerError, tp_sort_key
 
 zk_app = typer.Typer(
     no_args_is_help=True,
@@ -125,6 +125,22 @@ def export(
         sys.stdout.write(text)
 
 
+def _refuse_log_dir_moves(moves, path: str) -> None:
+    """A plan that moves replicas between log dirs (`log_dirs` other than "any"): ZooKeeper's reassignment znode
+    carries no log dirs, so Kafka's tool refuses it over --zookeeper rather than drop them (2.6+
+    `ReassignPartitionsCommand.scala` executeAssignment(zkClient, ...); ≤2.5 refused it too, asking for
+    --bootstrap-server). Refused with Kafka's text, before anything is read or written."""
+    if not moves:
+        return
+    (tp, broker), log_dir = min(moves.items(), key=lambda m: (tp_sort_key(m[0][0]), m[0][1]))
+    more = f" (and {len(moves) - 1} more)" if len(moves) > 1 else ""
+    raise PlannerError(
+        "bootstrap-server needs to be provided when replica reassignments are present. "
+        f"{path} moves {tp}'s replica on broker {broker} to log dir {log_dir}{more}, which a reassignment through "
+        "ZooKeeper cannot do: 'kafka-planner kafka submit' makes it (AlterReplicaLogDirs). Nothing was written."
+    )
+
+
 @zk_app.command("submit")
 def submit(
     url: str = URL,
@@ -153,9 +169,9 @@ def submit(
     from planner.rebalance.reassignment import validate_reassignment
 
     opts = _opts(zk_timeout, zk_auth_file, zk_ca_file, zk_cert_file, zk_key_file)
-    proposed = kj.parse_reassignment_json(
-        read_option_file(reassignment_json_file, "--reassignment-json-file"), reassignment_json_file
-    )
+    text = read_option_file(reassignment_json_file, "--reassignment-json-file")
+    proposed = kj.parse_reassignment_json(text, reassignment_json_file)
+    _refuse_log_dir_moves(kj.parse_log_dir_moves(text, reassignment_json_file), reassignment_json_file)
     with zk.connect(url, opts) as session:
         snap = zk.read_consistent(session, _progress(quiet))
         cluster = with_offline(snap.cluster, offline_brokers)

@@ -176,6 +176,30 @@ def test_submit_validates_against_the_live_cluster(simple_url, tmp_path, kazoo_c
     assert kazoo_client.exists(chroot_of(simple_url) + "/admin/reassign_partitions") is None
 
 
+def test_submit_refuses_log_dir_moves_it_cannot_make(simple_url, tmp_path, kazoo_client):
+    # ZooKeeper carries no log dirs: Kafka's tool refuses a plan naming one over --zookeeper (2.6+ executeAssignment:
+    # "bootstrap-server needs to be provided when replica reassignments are present.") rather than drop it
+    path = tmp_path / "plan.json"
+    path.write_text(
+        '{"version":1,"partitions":[{"topic":"foo","partition":0,"replicas":[2,4],"log_dirs":["/data/b","any"]},'
+        '{"topic":"bar","partition":0,"replicas":[1,4],"log_dirs":["any","any"]}]}'
+    )
+    for args in ((), ("--execute",)):
+        code, out, err = run_cli("zk", "submit", simple_url, "--reassignment-json-file", str(path), *args)
+        assert (code, out) == (2, "")
+        assert err == (
+            "error: bootstrap-server needs to be provided when replica reassignments are present. "
+            f"{path} moves foo-0's replica on broker 2 to log dir /data/b, which a reassignment through "
+            "ZooKeeper cannot do: 'kafka-planner kafka submit' makes it (AlterReplicaLogDirs). Nothing was written.\n"
+        )
+    assert kazoo_client.exists(chroot_of(simple_url) + "/admin/reassign_partitions") is None
+    path.write_text(
+        '{"version":1,"partitions":[{"topic":"foo","partition":0,"replicas":[2,4],"log_dirs":["any","any"]}]}'
+    )
+    code, out, err = run_cli("zk", "submit", simple_url, "--reassignment-json-file", str(path), "-q")
+    assert (code, err) == (0, "")
+
+
 def test_submit_unknown_broker_when_broker_is_offline(simple_url, plan_file, kazoo_client):
     kazoo_client.delete(chroot_of(simple_url) + "/brokers/ids/4")  # broker 4 stops: its registration goes
     code, _, err = run_cli("zk", "submit", simple_url, "--reassignment-json-file", plan_file, "--execute")
