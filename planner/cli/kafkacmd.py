@@ -345,6 +345,16 @@ def _leader(partition) -> int | None:
     return partition.observed.leader if partition.observed is not None else None
 
 
+def _preferred_electable(cluster, partition) -> bool:
+    """A preferred election of `partition` can succeed: its first replica alive (registered, not fenced) and in the
+    ISR (`ReplicationControlManager.electLeader`, PartitionChangeBuilder's preferred election)."""
+    from planner.leadership import elect_preferred
+    from planner.model import NO_LEADER
+
+    isr = partition.observed.isr if partition.observed is not None else partition.replicas
+    return elect_preferred(partition.replicas, isr, cluster.online_ids) != NO_LEADER
+
+
 @kafka_app.command("elect-leaders")
 def elect_leaders(
     url: str = URL,
@@ -365,10 +375,26 @@ def elect_leaders(
         if not execute:
             cluster = read_session(session).cluster
             parts = {p.tp: p for p in cluster.partitions()}
-            moving = [tp for tp in wanted if tp in parts and _leader(parts[tp]) != parts[tp].replicas[0]]
+            moving = sorted(
+                (tp for tp in wanted if tp in parts and _leader(parts[tp]) != parts[tp].replicas[0]), key=tp_sort_key
+            )
+            # what the controller will refuse: a preferred replica not alive and in the ISR, a missing partition
+            blocked = [tp for tp in moving if not _preferred_electable(cluster, parts[tp])]
+            missing = sorted((tp for tp in wanted if tp not in parts), key=tp_sort_key)
             _out(
                 f"Dry run: {len(wanted)} partition(s), {len(moving)} not led by their preferred replica"
-                + (f" ({','.join(str(tp) for tp in sorted(moving, key=tp_sort_key))})" if moving else "")
+                + (f" ({','.join(map(str, moving))})" if moving else "")
+                + (
+                    f"; {','.join(map(str, blocked))} would fail: the preferred replica is not alive and in the ISR "
+                    "(PREFERRED_LEADER_NOT_AVAILABLE)"
+                    if blocked
+                    else ""
+                )
+                + (
+                    f"; {','.join(map(str, missing))} would fail: no such partition (UNKNOWN_TOPIC_OR_PARTITION)"
+                    if missing
+                    else ""
+                )
                 + ". Nothing was changed; add --execute to elect."
             )
             return

@@ -232,8 +232,10 @@ def test_elect_leaders(kraft, tmp_path):
     path = tmp_path / "elect.json"
     path.write_text(json.dumps({"partitions": [{"topic": "orders", "partition": p} for p in (0, 1, 2)]}))
     code, out, err = run_here("kafka", "elect-leaders", kraft.url, "--path-to-json-file", str(path))
+    # the dry run says which elections the controller will refuse: orders-1's preferred replica 2 is not in its ISR
     assert out == (
-        "Dry run: 3 partition(s), 2 not led by their preferred replica (orders-1,orders-2). Nothing was "
+        "Dry run: 3 partition(s), 2 not led by their preferred replica (orders-1,orders-2); orders-1 would fail: "
+        "the preferred replica is not alive and in the ISR (PREFERRED_LEADER_NOT_AVAILABLE). Nothing was "
         "changed; add --execute to elect.\n"
     )
     code, out, err = run_here("kafka", "elect-leaders", kraft.url, "--path-to-json-file", str(path), "--execute")
@@ -246,6 +248,19 @@ def test_elect_leaders(kraft, tmp_path):
         "not available.\n"
     )
     assert kraft.partition("orders", 2).leader == 3
+    # payments-0's preferred replica 2 fenced (in the ISR, not alive), orders-9 not in the cluster
+    kraft.partition("payments", 0).leader = 1
+    kraft.brokers[2].fenced = True
+    path.write_text(
+        json.dumps({"partitions": [{"topic": "payments", "partition": 0}, {"topic": "orders", "partition": 9}]})
+    )
+    code, out, err = run_here("kafka", "elect-leaders", kraft.url, "--path-to-json-file", str(path))
+    assert (code, err) == (0, "")
+    assert out == (
+        "Dry run: 2 partition(s), 1 not led by their preferred replica (payments-0); payments-0 would fail: "
+        "the preferred replica is not alive and in the ISR (PREFERRED_LEADER_NOT_AVAILABLE); orders-9 would "
+        "fail: no such partition (UNKNOWN_TOPIC_OR_PARTITION). Nothing was changed; add --execute to elect.\n"
+    )
 
 
 def test_export_writes_sizes(kraft, tmp_path):
