@@ -15,10 +15,10 @@ has exactly this shape (plain names, decimal integers, no comments, no other key
           0: 21474836480
 
 The header (everything before `topics:`) goes through the precise loader. The fast path never reports an error: any
-line it does not recognise, and any topic the precise loader would reject (unknown broker, duplicate replica, gaps in
-partition ids, a replication factor that changes inside a topic, a duplicate topic, a name Kafka's `Topic.validate`
-refuses: `.`, `..`, longer than 249 characters), makes it give up (None), and the
-precise loader reads the whole file and reports the problem with its file, line and YAML path. When it accepts a file
+line it does not recognise, any topic the precise loader would reject (unknown broker, duplicate replica, gaps in
+partition ids, a duplicate topic, a name Kafka's `Topic.validate` refuses: `.`, `..`, longer than 249 characters),
+and a replication factor that changes inside a topic, makes it give up (None), and the precise loader reads the
+whole file and reports the problem with its file, line and YAML path. When it accepts a file
 it builds the same cluster as the precise loader (tests compare them).
 """
 

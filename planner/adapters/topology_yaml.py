@@ -506,29 +506,32 @@ def _check_replication_factors(
     adding: dict[int, tuple[int, ...]],
     rf: int | None,
 ) -> None:
-    """One replication factor per topic, equal to `replication_factor` when given. Mid-reassignment a partition lists
-    target ∪ original replicas; its replication factor is what kafka-topics --describe prints: replicas minus adding
-    (TopicCommand, 2.5+)."""
+    """`replication_factor`, when given beside an assignment, is every partition's. Without it the partitions of a
+    topic may differ (a reassignment may change the replication factor of some partitions only: Kafka allows it, and
+    a change submitted in batches leaves the topic so between batches; `kafka export` writes what it reads).
+    Mid-reassignment a partition lists target ∪ original replicas; its replication factor is what kafka-topics
+    --describe prints: replicas minus adding (TopicCommand, 2.5+)."""
 
     def rf_of(p: int) -> int:
         return len(assignment[p]) - len(adding.get(p, ()))
 
+    if rf is None:
+        return
     first_rf = rf_of(0)
-    for p in sorted(amap):
-        if rf_of(p) != first_rf:
-            moving_note = f" ({len(assignment[p])} replicas, {len(adding[p])} adding)" if p in adding else ""
-            raise ctx.error(
-                amap[p][1],
-                f"{path}.assignment.{p}",
-                f"replication factor {rf_of(p)}{moving_note} differs from partition 0's {first_rf} "
-                f"(RF must match inside a topic)",
-            )
-    if rf is not None and rf != first_rf:
+    if rf != first_rf:
         raise ctx.error(
             f["replication_factor"],
             f"{path}.replication_factor",
             f"says {rf} but the assignment has {first_rf} replicas per partition",
         )
+    for p in sorted(amap):
+        if rf_of(p) != rf:
+            moving_note = f" ({len(assignment[p])} replicas, {len(adding[p])} adding)" if p in adding else ""
+            raise ctx.error(
+                amap[p][1],
+                f"{path}.assignment.{p}",
+                f"replication factor {rf_of(p)}{moving_note} differs from replication_factor {rf}",
+            )
 
 
 # ---------------------------------------------------------------------------------------------------------

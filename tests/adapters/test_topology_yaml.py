@@ -27,9 +27,8 @@ def error(text):
             "x.yaml:4: topics[0].assignment.0: duplicate replicas 1 in [1, 1]",
         ),
         (
-            BASE + "topics:\n  - name: t\n    assignment:\n      0: [1, 2]\n      1: [2]\n",
-            "x.yaml:6: topics[0].assignment.1: replication factor 1 differs from partition 0's 2 (RF must match inside "
-            "a topic)",
+            BASE + "topics:\n  - name: t\n    assignment:\n      0: [1, 2]\n      1: [2]\n    replication_factor: 2\n",
+            "x.yaml:6: topics[0].assignment.1: replication factor 1 differs from replication_factor 2",
         ),
         (
             BASE + "topics:\n  - name: t\n    partitions: 0\n    replication_factor: 1\n",
@@ -51,10 +50,10 @@ def error(text):
         ),
         (
             BASE
-            + "topics:\n  - name: t\n    assignment:\n      0: [1, 2]\n      1: [2, 3, 1]\n    adding: {1: [3, 1]}\n",
-            "x.yaml:6: topics[0].assignment.1: replication factor 1 (3 replicas, 2 adding) differs from partition 0's "
-            "2 "
-            "(RF must match inside a topic)",
+            + "topics:\n  - name: t\n    assignment:\n      0: [1, 2]\n      1: [2, 3, 1]\n    adding: {1: [3, 1]}\n"
+            + "    replication_factor: 2\n",
+            "x.yaml:6: topics[0].assignment.1: replication factor 1 (3 replicas, 2 adding) differs from "
+            "replication_factor 2",
         ),
         ("brokers: [{id: 1}\n", None),
         (
@@ -234,15 +233,25 @@ TOPIC = BASE + "topics:\n  - name: t\n"
             "x.yaml:5: topics[0].replication_factor: says 3 but the assignment has 2 replicas per partition",
         ),
         (
-            TOPIC + "    assignment:\n      0: [1, 2]\n      1: [1, 2, 3]\n    adding: {1: [2, 3]}\n",
-            "x.yaml:6: topics[0].assignment.1: replication factor 1 (3 replicas, 2 adding) differs from partition 0's "
-            "2 (RF must match inside a topic)",
+            TOPIC + "    assignment:\n      0: [1, 2]\n      1: [1, 2, 3]\n    adding: {1: [2, 3]}\n"
+            "    replication_factor: 2\n",
+            "x.yaml:6: topics[0].assignment.1: replication factor 1 (3 replicas, 2 adding) differs from "
+            "replication_factor 2",
         ),
     ],
 )
 def test_topic_validation_messages(text, message):
     """Every check of a topic entry: its exact file:line: path: problem text."""
     assert error(text) == message
+
+
+def test_partitions_of_a_topic_may_differ_in_replication_factor():
+    # Kafka lets a reassignment change some partitions' replication factor only; the file round-trips (kafka export)
+    text = BASE + "topics:\n  - name: t\n    assignment:\n      0: [1, 2, 3]\n      1: [2, 3]\n"
+    cluster = parse_topology(text, "x.yaml")
+    assert [p.replicas for p in cluster.topic("t").partitions] == [(1, 2, 3), (2, 3)]
+    assert cluster.topic("t").replication_factor == 3  # partition 0's, as kafka-topics --describe prints it
+    assert parse_topology(dump_topology(cluster), "y.yaml") == cluster
 
 
 @pytest.mark.parametrize(

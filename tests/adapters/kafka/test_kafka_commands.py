@@ -336,6 +336,45 @@ def test_batches_wait_with_progress_then_verify(kraft, tmp_path):
     assert [(p.replicas, p.adding) for p in kraft.topics["orders"].partitions[:2]] == [([3, 2], []), ([1, 3], [])]
 
 
+def test_a_replication_factor_change_in_batches_runs_through(kraft, tmp_path):
+    # orders RF 2 -> 3 one partition per batch: between batches the topic's partitions differ in replication factor
+    # (legal in Kafka), and each batch's read of the cluster must take that
+    out_dir = tmp_path / "rf"
+    code, out, err = run_here(
+        "reassign", "set-replication-factor", kraft.url, "--topic", "orders", "--replication-factor", "3",
+        "--output-dir", str(out_dir), "--batch-size", "1",
+    )  # fmt: skip
+    assert code == 0, err
+    files = [str(out_dir / f"proposed-00{i}.json") for i in (1, 2, 3)]
+    finished = threading.Event()
+
+    def drive() -> None:  # catch up whenever the command looks (DescribeLogDirs, key 35)
+        seen = 0
+        while not finished.wait(0.02):
+            polls = sum(1 for key, _ in list(kraft.requests) if key == 35)
+            if polls > seen:
+                seen = polls
+                kraft.step(5000)
+
+    driver = threading.Thread(target=drive)
+    driver.start()
+    try:
+        argv = [a for f in files for a in ("--reassignment-json-file", f)]
+        code, out, err = run_here("kafka", "submit", kraft.url, *argv, "--poll", "0.05", "--execute", "--quiet")
+    finally:
+        finished.set()
+        driver.join()
+    assert (code, err) == (0, f"wrote the rollback JSON to {files[0]}.rollback.json\n")
+    assert out.count("Successfully started partition reassignment for ") == 3
+    assert [len(p.replicas) for p in kraft.topics["orders"].partitions] == [3, 3, 3]
+    kraft.partition("orders", 2).replicas = [3, 1]  # partition 2 back at RF 2: a topic of mixed factors reads
+    kraft.partition("orders", 2).isr = [3, 1]
+    code, out, err = run_here("describe", kraft.url, "--topic", "orders")
+    assert (code, err) == (0, "")
+    assert out.splitlines()[0].startswith("Topic: orders\tTopicId: AAAAAAAAAAAAAAAAAAAREQ\tPartitionCount: 3\t")
+    assert "\tPartition: 2\tLeader: 3\tReplicas: 3,1\tIsr: 3,1\t" in out
+
+
 def test_ctrl_c_while_waiting_leaves_a_state_cancel_finishes(kraft, tmp_path):
     plan = _plan(tmp_path)
     proc = _start(
