@@ -41,11 +41,12 @@ TIMEOUT = typer.Option(
     min=0.1,
     help="Bootstrap and request time limit (default $KAFKA_PLANNER_KAFKA_TIMEOUT, else 10).",
 )
-REASSIGNMENT = typer.Option(
+REASSIGNMENTS = typer.Option(
     ...,
     "--reassignment-json-file",
     metavar="FILE",
-    help="Kafka's reassignment JSON (as kafka-reassign-partitions.sh takes).",
+    help="Kafka's reassignment JSON (as kafka-reassign-partitions.sh takes); repeat it for a plan's batch files, as "
+    "submit takes them.",
 )
 PRESERVE = typer.Option(False, "--preserve-throttles", help="As Kafka's: do not clear the throttles.")
 QUIET = typer.Option(False, "--quiet", "-q", help="No progress or notes on stderr.")
@@ -77,6 +78,17 @@ def _reassignment(path: str):
 
     text = read_option_file(path, "--reassignment-json-file")
     return kj.parse_reassignment_json(text, path), kj.parse_log_dir_moves(text, path)
+
+
+def _reassignments(paths: List[str]):
+    """Every file's partitions and log-dir moves together (a plan's batch files, as `submit` reads them)."""
+    targets: dict = {}
+    log_dirs: dict = {}
+    for path in paths:
+        proposed, moves = _reassignment(path)
+        targets.update(proposed)
+        log_dirs.update(moves)
+    return targets, log_dirs
 
 
 @kafka_app.command("export")
@@ -311,7 +323,7 @@ def progress_line(index: int, batches: int, p) -> str:
 @kafka_app.command("status")
 def status(
     url: str = URL,
-    reassignment_json_file: str = REASSIGNMENT,
+    reassignment_json_file: List[str] = REASSIGNMENTS,
     preserve_throttles: bool = PRESERVE,
     command_config: Optional[str] = COMMAND_CONFIG,
     timeout: Optional[float] = TIMEOUT,
@@ -319,7 +331,7 @@ def status(
     """kafka-reassign-partitions.sh --verify: each partition's state; once nothing moves, the throttles cleared."""
     from planner.adapters.kafka import steps as ra
 
-    targets, log_dirs = _reassignment(reassignment_json_file)
+    targets, log_dirs = _reassignments(reassignment_json_file)
     with _session(url, command_config, timeout) as session:
         ra.verify(session, targets, log_dirs, preserve_throttles, _out)
 
@@ -327,7 +339,7 @@ def status(
 @kafka_app.command("cancel")
 def cancel(
     url: str = URL,
-    reassignment_json_file: str = REASSIGNMENT,
+    reassignment_json_file: List[str] = REASSIGNMENTS,
     execute: bool = typer.Option(False, "--execute", help="Change the cluster. Without it: a dry run."),
     preserve_throttles: bool = PRESERVE,
     command_config: Optional[str] = COMMAND_CONFIG,
@@ -336,7 +348,7 @@ def cancel(
     """kafka-reassign-partitions.sh --cancel: revert the listed reassignments to their original replicas."""
     from planner.adapters.kafka import steps as ra
 
-    targets, log_dirs = _reassignment(reassignment_json_file)
+    targets, log_dirs = _reassignments(reassignment_json_file)
     with _session(url, command_config, timeout) as session:
         ra.cancel(session, targets, log_dirs, preserve_throttles, execute, _out)
 

@@ -409,6 +409,30 @@ def test_ctrl_c_while_waiting_leaves_a_state_cancel_finishes(kraft, tmp_path):
     assert kraft.partition("orders", 0).replicas == [2, 1]
 
 
+def test_status_and_cancel_take_a_plans_batch_files_as_submit_does(kraft, tmp_path):
+    # the interrupted-submit message names every batch file for status and cancel: each must read them all (before,
+    # the last one given won, and cancel left batch 1 moving while it said none was active)
+    b1 = _plan(tmp_path, {"version": 1, "partitions": PLAN["partitions"][:1]}, "proposed-001.json")
+    b2 = _plan(tmp_path, {"version": 1, "partitions": PLAN["partitions"][1:]}, "proposed-002.json")
+    code, out, err = run_here("kafka", "submit", kraft.url, "--reassignment-json-file", b1, "--execute", "--quiet")
+    assert code == 0, err
+    both = ("--reassignment-json-file", b1, "--reassignment-json-file", b2)
+    code, out, err = run_here("kafka", "status", kraft.url, *both)
+    assert (code, err) == (0, "")
+    assert out == (
+        "Status of partition reassignment:\nReassignment of partition orders-0 is still in progress.\n"
+        "There is no active reassignment of partition orders-1, but replica set is 2,3 rather than 1,3.\n\n"
+    )
+    code, out, err = run_here("kafka", "cancel", kraft.url, *both, "--execute")
+    assert (code, err) == (0, "")
+    assert out == (
+        "Successfully cancelled partition reassignment for: orders-0\n"
+        "None of the specified partition moves are active.Clearing broker-level throttles on brokers 1,2,3\n"
+        "Clearing topic-level throttles on topic orders\n"
+    )
+    assert (kraft.partition("orders", 0).replicas, kraft.partition("orders", 0).adding) == ([2, 1], [])
+
+
 def test_jbod_log_dirs_moved_with_alter_replica_log_dirs(tmp_path):
     from fake_cluster import FakeBroker, FakeCluster
 
