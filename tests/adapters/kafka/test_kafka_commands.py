@@ -4,6 +4,7 @@ rollback JSON written before anything changes, batches with --wait, Ctrl-C."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from typing import Iterator
 
 from fake_cluster import run_here
 
@@ -286,22 +288,34 @@ def _start(args):
     )
 
 
-def test_batches_wait_with_progress_then_verify(kraft, tmp_path):
-    plan = _plan(tmp_path)
+@contextlib.contextmanager
+def _catching_up(kraft, step: int) -> Iterator[None]:
+    """While the block runs, the fake's replicas catch up by `step` bytes each time the command looks
+    (DescribeLogDirs, key 35)."""
     finished = threading.Event()
 
-    def drive() -> None:  # the replicas catch up by 250 bytes each time the command looks (DescribeLogDirs, key 35),
-        # so every poll sees progress however slowly the machine runs
+    def drive() -> None:
         seen = 0
         while not finished.wait(0.02):
             polls = sum(1 for key, _ in list(kraft.requests) if key == 35)
             if polls > seen:
                 seen = polls
-                kraft.step(250)
+                kraft.step(step)
 
     driver = threading.Thread(target=drive)
     driver.start()
     try:
+        yield
+    finally:
+        finished.set()
+        driver.join()
+
+
+def test_batches_wait_with_progress_then_verify(kraft, tmp_path):
+    plan = _plan(tmp_path)
+    # the replicas catch up by 250 bytes each time the command looks, so every poll sees progress however slowly the
+    # machine runs
+    with _catching_up(kraft, 250):
         code, out, err = run_here(
             "kafka",
             "submit",
@@ -317,9 +331,6 @@ def test_batches_wait_with_progress_then_verify(kraft, tmp_path):
             "0.1",
             "--wait",
         )
-    finally:
-        finished.set()
-        driver.join()
     assert code == 0, err
     assert out.count("Successfully started partition reassignment for ") == 2
     assert out.startswith("Batch 1/2: 1 partition\n")
@@ -346,24 +357,9 @@ def test_a_replication_factor_change_in_batches_runs_through(kraft, tmp_path):
     )  # fmt: skip
     assert code == 0, err
     files = [str(out_dir / f"proposed-00{i}.json") for i in (1, 2, 3)]
-    finished = threading.Event()
-
-    def drive() -> None:  # catch up whenever the command looks (DescribeLogDirs, key 35)
-        seen = 0
-        while not finished.wait(0.02):
-            polls = sum(1 for key, _ in list(kraft.requests) if key == 35)
-            if polls > seen:
-                seen = polls
-                kraft.step(5000)
-
-    driver = threading.Thread(target=drive)
-    driver.start()
-    try:
-        argv = [a for f in files for a in ("--reassignment-json-file", f)]
+    argv = [a for f in files for a in ("--reassignment-json-file", f)]
+    with _catching_up(kraft, 5000):
         code, out, err = run_here("kafka", "submit", kraft.url, *argv, "--poll", "0.05", "--execute", "--quiet")
-    finally:
-        finished.set()
-        driver.join()
     assert (code, err) == (0, f"wrote the rollback JSON to {files[0]}.rollback.json\n")
     assert out.count("Successfully started partition reassignment for ") == 3
     assert [len(p.replicas) for p in kraft.topics["orders"].partitions] == [3, 3, 3]
