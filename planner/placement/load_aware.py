@@ -1,16 +1,21 @@
 """Load-aware placement of a new topic or new partitions (`--placer load-aware`): not Kafka's algorithm, an
 alternative under the rebalancer's goals for clusters whose load is uneven (new brokers, say).
 
-Partition by partition, replica by replica, in the rebalancer's goal order: the broker holding fewest replicas
-overall (the lightest brokers, new ones first, fill up), then fewest replicas of this topic (the topic spreads), then
-the lowest id. Of the replicas chosen, the preferred leader is the one leading fewest partitions, then fewest of this
-topic. With racks, each replica goes to a rack the partition does not use yet while one is left (rack-safe:
-min(RF, racks) racks). Deterministic; the result prints as Kafka's `--replica-assignment`.
+Partition by partition, replica by replica: the broker holding fewest replicas of this topic (the rebalancer's topic
+goal: each topic within 1 of its even share, so `reassign rebalance` has no reason to move the new topic), then
+fewest replicas overall (what does not divide evenly goes to the lightest brokers, new ones first: the replica spread
+never widens), then the lowest id. A placement that gave the lightest brokers everything evened the replica counts
+but stacked the whole topic on the new brokers, which the rebalancer then moved away again. Each partition's first
+replica (its preferred leader) is chosen among those by the topic's leaders, then all leaders; then leadership is
+handed along chains of the new partitions' replicas (a reordering, as the rebalancer's leader goal does) until the
+topic's leaders are within 1 and then, that kept, all leaders as even as these replica sets allow. With racks, each
+replica goes to a rack the partition does not use yet while one is left (rack-safe: min(RF, racks) racks); racks of
+different sizes force some topics wider. Deterministic; the result prints as Kafka's `--replica-assignment`.
 """
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from planner.model import Cluster, PlannerError
 from planner.placement.adminutils import validate_increase
@@ -39,8 +44,13 @@ class _Load:
             self.t_leaders[b] += pos == 0
 
 
-def _pick(pool: Sequence[int], load: _Load) -> int:
-    return min(pool, key=lambda b: (load.replicas[b], load.t_replicas[b], b))
+def _pick(pool: Sequence[int], load: _Load, lead: bool) -> int:
+    # the topic's spread first (the rebalancer's topic goal: each topic within 1 of its even share), then the
+    # lightest broker: a topic of n*k replicas on n brokers gets k each, only the remainder fills the lightest ones;
+    # the first replica (the preferred leader) among those by the leaders goal's order: the topic's, then all
+    if lead:
+        return min(pool, key=lambda b: (load.t_replicas[b], load.replicas[b], load.t_leaders[b], load.leaders[b], b))
+    return min(pool, key=lambda b: (load.t_replicas[b], load.replicas[b], b))
 
 
 def _partition(brokers: Sequence[int], rack_of: Mapping[int, str | None], rf: int, load: _Load) -> list[int]:
@@ -52,8 +62,8 @@ def _partition(brokers: Sequence[int], rack_of: Mapping[int, str | None], rf: in
         fresh = [b for b in pool if rack_of[b] not in used]
         if racks and len(used) < len(racks) and fresh:
             pool = fresh
-        chosen.append(_pick(pool, load))
-    head = min(chosen, key=lambda b: (load.leaders[b], load.t_leaders[b], b))
+        chosen.append(_pick(pool, load, not chosen))
+    head = min(chosen, key=lambda b: (load.t_leaders[b], load.leaders[b], b))
     chosen.remove(head)
     chosen.insert(0, head)
     load.add(chosen)
@@ -83,18 +93,81 @@ def place_load_aware(
         raise PlannerError(f"Replication factor: {replication_factor} larger than available brokers: {len(brokers)}.")
     rack_of = {b.id: (b.rack if rack_aware else None) for b in cluster.brokers}
     load = _Load(cluster, brokers, topic)
-    return {start_partition_id + p: _partition(brokers, rack_of, replication_factor, load) for p in range(n_partitions)}
+    placed = {
+        start_partition_id + p: _partition(brokers, rack_of, replication_factor, load) for p in range(n_partitions)
+    }
+    _spread_leaders(placed, load)
+    return placed
+
+
+def _spread_leaders(placed: Mapping[int, list[int]], load: _Load) -> None:
+    """Hand preferred leadership along a chain of the new partitions (each led by the previous broker of the chain,
+    holding the next as a replica: the rebalancer's leader goal reorders replica lists the same way, no data moves),
+    in its order: from a broker leading most of the topic to one leading at least two fewer of it, until no such
+    chain is left (the topic's leaders within 1 where its replica sets allow); then, the topic's spread kept, from a
+    broker leading most partitions to one leading at least two fewer. Each chain lowers the sum of squares of the
+    topic's leader counts (first), or of all leader counts while the topic's stay the same (then), so it ends."""
+    parts = list(placed.values())
+    t_lead, lead = load.t_leaders, load.leaders
+    while True:
+        top = max(t_lead.values())
+        path = _chain(parts, sorted(b for b, n in t_lead.items() if n == top), lambda u, v: t_lead[v] + 2 <= t_lead[u])
+        if path is None:
+            for u0 in sorted((b for b, n in t_lead.items() if n == top), key=lambda b: (-lead[b], b)):
+                path = _chain(parts, [u0], lambda u, v: t_lead[v] < t_lead[u] and lead[v] + 2 <= lead[u])
+                if path is not None:
+                    break
+        if path is None:
+            return
+        for u, i, v in path:
+            parts[i].remove(v)
+            parts[i].insert(0, v)
+            for b, d in ((u, -1), (v, 1)):
+                lead[b] += d
+                t_lead[b] += d
+
+
+def _chain(
+    parts: Sequence[list[int]], starts: Sequence[int], ends: Callable[[int, int], bool]
+) -> list[tuple[int, int, int]] | None:
+    """The shortest chain of leadership hand-overs (broker, partition it leads, replica taking over) from one of
+    `starts` (u) to a broker v with ends(u, v); None if there is none."""
+    led: dict[int, list[int]] = {}
+    for i, replicas in enumerate(parts):
+        led.setdefault(replicas[0], []).append(i)
+    via: dict[int, tuple[int, int]] = {}  # broker -> (the broker it takes leadership from, the partition)
+    root = {b: b for b in starts}
+    frontier = list(starts)
+    while frontier:
+        nxt = []
+        for u in frontier:
+            for i in led.get(u, ()):
+                for v in parts[i][1:]:
+                    if v in root:
+                        continue
+                    root[v] = root[u]
+                    via[v] = (u, i)
+                    if ends(root[v], v):
+                        path = []
+                        while v in via:
+                            u, i = via[v]
+                            path.append((u, i, v))
+                            v = u
+                        return path
+                    nxt.append(v)
+        frontier = nxt
+    return None
 
 
 class LoadAwarePlacer:
-    """`load-aware`: not Kafka's; the lightest brokers first (new ones first), rack-safe."""
+    """`load-aware`: not Kafka's; the topic spread evenly, the remainder on the lightest brokers, rack-safe."""
 
     name = "load-aware"
     description = (
-        "not Kafka's; fills the lightest brokers (new ones first), rack-safe; "
+        "not Kafka's; spreads the topic evenly, the rest on the lightest brokers (new ones first), rack-safe; "
         "print it with --format replica-assignment for kafka-topics --create"
     )
-    how = "load-aware placement (not Kafka's): lightest brokers first, rack-safe"
+    how = "load-aware placement (not Kafka's): the topic spread evenly, the rest on the lightest brokers, rack-safe"
 
     def new_topic(
         self,
