@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Callable, Mapping, Sequence
 
 from planner.model import Cluster, PlannerError
-from planner.placement.adminutils import validate_increase
+from planner.placement.adminutils import broker_metadatas, validate_increase
 
 
 class _Load:
@@ -84,14 +84,16 @@ def place_load_aware(
     fenced broker cannot lead, and the controller's placer puts nothing there while unfenced brokers suffice) and not
     cordoned (KIP-1066), counting the load the cluster already carries (and, for new partitions, the topic's existing
     ones)."""
-    brokers = sorted(b.id for b in cluster.brokers if b.placeable)
+    # the tools' getBrokerMetadatas first, as the default placer (RackAwareMode.Enforced: racks on only some brokers
+    # are Kafka's error, with its text)
+    rack_of = dict(broker_metadatas([(b.id, b.rack) for b in cluster.brokers if b.placeable], rack_aware))
+    brokers = sorted(rack_of)
     if n_partitions <= 0:
         raise PlannerError("Number of partitions must be larger than 0.")
     if replication_factor <= 0:
         raise PlannerError("Replication factor must be larger than 0.")
     if replication_factor > len(brokers):
         raise PlannerError(f"Replication factor: {replication_factor} larger than available brokers: {len(brokers)}.")
-    rack_of = {b.id: (b.rack if rack_aware else None) for b in cluster.brokers}
     load = _Load(cluster, brokers, topic)
     placed = {
         start_partition_id + p: _partition(brokers, rack_of, replication_factor, load) for p in range(n_partitions)

@@ -2,7 +2,9 @@
 
 from collections import Counter
 
-from planner.model import Broker, Cluster, make_topic
+import pytest
+
+from planner.model import Broker, Cluster, PlannerError, make_topic
 from planner.placement.adminutils import assign_replicas_to_brokers
 from planner.placement.load_aware import place_load_aware
 from planner.rebalance.moves import rack_safe
@@ -107,3 +109,16 @@ def test_load_aware_placement_on_seeded_uneven_clusters_keeps_the_topic_and_its_
     # the leaders goal orders as the rebalancer's: the topic's leaders within 1 first; on 3 clusters that and these
     # replica sets leave all leaders one wider than before (the rebalancer's leader goal can reorder them)
     assert dict(worst) == {"topic": 1, "topic leaders": 1, "replicas wider": 0, "leaders wider": 3}
+
+
+def test_load_aware_placement_refuses_racks_on_only_some_brokers_as_kafka_does():
+    # it ignored the racks silently (1:2,3:1,2:3 on brokers 1 rack a, 2 rack b, 3 none), where Kafka's tools and the
+    # default placer refuse (AdminZkClient.getBrokerMetadatas, RackAwareMode.Enforced); --disable-rack-aware places
+    c = Cluster(brokers=(Broker(1, rack="a"), Broker(2, rack="b"), Broker(3)))
+    with pytest.raises(PlannerError) as exc:
+        place_load_aware(c, 3, 2, topic="x")
+    assert str(exc.value) == (
+        "Not all brokers have rack information. Add --disable-rack-aware in command line to make replica "
+        "assignment without rack information."
+    )
+    assert place_load_aware(c, 3, 2, topic="x", rack_aware=False) == {0: [1, 2], 1: [3, 1], 2: [2, 3]}
