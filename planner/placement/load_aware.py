@@ -1,16 +1,15 @@
 """Load-aware placement of a new topic or new partitions (`--placer load-aware`): not Kafka's algorithm, an
 alternative under the rebalancer's goals for clusters whose load is uneven (new brokers, say).
 
-Partition by partition, replica by replica: the broker holding fewest replicas of this topic (the rebalancer's topic
-goal: each topic within 1 of its even share, so `reassign rebalance` has no reason to move the new topic), then
-fewest replicas overall (what does not divide evenly goes to the lightest brokers, new ones first: the replica spread
-never widens), then the lowest id. A placement that gave the lightest brokers everything evened the replica counts
-but stacked the whole topic on the new brokers, which the rebalancer then moved away again. Each partition's first
-replica (its preferred leader) is chosen among those by the topic's leaders, then all leaders; then leadership is
-handed along chains of the new partitions' replicas (a reordering, as the rebalancer's leader goal does) until the
-topic's leaders are within 1 and then, that kept, all leaders as even as these replica sets allow. With racks, each
-replica goes to a rack the partition does not use yet while one is left (rack-safe: min(RF, racks) racks); racks of
-different sizes force some topics wider. Deterministic; the result prints as Kafka's `--replica-assignment`.
+Partition by partition, replica by replica, in the rebalancer's goal order: the broker holding fewest replicas
+overall (the replica-count goal: the lightest brokers, new ones first, fill up), then fewest replicas of this topic
+(the topic goal), then the lowest id. Each partition's first replica (its preferred leader) is the one leading fewest
+partitions, then fewest of this topic; then leadership is handed along chains of the new partitions' replicas (a
+reordering, as the rebalancer's leader goal does) until all leaders are as even as these replica sets allow and then,
+that kept, the topic's. On a cluster with new, empty brokers the new topic goes to them: that evens the replica counts
+first, as the goals rank them, and `reassign rebalance` later spreads every topic over every broker. With racks, each
+replica goes to a rack the partition does not use yet while one is left (rack-safe: min(RF, racks) racks).
+Deterministic; the result prints as Kafka's `--replica-assignment`.
 """
 
 from __future__ import annotations
@@ -44,13 +43,10 @@ class _Load:
             self.t_leaders[b] += pos == 0
 
 
-def _pick(pool: Sequence[int], load: _Load, lead: bool) -> int:
-    # the topic's spread first (the rebalancer's topic goal: each topic within 1 of its even share), then the
-    # lightest broker: a topic of n*k replicas on n brokers gets k each, only the remainder fills the lightest ones;
-    # the first replica (the preferred leader) among those by the leaders goal's order: the topic's, then all
-    if lead:
-        return min(pool, key=lambda b: (load.t_replicas[b], load.replicas[b], load.t_leaders[b], load.leaders[b], b))
-    return min(pool, key=lambda b: (load.t_replicas[b], load.replicas[b], b))
+def _pick(pool: Sequence[int], load: _Load) -> int:
+    # the rebalancer's goal order: the lightest broker (the replica-count goal: new, empty brokers fill first), then
+    # fewest replicas of this topic (the topic goal), then the lowest id
+    return min(pool, key=lambda b: (load.replicas[b], load.t_replicas[b], b))
 
 
 def _partition(brokers: Sequence[int], rack_of: Mapping[int, str | None], rf: int, load: _Load) -> list[int]:
@@ -62,8 +58,8 @@ def _partition(brokers: Sequence[int], rack_of: Mapping[int, str | None], rf: in
         fresh = [b for b in pool if rack_of[b] not in used]
         if racks and len(used) < len(racks) and fresh:
             pool = fresh
-        chosen.append(_pick(pool, load, not chosen))
-    head = min(chosen, key=lambda b: (load.t_leaders[b], load.leaders[b], b))
+        chosen.append(_pick(pool, load))
+    head = min(chosen, key=lambda b: (load.leaders[b], load.t_leaders[b], b))
     chosen.remove(head)
     chosen.insert(0, head)
     load.add(chosen)
@@ -105,20 +101,26 @@ def place_load_aware(
 def _spread_leaders(placed: Mapping[int, list[int]], load: _Load) -> None:
     """Hand preferred leadership along a chain of the new partitions (each led by the previous broker of the chain,
     holding the next as a replica: the rebalancer's leader goal reorders replica lists the same way, no data moves),
-    in its order: from a broker leading most of the topic to one leading at least two fewer of it, until no such
-    chain is left (the topic's leaders within 1 where its replica sets allow); then, the topic's spread kept, from a
-    broker leading most partitions to one leading at least two fewer. Each chain lowers the sum of squares of the
-    topic's leader counts (first), or of all leader counts while the topic's stay the same (then), so it ends."""
+    in that goal's order: from a broker leading most partitions to one leading at least two fewer, until no such chain
+    is left (the leaders per broker as even as these replica sets allow); then, that kept, from a broker leading most
+    of the topic to one leading at least two fewer of it and fewer partitions in all. Each chain lowers the sum of
+    squares of all leader counts (first), or of the topic's while that of all does not grow (then), so it ends."""
     parts = list(placed.values())
     t_lead, lead = load.t_leaders, load.leaders
+    rules: tuple[tuple[dict[int, int], Callable[[int, int], bool]], ...] = (
+        (lead, lambda u, v: lead[v] + 2 <= lead[u]),
+        (t_lead, lambda u, v: t_lead[v] + 2 <= t_lead[u] and lead[v] < lead[u]),
+    )
     while True:
-        top = max(t_lead.values())
-        path = _chain(parts, sorted(b for b, n in t_lead.items() if n == top), lambda u, v: t_lead[v] + 2 <= t_lead[u])
-        if path is None:
-            for u0 in sorted((b for b, n in t_lead.items() if n == top), key=lambda b: (-lead[b], b)):
-                path = _chain(parts, [u0], lambda u, v: t_lead[v] < t_lead[u] and lead[v] + 2 <= lead[u])
+        heads = {r[0] for r in parts}
+        path = None
+        for counts, ends in rules:
+            for u0 in sorted(heads, key=lambda b: (-counts[b], b)):
+                path = _chain(parts, [u0], ends)
                 if path is not None:
                     break
+            if path is not None:
+                break
         if path is None:
             return
         for u, i, v in path:
@@ -162,14 +164,14 @@ def _chain(
 
 
 class LoadAwarePlacer:
-    """`load-aware`: not Kafka's; the topic spread evenly, the remainder on the lightest brokers, rack-safe."""
+    """`load-aware`: not Kafka's; the lightest brokers first (new ones first), rack-safe."""
 
     name = "load-aware"
     description = (
-        "not Kafka's; spreads the topic evenly, the rest on the lightest brokers (new ones first), rack-safe; "
+        "not Kafka's; fills the lightest brokers (new ones first), rack-safe; "
         "print it with --format replica-assignment for kafka-topics --create"
     )
-    how = "load-aware placement (not Kafka's): the topic spread evenly, the rest on the lightest brokers, rack-safe"
+    how = "load-aware placement (not Kafka's): lightest brokers first, rack-safe"
 
     def new_topic(
         self,

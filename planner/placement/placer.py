@@ -6,7 +6,7 @@ chose. Registered (policy.py and load_aware.py hold the classes):
 
 * `kafka`: `AdminUtils.assignReplicasToBrokers` as ZooKeeper-mode brokers and the tools run it;
 * `kraft`: the KRaft controller's `StripedReplicaPlacer`;
-* `load-aware`: not Kafka's; the topic spread evenly, the rest on the lightest brokers, rack-safe.
+* `load-aware`: not Kafka's; the lightest brokers first, rack-safe.
 
 The CLI builds its `--placer` choices and help from `PLACERS`; `register_placer` adds one.
 """

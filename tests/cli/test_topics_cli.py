@@ -343,8 +343,7 @@ def test_no_command_prints_help_exit_2(planner_cli):
 
 
 def test_create_topic_load_aware_placement_prints_a_replica_assignment(tmp_path):
-    # brokers 4-6 are new and empty: the load-aware placer (not Kafka's) gives them the larger share of the topic
-    # (2 replicas each, 1 on each old broker: the topic within 1 of its even share), one replica per rack
+    # brokers 4-6 are new and empty: the load-aware placer (not Kafka's) fills them first, one replica per rack
     path = tmp_path / "c.yaml"
     path.write_text(
         "brokers:\n"
@@ -373,10 +372,8 @@ def test_create_topic_load_aware_placement_prints_a_replica_assignment(tmp_path)
         text=True,
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == "4:5:6,1:2:3,5:4:6\n"
-    assert proc.stderr.startswith(
-        "load-aware placement (not Kafka's): the topic spread evenly, the rest on the lightest brokers, rack-safe\n"
-    )
+    assert proc.stdout == "4:5:6,5:4:6,6:4:5\n"
+    assert proc.stderr.startswith("load-aware placement (not Kafka's): lightest brokers first, rack-safe\n")
 
 
 @pytest.mark.parametrize(

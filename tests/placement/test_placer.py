@@ -46,5 +46,5 @@ def test_each_builtin_placer_says_how_it_chose():
     assert plan_new_topic(cluster, 2, 2, placer="kraft", seed=0)[1] == "KRaft striped placer, seed 0"
     assert plan_new_topic(cluster, 2, 2, placer="load-aware") == (
         {0: [0, 1], 1: [2, 3]},
-        "load-aware placement (not Kafka's): the topic spread evenly, the rest on the lightest brokers, rack-safe",
+        "load-aware placement (not Kafka's): lightest brokers first, rack-safe",
     )
