@@ -140,6 +140,25 @@ def brokers(
     sys.stdout.write(render(cluster, loads))
 
 
+# The options each built-in placer reads (planner/placement/policy.py, load_aware.py); one it does not read is an
+# error rather than silently ignored (an operator giving --seed expects the placement to depend on it)
+_CREATE_OPTIONS = {"kafka": ("--start-index", "--seed"), "kraft": ("--seed",), "load-aware": ()}
+_ADD_OPTIONS = {"kafka": (), "kraft": ("--seed",), "load-aware": ()}
+_WHY = {
+    "load-aware": "its placement is deterministic",
+    "kraft": "--start-index is AdminUtils' fixedStartIndex, --placer kafka",
+    "kafka": "Kafka's addPartitions starts at partition 0's first replica, without a random draw",
+}
+
+
+def _refuse_unused(command: str, placer: str, uses: Mapping[str, tuple[str, ...]], **given: object) -> None:
+    if placer not in uses:
+        return  # a placer registered elsewhere: its options are its own business
+    for flag, value in given.items():
+        if value is not None and flag not in uses[placer]:
+            raise PlannerError(f"{command} --placer {placer} does not use {flag} ({_WHY[placer]}); leave it out")
+
+
 def validate_topic_name(name: str) -> None:
     """Kafka's `Topic.validate` texts (planner.adapters.validate, shared with every cluster source)."""
     from planner.adapters.validate import topic_name_problem
@@ -219,6 +238,11 @@ def create_topic(
     from planner.placement.placer import plan_new_topic
 
     validate_topic_name(topic)
+    _refuse_unused("create-topic", placer.value, _CREATE_OPTIONS, **{"--start-index": start_index, "--seed": seed})
+    if start_index is not None and seed is not None:  # the fixed start won and the seed was ignored
+        raise PlannerError(
+            "--start-index and --seed are alternatives (Kafka's fixed start index, or its random draw); give one"
+        )
     cluster = load_cluster(topology, offline_brokers)
     if cluster.has_topic(topic):
         raise PlannerError(f"Topic '{topic}' already exists.")
@@ -303,6 +327,7 @@ def add_partitions(
     from planner.model import Partition
     from planner.placement.placer import place_new_partitions
 
+    _refuse_unused("add-partitions", placer.value, _ADD_OPTIONS, **{"--seed": seed})
     cluster = load_cluster(topology, offline_brokers)
     if not cluster.has_topic(topic):
         raise PlannerError(f"Topic '{topic}' does not exist as expected")

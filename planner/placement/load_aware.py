@@ -2,18 +2,22 @@
 alternative under the rebalancer's goals for clusters whose load is uneven (new brokers, say).
 
 Partition by partition, replica by replica, in the rebalancer's goal order: the broker holding fewest replicas
-overall (the lightest brokers, new ones first, fill up), then fewest replicas of this topic (the topic spreads), then
-the lowest id. Of the replicas chosen, the preferred leader is the one leading fewest partitions, then fewest of this
-topic. With racks, each replica goes to a rack the partition does not use yet while one is left (rack-safe:
-min(RF, racks) racks). Deterministic; the result prints as Kafka's `--replica-assignment`.
+overall (the replica-count goal: the lightest brokers, new ones first, fill up), then fewest replicas of this topic
+(the topic goal), then the lowest id. Each partition's first replica (its preferred leader) is the one leading fewest
+partitions, then fewest of this topic; then leadership is handed along chains of the new partitions' replicas (a
+reordering, as the rebalancer's leader goal does) until all leaders are as even as these replica sets allow and then,
+that kept, the topic's. On a cluster with new, empty brokers the new topic goes to them: that evens the replica counts
+first, as the goals rank them, and `reassign rebalance` later spreads every topic over every broker. With racks, each
+replica goes to a rack the partition does not use yet while one is left (rack-safe: min(RF, racks) racks).
+Deterministic; the result prints as Kafka's `--replica-assignment`.
 """
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from planner.model import Cluster, PlannerError
-from planner.placement.adminutils import validate_increase
+from planner.placement.adminutils import broker_metadatas, validate_increase
 
 
 class _Load:
@@ -40,6 +44,8 @@ class _Load:
 
 
 def _pick(pool: Sequence[int], load: _Load) -> int:
+    # the rebalancer's goal order: the lightest broker (the replica-count goal: new, empty brokers fill first), then
+    # fewest replicas of this topic (the topic goal), then the lowest id
     return min(pool, key=lambda b: (load.replicas[b], load.t_replicas[b], b))
 
 
@@ -74,16 +80,87 @@ def place_load_aware(
     fenced broker cannot lead, and the controller's placer puts nothing there while unfenced brokers suffice) and not
     cordoned (KIP-1066), counting the load the cluster already carries (and, for new partitions, the topic's existing
     ones)."""
-    brokers = sorted(b.id for b in cluster.brokers if b.placeable)
+    # the tools' getBrokerMetadatas first, as the default placer (RackAwareMode.Enforced: racks on only some brokers
+    # are Kafka's error, with its text)
+    rack_of = dict(broker_metadatas([(b.id, b.rack) for b in cluster.brokers if b.placeable], rack_aware))
+    brokers = sorted(rack_of)
     if n_partitions <= 0:
         raise PlannerError("Number of partitions must be larger than 0.")
     if replication_factor <= 0:
         raise PlannerError("Replication factor must be larger than 0.")
     if replication_factor > len(brokers):
         raise PlannerError(f"Replication factor: {replication_factor} larger than available brokers: {len(brokers)}.")
-    rack_of = {b.id: (b.rack if rack_aware else None) for b in cluster.brokers}
     load = _Load(cluster, brokers, topic)
-    return {start_partition_id + p: _partition(brokers, rack_of, replication_factor, load) for p in range(n_partitions)}
+    placed = {
+        start_partition_id + p: _partition(brokers, rack_of, replication_factor, load) for p in range(n_partitions)
+    }
+    _spread_leaders(placed, load)
+    return placed
+
+
+def _spread_leaders(placed: Mapping[int, list[int]], load: _Load) -> None:
+    """Hand preferred leadership along a chain of the new partitions (each led by the previous broker of the chain,
+    holding the next as a replica: the rebalancer's leader goal reorders replica lists the same way, no data moves),
+    in that goal's order: from a broker leading most partitions to one leading at least two fewer, until no such chain
+    is left (the leaders per broker as even as these replica sets allow); then, that kept, from a broker leading most
+    of the topic to one leading at least two fewer of it and fewer partitions in all. Each chain lowers the sum of
+    squares of all leader counts (first), or of the topic's while that of all does not grow (then), so it ends."""
+    parts = list(placed.values())
+    t_lead, lead = load.t_leaders, load.leaders
+    rules: tuple[tuple[dict[int, int], Callable[[int, int], bool]], ...] = (
+        (lead, lambda u, v: lead[v] + 2 <= lead[u]),
+        (t_lead, lambda u, v: t_lead[v] + 2 <= t_lead[u] and lead[v] < lead[u]),
+    )
+    while True:
+        heads = {r[0] for r in parts}
+        path = None
+        for counts, ends in rules:
+            for u0 in sorted(heads, key=lambda b: (-counts[b], b)):
+                path = _chain(parts, [u0], ends)
+                if path is not None:
+                    break
+            if path is not None:
+                break
+        if path is None:
+            return
+        for u, i, v in path:
+            parts[i].remove(v)
+            parts[i].insert(0, v)
+            for b, d in ((u, -1), (v, 1)):
+                lead[b] += d
+                t_lead[b] += d
+
+
+def _chain(
+    parts: Sequence[list[int]], starts: Sequence[int], ends: Callable[[int, int], bool]
+) -> list[tuple[int, int, int]] | None:
+    """The shortest chain of leadership hand-overs (broker, partition it leads, replica taking over) from one of
+    `starts` (u) to a broker v with ends(u, v); None if there is none."""
+    led: dict[int, list[int]] = {}
+    for i, replicas in enumerate(parts):
+        led.setdefault(replicas[0], []).append(i)
+    via: dict[int, tuple[int, int]] = {}  # broker -> (the broker it takes leadership from, the partition)
+    root = {b: b for b in starts}
+    frontier = list(starts)
+    while frontier:
+        nxt = []
+        for u in frontier:
+            for i in led.get(u, ()):
+                for v in parts[i][1:]:
+                    if v in root:
+                        continue
+                    root[v] = root[u]
+                    via[v] = (u, i)
+                    if ends(root[v], v):
+                        path = []
+                        while v in via:
+                            u, i = via[v]
+                            path.append((u, i, v))
+                            v = u
+                        return path
+                    nxt.append(v)
+        frontier = nxt
+    return None
 
 
 class LoadAwarePlacer:

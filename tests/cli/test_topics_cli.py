@@ -374,3 +374,44 @@ def test_create_topic_load_aware_placement_prints_a_replica_assignment(tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "4:5:6,5:4:6,6:4:5\n"
     assert proc.stderr.startswith("load-aware placement (not Kafka's): lightest brokers first, rack-safe\n")
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ["create-topic", "--placer", "load-aware", "--seed", "5"],
+            "create-topic --placer load-aware does not use --seed (its placement is deterministic); leave it out",
+        ),
+        (
+            ["create-topic", "--placer", "load-aware", "--start-index", "0"],
+            "create-topic --placer load-aware does not use --start-index (its placement is deterministic); "
+            "leave it out",
+        ),
+        (
+            ["create-topic", "--placer", "kraft", "--start-index", "1"],
+            "create-topic --placer kraft does not use --start-index (--start-index is AdminUtils' fixedStartIndex, "
+            "--placer kafka); leave it out",
+        ),
+        (
+            ["create-topic", "--seed", "1", "--start-index", "0"],
+            "--start-index and --seed are alternatives (Kafka's fixed start index, or its random draw); give one",
+        ),
+        (
+            ["add-partitions", "--seed", "3"],
+            "add-partitions --placer kafka does not use --seed (Kafka's addPartitions starts at partition 0's first "
+            "replica, without a random draw); leave it out",
+        ),
+        (
+            ["add-partitions", "--placer", "load-aware", "--seed", "3"],
+            "add-partitions --placer load-aware does not use --seed (its placement is deterministic); leave it out",
+        ),
+    ],
+)
+def test_placement_options_the_placer_does_not_use_are_refused(planner_cli_here, args, message):
+    # they were ignored silently: --placer load-aware --seed 5 printed the same placement as without it, and
+    # --seed 1 --start-index 0 the fixed start's
+    command, *rest = args
+    sizes = ["--partitions", "3"] if command == "add-partitions" else ["--partitions", "3", "--replication-factor", "2"]
+    code, out, err = planner_cli_here(command, "topologies/producer-0.yaml", "--topic", "producer-0", *sizes, *rest)
+    assert (code, out, err) == (2, "", f"error: {message}\n")
