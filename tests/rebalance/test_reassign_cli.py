@@ -205,29 +205,49 @@ def test_status_and_list(topo, tmp_path, planner_cli):
     assert planner_cli("reassign", "list", topo) == (0, "No partition reassignments found.\n", "")
 
 
-def test_apply_refuses_a_partial_rf_change(topo, tmp_path, planner_cli):
-    # Kafka accepts it, but a topology file has one RF per topic: refuse rather than write an unreadable file
+def test_apply_writes_a_partial_rf_change(topo, tmp_path, planner_cli):
+    # Kafka accepts a reassignment changing the RF of some partitions only, and a topology file without
+    # replication_factor takes such a topic: apply writes it (it refused, saying a file keeps one RF per topic),
+    # and the result loads, plans and rolls back
     f = tmp_path / "r.json"
     f.write_text('{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,2,3]}]}')
     out_file = tmp_path / "after.yaml"
     code, out, err = planner_cli(
         "reassign", "apply", topo, "--reassignment-json-file", str(f), "--write", str(out_file)
     )
-    assert (code, out) == (2, "")
-    assert err == (
-        "error: after this reassignment topic bar mixes replication factors (bar-1 has 2, bar-0 has 3); "
-        "a topology file keeps one replication factor per topic: give every partition of bar the same "
-        "number of replicas\n"
+    assert (code, out, err) == (0, "", f"wrote {out_file} (1 partition(s) reassigned)\n")
+    bar = load_topology(str(out_file)).topic("bar")
+    assert [p.replicas for p in bar.partitions] == [(1, 2, 3), (2, 3)]
+    # a plan on the mixed topic, applied, then planned again: nothing left to do
+    plan_dir = tmp_path / "plan"
+    code, _, _ = planner_cli("reassign", "rebalance", str(out_file), "--output-dir", str(plan_dir))
+    assert code == 0
+    applied = tmp_path / "applied.yaml"
+    code, _, _ = planner_cli(
+        "reassign",
+        "apply",
+        str(out_file),
+        "--reassignment-json-file",
+        str(plan_dir / "proposed.json"),
+        "--write",
+        str(applied),
     )
-    assert not out_file.exists()
-    # the whole topic at once is fine, and the result loads
-    f.write_text(
-        '{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,2,3]},'
-        '{"topic":"bar","partition":1,"replicas":[2,3,4]}]}'
+    assert code == 0
+    code, out, _ = planner_cli("reassign", "rebalance", str(applied), "--format", "json")
+    assert (code, json.loads(out)["replica_moves"], json.loads(out)["partitions_touched"]) == (0, 0, 0)
+    # the rollback restores the mixed topic
+    back = tmp_path / "back.yaml"
+    code, _, _ = planner_cli(
+        "reassign",
+        "apply",
+        str(applied),
+        "--reassignment-json-file",
+        str(plan_dir / "current.json"),
+        "--write",
+        str(back),
     )
-    code, _, err = planner_cli("reassign", "apply", topo, "--reassignment-json-file", str(f), "--write", str(out_file))
-    assert (code, err) == (0, f"wrote {out_file} (2 partition(s) reassigned)\n")
-    assert load_topology(str(out_file)).topic("bar").replication_factor == 3
+    assert code == 0
+    assert [p.replicas for p in load_topology(str(back)).topic("bar").partitions] == [(1, 2, 3), (2, 3)]
 
 
 def test_output_dir_drops_files_of_an_earlier_plan(topo, tmp_path, planner_cli):
