@@ -675,6 +675,52 @@ def test_bytes_goal_capped_by_max_moves_says_so():
     assert balance(c, leaders=False, max_moves=4).replica_moves == 4
 
 
+def test_capped_bytes_line_and_a_fractional_tolerance_say_what_they_are():
+    # the cluster above, capped at 1 move with --byte-tolerance 0.5: the bytes line blamed "the goals are out of
+    # reach here" for what the cap left unmet, and the note gave the limit as 1.00, the limit of --byte-tolerance 0
+    from planner.formats.plan import render_plan_text
+
+    t = Topic("t", tuple(Partition("t", i, (i // 2,), size=s) for i, s in enumerate([10, 10, 10, 10, 5, 5, 5, 5])))
+    c = Cluster(brokers=tuple(Broker(i) for i in range(4)), topics=(t,))
+    plan = balance(c, leaders=False, max_moves=1, byte_tolerance=0.005)
+    text = render_plan_text(plan).splitlines()
+    assert text[3] == "Bytes to move:          0 B (0 B; lower bound 8 B: --max-moves left unmet: bytes)"
+    assert text[-2:] == [
+        "note: bytes per broker could not be brought within the tolerance: the largest broker holds 1.333 × the "
+        "mean, against 1.005 (--max-moves was reached)",
+        "note: --max-moves left these goals unmet: bytes",
+    ]
+    assert word_note(balance(c, leaders=False, max_moves=1, byte_tolerance=0.1).notes[0]).endswith(
+        "against 1.10 (--max-moves was reached)"
+    )
+
+
+def test_goals_kept_out_of_reach_by_an_excluded_topic_say_so(make_cluster):
+    # `a` (excluded) keeps 3 replicas on each of brokers 0 and 1: the counts cannot come within 1. The notes blamed
+    # racks or replica placement alone (there are no racks), and the moves line said twice that goals are out of reach
+    from planner.formats.plan import plan_stats, render_plan_text
+
+    c = make_cluster(4, 0, {"a": {0: (0, 1), 1: (0, 1), 2: (1, 0)}, "b": {0: (0,), 1: (1,)}})
+    plan = balance(c, exclude_topics=["a"])
+    assert plan.proposed == {TP("b", 0): (2,), TP("b", 1): (3,)}
+    text = render_plan_text(plan).splitlines()
+    assert text[1] == "Replica moves:          2 (lower bound 4: the goals are out of reach here, see the notes)"
+    fixed = "racks, replica placement or the partitions that never move (see the notes) constrain the moves"
+    assert [line for line in text if line.startswith("note:")] == [
+        f"note: replica counts could not be brought within 1 (1..3): {fixed}",
+        f"note: 1 topic(s) keep a replica spread above 1 per broker (a): {fixed}",
+        "note: 1 topic(s) keep a preferred-leader spread above 1 (up to 2) because of where their replicas are: no "
+        "choice of leaders among each partition's replicas (in its ISR) brings them within 1, reordering replica "
+        "lists changes nothing there (a)",
+        "note: 1 topic(s) excluded: never moved, still counted as load (a)",
+    ]
+    assert [n["text"] for n in plan_stats(plan)["notes"]] == [line[len("note: ") :] for line in text[-4:]]
+    # without the exclusion nothing stays put, and the words are as before
+    assert word_note(balance(c, max_moves=0).notes[0]) == (
+        "replica counts could not be brought within 1 (0..4): --max-moves was reached"
+    )
+
+
 def test_decommission_and_rebalance_of_six_brokers_with_unknown_sizes():
     # six-brokers.yaml: broker 3, alone in rack eu-west-1c, takes all of 6's replicas on a decommission of 6
     from pathlib import Path
