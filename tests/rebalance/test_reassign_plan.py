@@ -695,6 +695,23 @@ def test_capped_bytes_line_and_a_fractional_tolerance_say_what_they_are():
     )
 
 
+def test_a_cap_the_goals_do_not_need_changes_nothing():
+    # scale-out.yaml: the plan reaches every goal in 12 moves. Capped at 12, the goals took greedier steps under the
+    # budget and stopped with the bytes unmet ("lower bound 12: --max-moves left unmet: bytes") at 12 moves
+    from pathlib import Path
+
+    from planner.adapters.topology_yaml import load_topology
+
+    c = load_topology(str(Path(__file__).resolve().parents[2] / "examples" / "reassign" / "scale-out.yaml"))
+    free = balance(c)
+    assert (free.replica_moves, free.lower_bound, free.unmet) == (12, 12, ())
+    for cap in (12, 13):
+        plan = balance(c, max_moves=cap)
+        assert (plan.proposed, plan.unmet) == (free.proposed, ())
+    capped = balance(c, max_moves=11)  # below what the goals need: the cap stays, and says so
+    assert (capped.replica_moves, capped.unmet) == (11, ("replica-count", "topic-spread", "bytes"))
+
+
 def test_goals_kept_out_of_reach_by_an_excluded_topic_say_so(make_cluster):
     # `a` (excluded) keeps 3 replicas on each of brokers 0 and 1: the counts cannot come within 1. The notes blamed
     # racks or replica placement alone (there are no racks), and the moves line said twice that goals are out of reach

@@ -300,6 +300,9 @@ def balance(
     forced = _forced_bound(st, notes)
     if forced is not None:
         lower = forced
+    free = _uncapped(st, lower, polish, functools.partial(replan, cluster, goal=goal, progress=progress))
+    if free is not None:
+        return free
     proposed = _proposed(parts, st)
     notes += _leaderless(cluster, proposed)
     return Plan(
@@ -312,6 +315,19 @@ def balance(
         bytes_lower_bound=None if bytes_lower is None else bytes_lower[topic_bytes],
         unmet=tuple(dict.fromkeys(st.capped)),
     )
+
+
+def _uncapped(st: State, lower: int, polish: bool, replan: Callable[..., Plan]) -> Plan | None:
+    """Where --max-moves cut a goal short (`st.capped`) yet a plan reaching every goal may need no more optional
+    moves than it allows (`lower`, the bound, says so): the plan without the cap (`replan`), when it reaches every
+    goal within the cap. The goals under a budget take other, greedier steps than without one, so a cap the goals do
+    not need would otherwise change the plan (scale-out.yaml: 12 moves reach every goal; capped at 12, the plan left
+    the bytes unmet). Both plans make the same required moves: the hard goal runs first, uncapped, in both."""
+    cap = st.max_moves
+    if not st.capped or not polish or cap is None or lower - st.optional_from > cap:
+        return None
+    free = replan(max_moves=None, polish=True)
+    return free if not free.unmet and free.replica_moves - st.optional_from <= cap else None
 
 
 def _proposed(parts: Sequence[Partition], st: State) -> dict:
