@@ -252,7 +252,10 @@ def plan_stats(plan: Plan) -> dict:
             "preferred_leaders": [_spread([b0[b][1] for b in members]), _spread([b1[b][1] for b in members])],
             "bytes": [_spread([b0[b][2] for b in members]), _spread([b1[b][2] for b in members])],
         },
-        "notes": [_note_json(n, _fixed(plan.notes)) for n in list(plan.notes) + _tiered_notes(plan)],
+        "notes": [
+            _note_json(n, _fixed(plan.notes))
+            for n in list(plan.notes) + _unknown_size_notes(plan, m.unknown_size_moves) + _tiered_notes(plan)
+        ],
     }
 
 
@@ -316,6 +319,26 @@ def _bytes_line(plan: Plan, s: dict) -> str:
     if s["unknown_size_moves"]:
         line += f"; plus {s['unknown_size_moves']} replica(s) of unknown size"
     return line + ")"
+
+
+def _unknown_size_notes(plan: Plan, copies: int) -> list[str]:
+    """Where sizes are known for some topics and the plan copies replicas of others (replace-broker,
+    set-replication-factor, a checked file; the goals' plans name them already, `byte_balance.byte_notes`): which
+    topics, so that "plus N replica(s) of unknown size" is not read as 0 B."""
+    if not copies or any(getattr(n, "kind", None) == "unknown-sizes" for n in plan.notes):
+        return []
+    before, cur = plan.before, plan.current
+    names = sorted(
+        {
+            tp.topic
+            for tp, r in plan.proposed.items()
+            if before.topic(tp.topic).partitions[tp.partition].size is None and set(r) - set(cur[tp])
+        }
+    )
+    return [
+        f"{len(names)} topic(s) copied by this plan have no known size ({_names(names)}): their {copies} copied "
+        "replica(s) are counted as unknown, not 0 B, in the bytes to move"
+    ]
 
 
 def _tiered_notes(plan: Plan) -> list[str]:

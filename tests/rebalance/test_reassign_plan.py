@@ -695,6 +695,33 @@ def test_capped_bytes_line_and_a_fractional_tolerance_say_what_they_are():
     )
 
 
+def test_plans_copying_replicas_of_unknown_size_name_their_topics():
+    # six-brokers.yaml knows the sizes of orders only. set-replication-factor and replace-broker copy replicas of
+    # the others: the summary said "plus 12 replica(s) of unknown size" and no note named them (rebalance's does)
+    from pathlib import Path
+
+    from planner.adapters.topology_yaml import load_topology
+    from planner.formats.plan import plan_stats, render_plan_text
+
+    c = load_topology(str(Path(__file__).resolve().parents[2] / "topologies" / "six-brokers.yaml"))
+    plan = set_replication_factor(c, "clicks", 3)
+    text = render_plan_text(plan).splitlines()
+    assert text[3] == "Bytes to move:          0 B (0 B; plus 12 replica(s) of unknown size)"
+    assert text[-1] == (
+        "note: 1 topic(s) copied by this plan have no known size (clicks): their 12 copied replica(s) are counted "
+        "as unknown, not 0 B, in the bytes to move"
+    )
+    assert plan_stats(plan)["notes"][-1] == {"text": text[-1][len("note: ") :]}
+    plan = replace_broker(c, 1, 4)
+    assert [line for line in render_plan_text(plan).splitlines() if line.startswith("note:")] == [
+        "note: 3 topic(s) copied by this plan have no known size (__consumer_offsets, audit-log, clicks): their 31 "
+        "copied replica(s) are counted as unknown, not 0 B, in the bytes to move"
+    ]
+    # the goals' own note stands alone; a plan copying only replicas of known size gets none
+    assert [n["kind"] for n in plan_stats(balance(c))["notes"]] == ["unknown-sizes"]
+    assert plan_stats(set_replication_factor(c, "orders", 4))["notes"] == []
+
+
 def test_a_cap_the_goals_do_not_need_changes_nothing():
     # scale-out.yaml: the plan reaches every goal in 12 moves. Capped at 12, the goals took greedier steps under the
     # budget and stopped with the bytes unmet ("lower bound 12: --max-moves left unmet: bytes") at 12 moves
