@@ -32,6 +32,7 @@ def _names(items, limit: int = 10) -> str:
 _GOAL_WORDS = {
     "hard": "hard constraints",
     "empty-source": "emptying the source broker",
+    "replication-factor": "the new replication factor on every partition",
     "replica-count": "replica counts",
     "topic-spread": "topic spread",
     "preferred-leaders": "preferred leaders",
@@ -182,6 +183,13 @@ def _word_hard(n, fixed: bool = False) -> str | None:
     )
 
 
+def _word_rf(n, fixed: bool = False) -> str | None:
+    return (
+        f"--max-moves left {n.count} partition(s) at their replication factor ({_names(n.partitions)}): planning "
+        f"the applied plan again with the same cap takes the next of them to {int(n.values[0])}"
+    )
+
+
 def word_note(n, fixed: bool = False) -> str | None:
     """A note in words (plans from elsewhere may carry plain text). `fixed`: the plan leaves some partitions where
     they are whatever the goals (excluded topics, reassignments in progress: `_fixed`)."""
@@ -195,6 +203,7 @@ def word_note(n, fixed: bool = False) -> str | None:
         "preferred-leaders": _word_leaders,
         "bytes": _word_bytes,
         "hard": _word_hard,
+        "replication-factor": _word_rf,
     }[n.goal]
     return words(n, fixed)
 

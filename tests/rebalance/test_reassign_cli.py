@@ -519,3 +519,48 @@ def test_plan_commands_collect_cycles_less_often_and_restore_the_collector(topo,
     assert out.startswith("Plan: rebalance\n")
     code, _, _ = planner_cli_here("reassign", "rebalance", topo, "--broker-list", "99")
     assert (code, gc.get_threshold(), gc.get_freeze_count()) == (2, threshold, 0)  # also after an error
+
+
+def test_replace_broker_and_set_replication_factor_take_every_plan_option(topo, planner_cli):
+    # the options every plan command takes (one set for a script's every plan): replace-broker refused
+    # --byte-tolerance and --no-leader-balance ("No such option"), set-replication-factor all five
+    code, out, err = planner_cli(
+        "reassign", "set-replication-factor", topo, "--topic", "bar", "--replication-factor", "3", "--max-moves", "1",
+        "--exclude-topic", "foo", "--exclude-internal", "--byte-tolerance", "5", "--no-leader-balance",
+        "--format", "kafka",
+    )  # fmt: skip
+    assert (code, err) == (
+        0,
+        "note: --byte-tolerance and --no-leader-balance change nothing in a set-replication-factor plan: it adds or "
+        "removes replicas of one topic only, keeping each preferred leader\n",
+    )
+    assert out.splitlines()[-1] == (
+        '{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,2,6],"log_dirs":["any","any","any"]}]}'
+    )
+    code, out, err = planner_cli(
+        "reassign", "replace-broker", topo, "--source", "3", "--target", "6", "--byte-tolerance", "20",
+        "--no-leader-balance", "--exclude-topic", "bar", "--max-moves", "9",
+    )  # fmt: skip
+    assert (code, out.splitlines()[1]) == (0, "Replica moves:          4 (lower bound 4: optimal)")
+    assert err == (
+        "note: --byte-tolerance and --no-leader-balance change nothing in a replace-broker plan: only the source "
+        "broker's replicas move, each to its place in the list, so its preferred leaderships go to the target\n"
+    )
+    # checked as everywhere; the topic set-replication-factor changes cannot be excluded
+    for args, message in (
+        (["--byte-tolerance", "-1"], "--byte-tolerance -1: give a percentage between 0 and 1000"),
+        (["--max-moves", "-1"], "--max-moves must be at least 0"),
+        (["--exclude-topic", "("], "--exclude-topic '(': not a regular expression (missing ), unterminated subpattern "
+         "at position 0)"),
+        (["--exclude-topic", "b.*"], "--topic bar is excluded by --exclude-topic 'b.*': leave one of them out"),
+    ):  # fmt: skip
+        assert planner_cli(
+            "reassign", "set-replication-factor", topo, "--topic", "bar", "--replication-factor", "3", *args
+        ) == (2, "", f"error: {message}\n")
+    code, out, _ = planner_cli(
+        "reassign", "set-replication-factor", topo, "--topic", "bar", "--replication-factor", "3", "--max-moves", "1"
+    )
+    assert out.splitlines()[1] == (
+        "Replica moves:          1 (lower bound 2: --max-moves left unmet: the new replication factor on every "
+        "partition)"
+    )

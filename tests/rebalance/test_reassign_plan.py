@@ -722,6 +722,37 @@ def test_plans_copying_replicas_of_unknown_size_name_their_topics():
     assert plan_stats(set_replication_factor(c, "orders", 4))["notes"] == []
 
 
+def test_set_replication_factor_with_a_move_cap(make_cluster):
+    # --max-moves on set-replication-factor (every plan command takes it): at most N replicas added, whole partitions
+    # in partition order; the bound and the summary keep the whole change, and a note names what the cap left
+    c = make_cluster(6, 3, {"t": {0: (0, 1), 1: (1, 2), 2: (2, 3), 3: (3, 4)}})
+    free = set_replication_factor(c, "t", 3)
+    assert dict(free.proposed) == {
+        TP("t", 0): (0, 1, 5),
+        TP("t", 1): (1, 2, 0),
+        TP("t", 2): (2, 3, 4),
+        TP("t", 3): (3, 4, 5),
+    }
+    assert (free.replica_moves, free.lower_bound, free.unmet) == (4, 4, ())
+    plan = set_replication_factor(c, "t", 3, max_moves=3)
+    assert dict(plan.proposed) == {tp: r for tp, r in free.proposed.items() if tp.partition < 3}
+    assert (plan.replica_moves, plan.lower_bound, plan.unmet) == (3, 4, ("replication-factor",))
+    assert words(plan) == (
+        "--max-moves left 1 partition(s) at their replication factor (t-3): planning the applied plan again with "
+        "the same cap takes the next of them to 3",
+    )
+    assert words(set_replication_factor(c, "t", 3, max_moves=0)) == (
+        "--max-moves left 4 partition(s) at their replication factor (t-0, t-1, t-2, t-3): planning the applied plan "
+        "again with the same cap takes the next of them to 3",
+        "1 topic(s) keep a replica spread above 1 per broker (t): --max-moves was reached",
+    )
+    # the applied plan, planned again with the same cap, takes the rest; removing replicas copies nothing
+    again = set_replication_factor(c.with_assignment(plan.proposed), "t", 3, max_moves=3)
+    assert (dict(again.proposed), again.unmet) == ({TP("t", 3): (3, 4, 5)}, ())
+    assert set_replication_factor(c, "t", 1, max_moves=0).proposed == {TP("t", i): (i,) for i in range(4)}
+    assert set_replication_factor(c, "t", 3, max_moves=4).proposed == free.proposed
+
+
 def test_a_cap_the_goals_do_not_need_changes_nothing():
     # scale-out.yaml: the plan reaches every goal in 12 moves. Capped at 12, the goals took greedier steps under the
     # budget and stopped with the bytes unmet ("lower bound 12: --max-moves left unmet: bytes") at 12 moves
