@@ -770,6 +770,23 @@ def test_a_cap_the_goals_do_not_need_changes_nothing():
     assert (capped.replica_moves, capped.unmet) == (11, ("replica-count", "topic-spread", "bytes"))
 
 
+def test_a_capped_plan_prints_the_bounds_of_the_goals():
+    # six-brokers.yaml, decommission of 6: 33 required moves, 37 for every goal. Capped, the bound came from the
+    # capped plan's own counts (left wide by the cap, they passed for racks forcing them): "lower bound 33" at 0
+    from pathlib import Path
+
+    from planner.adapters.topology_yaml import load_topology
+
+    c = load_topology(str(Path(__file__).resolve().parents[2] / "topologies" / "six-brokers.yaml"))
+    free = decommission(c, [6])
+    assert (free.replica_moves, free.lower_bound, free.bytes_lower_bound) == (37, 37, 61203283968)
+    for cap, moves in ((0, 33), (3, 36)):
+        plan = decommission(c, [6], max_moves=cap)
+        assert (plan.replica_moves, plan.lower_bound, plan.bytes_lower_bound) == (moves, 37, 61203283968)
+        assert plan.unmet == ("replica-count", "bytes")
+    assert decommission(c, [6], max_moves=4).proposed == free.proposed
+
+
 def test_goals_kept_out_of_reach_by_an_excluded_topic_say_so(make_cluster):
     # `a` (excluded) keeps 3 replicas on each of brokers 0 and 1: the counts cannot come within 1. The notes blamed
     # racks or replica placement alone (there are no racks), and the moves line said twice that goals are out of reach
