@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import gc
+import re
 import sys
 from contextlib import contextmanager
 from typing import Iterator, List, Optional
@@ -75,6 +76,29 @@ MAX_MOVES = typer.Option(
 NO_LEADER_BALANCE = typer.Option(
     False, "--no-leader-balance", help="Keep preferred leaders as placement leaves them (no reordering goal)."
 )
+# replace-broker and set-replication-factor take the balancing options as every plan command does (one set of
+# options for a script's every plan), checked alike; they change nothing there, and a note on stderr says so
+BYTE_TOLERANCE_UNUSED = typer.Option(
+    None,
+    "--byte-tolerance",
+    metavar="PCT",
+    help="Checked, changes nothing here (no byte balancing): taken as by every plan command.",
+)
+NO_LEADER_BALANCE_UNUSED = typer.Option(
+    False,
+    "--no-leader-balance",
+    help="Changes nothing here (no preferred-leader balancing): taken as by every plan command.",
+)
+
+
+def _unused_options(command: str, why: str, byte_tolerance: Optional[float], no_leader_balance: bool) -> None:
+    given = [
+        name
+        for name, on in (("--byte-tolerance", byte_tolerance is not None), ("--no-leader-balance", no_leader_balance))
+        if on
+    ]
+    if given:
+        note(f"{' and '.join(given)} change{'s' if len(given) == 1 else ''} nothing in a {command} plan: {why}")
 
 
 def _goal_options(
@@ -85,7 +109,6 @@ def _goal_options(
     no_leader_balance: bool,
 ) -> dict:
     """The goal options every plan command takes, checked, as `balance` keyword arguments."""
-    import re
 
     if max_moves is not None and max_moves < 0:
         raise PlannerError("--max-moves must be at least 0")
@@ -322,6 +345,8 @@ def replace_broker_cmd(
     max_moves: Optional[int] = MAX_MOVES,
     exclude_topic: Optional[List[str]] = EXCLUDE_TOPIC,
     exclude_internal: bool = EXCLUDE_INTERNAL,
+    byte_tolerance: Optional[float] = BYTE_TOLERANCE_UNUSED,
+    no_leader_balance: bool = NO_LEADER_BALANCE_UNUSED,
     batch_size: Optional[int] = BATCH,
     output_dir: Optional[str] = OUTPUT_DIR,
     sizes: Optional[str] = SIZES,
@@ -332,7 +357,15 @@ def replace_broker_cmd(
     """Move every replica of one broker to another, in the same place of each replica list."""
     from planner.rebalance.decommission import replace_broker
 
-    options = _goal_options(max_moves, exclude_topic, exclude_internal, 10.0, False)
+    tolerance = 10.0 if byte_tolerance is None else byte_tolerance
+    options = _goal_options(max_moves, exclude_topic, exclude_internal, tolerance, no_leader_balance)
+    _unused_options(
+        "replace-broker",
+        "only the source broker's replicas move, each to its place in the list, so its preferred leaderships go to "
+        "the target",
+        byte_tolerance,
+        no_leader_balance,
+    )
     with _loaded(topology, offline_brokers, sizes) as cluster:
         plan = replace_broker(
             cluster,
@@ -352,6 +385,18 @@ def set_rf_cmd(
     replication_factor: int = typer.Option(
         ..., "--replication-factor", metavar="R", max=32767, help="The new replication factor."
     ),
+    max_moves: Optional[int] = typer.Option(
+        None,
+        "--max-moves",
+        metavar="N",
+        max=2**31 - 1,
+        help="Add at most N replicas (whole partitions, in partition order); the summary says the new replication "
+        "factor was left unmet.",
+    ),
+    exclude_topic: Optional[List[str]] = EXCLUDE_TOPIC,
+    exclude_internal: bool = EXCLUDE_INTERNAL,
+    byte_tolerance: Optional[float] = BYTE_TOLERANCE_UNUSED,
+    no_leader_balance: bool = NO_LEADER_BALANCE_UNUSED,
     batch_size: Optional[int] = BATCH,
     output_dir: Optional[str] = OUTPUT_DIR,
     sizes: Optional[str] = SIZES,
@@ -360,10 +405,26 @@ def set_rf_cmd(
     offline_brokers: Optional[str] = OFFLINE,
 ) -> None:
     """Raise or lower a topic's replication factor, keeping replicas rack-safe and brokers balanced."""
+    from planner.model import INTERNAL_TOPICS
     from planner.rebalance.replication import set_replication_factor
 
+    tolerance = 10.0 if byte_tolerance is None else byte_tolerance
+    options = _goal_options(max_moves, exclude_topic, exclude_internal, tolerance, no_leader_balance)
+    # the other topics never move here; the one it changes cannot be excluded
+    if exclude_internal and topic in INTERNAL_TOPICS:
+        raise PlannerError(f"--topic {topic} is excluded by --exclude-internal: leave one of them out")
+    for pattern in options["exclude_topics"]:
+        if re.fullmatch(pattern, topic):
+            raise PlannerError(f"--topic {topic} is excluded by --exclude-topic {pattern!r}: leave one of them out")
+    _unused_options(
+        "set-replication-factor",
+        "it adds or removes replicas of one topic only, keeping each preferred leader",
+        byte_tolerance,
+        no_leader_balance,
+    )
     with _loaded(topology, offline_brokers, sizes) as cluster:
-        _emit(set_replication_factor(cluster, topic, replication_factor), output_dir, throttle, fmt, batch_size)
+        plan = set_replication_factor(cluster, topic, replication_factor, max_moves=options["max_moves"])
+        _emit(plan, output_dir, throttle, fmt, batch_size)
 
 
 @reassign.command("elect-leaders")

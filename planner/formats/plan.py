@@ -32,6 +32,7 @@ def _names(items, limit: int = 10) -> str:
 _GOAL_WORDS = {
     "hard": "hard constraints",
     "empty-source": "emptying the source broker",
+    "replication-factor": "the new replication factor on every partition",
     "replica-count": "replica counts",
     "topic-spread": "topic spread",
     "preferred-leaders": "preferred leaders",
@@ -39,14 +40,29 @@ _GOAL_WORDS = {
 }
 
 
+_PLACED = "racks or replica placement constrain the moves"
+# where some partitions never move (excluded topics, reassignments in progress), they may be what keeps a goal out
+# of reach: the words name them beside racks and placement rather than blame racks alone
+_PLACED_OR_FIXED = "racks, replica placement or the partitions that never move (see the notes) constrain the moves"
+
+
 def _why(n, placement: str) -> str:
     return "--max-moves was reached" if n.kind == "unmet-capped" else placement
 
 
-def _word_counts(n) -> str | None:
+def _ratio(v: float) -> str:
+    """A max/mean limit (1 + the byte tolerance) with the decimals it has, at least 2: --byte-tolerance 0.5 is
+    1.005, not 1.00 (the limit of --byte-tolerance 0)."""
+    for digits in range(2, 7):
+        if abs(round(v, digits) - v) < 1e-12:
+            return f"{v:.{digits}f}"
+    return f"{v:.6f}"
+
+
+def _word_counts(n, fixed: bool = False) -> str | None:
     if n.kind.startswith("unmet"):
         where = f" in rack {n.topics[0]}" if n.topics else ""
-        why = "racks or replica placement constrain the moves"
+        why = _PLACED_OR_FIXED if fixed else _PLACED
         if len(n.values) > 2 and n.values[2]:
             why = "racks of different sizes allow no narrower range: no rack-safe plan reaches one"
         return f"replica counts{where} could not be brought within 1 ({n.values[0]}..{n.values[1]}): " + _why(n, why)
@@ -57,7 +73,7 @@ def _word_counts(n) -> str | None:
     )
 
 
-def _word_topics(n) -> str | None:
+def _word_topics(n, fixed: bool = False) -> str | None:
     if n.kind == "other-topics":
         return (
             f"{n.count} other topic(s) keep a replica spread above 1 per broker ({_names(n.topics)}): a "
@@ -65,7 +81,7 @@ def _word_topics(n) -> str | None:
         )
     if n.kind.startswith("unmet"):
         return f"{n.count} topic(s) keep a replica spread above 1 per broker ({_names(n.topics)}): " + _why(
-            n, "racks or replica placement constrain the moves"
+            n, _PLACED_OR_FIXED if fixed else _PLACED
         )
     if n.kind == "count-forced":  # each topic's spread over all brokers (`topic_keep.count_forced`)
         return (
@@ -88,11 +104,12 @@ def _word_topics(n) -> str | None:
     )
 
 
-def _word_leaders(n) -> str | None:
+def _word_leaders(n, fixed: bool = False) -> str | None:
     if n.kind == "unmet":
         return (
             f"preferred-leader counts could not be brought within 1 ({n.values[0]}..{n.values[1]}): replica "
             "placement or ISR membership limits which broker can lead"
+            + (" (and the partitions that never move, see the notes, keep their leaders)" if fixed else "")
         )
     if n.kind == "topics-unmet":
         return (
@@ -112,7 +129,7 @@ def _word_leaders(n) -> str | None:
     )
 
 
-def _word_bytes(n) -> str | None:
+def _word_bytes(n, fixed: bool = False) -> str | None:
     if n.kind == "unknown-sizes":
         return (
             f"{n.count} topic(s) have no known size ({_names(n.topics)}): counted as unknown, not 0 B, and never "
@@ -120,12 +137,12 @@ def _word_bytes(n) -> str | None:
         )
     return (
         f"bytes per broker could not be brought within the tolerance: the largest broker holds "
-        f"{n.values[0]:.3f} × the mean, against {n.values[1]:.2f}"
+        f"{n.values[0]:.3f} × the mean, against {_ratio(n.values[1])}"
         + (" (--max-moves was reached)" if n.kind == "unmet-capped" else "")
     )
 
 
-def _word_hard(n) -> str | None:
+def _word_hard(n, fixed: bool = False) -> str | None:
     if n.kind == "rack-repaired":
         return (
             f"{n.count} rack-unsafe partition(s) repaired with {int(n.values[0])} move(s) (a replica sharing its "
@@ -166,8 +183,16 @@ def _word_hard(n) -> str | None:
     )
 
 
-def word_note(n) -> str | None:
-    """A note in words (plans from elsewhere may carry plain text)."""
+def _word_rf(n, fixed: bool = False) -> str | None:
+    return (
+        f"--max-moves left {n.count} partition(s) at their replication factor ({_names(n.partitions)}): planning "
+        f"the applied plan again with the same cap takes the next of them to {int(n.values[0])}"
+    )
+
+
+def word_note(n, fixed: bool = False) -> str | None:
+    """A note in words (plans from elsewhere may carry plain text). `fixed`: the plan leaves some partitions where
+    they are whatever the goals (excluded topics, reassignments in progress: `_fixed`)."""
     if isinstance(n, str):
         return n
     if n.goal == "max-moves":
@@ -178,11 +203,17 @@ def word_note(n) -> str | None:
         "preferred-leaders": _word_leaders,
         "bytes": _word_bytes,
         "hard": _word_hard,
+        "replication-factor": _word_rf,
     }[n.goal]
-    return words(n)
+    return words(n, fixed)
 
 
-def _note_json(n) -> dict:
+def _fixed(notes) -> bool:
+    """Whether the plan's notes say some partitions never move (excluded topics, reassignments in progress)."""
+    return any(getattr(n, "goal", None) == "hard" and n.kind in ("excluded", "in-progress") for n in notes)
+
+
+def _note_json(n, fixed: bool = False) -> dict:
     if isinstance(n, str):
         return {"text": n}
     return {
@@ -192,7 +223,7 @@ def _note_json(n) -> dict:
         "partitions": [str(tp) for tp in n.partitions],
         "topics": list(n.topics),
         "values": list(n.values),
-        "text": word_note(n),
+        "text": word_note(n, fixed),
     }
 
 
@@ -230,7 +261,10 @@ def plan_stats(plan: Plan) -> dict:
             "preferred_leaders": [_spread([b0[b][1] for b in members]), _spread([b1[b][1] for b in members])],
             "bytes": [_spread([b0[b][2] for b in members]), _spread([b1[b][2] for b in members])],
         },
-        "notes": [_note_json(n) for n in list(plan.notes) + _tiered_notes(plan)],
+        "notes": [
+            _note_json(n, _fixed(plan.notes))
+            for n in list(plan.notes) + _unknown_size_notes(plan, m.unknown_size_moves) + _tiered_notes(plan)
+        ],
     }
 
 
@@ -275,21 +309,45 @@ def _moves_line(plan: Plan, s: dict) -> str:
         gap = "the goals are out of reach here, see the notes"
     else:
         gap = f"{moves - lb} above the bound"
-    if moves != lb and any(getattr(n, "goal", None) == "replica-count" and n.kind == "unmet" for n in plan.notes):
+    # a plan above its bound whose count goal is out of reach (below it, `gap` says so already)
+    if moves > lb and any(getattr(n, "goal", None) == "replica-count" and n.kind == "unmet" for n in plan.notes):
         gap += "; the count goal is out of reach here, see the note"
     return f"Replica moves:          {moves} (lower bound {lb}: {gap})"
 
 
-def _bytes_line(s: dict) -> str:
+def _bytes_line(plan: Plan, s: dict) -> str:
     moved = s["bytes_to_move"]
     line = f"Bytes to move:          {human_bytes(moved)} ({moved} B"
     if s["bytes_lower_bound"] is not None:
         line += f"; lower bound {human_bytes(s['bytes_lower_bound'])}"
         if moved < s["bytes_lower_bound"]:  # the bound is that of a plan reaching every goal, which this one does not
-            line += ": the goals are out of reach here, see the notes"
+            if plan.unmet:  # because of the cap, not because the goals are out of reach
+                line += ": --max-moves left unmet: " + ", ".join(_GOAL_WORDS.get(g, g) for g in plan.unmet)
+            else:
+                line += ": the goals are out of reach here, see the notes"
     if s["unknown_size_moves"]:
         line += f"; plus {s['unknown_size_moves']} replica(s) of unknown size"
     return line + ")"
+
+
+def _unknown_size_notes(plan: Plan, copies: int) -> list[str]:
+    """Where sizes are known for some topics and the plan copies replicas of others (replace-broker,
+    set-replication-factor, a checked file; the goals' plans name them already, `byte_balance.byte_notes`): which
+    topics, so that "plus N replica(s) of unknown size" is not read as 0 B."""
+    if not copies or any(getattr(n, "kind", None) == "unknown-sizes" for n in plan.notes):
+        return []
+    before, cur = plan.before, plan.current
+    names = sorted(
+        {
+            tp.topic
+            for tp, r in plan.proposed.items()
+            if before.topic(tp.topic).partitions[tp.partition].size is None and set(r) - set(cur[tp])
+        }
+    )
+    return [
+        f"{len(names)} topic(s) copied by this plan have no known size ({_names(names)}): their {copies} copied "
+        "replica(s) are counted as unknown, not 0 B, in the bytes to move"
+    ]
 
 
 def _tiered_notes(plan: Plan) -> list[str]:
@@ -318,7 +376,7 @@ def render_plan_text(plan: Plan, throttle=None, batches: int | None = None) -> s
     lines = [f"Plan: {plan.goal}", _moves_line(plan, s)]
     lines.append(f"Partitions touched:     {s['partitions_touched']}")
     if has_bytes:
-        lines.append(_bytes_line(s))
+        lines.append(_bytes_line(plan, s))
     lines.append(f"Preferred-leader changes: {s['leader_changes']}")
     lines.append(f"Rack-unsafe partitions: {s['rack_unsafe_before']} -> {s['rack_unsafe_after']}")
     if batches is not None and batches > 1:

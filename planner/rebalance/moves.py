@@ -75,23 +75,11 @@ class Plan:
 def after_reassignment(cluster: Cluster, proposed: Mapping[TopicPartition, Sequence[int]]) -> Cluster:
     """The cluster once `proposed` completes, for `reassign apply`.
 
-    Kafka accepts a reassignment that changes the replication factor of only some partitions of a topic; a topology
-    file keeps one replication factor per topic (the loader refuses anything else), so such a result is refused here
-    rather than written as a file that cannot be read back.
+    Kafka accepts a reassignment that changes the replication factor of only some partitions of a topic
+    (ReassignPartitionsCommand.scala checks no replication factor; KIP-860 makes refusing it opt-in), and a topology
+    file without `replication_factor` takes such a topic, so the result is written as it is.
     """
-    after = cluster.with_assignment(proposed)
-    for t in after.topics:
-        if not t.partitions:
-            continue
-        first = t.partitions[0]
-        odd = next((p for p in t.partitions if p.replication_factor != first.replication_factor), None)
-        if odd is not None:
-            raise PlannerError(
-                f"after this reassignment topic {t.name} mixes replication factors ({odd.tp} has "
-                f"{odd.replication_factor}, {first.tp} has {first.replication_factor}); a topology file keeps one "
-                f"replication factor per topic: give every partition of {t.name} the same number of replicas"
-            )
-    return after
+    return cluster.with_assignment(proposed)
 
 
 def replica_moves(

@@ -8,13 +8,17 @@ from planner.rebalance.goals.base import Note
 from planner.rebalance.moves import Plan, in_progress_note, names_offline, offline_note, rack_count
 
 
-def set_replication_factor(cluster: Cluster, topic: str, rf: int) -> Plan:
+def set_replication_factor(cluster: Cluster, topic: str, rf: int, max_moves: int | None = None) -> Plan:
     """Add replicas on online brokers (not those whose log dirs are all cordoned, KIP-1066) of racks the partition
     does not use yet, holding fewest replicas of this topic (so the topic spreads within 1 per broker), then fewest
     overall (appended, so the preferred leader stays), or remove replicas: out-of-ISR and offline ones first, then
     those sharing a rack with another replica, then the most loaded; the preferred leader goes last. A partition whose
     new list would still name a broker that is not online keeps its list, with a note: Kafka's --execute refuses a
     reassignment naming one ("Unknown broker id").
+
+    `max_moves` caps the replicas added (removing one copies nothing): a partition whose additions do not fit keeps
+    its list, named in a note, and the plan says the new replication factor was left unmet; a second plan takes the
+    next partitions (Kafka takes partitions of one topic at different replication factors).
     """
     online = _check_replication_factor(cluster, topic, rf)
     t = cluster.topic(topic)
@@ -24,6 +28,8 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int) -> Plan:
     skipped = []
     offline = []
     less_safe = []
+    capped: list[TopicPartition] = []
+    capped_need = capped_bytes = 0  # what the partitions the cap leaves would add: in the bounds all the same
     live = cluster.online_ids
     for p, stt in zip(t.partitions, topic_states(cluster, t)):
         if p.adding or p.removing:  # the controller is moving it: its list is not the topic's to change now
@@ -31,6 +37,11 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int) -> Plan:
             continue
         reps = list(p.replicas)
         added = 0
+        if len(reps) < rf and max_moves is not None and need + rf - len(reps) > max_moves:
+            capped.append(p.tp)
+            capped_need += rf - len(reps)
+            capped_bytes += (rf - len(reps)) * (p.size or 0)
+            continue
         if len(reps) < rf:
             added = counts.add_replicas(p.tp, reps, rf)
         elif len(reps) > rf:
@@ -50,16 +61,22 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int) -> Plan:
         before=cluster,
         proposed=proposed,
         goal=f"set-replication-factor {topic} {rf}",
-        lower_bound=need,
-        bytes_lower_bound=copied if any(p.size is not None for p in t.partitions) else None,
+        lower_bound=need + capped_need,
+        bytes_lower_bound=copied + capped_bytes if any(p.size is not None for p in t.partitions) else None,
         brokers=tuple(online),
         notes=_notes(less_safe, skipped)
         + ((offline_note(offline),) if offline else ())
-        + _spread_notes(cluster.with_assignment(proposed), topic, online),
+        + (
+            (Note("replication-factor", "capped", len(capped), partitions=tuple(capped), values=(rf,)),)
+            if capped
+            else ()
+        )
+        + _spread_notes(cluster.with_assignment(proposed), topic, online, capped=bool(capped)),
+        unmet=("replication-factor",) if capped else (),
     )
 
 
-def _spread_notes(after: Cluster, topic: str, brokers: list[int]) -> tuple[Note, ...]:
+def _spread_notes(after: Cluster, topic: str, brokers: list[int], capped: bool = False) -> tuple[Note, ...]:
     """Topics whose replicas per broker spread more than 1 after the change: the topic itself (racks or placement
     prevented an even spread) and the others, which a replication-factor change leaves where they are."""
     wide = []
@@ -71,7 +88,9 @@ def _spread_notes(after: Cluster, topic: str, brokers: list[int]) -> tuple[Note,
                     counts[b] += 1
         if max(counts.values()) - min(counts.values()) > 1:
             wide.append(t.name)
-    notes = [Note("topic-spread", "unmet", 1, topics=(topic,))] if topic in wide else []
+    # where the move cap left partitions unchanged, the cap may be what keeps the topic wide
+    kind = "unmet-capped" if capped else "unmet"
+    notes = [Note("topic-spread", kind, 1, topics=(topic,))] if topic in wide else []
     others = tuple(t for t in wide if t != topic)
     if others:
         notes.append(Note("topic-spread", "other-topics", len(others), topics=others))

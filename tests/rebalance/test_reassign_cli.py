@@ -205,29 +205,49 @@ def test_status_and_list(topo, tmp_path, planner_cli):
     assert planner_cli("reassign", "list", topo) == (0, "No partition reassignments found.\n", "")
 
 
-def test_apply_refuses_a_partial_rf_change(topo, tmp_path, planner_cli):
-    # Kafka accepts it, but a topology file has one RF per topic: refuse rather than write an unreadable file
+def test_apply_writes_a_partial_rf_change(topo, tmp_path, planner_cli):
+    # Kafka accepts a reassignment changing the RF of some partitions only, and a topology file without
+    # replication_factor takes such a topic: apply writes it (it refused, saying a file keeps one RF per topic),
+    # and the result loads, plans and rolls back
     f = tmp_path / "r.json"
     f.write_text('{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,2,3]}]}')
     out_file = tmp_path / "after.yaml"
     code, out, err = planner_cli(
         "reassign", "apply", topo, "--reassignment-json-file", str(f), "--write", str(out_file)
     )
-    assert (code, out) == (2, "")
-    assert err == (
-        "error: after this reassignment topic bar mixes replication factors (bar-1 has 2, bar-0 has 3); "
-        "a topology file keeps one replication factor per topic: give every partition of bar the same "
-        "number of replicas\n"
+    assert (code, out, err) == (0, "", f"wrote {out_file} (1 partition(s) reassigned)\n")
+    bar = load_topology(str(out_file)).topic("bar")
+    assert [p.replicas for p in bar.partitions] == [(1, 2, 3), (2, 3)]
+    # a plan on the mixed topic, applied, then planned again: nothing left to do
+    plan_dir = tmp_path / "plan"
+    code, _, _ = planner_cli("reassign", "rebalance", str(out_file), "--output-dir", str(plan_dir))
+    assert code == 0
+    applied = tmp_path / "applied.yaml"
+    code, _, _ = planner_cli(
+        "reassign",
+        "apply",
+        str(out_file),
+        "--reassignment-json-file",
+        str(plan_dir / "proposed.json"),
+        "--write",
+        str(applied),
     )
-    assert not out_file.exists()
-    # the whole topic at once is fine, and the result loads
-    f.write_text(
-        '{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,2,3]},'
-        '{"topic":"bar","partition":1,"replicas":[2,3,4]}]}'
+    assert code == 0
+    code, out, _ = planner_cli("reassign", "rebalance", str(applied), "--format", "json")
+    assert (code, json.loads(out)["replica_moves"], json.loads(out)["partitions_touched"]) == (0, 0, 0)
+    # the rollback restores the mixed topic
+    back = tmp_path / "back.yaml"
+    code, _, _ = planner_cli(
+        "reassign",
+        "apply",
+        str(applied),
+        "--reassignment-json-file",
+        str(plan_dir / "current.json"),
+        "--write",
+        str(back),
     )
-    code, _, err = planner_cli("reassign", "apply", topo, "--reassignment-json-file", str(f), "--write", str(out_file))
-    assert (code, err) == (0, f"wrote {out_file} (2 partition(s) reassigned)\n")
-    assert load_topology(str(out_file)).topic("bar").replication_factor == 3
+    assert code == 0
+    assert [p.replicas for p in load_topology(str(back)).topic("bar").partitions] == [(1, 2, 3), (2, 3)]
 
 
 def test_output_dir_drops_files_of_an_earlier_plan(topo, tmp_path, planner_cli):
@@ -499,3 +519,48 @@ def test_plan_commands_collect_cycles_less_often_and_restore_the_collector(topo,
     assert out.startswith("Plan: rebalance\n")
     code, _, _ = planner_cli_here("reassign", "rebalance", topo, "--broker-list", "99")
     assert (code, gc.get_threshold(), gc.get_freeze_count()) == (2, threshold, 0)  # also after an error
+
+
+def test_replace_broker_and_set_replication_factor_take_every_plan_option(topo, planner_cli):
+    # the options every plan command takes (one set for a script's every plan): replace-broker refused
+    # --byte-tolerance and --no-leader-balance ("No such option"), set-replication-factor all five
+    code, out, err = planner_cli(
+        "reassign", "set-replication-factor", topo, "--topic", "bar", "--replication-factor", "3", "--max-moves", "1",
+        "--exclude-topic", "foo", "--exclude-internal", "--byte-tolerance", "5", "--no-leader-balance",
+        "--format", "kafka",
+    )  # fmt: skip
+    assert (code, err) == (
+        0,
+        "note: --byte-tolerance and --no-leader-balance change nothing in a set-replication-factor plan: it adds or "
+        "removes replicas of one topic only, keeping each preferred leader\n",
+    )
+    assert out.splitlines()[-1] == (
+        '{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[1,2,6],"log_dirs":["any","any","any"]}]}'
+    )
+    code, out, err = planner_cli(
+        "reassign", "replace-broker", topo, "--source", "3", "--target", "6", "--byte-tolerance", "20",
+        "--no-leader-balance", "--exclude-topic", "bar", "--max-moves", "9",
+    )  # fmt: skip
+    assert (code, out.splitlines()[1]) == (0, "Replica moves:          4 (lower bound 4: optimal)")
+    assert err == (
+        "note: --byte-tolerance and --no-leader-balance change nothing in a replace-broker plan: only the source "
+        "broker's replicas move, each to its place in the list, so its preferred leaderships go to the target\n"
+    )
+    # checked as everywhere; the topic set-replication-factor changes cannot be excluded
+    for args, message in (
+        (["--byte-tolerance", "-1"], "--byte-tolerance -1: give a percentage between 0 and 1000"),
+        (["--max-moves", "-1"], "--max-moves must be at least 0"),
+        (["--exclude-topic", "("], "--exclude-topic '(': not a regular expression (missing ), unterminated subpattern "
+         "at position 0)"),
+        (["--exclude-topic", "b.*"], "--topic bar is excluded by --exclude-topic 'b.*': leave one of them out"),
+    ):  # fmt: skip
+        assert planner_cli(
+            "reassign", "set-replication-factor", topo, "--topic", "bar", "--replication-factor", "3", *args
+        ) == (2, "", f"error: {message}\n")
+    code, out, _ = planner_cli(
+        "reassign", "set-replication-factor", topo, "--topic", "bar", "--replication-factor", "3", "--max-moves", "1"
+    )
+    assert out.splitlines()[1] == (
+        "Replica moves:          1 (lower bound 2: --max-moves left unmet: the new replication factor on every "
+        "partition)"
+    )

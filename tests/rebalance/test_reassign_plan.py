@@ -675,6 +675,144 @@ def test_bytes_goal_capped_by_max_moves_says_so():
     assert balance(c, leaders=False, max_moves=4).replica_moves == 4
 
 
+def test_capped_bytes_line_and_a_fractional_tolerance_say_what_they_are():
+    # the cluster above, capped at 1 move with --byte-tolerance 0.5: the bytes line blamed "the goals are out of
+    # reach here" for what the cap left unmet, and the note gave the limit as 1.00, the limit of --byte-tolerance 0
+    from planner.formats.plan import render_plan_text
+
+    t = Topic("t", tuple(Partition("t", i, (i // 2,), size=s) for i, s in enumerate([10, 10, 10, 10, 5, 5, 5, 5])))
+    c = Cluster(brokers=tuple(Broker(i) for i in range(4)), topics=(t,))
+    plan = balance(c, leaders=False, max_moves=1, byte_tolerance=0.005)
+    text = render_plan_text(plan).splitlines()
+    assert text[3] == "Bytes to move:          0 B (0 B; lower bound 8 B: --max-moves left unmet: bytes)"
+    assert text[-2:] == [
+        "note: bytes per broker could not be brought within the tolerance: the largest broker holds 1.333 × the "
+        "mean, against 1.005 (--max-moves was reached)",
+        "note: --max-moves left these goals unmet: bytes",
+    ]
+    assert word_note(balance(c, leaders=False, max_moves=1, byte_tolerance=0.1).notes[0]).endswith(
+        "against 1.10 (--max-moves was reached)"
+    )
+
+
+def test_plans_copying_replicas_of_unknown_size_name_their_topics():
+    # six-brokers.yaml knows the sizes of orders only. set-replication-factor and replace-broker copy replicas of
+    # the others: the summary said "plus 12 replica(s) of unknown size" and no note named them (rebalance's does)
+    from pathlib import Path
+
+    from planner.adapters.topology_yaml import load_topology
+    from planner.formats.plan import plan_stats, render_plan_text
+
+    c = load_topology(str(Path(__file__).resolve().parents[2] / "topologies" / "six-brokers.yaml"))
+    plan = set_replication_factor(c, "clicks", 3)
+    text = render_plan_text(plan).splitlines()
+    assert text[3] == "Bytes to move:          0 B (0 B; plus 12 replica(s) of unknown size)"
+    assert text[-1] == (
+        "note: 1 topic(s) copied by this plan have no known size (clicks): their 12 copied replica(s) are counted "
+        "as unknown, not 0 B, in the bytes to move"
+    )
+    assert plan_stats(plan)["notes"][-1] == {"text": text[-1][len("note: ") :]}
+    plan = replace_broker(c, 1, 4)
+    assert [line for line in render_plan_text(plan).splitlines() if line.startswith("note:")] == [
+        "note: 3 topic(s) copied by this plan have no known size (__consumer_offsets, audit-log, clicks): their 31 "
+        "copied replica(s) are counted as unknown, not 0 B, in the bytes to move"
+    ]
+    # the goals' own note stands alone; a plan copying only replicas of known size gets none
+    assert [n["kind"] for n in plan_stats(balance(c))["notes"]] == ["unknown-sizes"]
+    assert plan_stats(set_replication_factor(c, "orders", 4))["notes"] == []
+
+
+def test_set_replication_factor_with_a_move_cap(make_cluster):
+    # --max-moves on set-replication-factor (every plan command takes it): at most N replicas added, whole partitions
+    # in partition order; the bound and the summary keep the whole change, and a note names what the cap left
+    c = make_cluster(6, 3, {"t": {0: (0, 1), 1: (1, 2), 2: (2, 3), 3: (3, 4)}})
+    free = set_replication_factor(c, "t", 3)
+    assert dict(free.proposed) == {
+        TP("t", 0): (0, 1, 5),
+        TP("t", 1): (1, 2, 0),
+        TP("t", 2): (2, 3, 4),
+        TP("t", 3): (3, 4, 5),
+    }
+    assert (free.replica_moves, free.lower_bound, free.unmet) == (4, 4, ())
+    plan = set_replication_factor(c, "t", 3, max_moves=3)
+    assert dict(plan.proposed) == {tp: r for tp, r in free.proposed.items() if tp.partition < 3}
+    assert (plan.replica_moves, plan.lower_bound, plan.unmet) == (3, 4, ("replication-factor",))
+    assert words(plan) == (
+        "--max-moves left 1 partition(s) at their replication factor (t-3): planning the applied plan again with "
+        "the same cap takes the next of them to 3",
+    )
+    assert words(set_replication_factor(c, "t", 3, max_moves=0)) == (
+        "--max-moves left 4 partition(s) at their replication factor (t-0, t-1, t-2, t-3): planning the applied plan "
+        "again with the same cap takes the next of them to 3",
+        "1 topic(s) keep a replica spread above 1 per broker (t): --max-moves was reached",
+    )
+    # the applied plan, planned again with the same cap, takes the rest; removing replicas copies nothing
+    again = set_replication_factor(c.with_assignment(plan.proposed), "t", 3, max_moves=3)
+    assert (dict(again.proposed), again.unmet) == ({TP("t", 3): (3, 4, 5)}, ())
+    assert set_replication_factor(c, "t", 1, max_moves=0).proposed == {TP("t", i): (i,) for i in range(4)}
+    assert set_replication_factor(c, "t", 3, max_moves=4).proposed == free.proposed
+
+
+def test_a_cap_the_goals_do_not_need_changes_nothing():
+    # scale-out.yaml: the plan reaches every goal in 12 moves. Capped at 12, the goals took greedier steps under the
+    # budget and stopped with the bytes unmet ("lower bound 12: --max-moves left unmet: bytes") at 12 moves
+    from pathlib import Path
+
+    from planner.adapters.topology_yaml import load_topology
+
+    c = load_topology(str(Path(__file__).resolve().parents[2] / "examples" / "reassign" / "scale-out.yaml"))
+    free = balance(c)
+    assert (free.replica_moves, free.lower_bound, free.unmet) == (12, 12, ())
+    for cap in (12, 13):
+        plan = balance(c, max_moves=cap)
+        assert (plan.proposed, plan.unmet) == (free.proposed, ())
+    capped = balance(c, max_moves=11)  # below what the goals need: the cap stays, and says so
+    assert (capped.replica_moves, capped.unmet) == (11, ("replica-count", "topic-spread", "bytes"))
+
+
+def test_a_capped_plan_prints_the_bounds_of_the_goals():
+    # six-brokers.yaml, decommission of 6: 33 required moves, 37 for every goal. Capped, the bound came from the
+    # capped plan's own counts (left wide by the cap, they passed for racks forcing them): "lower bound 33" at 0
+    from pathlib import Path
+
+    from planner.adapters.topology_yaml import load_topology
+
+    c = load_topology(str(Path(__file__).resolve().parents[2] / "topologies" / "six-brokers.yaml"))
+    free = decommission(c, [6])
+    assert (free.replica_moves, free.lower_bound, free.bytes_lower_bound) == (37, 37, 61203283968)
+    for cap, moves in ((0, 33), (3, 36)):
+        plan = decommission(c, [6], max_moves=cap)
+        assert (plan.replica_moves, plan.lower_bound, plan.bytes_lower_bound) == (moves, 37, 61203283968)
+        assert plan.unmet == ("replica-count", "bytes")
+    assert decommission(c, [6], max_moves=4).proposed == free.proposed
+
+
+def test_goals_kept_out_of_reach_by_an_excluded_topic_say_so(make_cluster):
+    # `a` (excluded) keeps 3 replicas on each of brokers 0 and 1: the counts cannot come within 1. The notes blamed
+    # racks or replica placement alone (there are no racks), and the moves line said twice that goals are out of reach
+    from planner.formats.plan import plan_stats, render_plan_text
+
+    c = make_cluster(4, 0, {"a": {0: (0, 1), 1: (0, 1), 2: (1, 0)}, "b": {0: (0,), 1: (1,)}})
+    plan = balance(c, exclude_topics=["a"])
+    assert plan.proposed == {TP("b", 0): (2,), TP("b", 1): (3,)}
+    text = render_plan_text(plan).splitlines()
+    assert text[1] == "Replica moves:          2 (lower bound 4: the goals are out of reach here, see the notes)"
+    fixed = "racks, replica placement or the partitions that never move (see the notes) constrain the moves"
+    assert [line for line in text if line.startswith("note:")] == [
+        f"note: replica counts could not be brought within 1 (1..3): {fixed}",
+        f"note: 1 topic(s) keep a replica spread above 1 per broker (a): {fixed}",
+        "note: 1 topic(s) keep a preferred-leader spread above 1 (up to 2) because of where their replicas are: no "
+        "choice of leaders among each partition's replicas (in its ISR) brings them within 1, reordering replica "
+        "lists changes nothing there (a)",
+        "note: 1 topic(s) excluded: never moved, still counted as load (a)",
+    ]
+    assert [n["text"] for n in plan_stats(plan)["notes"]] == [line[len("note: ") :] for line in text[-4:]]
+    # without the exclusion nothing stays put, and the words are as before
+    assert word_note(balance(c, max_moves=0).notes[0]) == (
+        "replica counts could not be brought within 1 (0..4): --max-moves was reached"
+    )
+
+
 def test_decommission_and_rebalance_of_six_brokers_with_unknown_sizes():
     # six-brokers.yaml: broker 3, alone in rack eu-west-1c, takes all of 6's replicas on a decommission of 6
     from pathlib import Path
