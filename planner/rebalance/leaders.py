@@ -46,12 +46,20 @@ def balance_preferred(
     in_scope = set(idxs)
     q, r = divmod(len(idxs), len(brokers))
     ceil = q + (1 if r else 0)
-    for _ in range(8):
-        gave = heads.give_away(ceil)
-        took = heads.take_over(q, where, in_scope)
-        if not (gave or took):
+    # a chain can leave a broker above the ceiling with a replica on one two below it (a chain runs only from a most
+    # loaded broker or to a least loaded one), which give_away and take_over would then fix: they run again after
+    # every chain, so that the result is one they and the chains leave as it is (reordering again changes nothing).
+    # Each change of head lowers the sum of squared counts (or hands a head outside `brokers` in): this ends
+    for _ in range(len(idxs) + 1):
+        moved = False
+        for _ in range(8):
+            gave = heads.give_away(ceil)
+            took = heads.take_over(q, where, in_scope)
+            if not (gave or took):
+                break
+            moved = True
+        if not heads.chains(where, in_scope, 4 * len(idxs) + 16) and not moved:
             break
-    heads.chains(where, in_scope, 4 * len(idxs) + 16)
     return sum(1 for i in idxs if reps[i][0] != original[i])
 
 
@@ -189,11 +197,12 @@ class _Heads:
                     changed = True
         return changed
 
-    def chains(self, where: Mapping[int, set[int]], in_scope: set[int], rounds: int) -> None:
+    def chains(self, where: Mapping[int, set[int]], in_scope: set[int], rounds: int) -> bool:
         """Hand one partition along a path of brokers, from a most-loaded head to one at least 2 below it, or (when no
         most-loaded head has such a path) to a least-loaded broker from one at least 2 above it. Each chain lowers the
-        sum of squared counts; when neither exists the spread cannot shrink."""
+        sum of squared counts; when neither exists the spread cannot shrink. Whether any chain ran."""
         lead = self.lead
+        chained = False
         for _ in range(rounds):
             hi = max(lead.values(), default=0)
             lo = min(lead.values()) if len(lead) == len(self.members) else 0  # a broker missing leads none
@@ -223,6 +232,8 @@ class _Heads:
                 break
             for i, new in path:
                 self.swap(i, new)
+            chained = True
+        return chained
 
 
 def _path_down(starts, goal, lead, led, reps, members, eligible):

@@ -119,3 +119,112 @@ def test_keep_most_finds_the_narrowest_topic_spread_then_the_fewest_topics_above
         cases += 1
         reached += _figures({tps[i]: b for i, b in heads.items()}, topics, n) == best
     assert (cases, reached) == (448, 447)
+
+
+def test_keep_most_memo_tells_replica_orders_apart_so_the_applied_plan_is_a_fixed_point():
+    # Found by randomized property runs: 14 brokers (0 and 3 offline), topic t1 excluded, t4-2 mid-reassignment. The
+    # plan's check that a second plan of it as if applied moves nothing shares `State.memo` with that second plan;
+    # `keep_most` was memoised by each partition's eligible replicas sorted, but its flows offer each partition's
+    # current head first, so the second plan (other heads, the same sets) was handed the first plan's heads and saw
+    # nothing to do, while a user's run on the applied plan reordered t4-0, t4-8 and t5-1.
+    from dataclasses import replace
+
+    topics = {
+        "t0": {
+            0: (5,),
+            1: (0,),
+            2: (11,),
+            3: (0,),
+            4: (9,),
+            5: (7,),
+            6: (9,),
+            7: (4,),
+            8: (10,),
+            9: (11,),
+            10: (6,),
+            11: (3,),
+            12: (11,),
+            13: (3,),
+            14: (4,),
+            15: (4,),
+            16: (9,),
+            17: (6,),
+            18: (11,),
+            19: (0,),
+            20: (0,),
+            21: (5,),
+            22: (4,),
+            23: (3,),
+            24: (6,),
+            25: (8,),
+            26: (6,),
+            27: (3,),
+            28: (2,),
+            29: (8,),
+            30: (2,),
+            31: (3,),
+        },
+        "t1": {0: (10, 9), 1: (6, 0), 2: (6, 2), 3: (0, 1)},
+        "t2": {0: (1, 2, 10, 4), 1: (10, 7, 3, 4)},
+        "t3": {0: (0,), 1: (0,)},
+        "t4": {
+            0: (10, 2, 5, 0),
+            1: (2, 10, 4, 3),
+            2: (9, 6, 10, 0, 2),
+            3: (7, 10, 1, 6),
+            4: (11, 7, 0, 8),
+            5: (9, 4, 10, 0),
+            6: (3, 5, 10, 2),
+            7: (11, 4, 10, 5),
+            8: (4, 10, 0, 6),
+            9: (0, 1, 10, 11),
+            10: (1, 8, 9, 7),
+            11: (4, 10, 0, 2),
+        },
+        "t5": {0: (4, 8), 1: (0, 2), 2: (0, 2), 3: (8, 4), 4: (2, 9), 5: (9, 4), 6: (10, 5), 7: (0, 2), 8: (4, 8)},
+        "t6": {0: (3, 10), 1: (1, 2), 2: (7, 0), 3: (5, 0), 4: (3, 8)},
+        "t7": {
+            0: (3,),
+            1: (8,),
+            2: (1,),
+            3: (7,),
+            4: (11,),
+            5: (2,),
+            6: (10,),
+            7: (7,),
+            8: (5,),
+            9: (5,),
+            10: (4,),
+            11: (6,),
+            12: (7,),
+            13: (10,),
+            14: (2,),
+            15: (8,),
+        },
+    }
+    c = build_cluster(14, topics=topics, offline=[0, 3])
+    t4 = c.topic("t4")
+    moving = replace(t4.partitions[2], adding=(2,), removing=(9,))
+    c = c.with_topic(replace(t4, partitions=t4.partitions[:2] + (moving,) + t4.partitions[3:]))
+    plan = balance(c, exclude_topics=["t1"])
+    assert (plan.replica_moves, len(plan.proposed), plan.leader_changes) == (48, 39, 30)
+    assert {str(tp): r for tp, r in plan.proposed.items() if tp.topic in ("t4", "t5")} == {
+        "t4-0": (5, 10, 11, 12),
+        "t4-1": (2, 1, 13, 9),
+        "t4-3": (7, 5, 1, 6),
+        "t4-4": (13, 7, 11, 8),
+        "t4-5": (9, 4, 6, 12),
+        "t4-6": (8, 5, 7, 2),
+        "t4-7": (11, 4, 8, 5),
+        "t4-8": (6, 12, 13, 4),
+        "t4-9": (1, 12, 10, 11),
+        "t4-11": (4, 10, 13, 2),
+        "t5-0": (12, 4),
+        "t5-1": (12, 6),
+        "t5-2": (11, 1),
+        "t5-3": (8, 7),
+        "t5-5": (9, 11),
+        "t5-7": (13, 2),
+    }
+    again = balance(plan.after, exclude_topics=["t1"])
+    assert (again.replica_moves, again.leader_changes, dict(again.proposed)) == (0, 0, {})

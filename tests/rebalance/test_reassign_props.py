@@ -286,6 +286,7 @@ def test_elect_leaders_moves_no_data(c):
     for tp, r in proposed.items():
         assert sorted(r) == sorted(cur[tp])
     assert set(elect) <= set(cur)
+    assert elect_leaders(c.with_assignment(proposed)) == ({}, [])  # the applied plan: nothing more to reorder
 
 
 @SETTINGS
@@ -380,3 +381,24 @@ def test_preferred_leader_chain_from_any_most_loaded_broker():
     reps = [[2, 3], [4, 0], [1, 2], [0, 4], [0, 4], [1, 2]]
     assert balance_preferred(reps, range(6), [0, 1, 2, 3, 4], lambda i, b: True) == 2
     assert reps == [[3, 2], [4, 0], [2, 1], [0, 4], [0, 4], [1, 2]]
+
+
+def test_preferred_leaders_after_a_chain_are_a_fixed_point():
+    # Brokers 0..5; broker 0 leads four lists of one replica, broker 1 three ([1, 4] among them), broker 5 holds none
+    # (spread 4 whatever the order). The chain 4 -> 3 -> 2 (lists 8 and 7) leaves broker 4 leading 1 while broker 1
+    # leads 3, above the ceiling 2: giving [1, 4] to broker 4 was left to a second run on the applied lists, so
+    # `elect-leaders` on its own applied plan reordered t-4. Now the hand-overs run again after the chains.
+    from planner.rebalance.leaders import balance_preferred
+    from planner.rebalance.leaders import elect_leaders as elect
+
+    reps = [[0], [1], [0], [0], [1, 4], [4], [0], [3, 2], [4, 3], [1]]
+    got = [list(r) for r in reps]
+    assert balance_preferred(got, range(10), range(6), lambda i, b: True) == 3
+    assert got == [[0], [1], [0], [0], [4, 1], [4], [0], [2, 3], [3, 4], [1]]
+    assert balance_preferred(got, range(10), range(6), lambda i, b: True) == 0
+
+    c = build_cluster(6, topics={"t": dict(enumerate(reps))})
+    proposed, to_elect = elect(c)
+    assert {tp.partition: r for tp, r in proposed.items()} == {4: (4, 1), 7: (2, 3), 8: (3, 4)}
+    assert [tp.partition for tp in to_elect] == [4, 7, 8]
+    assert elect(c.with_assignment(proposed)) == ({}, [])

@@ -306,13 +306,14 @@ KEEP_FLOWS = 24  # flows at most `keep_most` runs for one choice of leaders
 def keep_most(st: State, movable: Sequence[int], eligible: Callable[[int, int], bool]) -> dict[int, int] | None:
     """Where no choice of heads keeps every topic's leaders and every broker's within 1: heads with every broker within
     1, the narrowest topic spread found, then the most topics within 1 found at it (`_Windows`); None when the brokers
-    cannot all be within 1. Kept in `State.memo` by what the flows are made of (each partition's eligible heads, the
-    heads out of scope), as plans run the goal again on the same placement: the same heads each time."""
+    cannot all be within 1. Kept in `State.memo` by what the flows are made of (each partition's replica list in its
+    order, since the flows offer its current head first, and its eligible heads; the heads out of scope), as plans
+    run the goal again on the same placement: the same heads each time."""
     key = (
         "keep_most",
         tuple(st.lead_targets),
         tuple(movable),
-        tuple(tuple(sorted(b for b in st.reps[i] if eligible(i, b))) for i in movable),
+        tuple((tuple(st.reps[i]), tuple(b for b in st.reps[i] if eligible(i, b))) for i in movable),
         tuple(st.reps[i][0] for i in sorted(set(range(len(st.reps))).difference(movable))),
     )
     if key not in st.memo:
