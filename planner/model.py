@@ -242,7 +242,11 @@ class Cluster:
         return replace(self, brokers=tuple(replace(b, state=states.get(b.id, b.state)) for b in self.brokers))
 
     def with_assignment(self, assignment: Mapping[TopicPartition, Iterable[int]]) -> "Cluster":
-        """This cluster after a reassignment: replica lists replaced, observed state dropped for moved partitions."""
+        """This cluster after a reassignment and the preferred election that follows it: replica lists replaced;
+        moved partitions in the steady state (observed leader and ISR dropped). A partition whose replicas are only
+        reordered keeps its ISR, as the controller keeps it (ReplicationControlManager.changePartitionReassignment:
+        no replica adding or removing, the new order is written at once), and leads from its new first replica where
+        that is in the ISR (the preferred election; else the leader stays)."""
         by_topic: dict[str, dict[int, tuple[int, ...]]] = {}
         for tp, replicas in assignment.items():
             by_topic.setdefault(tp.topic, {})[tp.partition] = tuple(replicas)
@@ -253,13 +257,20 @@ class Cluster:
                 topics.append(t)
                 continue
             parts = tuple(
-                replace(p, replicas=changes[p.id], adding=(), removing=(), observed=None)
-                if p.id in changes and changes[p.id] != p.replicas
-                else p
+                _reassigned(p, changes[p.id]) if p.id in changes and changes[p.id] != p.replicas else p
                 for p in t.partitions
             )
             topics.append(replace(t, partitions=parts))
         return replace(self, topics=tuple(topics))
+
+
+def _reassigned(p: Partition, replicas: tuple[int, ...]) -> Partition:
+    """Partition p once its reassignment to `replicas` completes (`Cluster.with_assignment`)."""
+    seen = p.observed
+    if seen is None or p.adding or p.removing or sorted(replicas) != sorted(p.replicas):
+        return replace(p, replicas=replicas, adding=(), removing=(), observed=None)
+    head = replicas[0] if replicas else NO_LEADER
+    return replace(p, replicas=replicas, observed=replace(seen, leader=head if head in seen.isr else seen.leader))
 
 
 def make_topic(
