@@ -172,6 +172,25 @@ def _word_hard(n, fixed: bool = False) -> str | None:
         )
     if n.kind == "excluded":
         return f"{n.count} topic(s) excluded: never moved, still counted as load ({_names(n.topics)})"
+    if n.kind == "offline":
+        return (
+            f"{n.count} partition(s) keep a replica on a broker that is not online and were left as they are "
+            f"({_names(n.partitions)}): Kafka's --execute refuses a replica list naming one (Unknown broker id)"
+        )
+    if n.kind == "becomes-unsafe":
+        each = [f"{tp} (broker {int(b)} is in rack {r})" for tp, b, r in zip(n.partitions, n.values, n.names)]
+        return f"{n.count} partition(s) become rack-unsafe: {_names(each)}"
+    if n.kind == "fewer-racks":
+        each = [f"{tp} {int(n.values[2 * i])} -> {int(n.values[2 * i + 1])}" for i, tp in enumerate(n.partitions[:10])]
+        more = " ..." if n.count > 10 else ""
+        return (
+            f"{n.count} partition(s) span fewer racks, so a rack failure can take more of their replicas: "
+            f"{', '.join(each)}{more}"
+        )
+    if n.kind == "excluded-kept":
+        return f"{n.count} partition(s) of excluded topics keep their replica on broker {int(n.values[0])}"
+    if n.kind == "cap-left":
+        return f"the move cap left {n.count} partition(s) on broker {int(n.values[0])}: it is not empty yet"
     if n.kind == "stranded":
         return (
             f"{n.count} excluded or in-progress partition(s) keep replicas on brokers outside the target set "
@@ -223,6 +242,7 @@ def _note_json(n, fixed: bool = False) -> dict:
         "partitions": [str(tp) for tp in n.partitions],
         "topics": list(n.topics),
         "values": list(n.values),
+        **({"names": list(n.names)} if n.names else {}),
         "text": word_note(n, fixed),
     }
 

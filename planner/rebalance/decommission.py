@@ -6,7 +6,8 @@ from typing import Callable, Sequence
 
 from planner.model import Cluster, PlannerError, TopicPartition, human_bytes
 from planner.rebalance.goals import balance, check_brokers, excluded
-from planner.rebalance.moves import Plan, in_progress_note, names_offline, offline_note, rack_count, rack_safe
+from planner.rebalance.goals.base import Note, in_progress_note, offline_note
+from planner.rebalance.moves import Plan, names_offline, rack_count, rack_safe
 from planner.rebalance.reassignment import short_of_space
 
 
@@ -77,7 +78,7 @@ def replace_broker(
     brokers_after = [b for b in cluster.broker_ids if b != source and b in online]
     n_racks = rack_count(cluster, brokers_after)
     proposed: dict[TopicPartition, tuple[int, ...]] = {}
-    notes = []
+    unsafe: list[tuple[TopicPartition, int]] = []  # made rack-unsafe, with the broker taking the replica
     held = [p for p in cluster.partitions() if source in p.replicas]
     _, left_out = excluded(held, exclude_topics, exclude_internal)
     skipped = [p.tp for p in held if p.adding or p.removing]
@@ -105,33 +106,53 @@ def replace_broker(
         counts[source] -= 1
         counts[dest] += 1
         if rack_safe(p.replicas, rack_of, n_racks) and not rack_safe(new, rack_of, n_racks):
-            notes.append(f"{p.tp} becomes rack-unsafe (broker {dest} is in rack {rack_of.get(dest)})")
+            unsafe.append((p.tp, dest))
         proposed[p.tp] = new
     _check_space(cluster, proposed)
     lower = len(proposed) + len(capped)  # one move per partition holding `source`, the skipped and excluded left out
-    if kept:
-        notes.append(f"{len(kept)} partition(s) of excluded topics keep their replica on broker {source}")
-    if capped:
-        notes.append(f"the move cap left {len(capped)} partition(s) on broker {source}: it is not empty yet")
     return Plan(
         before=cluster,
         proposed=proposed,
         goal="replace-broker",
         lower_bound=lower,
         brokers=tuple(brokers_after),
-        notes=_capped_list(notes)
-        + ((in_progress_note(skipped),) if skipped else ())
-        + ((offline_note(offline),) if offline else ()),
+        notes=_replace_notes(source, rack_of, unsafe, kept, capped, skipped, offline),
         unmet=("empty-source",) if capped else (),
     )
 
 
-def _capped_list(notes: list[str]) -> tuple[str, ...]:
-    """The first 20 rack-safety notes, then a count of the rest; the notes on what stays keep their place last."""
-    unsafe = [n for n in notes if "becomes rack-unsafe" in n]
-    rest = [n for n in notes if "becomes rack-unsafe" not in n]
-    more = (f"... and {len(unsafe) - 20} more rack-unsafe partitions",) if len(unsafe) > 20 else ()
-    return tuple(unsafe[:20]) + more + tuple(rest)
+def _replace_notes(
+    source: int,
+    rack_of: dict,
+    unsafe: Sequence[tuple[TopicPartition, int]],
+    kept: Sequence[TopicPartition],
+    capped: Sequence[TopicPartition],
+    skipped: Sequence[TopicPartition],
+    offline: Sequence[TopicPartition],
+) -> tuple[Note, ...]:
+    """replace-broker's notes: the partitions it makes rack-unsafe (each with the broker taking its replica and that
+    broker's rack), then what stays on `source` (excluded, capped, mid-reassignment, naming a broker not online)."""
+    notes: list[Note] = []
+    if unsafe:
+        notes.append(
+            Note(
+                "hard",
+                "becomes-unsafe",
+                len(unsafe),
+                partitions=tuple(tp for tp, _ in unsafe),
+                values=tuple(b for _, b in unsafe),
+                names=tuple(str(rack_of.get(b)) for _, b in unsafe),
+            )
+        )
+    if kept:
+        notes.append(Note("hard", "excluded-kept", len(kept), values=(source,)))
+    if capped:
+        notes.append(Note("hard", "cap-left", len(capped), values=(source,)))
+    if skipped:
+        notes.append(in_progress_note(skipped))
+    if offline:
+        notes.append(offline_note(offline))
+    return tuple(notes)
 
 
 def _check_space(cluster: Cluster, proposed: dict[TopicPartition, tuple[int, ...]]) -> None:

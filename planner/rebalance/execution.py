@@ -18,17 +18,9 @@ from typing import Mapping, Sequence
 from planner.leadership import partition_state
 from planner.model import Cluster, Topic, TopicPartition
 from planner.rebalance.batches import batches
+from planner.rebalance.goals.base import in_progress_note, offline_note
 from planner.rebalance.leaders import elect_leaders
-from planner.rebalance.moves import (
-    Plan,
-    changed_only,
-    in_progress_note,
-    names_offline,
-    offline_note,
-    rack_count,
-    rack_safe,
-    select_partitions,
-)
+from planner.rebalance.moves import Plan, changed_only, names_offline, rack_count, rack_safe, select_partitions
 from planner.rebalance.reassignment import validate_reassignment
 from planner.rebalance.throttle import Throttle, throttle_for
 

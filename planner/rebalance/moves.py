@@ -120,31 +120,10 @@ def count_targets(
         fixed.update((b, counts.get(b, 0)) for b in low)
 
 
-def in_progress_note(tps: Iterable[object]) -> str:
-    """The note of a plan that left partitions mid-reassignment (adding/removing replicas) as they are."""
-    names = sorted(str(tp) for tp in tps)
-    shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
-    return (
-        f"{len(names)} partition(s) have a reassignment in progress and were left as they are "
-        f"({shown}); Kafka needs --additional to execute this plan while they run"
-    )
-
-
 def names_offline(replicas: Iterable[int], online: Collection[int]) -> bool:
     """Whether a replica list names a broker that is not online: Kafka's `--execute` refuses a reassignment naming one
     (`verifyBrokerIds`: `describeCluster` lists only live, unfenced brokers; "Unknown broker id N")."""
     return any(b not in online for b in replicas)
-
-
-def offline_note(tps: Iterable[object]) -> str:
-    """The note of a plan that left partitions as they are because their new replica list would name a broker that
-    is not online (`names_offline`)."""
-    names = sorted(str(tp) for tp in tps)
-    shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
-    return (
-        f"{len(names)} partition(s) keep a replica on a broker that is not online and were left as they are "
-        f"({shown}): Kafka's --execute refuses a replica list naming one (Unknown broker id)"
-    )
 
 
 def movable_counts(counts: Mapping[int, int], pinned: Iterable[Sequence[int]], keep: Iterable[int]) -> dict[int, int]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from planner.leadership import topic_states
 from planner.model import Cluster, Partition, PlannerError, TopicPartition
-from planner.rebalance.goals.base import Note
-from planner.rebalance.moves import Plan, in_progress_note, names_offline, offline_note, rack_count
+from planner.rebalance.goals.base import Note, in_progress_note, offline_note
+from planner.rebalance.moves import Plan, names_offline, rack_count
 
 
 def set_replication_factor(cluster: Cluster, topic: str, rf: int, max_moves: int | None = None) -> Plan:
@@ -27,7 +27,7 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int, max_moves: int
     need = copied = 0
     skipped = []
     offline = []
-    less_safe = []
+    less_safe: list[tuple[TopicPartition, int, int]] = []
     capped: list[TopicPartition] = []
     capped_need = capped_bytes = 0  # what the partitions the cap leaves would add: in the bounds all the same
     live = cluster.online_ids
@@ -56,7 +56,7 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int, max_moves: int
             proposed[p.tp] = tuple(reps)
             before, after = _racks(p.replicas, counts.rack_of), _racks(reps, counts.rack_of)
             if counts.n_racks and after < before:
-                less_safe.append(f"{p.tp} {before} -> {after}")
+                less_safe.append((p.tp, before, after))
     return Plan(
         before=cluster,
         proposed=proposed,
@@ -186,12 +186,18 @@ class _ReplicaCounts:
         return (in_sync, not shared, b == reps[0], -self.tcounts[b], -self.counts[b], -b)
 
 
-def _notes(less_safe: list[str], skipped: list) -> tuple:
+def _notes(less_safe: list[tuple[TopicPartition, int, int]], skipped: list) -> tuple[Note, ...]:
+    """Partitions the change leaves on fewer racks (each with its racks before and after), those mid-reassignment."""
     notes = []
     if less_safe:
         notes.append(
-            f"{len(less_safe)} partition(s) span fewer racks, so a rack failure can take more of their "
-            f"replicas: {', '.join(less_safe[:10])}{' ...' if len(less_safe) > 10 else ''}"
+            Note(
+                "hard",
+                "fewer-racks",
+                len(less_safe),
+                partitions=tuple(tp for tp, _, _ in less_safe),
+                values=tuple(v for _, before, after in less_safe for v in (before, after)),
+            )
         )
     if skipped:
         notes.append(in_progress_note(skipped))

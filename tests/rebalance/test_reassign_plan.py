@@ -305,7 +305,7 @@ def test_replace_broker_note_names_the_broker_that_takes_the_replica(make_cluste
     c = make_cluster(5, ["a", "b", "c", "c", "a"], {"t": {0: (0, 1, 2)}}, cordoned=[4])
     plan = replace_broker(c, 0, 1)
     assert dict(plan.proposed) == {TP("t", 0): (3, 1, 2)}
-    assert plan.notes == ("t-0 becomes rack-unsafe (broker 3 is in rack c)",)
+    assert words(plan) == ("1 partition(s) become rack-unsafe: t-0 (broker 3 is in rack c)",)
 
 
 OFFLINE_NOTE = (
@@ -321,16 +321,16 @@ def test_plans_name_no_broker_that_is_not_online(make_cluster):
     c = make_cluster(3, 0, {"t": {0: (2, 0), 1: (2, 1), 2: (0, 1), 3: (0, 1)}}, offline=[2])
     ex = leader_election(c, None)
     assert (dict(ex.plan.proposed), ex.elect) == ({TP("t", 2): (1, 0)}, [TP("t", 2)])
-    assert ex.plan.notes == (OFFLINE_NOTE.format(2, "t-0, t-1"),)
+    assert words(ex.plan) == (OFFLINE_NOTE.format(2, "t-0, t-1"),)
     check_reassignment(c, ex.plan.proposed, "proposed.json")  # Kafka's checks pass
     # raising the RF kept broker 4 in t-0's and t-3's lists; replacing broker 0 kept it in t-0's
     c = make_cluster(5, 0, {"t": {0: (4, 0), 1: (0, 1), 2: (0, 2), 3: (1, 4)}}, offline=[4])
     plan = set_replication_factor(c, "t", 3)
     assert dict(plan.proposed) == {TP("t", 1): (0, 1, 3), TP("t", 2): (0, 2, 3)}
-    assert (plan.lower_bound, plan.notes[0]) == (2, OFFLINE_NOTE.format(2, "t-0, t-3"))
+    assert (plan.lower_bound, words(plan)[0]) == (2, OFFLINE_NOTE.format(2, "t-0, t-3"))
     plan = replace_broker(c, 0, 3)
     assert dict(plan.proposed) == {TP("t", 1): (3, 1), TP("t", 2): (3, 2)}
-    assert (plan.lower_bound, plan.notes) == (2, (OFFLINE_NOTE.format(1, "t-0"),))
+    assert (plan.lower_bound, words(plan)) == (2, (OFFLINE_NOTE.format(1, "t-0"),))
     # lowering the RF drops the offline replicas first: nothing left to refuse
     plan = set_replication_factor(c, "t", 1)
     assert dict(plan.proposed) == {TP("t", 0): (0,), TP("t", 1): (0,), TP("t", 2): (0,), TP("t", 3): (1,)}
@@ -345,12 +345,12 @@ def test_replace_broker_excluded_topics_and_the_move_cap(make_cluster):
     plan = replace_broker(c, 1, 2, exclude_topics=["ke.p"], exclude_internal=True)
     assert dict(plan.proposed) == {TP("t", 0): (0, 2), TP("t", 1): (2, 0), TP("t", 3): (2, 4)}
     assert plan.lower_bound == 3 and plan.unmet == ()
-    assert plan.notes == ("2 partition(s) of excluded topics keep their replica on broker 1",)
+    assert words(plan) == ("2 partition(s) of excluded topics keep their replica on broker 1",)
     capped = replace_broker(c, 1, 2, exclude_topics=["keep"], max_moves=2)
     # partition order: __consumer_offsets-0 first, then keep (excluded), then t-0, t-1; t-3 stays
     assert dict(capped.proposed) == {TP("__consumer_offsets", 0): (4, 2), TP("t", 0): (0, 2)}
     assert (capped.lower_bound, capped.unmet) == (4, ("empty-source",))
-    assert capped.notes == (
+    assert words(capped) == (
         "1 partition(s) of excluded topics keep their replica on broker 1",
         "the move cap left 2 partition(s) on broker 1: it is not empty yet",
     )

@@ -52,8 +52,8 @@ def test_set_replication_factor_leaves_moving_partitions(planner_cli_here, tmp_p
         "note: 3 partition(s) span fewer racks, so a rack failure can take more of their replicas: "
         "foo-0 3 -> 2, foo-1 3 -> 2, foo-2 3 -> 2\n"
         + NOTE
-        + "note: 1 topic(s) keep a replica spread above 1 per broker (foo): racks or replica placement constrain the "
-        "moves\n"
+        + "note: 1 topic(s) keep a replica spread above 1 per broker (foo): racks, replica placement or the partitions "
+        "that never move (see the notes) constrain the moves\n"
     )
 
 

@@ -27,7 +27,7 @@ from typing import Callable, Iterable, ParamSpec, Sequence, TypeVar
 
 from planner.model import INTERNAL_TOPICS, Cluster, Partition, PlannerError
 from planner.rebalance.goals import count_range, rack_flow, topic_keep
-from planner.rebalance.goals.base import Frozen, Goal, Note
+from planner.rebalance.goals.base import Frozen, Goal, Note, in_progress_note
 from planner.rebalance.goals.byte_balance import ByteGoal, byte_notes, bytes_lower_bound, limits
 from planner.rebalance.goals.exchange import fewer_bytes
 from planner.rebalance.goals.hard import HardGoal, count_lower_bound, targets_of, unsafe_of
@@ -712,7 +712,7 @@ def _notes(
         full = tuple(sorted(st.full))
         notes.append(Note("hard", "disk-space", len(full), values=full + tuple(st.usable[b] for b in full)))
     if moving:
-        notes.append(Note("hard", "in-progress", len(moving), partitions=tuple(sorted(st.parts[i].tp for i in moving))))
+        notes.append(in_progress_note(st.parts[i].tp for i in moving))
     if skipped:
         names = tuple(sorted({st.parts[i].topic for i in skipped}))
         notes.append(Note("hard", "excluded", len(names), topics=names))

@@ -22,7 +22,8 @@ Change = tuple[int, int, int]  # (partition index, broker losing the replica, br
 @dataclass(frozen=True)
 class Note:
     """Something the summary must tell: `goal` (its name), `kind` (what happened), `count` (how many), the partitions
-    or topics concerned, and figures (`values`) the renderer words (never formatted here)."""
+    or topics concerned, figures (`values`) the renderer words (never formatted here), and names it prints as they
+    are (`names`: racks)."""
 
     goal: str
     kind: str
@@ -30,6 +31,20 @@ class Note:
     partitions: tuple[TopicPartition, ...] = ()
     topics: tuple[str, ...] = ()
     values: tuple[float, ...] = ()
+    names: tuple[str, ...] = ()
+
+
+def in_progress_note(tps: Iterable[TopicPartition]) -> Note:
+    """Partitions mid-reassignment (adding or removing replicas), which a plan leaves as they are."""
+    parts = tuple(sorted(tps))
+    return Note("hard", "in-progress", len(parts), partitions=parts)
+
+
+def offline_note(tps: Iterable[TopicPartition]) -> Note:
+    """Partitions a plan leaves as they are because their new replica list would name a broker that is not online:
+    Kafka's `--execute` refuses a reassignment naming one (`moves.names_offline`)."""
+    parts = tuple(sorted(tps))
+    return Note("hard", "offline", len(parts), partitions=parts)
 
 
 class Constraint(Protocol):
