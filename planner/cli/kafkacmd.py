@@ -261,6 +261,12 @@ def _run_batches(
             sub = ra.Submission(
                 proposed, log_dirs, whole.throttle, whole.log_dir_throttle, whole.additional or index > 1
             )
+            if index > 1:  # the cluster as the earlier batches left it; a refusal here sends nothing
+                try:
+                    ra.check_submission(snap, sub)
+                except PlannerError as exc:
+                    text = str(exc).removesuffix(" Nothing was changed.")
+                    raise _Stopped(f"{text} Batch {index}/{total} was not submitted") from None
             at.current = "submitting"
             try:
                 ra.submit(session, snap, sub, True, _out, lambda _current: None)

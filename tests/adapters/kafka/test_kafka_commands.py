@@ -589,3 +589,32 @@ def test_a_fault_while_a_batch_runs_says_where_the_plan_stands(kraft, tmp_path):
         + _where(kraft, plan, "batch 1/2 was submitted and is running on the cluster; batch 2/2 was not started")
     )
     assert (kraft.partition("orders", 0).adding, kraft.partition("orders", 1).adding) == ([3], [])
+
+
+def test_a_later_batch_refused_before_it_is_sent_does_not_say_nothing_changed(kraft, tmp_path):
+    # broker 1 cordoned while batch 1 (orders-0 [1,2] -> [3,2]) runs: batch 2 (orders-1 [2,3] -> [1,3]) is refused
+    # by the check on the cluster as batch 1 left it, before anything is sent. Before, the check's text ended
+    # "Nothing was changed." with orders-0 moved and its throttles set
+    calls = []
+
+    def cordon_broker_1_once_batch_1_is_sent():
+        calls.append(1)
+        kraft.brokers[1].cordoned = ("*",)
+
+    kraft.before_alter = cordon_broker_1_once_batch_1_is_sent
+    plan = _plan(tmp_path)
+    with _catching_up(kraft, 5000):
+        code, out, err = run_here(
+            "kafka", "submit", kraft.url, "--reassignment-json-file", plan, "--batch-size", "1", "--throttle", "1000",
+            "--poll", "0.05", "--execute", "--quiet",
+        )  # fmt: skip
+    assert code == 2
+    assert out.endswith("Batch 2/2: 1 partition\n")
+    assert err == f"wrote the rollback JSON to {plan}.rollback.json\n" + (
+        "error: the plan adds replicas of orders-1 to broker(s) 1, whose log dirs are all cordoned (cordoned.log.dirs, "
+        "KIP-1066): Kafka's controller refuses that (INVALID_REPLICA_ASSIGNMENT). Plan again from the live cluster "
+        "(plans leave cordoned brokers out) or uncordon the broker(s). Batch 2/2 was not submitted: "
+        + _where(kraft, plan, "batch 1/2 completed; batch 2/2 was not started")
+    )
+    assert len(calls) == 1  # batch 2 never reached the controller
+    assert [p.replicas for p in kraft.topics["orders"].partitions] == [[3, 2], [2, 3], [3, 1]]
