@@ -241,50 +241,102 @@ def _warn_disk_space(snap, proposed, quiet: bool) -> None:
 def _run_batches(
     session, snap, batches, whole, rollback: str, wait: bool, poll: float, quiet: bool, url: str, files: List[str]
 ) -> None:
+    """Submit the batches one after another, waiting for each when `wait`. When it stops after something changed (a
+    fault, the controller's refusal, Ctrl-C), the message says which batches completed, which one runs, which were
+    not started, and names the commands that finish or revert it (before, a refused batch 2 said "Nothing was
+    changed." with batch 1 moved and its throttles still set, and a lost connection said nothing of the plan)."""
     from planner.adapters.kafka import steps as ra
     from planner.adapters.kafka.snapshot import read_session
 
     current = {tp: snap.cluster.topic(tp.topic).partition(tp.partition).replicas for tp in whole.proposed}
     ra.require_writes(session, whole)
     _write_rollback(rollback)(current)
-    done_before: list[str] = []
-    index = 0
+    total = len(batches)
+    at = _Progress(total)
     try:
         for index, (proposed, log_dirs) in enumerate(batches, 1):
-            if len(batches) > 1:
-                _out(f"Batch {index}/{len(batches)}: {len(proposed)} partition{'s' if len(proposed) != 1 else ''}")
+            if total > 1:
+                _out(f"Batch {index}/{total}: {len(proposed)} partition{'s' if len(proposed) != 1 else ''}")
                 snap = read_session(session)
             sub = ra.Submission(
                 proposed, log_dirs, whole.throttle, whole.log_dir_throttle, whole.additional or index > 1
             )
+            if index > 1:  # the cluster as the earlier batches left it; a refusal here sends nothing
+                try:
+                    ra.check_submission(snap, sub)
+                except PlannerError as exc:
+                    text = str(exc).removesuffix(" Nothing was changed.")
+                    raise _Stopped(f"{text} Batch {index}/{total} was not submitted") from None
+            at.current = "submitting"
             try:
                 ra.submit(session, snap, sub, True, _out, lambda _current: None)
             except ra.SubmissionRefused as exc:
                 if exc.started:
-                    started = ",".join(map(str, exc.started))
-                    raise PlannerError(
-                        f"{exc} The reassignment of {started} started: 'kafka status' follows it, 'kafka cancel' "
-                        "reverts it."
-                    ) from None
-                if index == 1:
+                    at.current = "running"
+                    raise _Stopped(f"{exc} The reassignment of {','.join(map(str, exc.started))} started") from None
+                at.current = "refused"
+                if at.completed == 0:
                     os.unlink(rollback)  # written by this run a moment ago; nothing to roll back
-                    raise PlannerError(f"{exc} The rollback JSON {rollback} was removed.") from None
-                raise
+                    raise PlannerError(
+                        f"{exc} Nothing was changed. The rollback JSON {rollback} was removed."
+                    ) from None
+                raise _Stopped(f"{exc} Nothing of batch {index}/{total} started") from None
+            at.current = "running"
             if wait:
-                _wait(session, proposed, index, len(batches), poll, quiet)
-            done_before.append(str(index))
+                _wait(session, proposed, index, total, poll, quiet)
+                at.completed, at.current = index, ""
+        if wait:
+            ra.verify(session, whole.proposed, whole.log_dirs, False, _out)
     except KeyboardInterrupt:
-        argv = " ".join(f"--reassignment-json-file {f}" for f in files)
-        print(
-            f"interrupted: batch {index}/{len(batches)} was submitted and is running on the cluster; "
-            f"'kafka-planner kafka status {url} {argv}' shows it (and clears the throttles once done), "
-            f"'kafka-planner kafka cancel {url} {argv} --execute' reverts what is still moving; the rollback JSON "
-            f"is in {rollback}",
-            file=sys.stderr,
-        )
+        print(f"interrupted: {at.where(url, files, rollback)}", file=sys.stderr)
         raise
-    if wait:
-        ra.verify(session, whole.proposed, whole.log_dirs, False, _out)
+    except _Stopped as exc:
+        raise PlannerError(f"{exc}: {at.where(url, files, rollback)}") from None
+    except PlannerError as exc:
+        if at.completed == 0 and at.current in ("", "refused"):
+            raise
+        raise PlannerError(f"{exc}; {at.where(url, files, rollback)}") from None
+
+
+class _Stopped(PlannerError):
+    """A batch refused after something changed: the message goes on with where the submission stands."""
+
+
+class _Progress:
+    """How far a batched submission got: batches completed (waited on until none of their partitions moved), and
+    the next batch: "submitting" (its throttles or reassignments may have been sent), "running", "refused" (nothing
+    of it started) or "" (not reached)."""
+
+    def __init__(self, total: int):
+        self.total = total
+        self.completed = 0
+        self.current = ""
+
+    def where(self, url: str, files: List[str], rollback: str) -> str:
+        total, done = self.total, self.completed
+        said = []
+        if done:
+            said.append(f"batch 1/{total} completed" if done == 1 else f"batches 1-{done}/{total} completed")
+        first = done + 1
+        if self.current == "running":
+            said.append(f"batch {first}/{total} was submitted and is running on the cluster")
+            first += 1
+        elif self.current == "submitting":
+            said.append(f"batch {first}/{total} was being submitted: it may or may not have started")
+            first += 1
+        if first == total:
+            said.append(f"batch {total}/{total} was not started")
+        elif first < total:
+            said.append(f"batches {first}-{total}/{total} were not started")
+        if total == 1:
+            said = []  # not in batches: the error says what started
+        argv = " ".join(f"--reassignment-json-file {f}" for f in files)
+        return (
+            "".join(s + "; " for s in said)
+            + f"'kafka-planner kafka status {url} {argv}' shows where it stands (and clears the throttles once "
+            f"nothing moves), 'kafka-planner kafka cancel {url} {argv} --execute' reverts what is still moving; the "
+            f"rollback JSON of the whole plan is in {rollback}"
+        )
 
 
 def _wait(session, proposed, index: int, total: int, poll: float, quiet: bool) -> None:

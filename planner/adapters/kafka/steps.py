@@ -202,7 +202,7 @@ def refused(
 ) -> None:
     """`executeAssignment`'s "Error reassigning partition(s):" with the controller's text per partition, on one
     line. When the controller refused every partition, the throttles this submission set are put back first, so
-    that nothing has changed."""
+    that this submission changed nothing (the caller says what earlier batches changed)."""
     lines = [
         f"{tp}: {msg or error_name(code)}"
         for tp, (code, msg) in sorted(errors.items(), key=lambda e: tp_sort_key(e[0]))
@@ -211,7 +211,7 @@ def refused(
     if len(errors) == len(sub.proposed):
         if sub.throttle >= 0 or sub.log_dir_throttle >= 0:
             admin.restore_configs(session, previous)
-        raise SubmissionRefused(text + " Nothing was changed.")
+        raise SubmissionRefused(text)
     raise SubmissionRefused(text, started=tuple(tp for tp in sub.proposed if tp not in errors))
 
 

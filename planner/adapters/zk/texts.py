@@ -51,6 +51,14 @@ def verify_lines(
                 )
                 statuses.append(f"Reassignment of partition {name} failed")
         return lines + statuses
+    if version < (3, 0):
+        # 2.6-2.8 over --zookeeper (the option left the tool in 3.0), both with println on stdout before the block:
+        # ReassignPartitionsCommand.scala main() for any --zookeeper action, then verifyAssignment(zkClient, ...)
+        lines.append("Warning: --zookeeper is deprecated, and will be removed in a future version of Kafka.")
+        lines.append(
+            "Warning: because you are using the deprecated --zookeeper option, the results may be incomplete.  "
+            "Use --bootstrap-server instead for more accurate results."
+        )
     lines.append("Status of partition reassignment:")
     done_word = "completed" if version >= (3, 3) else "complete"
     for tp in order:

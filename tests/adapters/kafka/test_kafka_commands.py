@@ -395,9 +395,10 @@ def test_ctrl_c_while_waiting_leaves_a_state_cancel_finishes(kraft, tmp_path):
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130
     assert (
-        f"interrupted: batch 1/2 was submitted and is running on the cluster; 'kafka-planner kafka status "
-        f"{kraft.url} --reassignment-json-file {plan}'" in err
-    )
+        "\ninterrupted: "
+        + _where(kraft, plan, "batch 1/2 was submitted and is running on the cluster; batch 2/2 was not started")
+        + "error: interrupted\n"
+    ) in err
     assert "Traceback" not in err
     assert kraft.partition("orders", 0).adding == [3] and kraft.partition("orders", 1).adding == []
     code, out, err = run_here("kafka", "cancel", kraft.url, "--reassignment-json-file", plan, "--execute")
@@ -507,3 +508,113 @@ def test_split_batches_cuts_one_file_in_partition_order():
     assert split_batches([(moves, log_dirs)], None) == [(moves, log_dirs)]
     two = [(moves, {}), ({TP("c", 0): (1,)}, {})]
     assert split_batches(two, 1) == two  # a plan's batch files are submitted as they are
+
+
+def _where(kraft, plan, running: str) -> str:
+    """The end of the message of a batched submission that stopped once something changed."""
+    return (
+        f"{running}; 'kafka-planner kafka status {kraft.url} --reassignment-json-file {plan}' shows where it stands "
+        f"(and clears the throttles once nothing moves), 'kafka-planner kafka cancel {kraft.url} "
+        f"--reassignment-json-file {plan} --execute' reverts what is still moving; the rollback JSON of the whole "
+        f"plan is in {plan}.rollback.json\n"
+    )
+
+
+def test_a_batch_refused_after_an_earlier_one_completed_says_what_changed(kraft, tmp_path):
+    # batch 2 (orders-1 [2,3] -> [1,3]) refused by the controller, broker 1 cordoned once batch 1 (orders-0 [1,2] ->
+    # [3,2]) completed. Before, the message ended "Nothing was changed." with orders-0 moved and batch 1's throttles
+    # still on the cluster, and named no command to clear them
+    calls = []
+
+    def cordon_broker_1_at_batch_2():
+        calls.append(1)
+        if len(calls) == 2:
+            kraft.brokers[1].cordoned = ("*",)
+
+    kraft.before_alter = cordon_broker_1_at_batch_2
+    plan = _plan(tmp_path)
+    with _catching_up(kraft, 5000):
+        code, out, err = run_here(
+            "kafka", "submit", kraft.url, "--reassignment-json-file", plan, "--batch-size", "1", "--throttle", "1000",
+            "--poll", "0.05", "--execute", "--quiet",
+        )  # fmt: skip
+    assert code == 2
+    assert err == f"wrote the rollback JSON to {plan}.rollback.json\n" + (
+        "error: Error reassigning partition(s): orders-1: The manual partition assignment includes broker 1, but all "
+        "its log directories are cordoned. Nothing of batch 2/2 started: "
+        + _where(kraft, plan, "batch 1/2 completed; batch 2/2 was not started")
+    )
+    assert [p.replicas for p in kraft.topics["orders"].partitions] == [[3, 2], [2, 3], [3, 1]]
+    rates = {"leader.replication.throttled.rate": "1000", "follower.replication.throttled.rate": "1000"}
+    assert _throttles(kraft) == (  # batch 1's, as batch 2 found them (put back after its refusal)
+        {"1": rates, "2": rates, "3": rates},
+        {
+            "orders": {
+                "leader.replication.throttled.replicas": "0:1,0:2",
+                "follower.replication.throttled.replicas": "0:3",
+            },
+            "payments": {},
+        },
+    )
+    with open(plan + ".rollback.json", encoding="utf-8") as fh:
+        assert fh.read() == ROLLBACK + "\n"  # the whole plan's, kept
+    code, out, err = run_here("kafka", "status", kraft.url, "--reassignment-json-file", plan)
+    assert (code, err) == (0, "")
+    assert out == (
+        "Status of partition reassignment:\nReassignment of partition orders-0 is completed.\n"
+        "There is no active reassignment of partition orders-1, but replica set is 2,3 rather than 1,3.\n\n"
+        "Clearing broker-level throttles on brokers 1,2,3\nClearing topic-level throttles on topic orders\n"
+    )
+    assert _throttles(kraft) == ({}, {"orders": {}, "payments": {}})
+
+
+def test_a_fault_while_a_batch_runs_says_where_the_plan_stands(kraft, tmp_path):
+    # the cluster stops answering ListPartitionReassignments once batch 1 started (a lost ACL; a broker gone is
+    # the same path): before, the one line named the fault only, not the running batch nor status/cancel
+    def refuse_reads_from_now_on():
+        kraft.fail[46] = 31  # CLUSTER_AUTHORIZATION_FAILED
+
+    kraft.before_alter = refuse_reads_from_now_on
+    plan = _plan(tmp_path)
+    code, out, err = run_here(
+        "kafka", "submit", kraft.url, "--reassignment-json-file", plan, "--batch-size", "1", "--poll", "0.05",
+        "--execute", "--quiet",
+    )  # fmt: skip
+    assert code == 2
+    assert out.endswith("Successfully started partition reassignment for orders-0\n")
+    assert err == f"wrote the rollback JSON to {plan}.rollback.json\n" + (
+        f"error: {kraft.url}: not authorised to list partition reassignments (ClusterAuthorizationFailedError): "
+        "grant the client's principal the ACL (Describe/DescribeConfigs on the cluster and topics; Alter/AlterConfigs "
+        "to act); "
+        + _where(kraft, plan, "batch 1/2 was submitted and is running on the cluster; batch 2/2 was not started")
+    )
+    assert (kraft.partition("orders", 0).adding, kraft.partition("orders", 1).adding) == ([3], [])
+
+
+def test_a_later_batch_refused_before_it_is_sent_does_not_say_nothing_changed(kraft, tmp_path):
+    # broker 1 cordoned while batch 1 (orders-0 [1,2] -> [3,2]) runs: batch 2 (orders-1 [2,3] -> [1,3]) is refused
+    # by the check on the cluster as batch 1 left it, before anything is sent. Before, the check's text ended
+    # "Nothing was changed." with orders-0 moved and its throttles set
+    calls = []
+
+    def cordon_broker_1_once_batch_1_is_sent():
+        calls.append(1)
+        kraft.brokers[1].cordoned = ("*",)
+
+    kraft.before_alter = cordon_broker_1_once_batch_1_is_sent
+    plan = _plan(tmp_path)
+    with _catching_up(kraft, 5000):
+        code, out, err = run_here(
+            "kafka", "submit", kraft.url, "--reassignment-json-file", plan, "--batch-size", "1", "--throttle", "1000",
+            "--poll", "0.05", "--execute", "--quiet",
+        )  # fmt: skip
+    assert code == 2
+    assert out.endswith("Batch 2/2: 1 partition\n")
+    assert err == f"wrote the rollback JSON to {plan}.rollback.json\n" + (
+        "error: the plan adds replicas of orders-1 to broker(s) 1, whose log dirs are all cordoned (cordoned.log.dirs, "
+        "KIP-1066): Kafka's controller refuses that (INVALID_REPLICA_ASSIGNMENT). Plan again from the live cluster "
+        "(plans leave cordoned brokers out) or uncordon the broker(s). Batch 2/2 was not submitted: "
+        + _where(kraft, plan, "batch 1/2 completed; batch 2/2 was not started")
+    )
+    assert len(calls) == 1  # batch 2 never reached the controller
+    assert [p.replicas for p in kraft.topics["orders"].partitions] == [[3, 2], [2, 3], [3, 1]]

@@ -139,8 +139,10 @@ def test_the_controllers_refusal_is_one_line_and_leaves_the_cluster_as_it_was(kr
     )
     assert err.splitlines()[1] == (
         "error: Error reassigning partition(s): orders-0: The manual partition assignment includes broker 3, but all "
-        "its log directories are cordoned. The reassignment of orders-2 started: 'kafka status' follows it, "
-        "'kafka cancel' reverts it."
+        "its log directories are cordoned. The reassignment of orders-2 started: 'kafka-planner kafka status "
+        f"{kraft.url} --reassignment-json-file {plan}' shows where it stands (and clears the throttles once nothing "
+        f"moves), 'kafka-planner kafka cancel {kraft.url} --reassignment-json-file {plan} --execute' reverts what is "
+        f"still moving; the rollback JSON of the whole plan is in {plan}.rollback.json"
     )
     assert os.path.exists(plan + ".rollback.json")
     assert kraft.partition("orders", 2).replicas == [1, 3]

@@ -93,6 +93,16 @@ def test_submit_execute_then_status_end_to_end(simple_url, plan_file, kazoo_clie
             "There is no active reassignment of partition bar-0, but replica set is 4,1 rather than 1,4.\n"
             "Reassignment of partition foo-0 is complete.\n"
         ),
+        # 2.6-2.8 --zookeeper --verify: the tool's two warnings first (ReassignPartitionsCommand.scala main() and
+        # verifyAssignment(zkClient, ...)); before, they were missing
+        "2.7": (
+            "Warning: --zookeeper is deprecated, and will be removed in a future version of Kafka.\n"
+            "Warning: because you are using the deprecated --zookeeper option, the results may be incomplete.  "
+            "Use --bootstrap-server instead for more accurate results.\n"
+            "Status of partition reassignment:\n"
+            "There is no active reassignment of partition bar-0, but replica set is 4,1 rather than 1,4.\n"
+            "Reassignment of partition foo-0 is complete.\n"
+        ),
         "2.3": (
             "Status of partition reassignment: \n"
             "ERROR: Assigned replicas (4,1) don't match the list of replicas for reassignment (1,4) for partition "
