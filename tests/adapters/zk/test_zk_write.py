@@ -66,10 +66,12 @@ def test_submit_execute_then_status_end_to_end(simple_url, plan_file, kazoo_clie
 
     code, out, _ = run_cli("zk", "status", simple_url, "--reassignment-json-file", plan_file)
     assert code == 0
+    # 3.x (the default): the empty line --bootstrap-server --verify prints after the states (no log-dir moves)
     assert out == (
         "Status of partition reassignment:\n"
         "Reassignment of partition bar-0 is still in progress.\n"
         "Reassignment of partition foo-0 is still in progress.\n"
+        "\n"
     )
 
     # the controller finishes foo-0 and gives up bar-0, in KafkaController.onPartitionReassignment's order: the
@@ -87,11 +89,13 @@ def test_submit_execute_then_status_end_to_end(simple_url, plan_file, kazoo_clie
             "Status of partition reassignment:\n"
             "There is no active reassignment of partition bar-0, but replica set is 4,1 rather than 1,4.\n"
             "Reassignment of partition foo-0 is completed.\n"
+            "\n"
         ),
         "3.2": (
             "Status of partition reassignment:\n"
             "There is no active reassignment of partition bar-0, but replica set is 4,1 rather than 1,4.\n"
             "Reassignment of partition foo-0 is complete.\n"
+            "\n"
         ),
         # 2.6-2.8 --zookeeper --verify: the tool's two warnings first (ReassignPartitionsCommand.scala main() and
         # verifyAssignment(zkClient, ...)); before, they were missing
@@ -137,6 +141,7 @@ def test_status_counts_kip455_reassignment_as_in_progress(kafka_url, tmp_path):
         "Reassignment of partition legacy-0 is completed.\n"
         "Reassignment of partition legacy-1 is still in progress.\n"  # in /admin/reassign_partitions
         "Reassignment of partition moving-0 is still in progress.\n"
+        "\n"
     )  # adding/removing in the topic znode
 
 
