@@ -184,10 +184,25 @@ def _word_hard(n, fixed: bool = False) -> str | None:
 
 
 def _word_rf(n, fixed: bool = False) -> str | None:
+    if n.kind == "rack-unsafe":
+        k = int(n.values[0])
+        closed, full = n.values[1 : 1 + k], n.values[1 + k :]
+        why = ([f"{_ids(closed)} have every log dir cordoned (cordoned.log.dirs, KIP-1066)"] if closed else []) + (
+            [f"{_ids(full)} report too few usable bytes for the copy (DescribeLogDirs)"] if full else []
+        )
+        return (
+            f"{n.count} partition(s) are rack-unsafe at the new replication factor ({_names(n.partitions)}): no "
+            f"broker of rack(s) {', '.join(n.topics)}, which they lack, can take a replica: broker(s) "
+            + "; broker(s) ".join(why)
+        )
     return (
         f"--max-moves left {n.count} partition(s) at their replication factor ({_names(n.partitions)}): planning "
         f"the applied plan again with the same cap takes the next of them to {int(n.values[0])}"
     )
+
+
+def _ids(values) -> str:
+    return ",".join(str(int(b)) for b in values)
 
 
 def word_note(n, fixed: bool = False) -> str | None:
