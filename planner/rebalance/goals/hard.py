@@ -213,9 +213,11 @@ class _RackHeaps:
     def __init__(self, st: State):
         self.st = st
         self.heaps: dict = {}
+        self.members: dict = {}
         for b in st.targets:
             if b not in st.closed:
                 self.heaps.setdefault(st.rack_of.get(b), []).append(self.key(b))
+                self.members.setdefault(st.rack_of.get(b), []).append(b)
         for h in self.heaps.values():
             heapq.heapify(h)
 
@@ -228,6 +230,16 @@ class _RackHeaps:
             heapq.heappop(h)
         return h[0]
 
+    def first_fitting(self, rack, i: int) -> tuple[int, int, int] | None:
+        """The lowest key of the rack's brokers that take partition i's copy (`State.fits`: usable bytes): the top,
+        or where it lacks the room, the next that has it (a rack is lost to a repair only when none of its brokers
+        has room)."""
+        top = self.top(rack)
+        if self.st.fits(i, top[2]):
+            return top
+        fitting = [self.key(b) for b in self.members[rack] if self.st.fits(i, b)]
+        return min(fitting) if fitting else None
+
     def touch(self, b: int) -> None:
         if b not in self.st.closed:
             heapq.heappush(self.heaps[self.st.rack_of.get(b)], self.key(b))
@@ -236,15 +248,13 @@ class _RackHeaps:
 def _best_repair(st: State, i: int, shed: _Shed, heaps: _RackHeaps, chosen: list[int]) -> tuple[int, int] | None:
     r = st.reps[i]
     racks = [st.rack_of.get(b) for b in r]
-    dsts = [heaps.top(k) for k in heaps.heaps if k not in racks]
+    dsts = [k for k in (heaps.first_fitting(rack, i) for rack in heaps.heaps if rack not in racks) if k is not None]
     best = None
     for pos, src in enumerate(r):
         if racks.count(racks[pos]) < 2:
             continue
         for k in dsts:
             dst = k[2]
-            if not st.fits(i, dst):
-                continue
             key = (
                 src not in chosen,
                 shed.delta({src: -1, dst: 1}),
