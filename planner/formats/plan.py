@@ -159,6 +159,12 @@ def _word_hard(n, fixed: bool = False) -> str | None:
             f"{n.count} partition(s) have a reassignment in progress and were left as they are "
             f"({_names(n.partitions)}); Kafka needs --additional to execute this plan while they run"
         )
+    if n.kind == "rackless":
+        return (
+            f"broker(s) {_ids(n.values)} have no rack while the others have one: the plan ignores racks (it neither "
+            "keeps nor counts rack safety); give every broker its broker.rack (Kafka's --generate refuses such "
+            "brokers unless --disable-rack-aware)"
+        )
     if n.kind == "cordoned":
         return (
             f"broker(s) {','.join(str(int(b)) for b in n.values)} have every log dir cordoned (cordoned.log.dirs, "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from planner.model import Cluster, PlannerError, TopicPartition, human_bytes
-from planner.rebalance.goals import balance, check_brokers, excluded
+from planner.rebalance.goals import balance, check_brokers, excluded, rackless_notes
 from planner.rebalance.moves import Plan, in_progress_note, names_offline, offline_note, rack_count, rack_safe
 from planner.rebalance.reassignment import short_of_space
 
@@ -120,6 +120,7 @@ def replace_broker(
         lower_bound=lower,
         brokers=tuple(brokers_after),
         notes=_capped_list(notes)
+        + rackless_notes(cluster, brokers_after)
         + ((in_progress_note(skipped),) if skipped else ())
         + ((offline_note(offline),) if offline else ()),
         unmet=("empty-source",) if capped else (),

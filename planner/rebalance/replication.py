@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from planner.leadership import topic_states
 from planner.model import Cluster, Partition, PlannerError, TopicPartition
+from planner.rebalance.goals import rackless_notes
 from planner.rebalance.goals.base import Note
 from planner.rebalance.moves import Plan, in_progress_note, names_offline, offline_note, rack_count, rack_safe
 
@@ -68,6 +69,7 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int, max_moves: int
         bytes_lower_bound=copied + capped_bytes if any(p.size is not None for p in t.partitions) else None,
         brokers=tuple(online),
         notes=_notes(less_safe, skipped)
+        + rackless_notes(cluster, online)
         + _unsafe_notes(unsafe, counts)
         + ((offline_note(offline),) if offline else ())
         + (

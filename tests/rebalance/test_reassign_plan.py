@@ -958,3 +958,29 @@ def test_the_applied_plan_is_a_fixed_point_where_reordered_partitions_keep_a_par
     assert (plan.replica_moves, len(plan.proposed)) == (156, 139)
     again = balance(plan.after, rack_repair=False, exclude_topics=("t1.*",))
     assert again.proposed == {}
+
+
+def test_a_broker_without_a_rack_among_racked_ones_is_named_as_the_plan_ignores_racks(make_cluster):
+    # Racks a = {1, 2}, b = {3, 4}, broker 5 has none: rack_count is 0, so the plans ignore racks; t-0 (1, 3), one
+    # replica per rack, moved to (5, 1) and the summary said "Rack-unsafe partitions: 0 -> 0" with no word of it
+    c = make_cluster(
+        5,
+        ["a", "a", "b", "b", None],
+        {"t": {0: [1, 3], 1: [2, 4], 2: [1, 4], 3: [2, 3], 4: [1, 3], 5: [2, 4]}},
+        first_id=1,
+    )
+    plans = [balance(c), decommission(c, [2]), replace_broker(c, 1, 5), set_replication_factor(c, "t", 3)]
+    assert {tp.partition: r for tp, r in plans[0].proposed.items()} == {0: (5, 1), 1: (5, 2), 2: (4, 1), 3: (3, 2)}
+    for plan in plans:
+        assert [(n.kind, n.values) for n in plan.notes if getattr(n, "kind", None) == "rackless"] == [
+            ("rackless", (5,))
+        ]
+    assert word_note(plans[0].notes[-1]) == (
+        "broker(s) 5 have no rack while the others have one: the plan ignores racks (it neither keeps nor counts rack "
+        "safety); give every broker its broker.rack (Kafka's --generate refuses such brokers unless "
+        "--disable-rack-aware)"
+    )
+    # every broker without a rack, or the rackless broker outside the plan's brokers: nothing to say
+    assert not any(getattr(n, "kind", None) == "rackless" for n in decommission(c, [5]).notes)
+    bare = make_cluster(5, 0, {"t": {0: [1, 3]}}, first_id=1)
+    assert not any(getattr(n, "kind", None) == "rackless" for n in balance(bare).notes)

@@ -44,7 +44,7 @@ from planner.rebalance.goals.shares import FINE_LEVELS, LEVELS, joint_lower_boun
 from planner.rebalance.goals.snapshot import Run, Snapshot, take_over
 from planner.rebalance.goals.state import State
 from planner.rebalance.goals.topic_spread import TopicSpreadGoal, forced_topics, spreads, topic_notes
-from planner.rebalance.moves import Plan, count_targets, excess, select_partitions
+from planner.rebalance.moves import Plan, count_targets, excess, rackless, select_partitions
 
 __all__ = ["balance", "check_brokers", "select_partitions", "Goal", "Note", "DEFAULT_BYTE_TOLERANCE"]
 
@@ -706,6 +706,7 @@ def _notes(
     if hard.unrepaired:
         left = tuple(sorted(st.parts[i].tp for i in hard.unrepaired))
         notes.append(Note("hard", "unrepaired", len(left), partitions=left))
+    notes += rackless_notes(st.cluster, st.targets)
     if st.closed:
         notes.append(Note("hard", "cordoned", len(st.closed), values=tuple(sorted(st.closed))))
     if st.full and any(n.kind in ("unmet", "unrepaired") for n in notes):  # the space limit stood in the way
@@ -723,6 +724,13 @@ def _notes(
     if st.capped:
         notes.append(Note("max-moves", "capped", len(set(st.capped)), topics=tuple(dict.fromkeys(st.capped))))
     return notes
+
+
+def rackless_notes(cluster: Cluster, brokers: Sequence[int]) -> tuple[Note, ...]:
+    """The note of a plan over brokers some of which have no rack while others have one (`moves.rackless`): it
+    ignores racks."""
+    missing = rackless(cluster, brokers)
+    return (Note("hard", "rackless", len(missing), values=missing),) if missing else ()
 
 
 def _count_forced(st: State, notes: list[Note]) -> list[Note]:
