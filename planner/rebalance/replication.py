@@ -57,7 +57,9 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int, max_moves: int
         if tuple(reps) != p.replicas:
             proposed[p.tp] = tuple(reps)
             before, after = _racks(p.replicas, counts.rack_of), _racks(reps, counts.rack_of)
-            if counts.n_racks and after < before:
+            # fewer racks than the new list could keep of the old one (RF 3 -> 2 leaving two racks loses no safety):
+            # the out-of-ISR or offline replicas removed first were of racks no other replica holds
+            if counts.n_racks and after < min(before, len(reps), counts.n_racks):
                 less_safe.append(f"{p.tp} {before} -> {after}")
             if p.tp in counts.blocked and not rack_safe(reps, counts.rack_of, counts.n_racks):
                 unsafe.append(p.tp)
@@ -214,8 +216,9 @@ def _notes(less_safe: list[str], skipped: list) -> tuple:
     notes = []
     if less_safe:
         notes.append(
-            f"{len(less_safe)} partition(s) span fewer racks, so a rack failure can take more of their "
-            f"replicas: {', '.join(less_safe[:10])}{' ...' if len(less_safe) > 10 else ''}"
+            f"{len(less_safe)} partition(s) span fewer racks than their new replication factor allows (replicas out "
+            "of the ISR or offline went first), so a rack failure can take more than one of their replicas: "
+            f"{', '.join(less_safe[:10])}{' ...' if len(less_safe) > 10 else ''}"
         )
     if skipped:
         notes.append(in_progress_note(skipped))

@@ -390,6 +390,28 @@ def test_decrease_rf_removes_out_of_isr_first():
     assert plan.replica_moves == 0
 
 
+def test_decrease_rf_notes_only_partitions_left_on_fewer_racks_than_the_new_factor_allows():
+    # Racks r0 = {0, 2}, r1 = {1}, r2 = {3}. RF 3 -> 2: t-0 (0, 1, 3) keeps two racks (0, 3), as many as RF 2
+    # allows, yet the note said it spans fewer racks "so a rack failure can take more of their replicas" (it takes
+    # one either way; every decrease in a racked cluster said so). t-1 (0, 1, 2) loses broker 1 (out of the ISR),
+    # its only replica in r1: (0, 2) is rack-unsafe, which the note names.
+    t = Topic(
+        "t",
+        (
+            Partition("t", 0, (0, 1, 3)),
+            Partition("t", 1, (0, 1, 2), observed=ObservedState(leader=0, isr=(0, 2))),
+        ),
+    )
+    racks = ["r0", "r1", "r0", "r2"]
+    c = Cluster(brokers=tuple(Broker(i, rack=racks[i]) for i in range(4)), topics=(t,))
+    plan = set_replication_factor(c, "t", 2)
+    assert plan.proposed == {TP("t", 0): (0, 3), TP("t", 1): (0, 2)}
+    assert plan.notes[0] == (
+        "1 partition(s) span fewer racks than their new replication factor allows (replicas out of the ISR or offline "
+        "went first), so a rack failure can take more than one of their replicas: t-1 2 -> 1"
+    )
+
+
 def test_rf_errors(make_cluster):
     c = make_cluster(3, 0, {"t": {0: (0, 1)}})
     assert err(set_replication_factor, c, "t", 4) == "Replication factor: 4 larger than available brokers: 3."
