@@ -164,3 +164,25 @@ def test_a_rack_repair_takes_a_broker_with_room_when_the_rack_s_emptiest_has_non
         1,
     )
     assert [n.kind for n in plan.notes if n.goal == "hard"] == ["rack-repaired", "disk-space"]
+
+
+def test_replicas_leaving_several_brokers_place_the_largest_first():
+    # Brokers 5 and 6 leave. Broker 1 alone has room (1000 B) for t-2 (1000 B, on broker 6); brokers 2-4 have 100 B.
+    # Moving broker 5's replicas first, t-0 (100 B) went to broker 1 (the emptiest), leaving 900 B: t-2 found no room
+    # and the decommission was refused ("cannot move t-2 off broker 6"). The largest go first over all brokers.
+    from dataclasses import replace
+
+    from testkit import build_cluster
+
+    from planner.rebalance.decommission import decommission
+    from planner.rebalance.moves import with_sizes
+
+    c = build_cluster(6, first_id=1, topics={"t": {0: [5], 1: [5], 2: [6]}, "u": {0: [2], 1: [3], 2: [4]}})
+    room = {1: 1000, 2: 100, 3: 100, 4: 100}
+    c = replace(c, brokers=tuple(replace(b, usable_bytes=room.get(b.id)) for b in c.brokers))
+    plan = decommission(with_sizes(c, {p.tp: s for p, s in zip(c.partitions(), [100, 100, 1000, 0, 0, 0])}), [5, 6])
+    assert ({str(tp): r for tp, r in plan.proposed.items()}, plan.replica_moves, plan.lower_bound) == (
+        {"t-0": (2,), "t-1": (3,), "t-2": (1,)},
+        3,
+        3,
+    )

@@ -151,23 +151,29 @@ class HardGoal:
     def _forced(self, st: State, target: dict[int, int]) -> None:
         """Every replica on a broker outside the target set moves (decommission, offline brokers)."""
         heap = BrokerHeap(st, target)
-        for s in [b for b in st.cluster.broker_ids if b not in st.target_set and st.where[b]]:
+        sources = [b for b in st.cluster.broker_ids if b not in st.target_set and st.where[b]]
+        for s in sources:
             self.say(f"moving {len(st.where[s])} replicas off broker {s}")
-            for i in sorted(st.where[s], key=lambda i: (-st.sz(i), i)):
-                if i in st.fixed:
-                    continue
-                d = heap.pick(i, s, lambda b: True, limit=len(st.targets))
-                if d is None:
-                    ids = ",".join(map(str, sorted(st.closed)))
-                    closed = f" (broker(s) {ids} have every log dir cordoned and take none)"
-                    full = f" (broker(s) {','.join(map(str, sorted(st.full)))} lack the usable bytes for its copy)"
-                    raise PlannerError(
-                        f"cannot move {st.parts[i].tp} off broker {s}: every target broker already holds a replica "
-                        f"or would make it rack-unsafe{closed if st.closed else ''}{full if st.full else ''}; add "
-                        "brokers to --broker-list"
-                    )
-                st.move(i, s, d)
-                heap.touch(s, d)
+        # broker by broker, the largest partitions first; where brokers report usable bytes, the largest first over
+        # all those brokers: the room one broker's small replicas take can leave none for a larger one of the next
+        over_all = bool(st.usable)
+        forced = sorted(
+            ((i, k, s) for k, s in enumerate(sources) for i in st.where[s] if i not in st.fixed),
+            key=lambda x: (-st.sz(x[0]), x[1], x[0]) if over_all else (x[1], -st.sz(x[0]), x[0]),
+        )
+        for i, _, s in forced:
+            d = heap.pick(i, s, lambda b: True, limit=len(st.targets))
+            if d is None:
+                ids = ",".join(map(str, sorted(st.closed)))
+                closed = f" (broker(s) {ids} have every log dir cordoned and take none)"
+                full = f" (broker(s) {','.join(map(str, sorted(st.full)))} lack the usable bytes for its copy)"
+                raise PlannerError(
+                    f"cannot move {st.parts[i].tp} off broker {s}: every target broker already holds a replica "
+                    f"or would make it rack-unsafe{closed if st.closed else ''}{full if st.full else ''}; add "
+                    "brokers to --broker-list"
+                )
+            st.move(i, s, d)
+            heap.touch(s, d)
 
 
 class _Shed:
