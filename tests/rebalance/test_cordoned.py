@@ -205,3 +205,23 @@ def test_a_replication_factor_raised_where_a_rack_cannot_take_a_replica_says_whi
     )
     assert moves(plan) == {"t-0": (1, 5, 6), "t-1": (2, 4, 6)}
     assert [(n.goal, n.kind) for n in plan.notes] == [("topic-spread", "unmet")]
+
+
+def test_a_plan_whose_only_target_is_cordoned_and_empty_moves_nothing_and_says_why(make_cluster):
+    # Broker 1 (cordoned, empty) is the only broker left when broker 2 is decommissioned; t-0 on broker 2 is excluded
+    # (or mid-reassignment), so nothing must move. No broker could lead: the leader goal divided by the zero brokers
+    # that can (ZeroDivisionError, a traceback from `reassign decommission --exclude-topic t`).
+    from dataclasses import replace
+
+    c = make_cluster(2, first_id=1, topics={"t": {0: [2]}}, cordoned={1})
+    moving = replace(c, topics=(replace(c.topics[0], partitions=(replace(c.topics[0].partitions[0], adding=(2,)),)),))
+    for plan in (decommission(c, [2], exclude_topics=("t",)), decommission(moving, [2]), balance(moving, brokers=[1])):
+        assert (dict(plan.proposed), plan.replica_moves, plan.lower_bound) == ({}, 0, 0)
+        assert [n.kind for n in plan.notes] == [
+            "cordoned",
+            "excluded" if plan.before is c else "in-progress",
+            "stranded",
+        ]
+    assert word_note(decommission(c, [2], exclude_topics=("t",)).notes[2]) == (
+        "1 excluded or in-progress partition(s) keep replicas on brokers outside the target set (t-0)"
+    )

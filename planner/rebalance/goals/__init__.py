@@ -619,7 +619,10 @@ def _attempt_applied(
 
 def _off_even(values: Iterable[int], n: int, total: int) -> int:
     """How far `values` (of n brokers, summing to `total`; brokers not listed hold 0) are from the even share:
-    replicas above its ceiling plus replicas missing below its floor."""
+    replicas above its ceiling plus replicas missing below its floor. No broker (every target closed and empty: none
+    can lead) lists none: 0."""
+    if not n:
+        return 0
     q, r = divmod(total, n)
     if not q:  # floor 0, ceiling 1 (or 0 with nothing to share): each value above 1 is off by its excess
         return total - sum(map(bool, values))
