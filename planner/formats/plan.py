@@ -159,6 +159,12 @@ def _word_hard(n, fixed: bool = False) -> str | None:
             f"{n.count} partition(s) have a reassignment in progress and were left as they are "
             f"({_names(n.partitions)}); Kafka needs --additional to execute this plan while they run"
         )
+    if n.kind == "rackless":
+        return (
+            f"broker(s) {_ids(n.values)} have no rack while the others have one: the plan ignores racks (it neither "
+            "keeps nor counts rack safety); give every broker its broker.rack (Kafka's --generate refuses such "
+            "brokers unless --disable-rack-aware)"
+        )
     if n.kind == "cordoned":
         return (
             f"broker(s) {','.join(str(int(b)) for b in n.values)} have every log dir cordoned (cordoned.log.dirs, "
@@ -184,7 +190,8 @@ def _word_hard(n, fixed: bool = False) -> str | None:
         each = [f"{tp} {int(n.values[2 * i])} -> {int(n.values[2 * i + 1])}" for i, tp in enumerate(n.partitions[:10])]
         more = " ..." if n.count > 10 else ""
         return (
-            f"{n.count} partition(s) span fewer racks, so a rack failure can take more of their replicas: "
+            f"{n.count} partition(s) span fewer racks than their new replication factor allows (replicas out of the "
+            "ISR or offline went first), so a rack failure can take more than one of their replicas: "
             f"{', '.join(each)}{more}"
         )
     if n.kind == "excluded-kept":
@@ -203,10 +210,25 @@ def _word_hard(n, fixed: bool = False) -> str | None:
 
 
 def _word_rf(n, fixed: bool = False) -> str | None:
+    if n.kind == "rack-unsafe":
+        k = int(n.values[0])
+        closed, full = n.values[1 : 1 + k], n.values[1 + k :]
+        why = ([f"{_ids(closed)} have every log dir cordoned (cordoned.log.dirs, KIP-1066)"] if closed else []) + (
+            [f"{_ids(full)} report too few usable bytes for the copy (DescribeLogDirs)"] if full else []
+        )
+        return (
+            f"{n.count} partition(s) are rack-unsafe at the new replication factor ({_names(n.partitions)}): no "
+            f"broker of rack(s) {', '.join(n.topics)}, which they lack, can take a replica: broker(s) "
+            + "; broker(s) ".join(why)
+        )
     return (
         f"--max-moves left {n.count} partition(s) at their replication factor ({_names(n.partitions)}): planning "
         f"the applied plan again with the same cap takes the next of them to {int(n.values[0])}"
     )
+
+
+def _ids(values) -> str:
+    return ",".join(str(int(b)) for b in values)
 
 
 def word_note(n, fixed: bool = False) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from planner.model import Cluster, PlannerError, TopicPartition, human_bytes
-from planner.rebalance.goals import balance, check_brokers, excluded
+from planner.rebalance.goals import balance, check_brokers, excluded, rackless_notes
 from planner.rebalance.goals.base import Note, in_progress_note, offline_note
 from planner.rebalance.moves import Plan, names_offline, rack_count, rack_safe
 from planner.rebalance.reassignment import short_of_space
@@ -116,7 +116,8 @@ def replace_broker(
         goal="replace-broker",
         lower_bound=lower,
         brokers=tuple(brokers_after),
-        notes=_replace_notes(source, rack_of, unsafe, kept, capped, skipped, offline),
+        notes=_replace_notes(source, rack_of, unsafe, kept, capped, skipped, offline)
+        + rackless_notes(cluster, brokers_after),
         unmet=("empty-source",) if capped else (),
     )
 

@@ -234,6 +234,16 @@ def rack_count(cluster: Cluster, brokers: Iterable[int] | None = None) -> int:
     return len(set(racks))
 
 
+def rackless(cluster: Cluster, brokers: Iterable[int]) -> tuple[int, ...]:
+    """The brokers among `brokers` without a rack when others of them have one: `rack_count` is then 0, so the plan
+    ignores racks altogether (Kafka's --generate refuses such brokers unless --disable-rack-aware: "Not all brokers
+    have rack information", the tools' `getBrokerMetadatas`, `placement.adminutils.broker_metadatas`)."""
+    rack_of = cluster.rack_of()
+    ids = sorted(brokers)
+    none = tuple(b for b in ids if rack_of.get(b) is None)
+    return none if len(none) < len(ids) else ()
+
+
 def unsafe_partitions(cluster: Cluster, n_racks: int | None = None) -> int:
     rack_of = cluster.rack_of()
     n = rack_count(cluster) if n_racks is None else n_racks

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from planner.leadership import topic_states
 from planner.model import Cluster, Partition, PlannerError, TopicPartition
+from planner.rebalance.goals import rackless_notes
 from planner.rebalance.goals.base import Note, in_progress_note, offline_note
-from planner.rebalance.moves import Plan, names_offline, rack_count
+from planner.rebalance.moves import Plan, names_offline, rack_count, rack_safe
 
 
 def set_replication_factor(cluster: Cluster, topic: str, rf: int, max_moves: int | None = None) -> Plan:
@@ -28,6 +29,7 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int, max_moves: int
     skipped = []
     offline = []
     less_safe: list[tuple[TopicPartition, int, int]] = []
+    unsafe: list[TopicPartition] = []  # raised to a list the racks' brokers left rack-unsafe (`_ReplicaCounts.blocked`)
     capped: list[TopicPartition] = []
     capped_need = capped_bytes = 0  # what the partitions the cap leaves would add: in the bounds all the same
     live = cluster.online_ids
@@ -55,8 +57,12 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int, max_moves: int
         if tuple(reps) != p.replicas:
             proposed[p.tp] = tuple(reps)
             before, after = _racks(p.replicas, counts.rack_of), _racks(reps, counts.rack_of)
-            if counts.n_racks and after < before:
+            # fewer racks than the new list could keep of the old one (RF 3 -> 2 leaving two racks loses no safety):
+            # the out-of-ISR or offline replicas removed first were of racks no other replica holds
+            if counts.n_racks and after < min(before, len(reps), counts.n_racks):
                 less_safe.append((p.tp, before, after))
+            if p.tp in counts.blocked and not rack_safe(reps, counts.rack_of, counts.n_racks):
+                unsafe.append(p.tp)
     return Plan(
         before=cluster,
         proposed=proposed,
@@ -65,6 +71,8 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int, max_moves: int
         bytes_lower_bound=copied + capped_bytes if any(p.size is not None for p in t.partitions) else None,
         brokers=tuple(online),
         notes=_notes(less_safe, skipped)
+        + rackless_notes(cluster, online)
+        + _unsafe_notes(unsafe, counts)
         + ((offline_note(offline),) if offline else ())
         + (
             (Note("replication-factor", "capped", len(capped), partitions=tuple(capped), values=(rf,)),)
@@ -123,6 +131,9 @@ class _ReplicaCounts:
         self.tcounts = {b: 0 for b in cluster.broker_ids}
         # bytes a broker can still take (its log dirs' usable bytes, DescribeLogDirs): no copy goes beyond them
         self.room = cluster.usable_bytes()
+        # per partition whose additions went to a rack it already uses while racks were missing: those racks, and
+        # their online brokers, none of which could take the replica (cordoned, or short of usable bytes)
+        self.blocked: dict[TopicPartition, tuple[set[str | None], set[int], set[int]]] = {}
         for p in cluster.partitions():
             for b in p.replicas:
                 self.counts[b] += 1
@@ -150,6 +161,8 @@ class _ReplicaCounts:
                 pool,
                 key=lambda b: (self.n_racks > 0 and self.rack_of.get(b) in used, self.tcounts[b], self.counts[b], b),
             )
+            if self.n_racks and self.rack_of.get(best) in used:
+                self._block(tp, reps, pool, size)
             reps.append(best)
             if best in self.room:
                 self.room[best] -= size
@@ -157,6 +170,19 @@ class _ReplicaCounts:
             self.tcounts[best] += 1
             added += 1
         return added
+
+    def _block(self, tp: TopicPartition, reps: list[int], pool: list[int], size: int) -> None:
+        """A replica of `tp` goes to a rack `reps` already uses: record the racks it lacks, none of whose online
+        brokers is in `pool` (they have every log dir cordoned, or too few usable bytes for the copy)."""
+        used = {self.rack_of.get(b) for b in reps}
+        missing = {self.rack_of.get(b) for b in self.online} - used
+        if not missing:  # more replicas than racks: every rack holds one already
+            return
+        racks, closed, full = self.blocked.setdefault(tp, (set(), set(), set()))
+        racks.update(missing)
+        for b in self.online:
+            if self.rack_of.get(b) in missing:
+                (closed if b not in self.cluster.placeable_ids else full).add(b)
 
     def undo(self, p: Partition, reps: list[int]) -> None:
         """Partition p keeps its replicas after all: the counts (and room) as before `reps` was made of them."""
@@ -202,6 +228,32 @@ def _notes(less_safe: list[tuple[TopicPartition, int, int]], skipped: list) -> t
     if skipped:
         notes.append(in_progress_note(skipped))
     return tuple(notes)
+
+
+def _unsafe_notes(unsafe: list[TopicPartition], counts: _ReplicaCounts) -> tuple[Note, ...]:
+    """The partitions the change leaves rack-unsafe because no broker of a rack they lack could take a replica: the
+    racks (`topics`), then (`values`) how many brokers are cordoned, those brokers and the brokers short of space."""
+    if not unsafe:
+        return ()
+    racks: set[str | None] = set()
+    closed: set[int] = set()
+    full: set[int] = set()
+    for tp in unsafe:
+        r, c, f = counts.blocked[tp]
+        racks |= r
+        closed |= c
+        full |= f
+    full -= closed
+    return (
+        Note(
+            "replication-factor",
+            "rack-unsafe",
+            len(unsafe),
+            partitions=tuple(unsafe),
+            topics=tuple(sorted(str(r) for r in racks)),
+            values=(len(closed), *sorted(closed), *sorted(full)),
+        ),
+    )
 
 
 def _racks(replicas, rack_of) -> int:

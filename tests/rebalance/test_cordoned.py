@@ -167,3 +167,61 @@ def test_the_repair_bound_lets_a_cordoned_broker_below_its_share_keep_what_it_ho
     plan = balance(c)
     assert {tp.partition: r for tp, r in plan.proposed.items()} == {2: (2, 0)}
     assert (plan.replica_moves, plan.lower_bound) == (1, 1)
+
+
+def test_a_replication_factor_raised_where_a_rack_cannot_take_a_replica_says_which_partitions_are_rack_unsafe(
+    make_cluster,
+):
+    # Racks a = {1, 4}, b = {2, 5}, c = {3, 6}; broker 3 is cordoned and broker 6 has 50 B usable. Raising t to RF 3,
+    # t-0 and t-1 (100 B) find no broker of rack c for their third replica and take one of a rack they use: before,
+    # only the summary's rack-unsafe figure (0 -> 2) showed it. t-2 (40 B) fits on broker 6, t-3 holds it already.
+    from dataclasses import replace
+
+    from planner.rebalance.moves import with_sizes
+
+    c = make_cluster(
+        6, ["a", "b", "c", "a", "b", "c"], {"t": {0: [1], 1: [2], 2: [4], 3: [6]}}, cordoned={3}, first_id=1
+    )
+    c = replace(c, brokers=tuple(replace(b, usable_bytes=50) if b.id == 6 else b for b in c.brokers))
+    c = with_sizes(c, {p.tp: s for p, s in zip(c.partitions(), [100, 100, 40, 100])})
+    plan = set_replication_factor(c, "t", 3)
+    assert moves(plan) == {"t-0": (1, 5, 2), "t-1": (2, 1, 4), "t-2": (4, 5, 6), "t-3": (6, 1, 2)}
+    assert [(n.kind, n.partitions, n.topics, n.values) for n in plan.notes[:1]] == [
+        (
+            "rack-unsafe",
+            (plan.before.topic("t").partitions[0].tp, plan.before.topic("t").partitions[1].tp),
+            ("c",),
+            (1, 3, 6),
+        )
+    ]
+    assert word_note(plan.notes[0]) == (
+        "2 partition(s) are rack-unsafe at the new replication factor (t-0, t-1): no broker of rack(s) c, which they "
+        "lack, can take a replica: broker(s) 3 have every log dir cordoned (cordoned.log.dirs, KIP-1066); broker(s) 6 "
+        "report too few usable bytes for the copy (DescribeLogDirs)"
+    )
+    # with room on broker 6 (no size known) both take rack c there: no rack note (broker 3, cordoned, keeps t wide)
+    plan = set_replication_factor(
+        make_cluster(6, ["a", "b", "c", "a", "b", "c"], {"t": {0: [1], 1: [2]}}, cordoned={3}, first_id=1), "t", 3
+    )
+    assert moves(plan) == {"t-0": (1, 5, 6), "t-1": (2, 4, 6)}
+    assert [(n.goal, n.kind) for n in plan.notes] == [("topic-spread", "unmet")]
+
+
+def test_a_plan_whose_only_target_is_cordoned_and_empty_moves_nothing_and_says_why(make_cluster):
+    # Broker 1 (cordoned, empty) is the only broker left when broker 2 is decommissioned; t-0 on broker 2 is excluded
+    # (or mid-reassignment), so nothing must move. No broker could lead: the leader goal divided by the zero brokers
+    # that can (ZeroDivisionError, a traceback from `reassign decommission --exclude-topic t`).
+    from dataclasses import replace
+
+    c = make_cluster(2, first_id=1, topics={"t": {0: [2]}}, cordoned={1})
+    moving = replace(c, topics=(replace(c.topics[0], partitions=(replace(c.topics[0].partitions[0], adding=(2,)),)),))
+    for plan in (decommission(c, [2], exclude_topics=("t",)), decommission(moving, [2]), balance(moving, brokers=[1])):
+        assert (dict(plan.proposed), plan.replica_moves, plan.lower_bound) == ({}, 0, 0)
+        assert [n.kind for n in plan.notes] == [
+            "cordoned",
+            "excluded" if plan.before is c else "in-progress",
+            "stranded",
+        ]
+    assert word_note(decommission(c, [2], exclude_topics=("t",)).notes[2]) == (
+        "1 excluded or in-progress partition(s) keep replicas on brokers outside the target set (t-0)"
+    )

@@ -136,6 +136,53 @@ def test_no_run_of_the_goals_passes_the_usable_bytes():
     usable = {b.id: b.usable_bytes for b in c.brokers if b.usable_bytes is not None}
     assert usable == {2: 23321897704, 4: 0, 6: 0, 7: 43542851813, 8: 11073630589, 9: 0}
     # broker 2 took 32162480188 B of copies (48 moves) when a fourth run of the goals counted copies from the plan
-    assert {b: copied[b] for b in usable} == {2: 23160911899, 4: 0, 6: 0, 7: 597357550, 8: 9781770314, 9: 0}
-    assert plan.replica_moves == 46
+    # (46 moves and 3 partitions left rack-unsafe, "could not be repaired", while the repair looked only at each
+    # rack's emptiest broker; now all 19 are repaired, on brokers with room)
+    assert {b: copied[b] for b in usable} == {2: 19781695786, 4: 0, 6: 0, 7: 596103453, 8: 7314686591, 9: 0}
+    assert plan.replica_moves == 48
+    assert plan.scored[0].after.rack_unsafe == 0
     assert any(n.kind == "disk-space" for n in plan.notes)
+
+
+def test_a_rack_repair_takes_a_broker_with_room_when_the_rack_s_emptiest_has_none():
+    # Racks a = {1, 5}, b = {2}, c = {3, 4}; t-0 (1, 5, 2) lacks rack c. Broker 4, the emptiest of rack c, has 0 B
+    # usable; broker 3 has room. The repair looked only at each rack's emptiest broker: it found none, kept t-0
+    # rack-unsafe and said no broker of rack c could take the copy (a second run, t-0 moved elsewhere, repaired it).
+    from dataclasses import replace
+
+    from testkit import build_cluster
+
+    from planner.rebalance.goals import balance
+    from planner.rebalance.moves import with_sizes
+
+    c = build_cluster(5, first_id=1, racks=["a", "b", "c", "c", "a"], topics={"t": {0: [1, 5, 2], 1: [3, 1, 2]}})
+    c = replace(c, brokers=tuple(replace(b, usable_bytes=0) if b.id == 4 else b for b in c.brokers))
+    plan = balance(with_sizes(c, {p.tp: 100 for p in c.partitions()}))
+    assert ({str(tp): r for tp, r in plan.proposed.items()}, plan.replica_moves, plan.lower_bound) == (
+        {"t-0": (2, 5, 3)},
+        1,
+        1,
+    )
+    assert [n.kind for n in plan.notes if n.goal == "hard"] == ["rack-repaired", "disk-space"]
+
+
+def test_replicas_leaving_several_brokers_place_the_largest_first():
+    # Brokers 5 and 6 leave. Broker 1 alone has room (1000 B) for t-2 (1000 B, on broker 6); brokers 2-4 have 100 B.
+    # Moving broker 5's replicas first, t-0 (100 B) went to broker 1 (the emptiest), leaving 900 B: t-2 found no room
+    # and the decommission was refused ("cannot move t-2 off broker 6"). The largest go first over all brokers.
+    from dataclasses import replace
+
+    from testkit import build_cluster
+
+    from planner.rebalance.decommission import decommission
+    from planner.rebalance.moves import with_sizes
+
+    c = build_cluster(6, first_id=1, topics={"t": {0: [5], 1: [5], 2: [6]}, "u": {0: [2], 1: [3], 2: [4]}})
+    room = {1: 1000, 2: 100, 3: 100, 4: 100}
+    c = replace(c, brokers=tuple(replace(b, usable_bytes=room.get(b.id)) for b in c.brokers))
+    plan = decommission(with_sizes(c, {p.tp: s for p, s in zip(c.partitions(), [100, 100, 1000, 0, 0, 0])}), [5, 6])
+    assert ({str(tp): r for tp, r in plan.proposed.items()}, plan.replica_moves, plan.lower_bound) == (
+        {"t-0": (2,), "t-1": (3,), "t-2": (1,)},
+        3,
+        3,
+    )

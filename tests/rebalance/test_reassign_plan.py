@@ -390,6 +390,28 @@ def test_decrease_rf_removes_out_of_isr_first():
     assert plan.replica_moves == 0
 
 
+def test_decrease_rf_notes_only_partitions_left_on_fewer_racks_than_the_new_factor_allows():
+    # Racks r0 = {0, 2}, r1 = {1}, r2 = {3}. RF 3 -> 2: t-0 (0, 1, 3) keeps two racks (0, 3), as many as RF 2
+    # allows, yet the note said it spans fewer racks "so a rack failure can take more of their replicas" (it takes
+    # one either way; every decrease in a racked cluster said so). t-1 (0, 1, 2) loses broker 1 (out of the ISR),
+    # its only replica in r1: (0, 2) is rack-unsafe, which the note names.
+    t = Topic(
+        "t",
+        (
+            Partition("t", 0, (0, 1, 3)),
+            Partition("t", 1, (0, 1, 2), observed=ObservedState(leader=0, isr=(0, 2))),
+        ),
+    )
+    racks = ["r0", "r1", "r0", "r2"]
+    c = Cluster(brokers=tuple(Broker(i, rack=racks[i]) for i in range(4)), topics=(t,))
+    plan = set_replication_factor(c, "t", 2)
+    assert plan.proposed == {TP("t", 0): (0, 3), TP("t", 1): (0, 2)}
+    assert words(plan)[0] == (
+        "1 partition(s) span fewer racks than their new replication factor allows (replicas out of the ISR or offline "
+        "went first), so a rack failure can take more than one of their replicas: t-1 2 -> 1"
+    )
+
+
 def test_rf_errors(make_cluster):
     c = make_cluster(3, 0, {"t": {0: (0, 1)}})
     assert err(set_replication_factor, c, "t", 4) == "Replication factor: 4 larger than available brokers: 3."
@@ -958,3 +980,29 @@ def test_the_applied_plan_is_a_fixed_point_where_reordered_partitions_keep_a_par
     assert (plan.replica_moves, len(plan.proposed)) == (156, 139)
     again = balance(plan.after, rack_repair=False, exclude_topics=("t1.*",))
     assert again.proposed == {}
+
+
+def test_a_broker_without_a_rack_among_racked_ones_is_named_as_the_plan_ignores_racks(make_cluster):
+    # Racks a = {1, 2}, b = {3, 4}, broker 5 has none: rack_count is 0, so the plans ignore racks; t-0 (1, 3), one
+    # replica per rack, moved to (5, 1) and the summary said "Rack-unsafe partitions: 0 -> 0" with no word of it
+    c = make_cluster(
+        5,
+        ["a", "a", "b", "b", None],
+        {"t": {0: [1, 3], 1: [2, 4], 2: [1, 4], 3: [2, 3], 4: [1, 3], 5: [2, 4]}},
+        first_id=1,
+    )
+    plans = [balance(c), decommission(c, [2]), replace_broker(c, 1, 5), set_replication_factor(c, "t", 3)]
+    assert {tp.partition: r for tp, r in plans[0].proposed.items()} == {0: (5, 1), 1: (5, 2), 2: (4, 1), 3: (3, 2)}
+    for plan in plans:
+        assert [(n.kind, n.values) for n in plan.notes if getattr(n, "kind", None) == "rackless"] == [
+            ("rackless", (5,))
+        ]
+    assert word_note(plans[0].notes[-1]) == (
+        "broker(s) 5 have no rack while the others have one: the plan ignores racks (it neither keeps nor counts rack "
+        "safety); give every broker its broker.rack (Kafka's --generate refuses such brokers unless "
+        "--disable-rack-aware)"
+    )
+    # every broker without a rack, or the rackless broker outside the plan's brokers: nothing to say
+    assert not any(getattr(n, "kind", None) == "rackless" for n in decommission(c, [5]).notes)
+    bare = make_cluster(5, 0, {"t": {0: [1, 3]}}, first_id=1)
+    assert not any(getattr(n, "kind", None) == "rackless" for n in balance(bare).notes)

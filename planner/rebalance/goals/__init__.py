@@ -44,7 +44,7 @@ from planner.rebalance.goals.shares import FINE_LEVELS, LEVELS, joint_lower_boun
 from planner.rebalance.goals.snapshot import Run, Snapshot, take_over
 from planner.rebalance.goals.state import State
 from planner.rebalance.goals.topic_spread import TopicSpreadGoal, forced_topics, spreads, topic_notes
-from planner.rebalance.moves import Plan, count_targets, excess, select_partitions
+from planner.rebalance.moves import Plan, count_targets, excess, rackless, select_partitions
 
 __all__ = ["balance", "check_brokers", "select_partitions", "Goal", "Note", "DEFAULT_BYTE_TOLERANCE"]
 
@@ -619,7 +619,10 @@ def _attempt_applied(
 
 def _off_even(values: Iterable[int], n: int, total: int) -> int:
     """How far `values` (of n brokers, summing to `total`; brokers not listed hold 0) are from the even share:
-    replicas above its ceiling plus replicas missing below its floor."""
+    replicas above its ceiling plus replicas missing below its floor. No broker (every target closed and empty: none
+    can lead) lists none: 0."""
+    if not n:
+        return 0
     q, r = divmod(total, n)
     if not q:  # floor 0, ceiling 1 (or 0 with nothing to share): each value above 1 is off by its excess
         return total - sum(map(bool, values))
@@ -706,6 +709,7 @@ def _notes(
     if hard.unrepaired:
         left = tuple(sorted(st.parts[i].tp for i in hard.unrepaired))
         notes.append(Note("hard", "unrepaired", len(left), partitions=left))
+    notes += rackless_notes(st.cluster, st.targets)
     if st.closed:
         notes.append(Note("hard", "cordoned", len(st.closed), values=tuple(sorted(st.closed))))
     if st.full and any(n.kind in ("unmet", "unrepaired") for n in notes):  # the space limit stood in the way
@@ -723,6 +727,13 @@ def _notes(
     if st.capped:
         notes.append(Note("max-moves", "capped", len(set(st.capped)), topics=tuple(dict.fromkeys(st.capped))))
     return notes
+
+
+def rackless_notes(cluster: Cluster, brokers: Sequence[int]) -> tuple[Note, ...]:
+    """The note of a plan over brokers some of which have no rack while others have one (`moves.rackless`): it
+    ignores racks."""
+    missing = rackless(cluster, brokers)
+    return (Note("hard", "rackless", len(missing), values=missing),) if missing else ()
 
 
 def _count_forced(st: State, notes: list[Note]) -> list[Note]:

@@ -151,23 +151,29 @@ class HardGoal:
     def _forced(self, st: State, target: dict[int, int]) -> None:
         """Every replica on a broker outside the target set moves (decommission, offline brokers)."""
         heap = BrokerHeap(st, target)
-        for s in [b for b in st.cluster.broker_ids if b not in st.target_set and st.where[b]]:
+        sources = [b for b in st.cluster.broker_ids if b not in st.target_set and st.where[b]]
+        for s in sources:
             self.say(f"moving {len(st.where[s])} replicas off broker {s}")
-            for i in sorted(st.where[s], key=lambda i: (-st.sz(i), i)):
-                if i in st.fixed:
-                    continue
-                d = heap.pick(i, s, lambda b: True, limit=len(st.targets))
-                if d is None:
-                    ids = ",".join(map(str, sorted(st.closed)))
-                    closed = f" (broker(s) {ids} have every log dir cordoned and take none)"
-                    full = f" (broker(s) {','.join(map(str, sorted(st.full)))} lack the usable bytes for its copy)"
-                    raise PlannerError(
-                        f"cannot move {st.parts[i].tp} off broker {s}: every target broker already holds a replica "
-                        f"or would make it rack-unsafe{closed if st.closed else ''}{full if st.full else ''}; add "
-                        "brokers to --broker-list"
-                    )
-                st.move(i, s, d)
-                heap.touch(s, d)
+        # broker by broker, the largest partitions first; where brokers report usable bytes, the largest first over
+        # all those brokers: the room one broker's small replicas take can leave none for a larger one of the next
+        over_all = bool(st.usable)
+        forced = sorted(
+            ((i, k, s) for k, s in enumerate(sources) for i in st.where[s] if i not in st.fixed),
+            key=lambda x: (-st.sz(x[0]), x[1], x[0]) if over_all else (x[1], -st.sz(x[0]), x[0]),
+        )
+        for i, _, s in forced:
+            d = heap.pick(i, s, lambda b: True, limit=len(st.targets))
+            if d is None:
+                ids = ",".join(map(str, sorted(st.closed)))
+                closed = f" (broker(s) {ids} have every log dir cordoned and take none)"
+                full = f" (broker(s) {','.join(map(str, sorted(st.full)))} lack the usable bytes for its copy)"
+                raise PlannerError(
+                    f"cannot move {st.parts[i].tp} off broker {s}: every target broker already holds a replica "
+                    f"or would make it rack-unsafe{closed if st.closed else ''}{full if st.full else ''}; add "
+                    "brokers to --broker-list"
+                )
+            st.move(i, s, d)
+            heap.touch(s, d)
 
 
 class _Shed:
@@ -213,9 +219,11 @@ class _RackHeaps:
     def __init__(self, st: State):
         self.st = st
         self.heaps: dict = {}
+        self.members: dict = {}
         for b in st.targets:
             if b not in st.closed:
                 self.heaps.setdefault(st.rack_of.get(b), []).append(self.key(b))
+                self.members.setdefault(st.rack_of.get(b), []).append(b)
         for h in self.heaps.values():
             heapq.heapify(h)
 
@@ -228,6 +236,16 @@ class _RackHeaps:
             heapq.heappop(h)
         return h[0]
 
+    def first_fitting(self, rack, i: int) -> tuple[int, int, int] | None:
+        """The lowest key of the rack's brokers that take partition i's copy (`State.fits`: usable bytes): the top,
+        or where it lacks the room, the next that has it (a rack is lost to a repair only when none of its brokers
+        has room)."""
+        top = self.top(rack)
+        if self.st.fits(i, top[2]):
+            return top
+        fitting = [self.key(b) for b in self.members[rack] if self.st.fits(i, b)]
+        return min(fitting) if fitting else None
+
     def touch(self, b: int) -> None:
         if b not in self.st.closed:
             heapq.heappush(self.heaps[self.st.rack_of.get(b)], self.key(b))
@@ -236,15 +254,13 @@ class _RackHeaps:
 def _best_repair(st: State, i: int, shed: _Shed, heaps: _RackHeaps, chosen: list[int]) -> tuple[int, int] | None:
     r = st.reps[i]
     racks = [st.rack_of.get(b) for b in r]
-    dsts = [heaps.top(k) for k in heaps.heaps if k not in racks]
+    dsts = [k for k in (heaps.first_fitting(rack, i) for rack in heaps.heaps if rack not in racks) if k is not None]
     best = None
     for pos, src in enumerate(r):
         if racks.count(racks[pos]) < 2:
             continue
         for k in dsts:
             dst = k[2]
-            if not st.fits(i, dst):
-                continue
             key = (
                 src not in chosen,
                 shed.delta({src: -1, dst: 1}),

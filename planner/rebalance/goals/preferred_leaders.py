@@ -50,6 +50,8 @@ class PreferredLeaderGoal:
     def optimize(self, st: State, frozen: Frozen) -> LeaderConstraint:
         self.say("balancing preferred leaders")
         st.recount_leads()
+        if not st.lead:  # every target broker closed (KIP-1066) and empty: none can lead, nothing to balance
+            return LeaderConstraint(0, 0, {}, {})
         eligible = self._eligibility(st)
         movable = [i for i in range(len(st.reps)) if i not in st.fixed]
         # the lists as the goal found them, where `keep_most` may run: kept where it comes no closer than they were
@@ -164,7 +166,9 @@ def leader_notes(st: State, name: str) -> list[Note]:
     """The brokers' leaders above a spread of 1: unmet. Topics whose leaders stay above 1: those no choice of leaders
     on their placement brings within 1 (`placed_topics`), topics-placed; the others, topics-unmet. Internal topics
     above 1 once more: internal-unmet."""
-    notes = []
+    notes: list[Note] = []
+    if not st.lead:  # no target broker can lead (every one closed and empty)
+        return notes
     lo, hi = min(st.lead.values()), max(st.lead.values())
     if hi - lo > 1:
         notes.append(Note(name, "unmet", hi - lo, values=(lo, hi)))
