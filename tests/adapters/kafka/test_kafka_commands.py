@@ -520,6 +520,18 @@ def _where(kraft, plan, running: str) -> str:
     )
 
 
+def _submit_one_a_batch(kraft, tmp_path, before_alter):
+    """`kafka submit --execute` of `_plan` one partition a batch, throttled, the fake's replicas catching up, with
+    `before_alter` called before each AlterPartitionReassignments: (the plan's path, (exit code, stdout, stderr))."""
+    kraft.before_alter = before_alter
+    plan = _plan(tmp_path)
+    with _catching_up(kraft, 5000):
+        return plan, run_here(
+            "kafka", "submit", kraft.url, "--reassignment-json-file", plan, "--batch-size", "1", "--throttle", "1000",
+            "--poll", "0.05", "--execute", "--quiet",
+        )  # fmt: skip
+
+
 def test_a_batch_refused_after_an_earlier_one_completed_says_what_changed(kraft, tmp_path):
     # batch 2 (orders-1 [2,3] -> [1,3]) refused by the controller, broker 1 cordoned once batch 1 (orders-0 [1,2] ->
     # [3,2]) completed. Before, the message ended "Nothing was changed." with orders-0 moved and batch 1's throttles
@@ -531,13 +543,7 @@ def test_a_batch_refused_after_an_earlier_one_completed_says_what_changed(kraft,
         if len(calls) == 2:
             kraft.brokers[1].cordoned = ("*",)
 
-    kraft.before_alter = cordon_broker_1_at_batch_2
-    plan = _plan(tmp_path)
-    with _catching_up(kraft, 5000):
-        code, out, err = run_here(
-            "kafka", "submit", kraft.url, "--reassignment-json-file", plan, "--batch-size", "1", "--throttle", "1000",
-            "--poll", "0.05", "--execute", "--quiet",
-        )  # fmt: skip
+    plan, (code, out, err) = _submit_one_a_batch(kraft, tmp_path, cordon_broker_1_at_batch_2)
     assert code == 2
     assert err == f"wrote the rollback JSON to {plan}.rollback.json\n" + (
         "error: Error reassigning partition(s): orders-1: The manual partition assignment includes broker 1, but all "
@@ -601,13 +607,7 @@ def test_a_later_batch_refused_before_it_is_sent_does_not_say_nothing_changed(kr
         calls.append(1)
         kraft.brokers[1].cordoned = ("*",)
 
-    kraft.before_alter = cordon_broker_1_once_batch_1_is_sent
-    plan = _plan(tmp_path)
-    with _catching_up(kraft, 5000):
-        code, out, err = run_here(
-            "kafka", "submit", kraft.url, "--reassignment-json-file", plan, "--batch-size", "1", "--throttle", "1000",
-            "--poll", "0.05", "--execute", "--quiet",
-        )  # fmt: skip
+    plan, (code, out, err) = _submit_one_a_batch(kraft, tmp_path, cordon_broker_1_once_batch_1_is_sent)
     assert code == 2
     assert out.endswith("Batch 2/2: 1 partition\n")
     assert err == f"wrote the rollback JSON to {plan}.rollback.json\n" + (
