@@ -407,14 +407,20 @@ class DescribedTopics:
     elr_na: bool  # 3.8+ ZooKeeper mode (or brokers without DescribeTopicPartitions): `Elr: N/A`
     topic_ids: bool  # 2.8+ with topic ids
     legacy: bool  # a pre-2.8 layout only ZooKeeper-mode Kafka printed (no-space labels, MarkedForDeletion)
+    log_lines: tuple[int, ...] = ()  # the lines (1-based) of log4j output skipped
 
     @property
     def mode(self) -> str:
-        """`zookeeper` when the text can only come from a ZooKeeper-mode cluster, else `kraft`."""
+        """`zookeeper` when the text can only come from a ZooKeeper-mode cluster, `kraft` when only from a KRaft one,
+        `unknown` for `Elr: N/A` with topic ids: a 3.8+ client prints it against ZooKeeper-mode brokers and against
+        KRaft brokers before 3.8 alike (they lack DescribeTopicPartitions; TopicCommand.java's describe falls back to
+        the Metadata API, which carries no ELR)."""
         if self.elr_shown:
             return "kraft"
-        if self.elr_na or self.legacy or not self.topic_ids:
+        if self.legacy or not self.topic_ids:
             return "zookeeper"
+        if self.elr_na:
+            return "unknown"
         return "kraft"
 
 
@@ -496,26 +502,58 @@ def parse_configs(text: str) -> dict[str, str]:
     return configs
 
 
+# A line the tool's log4j configuration prints among the output (config/tools-log4j.properties, tools-log4j2.yaml:
+# `[%d] %p %m (%c)%n`), e.g. a 3.8+ client against brokers without DescribeTopicPartitions:
+# `[2024-12-19 21:00:58,847] WARN [AdminClient clientId=adminclient-1] The DescribeTopicPartitions API is not
+# supported, using Metadata API to describe topics. (org.apache.kafka.clients.admin.KafkaAdminClient)`.
+_LOG_LINE = re.compile(r"(\[[^\]]*\]\s+)?(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\s")
+# Where the fields of a line pasted from a terminal start: the tabs became runs of spaces (or one space, at a tab
+# stop), so a field starts at a known label after whitespace. Longest labels first ("TopicId" before "Topic").
+_LABEL_AT = re.compile(
+    r"(?:^|(?<=\s))(?<!Adding )(?<!Removing )(?=(?:"
+    + "|".join(
+        re.escape(x) for x in sorted(set(_HEADER_LABELS) | set(_PARTITION_LABELS), key=len, reverse=True)
+    )
+    + r"):)"
+)
+
+
+def _items(line: str) -> list[str]:
+    """The `Label: value` fields of one line: TAB-separated as Kafka prints them, or, when the line holds no TAB
+    (pasted from a terminal), cut where a known label starts after whitespace."""
+    if "\t" in line:
+        return line.split("\t")
+    return [item.rstrip() for item in _LABEL_AT.split(line) if item.strip()]
+
+
 def parse_describe(text: str, source: str) -> DescribedTopics:
-    """Topics from `kafka-topics --describe` text of any era `render_kafka` prints; one error line names file:line."""
+    """Topics from `kafka-topics --describe` text of any era `render_kafka` prints, with TABs or as pasted from a
+    terminal (runs of spaces); log4j lines among it are skipped and counted. One error line names file:line."""
     drafts: dict[str, _TopicDraft] = {}
     flags = {"elr": False, "na": False, "ids": False, "legacy": False}
+    logged: list[int] = []
     for lineno, raw in enumerate(text.splitlines(), start=1):
-        line = raw.rstrip("\r")
-        if not line.strip():
+        line = raw.rstrip("\r").strip(" \t")
+        if not line:
             continue
-        if line.startswith("\t"):
-            _partition(line[1:].split("\t"), source, lineno, drafts, flags)
-        elif line.startswith("Topic:"):
-            _header(line.split("\t"), source, lineno, drafts, flags)
-        else:
+        if not line.startswith("Topic:"):
+            if _LOG_LINE.match(line):
+                logged.append(lineno)
+                continue
             raise PlannerError(f"{source}:{lineno}: not a line of kafka-topics --describe output: {line[:60]!r}")
+        items = _items(line)
+        if any(item.partition(":")[0] == "Partition" for item in items):
+            _partition(items, source, lineno, drafts, flags)
+        else:
+            _header(items, source, lineno, drafts, flags)
     if not drafts:
         raise PlannerError(f"{source}: no topics found; expected the output of kafka-topics --describe")
     topics = tuple(_finish(d, source) for d in sorted(drafts.values(), key=lambda d: d.name))
     lines = {TopicPartition(d.name, p): n for d in drafts.values() for p, (_, n) in d.parts.items()}
     headers = {d.name: d.line for d in drafts.values()}
-    return DescribedTopics(topics, headers, lines, flags["elr"], flags["na"], flags["ids"], flags["legacy"])
+    return DescribedTopics(
+        topics, headers, lines, flags["elr"], flags["na"], flags["ids"], flags["legacy"], tuple(logged)
+    )
 
 
 def _header(items: list[str], source: str, lineno: int, drafts: dict[str, _TopicDraft], flags: dict) -> None:
@@ -525,8 +563,9 @@ def _header(items: list[str], source: str, lineno: int, drafts: dict[str, _Topic
         raise f.error("Topic: the topic name is empty")
     if name in drafts:
         raise f.error(f"topic {name!r} described twice (also line {drafts[name].line})")
+    configs_text = f.get("Configs")
     try:
-        configs = parse_configs(f.get("Configs"))
+        configs = parse_configs(configs_text)
     except PlannerError as exc:
         raise f.error(str(exc)) from None
     topic_id = f.values.get("TopicId")
