@@ -7,6 +7,7 @@ import gc
 import re
 import sys
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Iterator, List, Optional
 
 import typer
@@ -15,7 +16,7 @@ from planner.adapters.files import read_option_file
 from planner.adapters.source import load_cluster
 from planner.cli.app import app
 from planner.cli.common import OFFLINE, TOPOLOGY, note
-from planner.model import Cluster, PlannerError, parse_id_list, parse_rate
+from planner.model import RATE_HELP, Cluster, PlannerError, parse_id_list, parse_rate, parse_size
 
 reassign = typer.Typer(
     no_args_is_help=True,
@@ -38,8 +39,8 @@ THROTTLE = typer.Option(
     None,
     "--throttle",
     metavar="BYTES_PER_S",
-    help="Show the throttle configs Kafka sets for this rate (bytes per second: 50000000, "
-    "50MB, 48MiB) and the time the moves take.",
+    help=f"Show the throttle configs Kafka sets for this rate ({RATE_HELP}) and the time the moves take; "
+    "the RUNBOOK.md commands pass it to --throttle.",
 )
 NO_RACK_REPAIR = typer.Option(
     False,
@@ -49,6 +50,26 @@ NO_RACK_REPAIR = typer.Option(
 )
 BATCH = typer.Option(
     None, "--batch-size", metavar="N", max=2**31 - 1, help="At most N partitions per proposed-NNN.json file."
+)
+BATCH_BYTES = typer.Option(
+    None,
+    "--batch-bytes",
+    metavar="SIZE",
+    help="At most SIZE bytes to copy per proposed-NNN.json file (50GB, 48GiB, 1.5TB; a larger partition goes "
+    "alone; with --batch-size, both limits hold).",
+)
+NO_CANARY = typer.Option(
+    False,
+    "--no-canary",
+    help="Cut the batches in order without a canary (default: when batched, the first batch is the one "
+    "partition copying the fewest bytes).",
+)
+BOOTSTRAP = typer.Option(
+    None,
+    "--bootstrap-server",
+    metavar="HOST:PORT",
+    help="The cluster the RUNBOOK.md commands name (default: up to three brokers' host:port from the topology, "
+    "else a $BOOTSTRAP variable its first step sets).",
 )
 EXCLUDE_TOPIC = typer.Option(
     None,
@@ -201,25 +222,60 @@ def _write_plan_files(output_dir: str, files: dict) -> list:
     return replace_folder(output_dir, files, plan_folder_keep(output_dir, files))
 
 
-def _emit(
-    plan, output_dir: Optional[str], throttle_text: Optional[str], fmt: PlanFormat, batch_size: Optional[int]
-) -> None:
+@dataclass(frozen=True)
+class Carry:
+    """How a plan is to be carried out: the options every planning command shares."""
+
+    throttle: Optional[str] = None
+    batch_size: Optional[int] = None
+    batch_bytes: Optional[str] = None
+    no_canary: bool = False
+    bootstrap: Optional[str] = None
+
+
+def _bootstrap(cluster: Cluster, given: Optional[str]) -> str:
+    if given is not None:
+        if not given.strip():
+            raise PlannerError("--bootstrap-server is empty: give host:port")
+        return given.strip()
+    known = [f"{b.host}:{b.port}" for b in cluster.brokers if b.host and b.port and b.id in cluster.online_ids]
+    return ",".join(known[:3]) if known else "$BOOTSTRAP"
+
+
+def _emit(plan, output_dir: Optional[str], fmt: PlanFormat, carry: Carry) -> None:
     from planner.formats import plan as render
     from planner.formats.kafka_json import generate_output_text
-    from planner.rebalance.execution import execution, summary_figures
+    from planner.rebalance.execution import batch_figures, execution, summary_figures
 
     _check_output_dir(output_dir)
-    throttle = parse_rate(throttle_text, "--throttle") if throttle_text is not None else None
-    if batch_size is not None and batch_size <= 0:
+    throttle = parse_rate(carry.throttle, "--throttle") if carry.throttle is not None else None
+    if carry.batch_size is not None and carry.batch_size <= 0:
         raise PlannerError("--batch-size must be at least 1")
-    # the batches in order and the partitions to elect only where they are written (the folder, the JSON; about 2 s
-    # of CPU at 1M partitions), the summary only where it is (the folder, the table)
-    ex = execution(plan, throttle, batch_size) if output_dir is not None or fmt is PlanFormat.json else None
-    rate, count = (ex.throttle, len(ex.batches)) if ex is not None else summary_figures(plan, throttle, batch_size)
-    summary = render.render_plan_text(plan, rate, count) if output_dir is not None or fmt is PlanFormat.table else ""
+    batch_bytes = parse_size(carry.batch_bytes, "--batch-bytes") if carry.batch_bytes is not None else None
+    bootstrap = _bootstrap(plan.before, carry.bootstrap)
+    batched = carry.batch_size is not None or batch_bytes is not None
+    canary = not carry.no_canary
+    # the batches in order and the partitions to elect only where they are written or listed (the folder, the JSON,
+    # a batched summary; about 2 s of CPU at 1M partitions), the summary only where it is (the folder, the table)
+    ex = (
+        execution(plan, throttle, carry.batch_size, batch_bytes, canary)
+        if output_dir is not None or fmt is PlanFormat.json or batched
+        else None
+    )
+    figures = batch_figures(ex) if ex is not None and (batched or output_dir is not None) else None
+    rate, count = (
+        (ex.throttle, len(ex.batches)) if ex is not None else summary_figures(plan, throttle, carry.batch_size)
+    )
+    canary_shown = canary and count > 1
+    summary = (
+        render.render_plan_text(plan, rate, count, figures, canary_shown)
+        if output_dir is not None or fmt is PlanFormat.table
+        else ""
+    )
     if output_dir is not None:
-        assert ex is not None
-        written = _write_plan_files(output_dir, render.plan_files(ex, summary))
+        assert ex is not None and figures is not None
+        book = render.plan_runbook(ex, figures, bootstrap, canary_shown)
+        written = _write_plan_files(output_dir, render.plan_files(ex, summary, book))
     if fmt is PlanFormat.table:
         sys.stdout.write(summary)
     elif fmt is PlanFormat.kafka:
@@ -280,6 +336,9 @@ def rebalance_cmd(
     no_leader_balance: bool = NO_LEADER_BALANCE,
     no_rack_repair: bool = NO_RACK_REPAIR,
     batch_size: Optional[int] = BATCH,
+    batch_bytes: Optional[str] = BATCH_BYTES,
+    no_canary: bool = NO_CANARY,
+    bootstrap_server: Optional[str] = BOOTSTRAP,
     output_dir: Optional[str] = OUTPUT_DIR,
     sizes: Optional[str] = SIZES,
     throttle: Optional[str] = THROTTLE,
@@ -300,7 +359,7 @@ def rebalance_cmd(
             rack_repair=not no_rack_repair,
             **options,
         )
-        _emit(plan, output_dir, throttle, fmt, batch_size)
+        _emit(plan, output_dir, fmt, Carry(throttle, batch_size, batch_bytes, no_canary, bootstrap_server))
 
 
 @reassign.command("decommission")
@@ -314,6 +373,9 @@ def decommission_cmd(
     no_leader_balance: bool = NO_LEADER_BALANCE,
     no_rack_repair: bool = NO_RACK_REPAIR,
     batch_size: Optional[int] = BATCH,
+    batch_bytes: Optional[str] = BATCH_BYTES,
+    no_canary: bool = NO_CANARY,
+    bootstrap_server: Optional[str] = BOOTSTRAP,
     output_dir: Optional[str] = OUTPUT_DIR,
     sizes: Optional[str] = SIZES,
     throttle: Optional[str] = THROTTLE,
@@ -332,7 +394,7 @@ def decommission_cmd(
             rack_repair=not no_rack_repair,
             **options,
         )
-        _emit(plan, output_dir, throttle, fmt, batch_size)
+        _emit(plan, output_dir, fmt, Carry(throttle, batch_size, batch_bytes, no_canary, bootstrap_server))
 
 
 @reassign.command("replace-broker")
@@ -348,6 +410,9 @@ def replace_broker_cmd(
     byte_tolerance: Optional[float] = BYTE_TOLERANCE_UNUSED,
     no_leader_balance: bool = NO_LEADER_BALANCE_UNUSED,
     batch_size: Optional[int] = BATCH,
+    batch_bytes: Optional[str] = BATCH_BYTES,
+    no_canary: bool = NO_CANARY,
+    bootstrap_server: Optional[str] = BOOTSTRAP,
     output_dir: Optional[str] = OUTPUT_DIR,
     sizes: Optional[str] = SIZES,
     throttle: Optional[str] = THROTTLE,
@@ -375,7 +440,7 @@ def replace_broker_cmd(
             exclude_topics=options["exclude_topics"],
             exclude_internal=exclude_internal,
         )
-        _emit(plan, output_dir, throttle, fmt, batch_size)
+        _emit(plan, output_dir, fmt, Carry(throttle, batch_size, batch_bytes, no_canary, bootstrap_server))
 
 
 @reassign.command("set-replication-factor")
@@ -398,6 +463,9 @@ def set_rf_cmd(
     byte_tolerance: Optional[float] = BYTE_TOLERANCE_UNUSED,
     no_leader_balance: bool = NO_LEADER_BALANCE_UNUSED,
     batch_size: Optional[int] = BATCH,
+    batch_bytes: Optional[str] = BATCH_BYTES,
+    no_canary: bool = NO_CANARY,
+    bootstrap_server: Optional[str] = BOOTSTRAP,
     output_dir: Optional[str] = OUTPUT_DIR,
     sizes: Optional[str] = SIZES,
     throttle: Optional[str] = THROTTLE,
@@ -424,7 +492,7 @@ def set_rf_cmd(
     )
     with _loaded(topology, offline_brokers, sizes) as cluster:
         plan = set_replication_factor(cluster, topic, replication_factor, max_moves=options["max_moves"])
-        _emit(plan, output_dir, throttle, fmt, batch_size)
+        _emit(plan, output_dir, fmt, Carry(throttle, batch_size, batch_bytes, no_canary, bootstrap_server))
 
 
 @reassign.command("elect-leaders")
