@@ -30,6 +30,11 @@ def duration(seconds: float) -> str:
     return f"{h}h {m:02d}m {s:02d}s" if h else f"{m}m {s:02d}s" if m else f"{s}s"
 
 
+def about(seconds: float) -> str:
+    """`about 2m 03s`, or `under 1s`."""
+    return "under 1s" if seconds < 0.5 else f"about {duration(seconds)}"
+
+
 @dataclass(frozen=True)
 class Batch:
     file: str  # the reassignment JSON of the batch
@@ -86,7 +91,7 @@ def batch_words(b: Batch) -> str:
     words = [f"{b.partitions} partition{'s' if b.partitions != 1 else ''}"]
     words.append(human_bytes(b.bytes) if b.bytes is not None else "bytes unknown")
     if b.seconds is not None:
-        words.append(f"about {duration(b.seconds)} at the throttle")
+        words.append(f"{about(b.seconds)} at the throttle")
     return ", ".join(words)
 
 
@@ -139,7 +144,7 @@ def total_words(book: Runbook) -> str:
     if book.throttle is not None:
         text += f"; throttle {book.throttle} B/s"
         if None not in secs:
-            text += f", about {duration(sum(s or 0.0 for s in secs))} in all"
+            text += f", {about(sum(s or 0.0 for s in secs))} in all"
     return text
 
 
@@ -201,4 +206,8 @@ def render_text(book: Runbook) -> str:
     for step in rollback_steps(book):
         lines.append(f"# rollback: {step.title}")
         lines.extend(step.commands)
+    if not book.rollback and book.batches:
+        lines.append(
+            "# rollback: save the 'Current partition replica assignment' JSON above; --execute it to undo the plan"
+        )
     return "\n".join(lines) + "\n"

@@ -51,7 +51,11 @@ def test_rebalance_output_dir_and_round_trip(topo, tmp_path, planner_cli):
     assert "current.json" in names and "proposed.json" in names and "plan.txt" in names
     assert (out_dir / "plan.txt").read_text() == out
     assert "Replica moves:" in out and "lower bound" in out
-    assert "leader.replication.throttled.replicas=" in out
+    assert "leader.replication.throttled.replicas=" not in out  # in throttles.txt, not in the summary
+    assert "Throttled replicas on " in out
+    throttles = (out_dir / "throttles.txt").read_text()
+    assert "broker 1: leader.replication.throttled.rate=1000\n" in throttles
+    assert "topic foo: leader.replication.throttled.replicas=" in throttles
     proposed = json.loads((out_dir / "proposed.json").read_text())
     current = json.loads((out_dir / "current.json").read_text())
     assert [(p["topic"], p["partition"]) for p in proposed["partitions"]] == [
@@ -253,10 +257,11 @@ def test_apply_writes_a_partial_rf_change(topo, tmp_path, planner_cli):
 def test_output_dir_drops_files_of_an_earlier_plan(topo, tmp_path, planner_cli):
     out_dir = tmp_path / "plan"
     code, _, err = planner_cli(
-        "reassign", "decommission", topo, "--brokers", "1", "--batch-size", "2", "--output-dir", str(out_dir)
+        "reassign", "decommission", topo, "--brokers", "1", "--batch-size", "2", "--no-canary", "--output-dir", str(out_dir)
     )
     assert code == 0, err
     assert sorted(p.name for p in out_dir.iterdir()) == [
+        "RUNBOOK.md",
         "current.json",
         "plan.txt",
         "proposed-001.json",
@@ -268,10 +273,11 @@ def test_output_dir_drops_files_of_an_earlier_plan(topo, tmp_path, planner_cli):
     (out_dir / "notes.txt").write_text("mine")
     # the same plan in bigger batches: same rollback, so it may replace the set; the user's notes stay
     code, _, err = planner_cli(
-        "reassign", "decommission", topo, "--brokers", "1", "--batch-size", "3", "--output-dir", str(out_dir)
+        "reassign", "decommission", topo, "--brokers", "1", "--batch-size", "3", "--no-canary", "--output-dir", str(out_dir)
     )
     assert code == 0, err
     assert sorted(p.name for p in out_dir.iterdir()) == [
+        "RUNBOOK.md",
         "current.json",
         "notes.txt",
         "plan.txt",

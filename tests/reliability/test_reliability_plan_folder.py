@@ -10,7 +10,16 @@ import planner.adapters.files as atomic
 
 def _plan(planner_cli_here, topo, out_dir, batch):
     return planner_cli_here(
-        "reassign", "decommission", topo, "--brokers", "1", "--batch-size", str(batch), "--output-dir", str(out_dir)
+        "reassign",
+        "decommission",
+        topo,
+        "--brokers",
+        "1",
+        "--batch-size",
+        str(batch),
+        "--no-canary",
+        "--output-dir",
+        str(out_dir),
     )
 
 
@@ -85,6 +94,7 @@ def test_the_new_set_replaces_the_earlier_one_whole(planner_cli_here, topo, tmp_
     code, _, err = _plan(planner_cli_here, topo, out_dir, 3)
     assert code == 0, err
     assert sorted(p.name for p in out_dir.iterdir()) == [
+        "RUNBOOK.md",
         "current.json",
         "plan.txt",
         "proposed-001.json",
