@@ -511,9 +511,7 @@ _LOG_LINE = re.compile(r"(\[[^\]]*\]\s+)?(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FA
 # stop), so a field starts at a known label after whitespace. Longest labels first ("TopicId" before "Topic").
 _LABEL_AT = re.compile(
     r"(?:^|(?<=\s))(?<!Adding )(?<!Removing )(?=(?:"
-    + "|".join(
-        re.escape(x) for x in sorted(set(_HEADER_LABELS) | set(_PARTITION_LABELS), key=len, reverse=True)
-    )
+    + "|".join(re.escape(x) for x in sorted(set(_HEADER_LABELS) | set(_PARTITION_LABELS), key=len, reverse=True))
     + r"):)"
 )
 

@@ -140,7 +140,8 @@ def total_words(book: Runbook) -> str:
     known = [b.bytes for b in book.batches]
     total = human_bytes(sum(x for x in known if x is not None)) if None not in known else "bytes unknown"
     secs = [b.seconds for b in book.batches]
-    text = f"{sum(b.partitions for b in book.batches)} partitions in {len(book.batches)} batches, {total}"
+    n, parts = len(book.batches), sum(b.partitions for b in book.batches)
+    text = f"{parts} partition{'s' if parts != 1 else ''} in {n} batch{'es' if n != 1 else ''}, {total}"
     if book.throttle is not None:
         text += f"; throttle {book.throttle} B/s"
         if None not in secs:
