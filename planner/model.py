@@ -30,6 +30,13 @@ class PlannerError(Exception):
     """
 
 
+class EnvironmentFailure(PlannerError):
+    """What the environment failed to do, not what the user gave: a cluster or ZooKeeper unreachable, a request the
+    controller refused. The CLI exits 1 for it (2 for any other `PlannerError`: bad input or usage)."""
+
+    exit_code = 1
+
+
 def not_utf8(where: str, exc: UnicodeDecodeError) -> PlannerError:
     """A file that is not UTF-8 text: which byte, where, and what to do."""
     return PlannerError(

@@ -18,8 +18,31 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
-    help="Plan Kafka partition placement, leaders, reassignments and key distribution exactly as Kafka does.",
+    help="Plan Kafka partition placement, leaders, reassignments and key distribution exactly as Kafka does.\n\n"
+    "Exit codes: 0 done; 1 the environment failed (a cluster or ZooKeeper unreachable, a request the controller "
+    "refused), or --exit-code with partitions still moving; 2 bad input or usage; 130 interrupted (Ctrl-C).",
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            text = version("kafka-planner")
+        except PackageNotFoundError:  # run from a checkout that is not installed
+            text = "unknown (not installed)"
+        print(f"kafka-planner {text}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    show_version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """The options before any command."""
 
 
 @functools.lru_cache(maxsize=1)
@@ -87,7 +110,7 @@ def _run(argv: list[str] | None) -> None:
             print("error: interrupted", file=sys.stderr)
             sys.exit(130)
         print(f"error: {exc}", file=sys.stderr)
-        sys.exit(2)
+        sys.exit(getattr(exc, "exit_code", 2))
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         sys.exit(130)

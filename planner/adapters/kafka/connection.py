@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping
 
 from planner.adapters.files import read_text
 from planner.adapters.hosts import parse_hosts, seconds_from_env
-from planner.model import PlannerError
+from planner.model import EnvironmentFailure, PlannerError
 
 DEFAULT_PORT = 9092
 COMMAND_CONFIG_ENV = "KAFKA_PLANNER_KAFKA_COMMAND_CONFIG"
@@ -213,6 +213,23 @@ def _quiet_kafka_logging() -> _Recorder:
     return recorder
 
 
+def _all_refused(bootstrap: str, timeout: float) -> str | None:
+    """The bootstrap servers when every one refuses a TCP connection at once (nothing listens: kafka-python would
+    retry until its timeout), else None. One connection per server, closed at once, before the client's."""
+    import socket
+
+    for server in bootstrap.split(","):
+        host, _, port = server.rpartition(":")
+        try:
+            with socket.create_connection((host.strip("[]"), int(port)), timeout=min(timeout, 2.0)):
+                return None
+        except ConnectionRefusedError:
+            continue
+        except (OSError, ValueError):  # a timeout, an unknown host: left to the client and its messages
+            return None
+    return bootstrap
+
+
 class KafkaSession:
     """A bootstrapped `KafkaAdminClient` (a context manager); `call` runs one admin call with Kafka's errors turned
     into one-line `PlannerError`s."""
@@ -228,6 +245,11 @@ class KafkaSession:
                 f"{url}: reading a live cluster needs kafka-python: pip install 'kafka-planner[kafka]'"
             ) from None
         self.recorder = _quiet_kafka_logging()
+        refused = _all_refused(self.kurl.bootstrap, opts.timeout)
+        if refused:
+            raise EnvironmentFailure(
+                f"{url}: connection refused at {refused}: no broker listens there (check the host and port)"
+            )
         try:
             self.admin = KafkaAdminClient(bootstrap_servers=self.kurl.bootstrap, **opts.client_configs())
         except Exception as exc:  # kafka-python raises KafkaTimeoutError after bootstrap_timeout_ms
@@ -252,7 +274,7 @@ class KafkaSession:
                 f"{self.url}: TLS handshake failed: check ssl.truststore.location in {settings} and "
                 "that the certificate names the host in the URL"
             )
-        return PlannerError(
+        return EnvironmentFailure(
             f"{self.url}: cannot connect to Kafka at {self.kurl.bootstrap} within {self.opts.timeout:g} s "
             f"(is a broker running there, and does it speak {self.opts.security_protocol}? --timeout or "
             f"${TIMEOUT_ENV} sets the wait)"
@@ -272,10 +294,10 @@ class KafkaSession:
         except (Errors.IncompatibleBrokerVersion, Errors.UnsupportedVersionError):
             raise
         except (Errors.KafkaTimeoutError, Errors.KafkaConnectionError, Errors.NodeNotReadyError):
-            return self._raise(
-                f"no answer while trying to {what} within {self.opts.timeout:g} s "
+            raise EnvironmentFailure(
+                f"{self.url}: no answer while trying to {what} within {self.opts.timeout:g} s "
                 f"(--timeout or ${TIMEOUT_ENV} sets the wait)"
-            )
+            ) from None
         except Errors.KafkaError as exc:
             return self._raise(f"cannot {what}: {_explain(exc)}")
 
