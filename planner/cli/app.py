@@ -20,7 +20,8 @@ app = typer.Typer(
     rich_markup_mode=None,
     help="Plan Kafka partition placement, leaders, reassignments and key distribution exactly as Kafka does.\n\n"
     "Exit codes: 0 done; 1 the environment failed (a cluster or ZooKeeper unreachable, a request the controller "
-    "refused), or --exit-code with partitions still moving; 2 bad input or usage; 130 interrupted (Ctrl-C).",
+    "refused); 2 bad input or usage; 3 partitions still moving (reassign verify, kafka status with --exit-code); "
+    "130 interrupted (Ctrl-C).",
 )
 
 

@@ -15,7 +15,7 @@ import typer
 
 from planner.adapters.files import read_option_file
 from planner.cli.app import app, interrupted
-from planner.cli.common import TOPOLOGY_OUTPUT
+from planner.cli.common import EXIT_CODE, STILL_MOVING, TOPOLOGY_OUTPUT
 from planner.model import RATE_HELP, PlannerError, parse_rate, tp_sort_key
 
 kafka_app = typer.Typer(
@@ -430,13 +430,17 @@ def status(
     preserve_throttles: bool = PRESERVE,
     command_config: Optional[str] = COMMAND_CONFIG,
     timeout: Optional[float] = TIMEOUT,
+    exit_code: bool = EXIT_CODE,
 ) -> None:
-    """kafka-reassign-partitions.sh --verify: each partition's state; once nothing moves, the throttles cleared."""
+    """kafka-reassign-partitions.sh --verify: each partition's state; once nothing moves, the throttles cleared.
+    With --exit-code: exit 3 while a reassignment or log-dir move is still in progress."""
     from planner.adapters.kafka import steps as ra
 
     targets, log_dirs = _reassignments(reassignment_json_file)
     with _session(url, command_config, timeout) as session:
-        ra.verify(session, targets, log_dirs, preserve_throttles, _out)
+        done = ra.verify(session, targets, log_dirs, preserve_throttles, _out)
+    if exit_code and not done:
+        raise typer.Exit(STILL_MOVING)
 
 
 @kafka_app.command("cancel")

@@ -15,7 +15,7 @@ import typer
 from planner.adapters.files import read_option_file
 from planner.adapters.source import load_cluster
 from planner.cli.app import app
-from planner.cli.common import OFFLINE, TOPOLOGY, note
+from planner.cli.common import EXIT_CODE, OFFLINE, STILL_MOVING, TOPOLOGY, note
 from planner.model import RATE_HELP, Cluster, PlannerError, parse_id_list, parse_rate, parse_size
 
 reassign = typer.Typer(
@@ -570,6 +570,7 @@ def verify_cmd(
     topology: str = TOPOLOGY,
     reassignment_file: str = typer.Option(..., "--reassignment-json-file", metavar="F"),
     offline_brokers: Optional[str] = OFFLINE,
+    exit_code: bool = EXIT_CODE,
 ) -> None:
     """Kafka's --verify: what `kafka-reassign-partitions.sh --verify` prints for this JSON against the topology
     (in progress = the partition has adding/removing replicas in the topology). The --execute checks: check-execute."""
@@ -582,6 +583,8 @@ def verify_cmd(
     )
     states = reassignment_states(cluster, {e.tp: e.replicas for e in entries})
     sys.stdout.write(partition_reassignment_states_text(states) + "\n")
+    if exit_code and not all(s.done for s in states.values()):
+        raise typer.Exit(STILL_MOVING)
 
 
 @reassign.command("list")

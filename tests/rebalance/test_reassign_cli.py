@@ -257,7 +257,16 @@ def test_apply_writes_a_partial_rf_change(topo, tmp_path, planner_cli):
 def test_output_dir_drops_files_of_an_earlier_plan(topo, tmp_path, planner_cli):
     out_dir = tmp_path / "plan"
     code, _, err = planner_cli(
-        "reassign", "decommission", topo, "--brokers", "1", "--batch-size", "2", "--no-canary", "--output-dir", str(out_dir)
+        "reassign",
+        "decommission",
+        topo,
+        "--brokers",
+        "1",
+        "--batch-size",
+        "2",
+        "--no-canary",
+        "--output-dir",
+        str(out_dir),
     )
     assert code == 0, err
     assert sorted(p.name for p in out_dir.iterdir()) == [
@@ -273,7 +282,16 @@ def test_output_dir_drops_files_of_an_earlier_plan(topo, tmp_path, planner_cli):
     (out_dir / "notes.txt").write_text("mine")
     # the same plan in bigger batches: same rollback, so it may replace the set; the user's notes stay
     code, _, err = planner_cli(
-        "reassign", "decommission", topo, "--brokers", "1", "--batch-size", "3", "--no-canary", "--output-dir", str(out_dir)
+        "reassign",
+        "decommission",
+        topo,
+        "--brokers",
+        "1",
+        "--batch-size",
+        "3",
+        "--no-canary",
+        "--output-dir",
+        str(out_dir),
     )
     assert code == 0, err
     assert sorted(p.name for p in out_dir.iterdir()) == [
@@ -570,3 +588,23 @@ def test_replace_broker_and_set_replication_factor_take_every_plan_option(topo, 
         "Replica moves:          1 (lower bound 2: --max-moves left unmet: the new replication factor on every "
         "partition)"
     )
+
+
+def test_verify_exit_code_while_partitions_move(tmp_path, planner_cli):
+    topo = tmp_path / "moving.yaml"
+    topo.write_text(
+        "brokers: [{id: 1}, {id: 2}, {id: 3}]\n"
+        "topics:\n  - name: bar\n    assignment:\n      0: [3, 1, 2]\n      1: [2, 3]\n    adding:\n      0: [3]\n"
+        "    removing:\n      0: [2]\n"
+    )
+    f = tmp_path / "r.json"
+    f.write_text('{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[3,1]}]}')
+    verify = ("reassign", "verify", str(topo), "--reassignment-json-file", str(f))
+    assert planner_cli(*verify, "--exit-code") == (
+        3,
+        "Status of partition reassignment:\nReassignment of partition bar-0 is still in progress.\n",
+        "",
+    )
+    assert planner_cli(*verify)[0] == 0
+    f.write_text('{"version":1,"partitions":[{"topic":"bar","partition":1,"replicas":[2,3]}]}')
+    assert planner_cli(*verify, "--exit-code")[0] == 0

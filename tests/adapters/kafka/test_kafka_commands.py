@@ -679,3 +679,16 @@ def test_submit_takes_the_throttle_units_of_the_plans(kraft, tmp_path):
         "error: --throttle '50 furlongs' is not a rate in bytes per second (e.g. 50000000, 50MB, 48MiB, 1.5GB, "
         "100MiB/s; KB, MB, GB, TB: 10^3, 10^6, ...; KiB, MiB, GiB, TiB: 2^10, 2^20, ...)\n",
     )
+
+
+def test_status_exit_code_waits_on_the_moves(kraft, tmp_path):
+    # --exit-code: 3 while partitions are moving, 0 once nothing moves (a script loops while it is 3)
+    plan = _plan(tmp_path)
+    status = ("kafka", "status", kraft.url, "--reassignment-json-file", plan, "--exit-code")
+    assert run_here("kafka", "submit", kraft.url, "--reassignment-json-file", plan, "--execute")[0] == 0
+    code, out, _ = run_here(*status)
+    assert code == 3
+    assert out.startswith(
+        "Status of partition reassignment:\nReassignment of partition orders-0 is still in progress.\n"
+    )
+    assert run_here("kafka", "status", kraft.url, "--reassignment-json-file", plan)[0] == 0  # without the flag
