@@ -8,9 +8,9 @@ import re
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
+from planner.formats.runbook import DAY
 from planner.formats.tables import bar
 from planner.model import PlannerError, human_bytes
-from planner.formats.runbook import DAY
 from planner.rebalance.moves import Plan
 
 

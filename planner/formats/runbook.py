@@ -1,10 +1,10 @@
 """A plan's runbook: every command to carry it out with Kafka's own tools, in order (RUNBOOK.md of a plan folder, and
 what `kafka submit --dry-run` prints).
 
-The commands are those of Kafka 2.6+ (`--bootstrap-server` for every action, `--cancel`): their options as
+The commands are those of Kafka 2.6+ (`--bootstrap-server` for every action, `--cancel`), with the options that
 tools/src/main/java/org/apache/kafka/tools/reassign/ReassignPartitionsCommandOptions.java and
-tools/src/main/java/org/apache/kafka/tools/LeaderElectionCommand.java (and core/.../admin/ReassignPartitionsCommand.scala
-before 3.7) accept them: `--execute` takes `--throttle`, `--verify` clears the throttles once everything listed is
+tools/src/main/java/org/apache/kafka/tools/LeaderElectionCommand.java (core/.../admin/ReassignPartitionsCommand.scala
+before 3.7) accept: `--execute` takes `--throttle`, `--verify` clears the throttles once everything listed is
 complete, `kafka-leader-election.sh` needs `--election-type` and one of `--path-to-json-file`, `--topic`,
 `--all-topic-partitions`.
 """

@@ -1,7 +1,6 @@
 """A plan folder's RUNBOOK.md: every command in order, each valid for Kafka's tools, each file checked as Kafka's
 --execute checks it against the cluster it will meet (the batches before it applied); --batch-bytes, the canary."""
 
-import json
 import shlex
 from pathlib import Path
 
@@ -274,5 +273,6 @@ def test_the_topology_hosts_are_the_bootstrap_server_else_a_variable(planner_cli
     assert "## 1. Name the cluster\n\nThe topology names no broker host: set one (host:port).\n\n" in book
     assert "```sh\nexport BOOTSTRAP=host:9092\n```" in book
     assert (
-        'kafka-reassign-partitions.sh --bootstrap-server "$BOOTSTRAP" --reassignment-json-file proposed.json --execute\n'
+        'kafka-reassign-partitions.sh --bootstrap-server "$BOOTSTRAP" --reassignment-json-file proposed.json '
+        "--execute\n"
     ) in book
