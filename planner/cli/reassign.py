@@ -536,6 +536,13 @@ def check_execute_cmd(
     additional: bool = typer.Option(
         False, "--additional", help="As Kafka's --additional: allow while a reassignment is in progress."
     ),
+    leaving_brokers: Optional[str] = typer.Option(
+        None,
+        "--leaving-brokers",
+        metavar="IDS",
+        help="Brokers the reassignment empties (a decommission): the summary's figures are over the others, and "
+        "a replica left on them is warned of.",
+    ),
     offline_brokers: Optional[str] = OFFLINE,
 ) -> None:
     """The checks kafka-reassign-partitions.sh --execute makes on a reassignment JSON against the topology (its
@@ -547,7 +554,10 @@ def check_execute_cmd(
     cluster = load_cluster(topology, offline_brokers)
     text = read_option_file(reassignment_file, "--reassignment-json-file")
     proposed = parse_reassignment_json(text, reassignment_file)
-    checked = check_reassignment(cluster, proposed, reassignment_file, additional=additional)
+    leaving = parse_id_list(leaving_brokers, "--leaving-brokers") if leaving_brokers is not None else ()
+    checked = check_reassignment(cluster, proposed, reassignment_file, additional=additional, leaving=leaving)
+    for broker, kept in checked.left_on_leaving:
+        print(f"warning: leaving broker {broker} still holds {kept} replica(s) after the reassignment", file=sys.stderr)
     for tp, old, new in checked.rf_changes:
         print(f"warning: {tp} changes replication factor {old} -> {new}", file=sys.stderr)
     for tp, replicas, racks in checked.made_rack_unsafe:

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
-from planner.formats.runbook import DAY
+from planner.formats.runbook import DAY, duration
 from planner.formats.tables import bar
 from planner.model import PlannerError, human_bytes
 from planner.rebalance.moves import Plan
@@ -19,10 +19,7 @@ def _spread(values: Sequence[int]) -> int:
 
 
 def _duration(seconds: float) -> str:
-    s = int(round(seconds))
-    h, rem = divmod(s, 3600)
-    m, s = divmod(rem, 60)
-    return f"{h}h {m:02d}m {s:02d}s" if h else f"{m}m {s:02d}s" if m else f"{s}s"
+    return duration(seconds)
 
 
 def _names(items, limit: int = 10) -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from planner.leadership import partition_state
-from planner.model import Cluster, Topic, TopicPartition
+from planner.model import Cluster, PlannerError, Topic, TopicPartition
 from planner.rebalance.batches import batches, copied_bytes
 from planner.rebalance.goals.base import in_progress_note, offline_note
 from planner.rebalance.leaders import elect_leaders
@@ -130,11 +130,21 @@ class Checked:
     unchanged: int  # listed partitions that already have the proposed list
     rf_changes: tuple[tuple[TopicPartition, int, int], ...]  # (partition, old RF, new RF)
     made_rack_unsafe: tuple[tuple[TopicPartition, tuple[int, ...], tuple[str | None, ...]], ...]  # replicas, racks
+    left_on_leaving: tuple[tuple[int, int], ...] = ()  # (leaving broker, replicas it still holds after the moves)
 
 
-def check_reassignment(cluster: Cluster, proposed: Assignment, source: str, *, additional: bool = False) -> Checked:
-    """Kafka's `--execute` checks (its order, its texts), then what the reassignment changes and what it risks."""
+def check_reassignment(
+    cluster: Cluster, proposed: Assignment, source: str, *, additional: bool = False, leaving: Sequence[int] = ()
+) -> Checked:
+    """Kafka's `--execute` checks (its order, its texts), then what the reassignment changes and what it risks.
+    `leaving`: brokers being emptied (a decommission): the figures are over the other online brokers."""
     validate_reassignment(cluster, proposed, additional=additional)
+    unknown = sorted(set(leaving) - set(cluster.broker_ids))
+    if unknown:
+        raise PlannerError(
+            f"--leaving-brokers: unknown broker(s) {','.join(map(str, unknown))} (brokers: "
+            f"{','.join(map(str, cluster.broker_ids))})"
+        )
     current = cluster.assignment()
     rack_of = cluster.rack_of()
     n_racks = rack_count(cluster, sorted(cluster.online_ids))
@@ -149,6 +159,14 @@ def check_reassignment(cluster: Cluster, proposed: Assignment, source: str, *, a
         before=cluster,
         proposed=changed_only(current, proposed),
         goal=f"check-execute {source}: valid",
-        brokers=tuple(sorted(cluster.online_ids)),
+        brokers=tuple(sorted(set(cluster.online_ids) - set(leaving))),
     )
-    return Checked(plan, len(proposed) - len(plan.proposed), tuple(rf_changes), tuple(unsafe))
+    after = {**current, **proposed}
+    kept = {b: sum(1 for r in after.values() if b in r) for b in sorted(set(leaving))}
+    return Checked(
+        plan,
+        len(proposed) - len(plan.proposed),
+        tuple(rf_changes),
+        tuple(unsafe),
+        tuple((b, n) for b, n in kept.items() if n),
+    )

@@ -2,10 +2,13 @@
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
 from planner.adapters.topology_yaml import load_topology
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_generate_prints_kafka_text(topo, tmp_path, planner_cli):
@@ -608,3 +611,25 @@ def test_verify_exit_code_while_partitions_move(tmp_path, planner_cli):
     assert planner_cli(*verify)[0] == 0
     f.write_text('{"version":1,"partitions":[{"topic":"bar","partition":1,"replicas":[2,3]}]}')
     assert planner_cli(*verify, "--exit-code")[0] == 0
+
+
+def test_check_execute_of_a_decommission_knows_the_leaving_brokers(tmp_path, planner_cli_here):
+    # without --leaving-brokers the emptied broker counts as a target: "replica spread 1 -> 59"; with it, the figures
+    # are over the brokers that stay (rack eu-west-1c keeps only broker 5, which takes a replica of most partitions)
+    six = str(ROOT / "topologies" / "six-brokers.yaml")
+    plan = tmp_path / "plan"
+    assert planner_cli_here("reassign", "decommission", six, "--brokers", "6", "--output-dir", str(plan))[0] == 0
+    check = ("reassign", "check-execute", six, "--reassignment-json-file", str(plan / "proposed.json"))
+    code, out, err = planner_cli_here(*check)
+    assert (code, err) == (0, "") and "  replica spread:                 1 -> 59\n" in out
+    code, out, err = planner_cli_here(*check, "--leaving-brokers", "6")
+    assert (code, err) == (0, "")
+    assert "  replica spread:                 1 -> 24\n" in out
+    assert "\n6         eu-west-1c  online, leaving  33 -> 0 " in out
+    code, _, err = planner_cli_here(*check, "--leaving-brokers", "5")
+    assert (code, err) == (0, "warning: leaving broker 5 still holds 35 replica(s) after the reassignment\n")
+    assert planner_cli_here(*check, "--leaving-brokers", "9") == (
+        2,
+        "",
+        "error: --leaving-brokers: unknown broker(s) 9 (brokers: 1,2,3,4,5,6)\n",
+    )
