@@ -303,7 +303,10 @@ def plan_stats(plan: Plan) -> dict:
         },
         "notes": [
             _note_json(n, _fixed(plan.notes))
-            for n in list(plan.notes) + _unknown_size_notes(plan, m.unknown_size_moves) + _tiered_notes(plan)
+            for n in list(plan.notes)
+            + _unknown_size_notes(plan, m.unknown_size_moves)
+            + _tiered_notes(plan)
+            + _state_notes(plan)
         ],
     }
 
@@ -388,6 +391,38 @@ def _unknown_size_notes(plan: Plan, copies: int) -> list[str]:
         f"{len(names)} topic(s) copied by this plan have no known size ({_names(names)}): their {copies} copied "
         "replica(s) are counted as unknown, not 0 B, in the bytes to move"
     ]
+
+
+def _state_notes(plan: Plan) -> list[str]:
+    """Moved partitions that are under-replicated now (a leader, but an ISR short of the replicas): a reassignment
+    completes only when every target replica is in the ISR. (Moved partitions without a leader have their note from
+    the goals: `goals.base`'s "no leader now".)"""
+    from planner.leadership import partition_state
+    from planner.model import NO_LEADER
+
+    before = plan.before
+    live = before.online_ids
+    under = []
+    topics: dict = {}
+    for tp in plan.proposed:
+        if tp.topic not in topics:
+            t = before.topic(tp.topic)
+            topics[tp.topic] = t, t.config_bool("unclean.leader.election.enable", False)
+        t, unclean = topics[tp.topic]
+        p = t.partitions[tp.partition]
+        st = partition_state(p, live, unclean)
+        if st.leader != NO_LEADER and set(p.replicas) - set(st.isr) - set(p.adding):
+            under.append((tp, p.replicas, st.isr))
+    out = []
+    if under:
+        under.sort(key=lambda x: (x[0].topic, x[0].partition))
+        shown = [f"{tp} (replicas {_ids(r)}, ISR {_ids(i)})" for tp, r, i in under]
+        out.append(
+            f"{len(under)} moved partition(s) are under-replicated now: {_names(shown, 5)}; the new replicas copy "
+            "from the leader, and each move completes only once every new replica has joined the ISR: bring the "
+            "out-of-sync brokers back first where you can"
+        )
+    return out
 
 
 def _tiered_notes(plan: Plan) -> list[str]:

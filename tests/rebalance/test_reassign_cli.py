@@ -633,3 +633,18 @@ def test_check_execute_of_a_decommission_knows_the_leaving_brokers(tmp_path, pla
         "",
         "error: --leaving-brokers: unknown broker(s) 9 (brokers: 1,2,3,4,5,6)\n",
     )
+
+
+def test_moving_under_replicated_partitions_is_noted(planner_cli_here):
+    # clickstream-0 has ISR 1,3 of 1,2,3; clickstream-3 no leader (broker 4 offline: the goals' note says so)
+    code, out, err = planner_cli_here(
+        "reassign", "decommission", str(ROOT / "tests" / "data" / "under-replicated.yaml"), "--brokers", "1"
+    )
+    assert (code, err) == (0, "")
+    assert [x for x in out.splitlines() if x.startswith("note:")] == [
+        "note: 1 moved partition(s) have no leader now (clickstream-3): their new replicas cannot copy data, so "
+        "those reassignments will not complete until a replica comes back",
+        "note: 1 moved partition(s) are under-replicated now: clickstream-0 (replicas 1,2,3, ISR 1,3); the new "
+        "replicas copy from the leader, and each move completes only once every new replica has joined the ISR: "
+        "bring the out-of-sync brokers back first where you can",
+    ]
