@@ -45,6 +45,7 @@ def render_table(r: SkewReport) -> str:
     )
     out.append(
         f"Rows: {r.rows:,}  keyed: {r.keyed_records:,}  null keys: {r.null_records:,}  unreadable: {r.unreadable:,}"
+        + (f"  blank lines: {r.blank_lines:,}" if r.blank_lines else "")
     )
     if r.null_records:
         out.append(
@@ -226,6 +227,7 @@ def summary(r: SkewReport) -> dict:
         "null_key_records": r.null_records,
         "null_key_bytes": r.null_bytes,
         "unreadable_rows": r.unreadable,
+        "blank_lines": r.blank_lines,
         "distinct_keys": r.distinct_keys,
         "per_partition": [
             {
