@@ -413,9 +413,7 @@ class KafkaCluster:
         returns once every partition has a leader in the metadata of each live broker."""
         from kafka.admin import NewTopic
 
-        topic = NewTopic(
-            name, replica_assignments=dict(enumerate(assignment)), topic_configs=dict(configs or {})
-        )
+        topic = NewTopic(name, replica_assignments=dict(enumerate(assignment)), topic_configs=dict(configs or {}))
         admin = self.admin()
         try:
             admin.create_topics([topic])
