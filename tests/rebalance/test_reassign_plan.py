@@ -737,7 +737,11 @@ def test_plans_copying_replicas_of_unknown_size_name_their_topics():
     plan = replace_broker(c, 1, 4)
     assert [line for line in render_plan_text(plan).splitlines() if line.startswith("note:")] == [
         "note: 3 topic(s) copied by this plan have no known size (__consumer_offsets, audit-log, clicks): their 31 "
-        "copied replica(s) are counted as unknown, not 0 B, in the bytes to move"
+        "copied replica(s) are counted as unknown, not 0 B, in the bytes to move",
+        # audit-log-1's replica 6 is out of its ISR
+        "note: 1 moved partition(s) are under-replicated now: audit-log-1 (replicas 1,5,6, ISR 1,5); the new "
+        "replicas copy from the leader, and each move completes only once every new replica has joined the ISR: "
+        "bring the out-of-sync brokers back first where you can",
     ]
     # the goals' own note stands alone; a plan copying only replicas of known size gets none
     assert [n["kind"] for n in plan_stats(balance(c))["notes"]] == ["unknown-sizes"]
