@@ -418,9 +418,9 @@ def _state_notes(plan: Plan) -> list[str]:
         under.sort(key=lambda x: (x[0].topic, x[0].partition))
         shown = [f"{tp} (replicas {_ids(r)}, ISR {_ids(i)})" for tp, r, i in under]
         out.append(
-            f"{len(under)} moved partition(s) are under-replicated now: {_names(shown, 5)}; the new replicas copy "
-            "from the leader, and each move completes only once every new replica has joined the ISR: bring the "
-            "out-of-sync brokers back first where you can"
+            f"{len(under)} moved partition(s) are under-replicated now: {_names(shown, 5)}; they stay so while "
+            "their new replicas copy from the leader, and a move completes only when every replica it keeps or adds "
+            "is in the ISR"
         )
     return out
 

@@ -644,7 +644,7 @@ def test_moving_under_replicated_partitions_is_noted(planner_cli_here):
     assert [x for x in out.splitlines() if x.startswith("note:")] == [
         "note: 1 moved partition(s) have no leader now (clickstream-3): their new replicas cannot copy data, so "
         "those reassignments will not complete until a replica comes back",
-        "note: 1 moved partition(s) are under-replicated now: clickstream-0 (replicas 1,2,3, ISR 1,3); the new "
-        "replicas copy from the leader, and each move completes only once every new replica has joined the ISR: "
-        "bring the out-of-sync brokers back first where you can",
+        "note: 1 moved partition(s) are under-replicated now: clickstream-0 (replicas 1,2,3, ISR 1,3); they stay so "
+        "while their new replicas copy from the leader, and a move completes only when every replica it keeps or "
+        "adds is in the ISR",
     ]
