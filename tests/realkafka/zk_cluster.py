@@ -28,7 +28,6 @@ from realkafka.real_cluster import (
     _spawn,
     free_port,
     java,
-    write_properties,
 )
 
 KAFKA_ZK_VERSION = "3.9.1"  # tests/kafka/zk-mode/pom.xml's kafka.version and the Makefile's KAFKA_ZK_VERSION
