@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SUDO   := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 ZK_JAR := /usr/share/java/zookeeper.jar
 
-.PHONY: demo test lint bench install install-all zookeeper kcat peers kafka clean
+.PHONY: demo test lint bench install install-all zookeeper kcat peers kafka kafka-zk clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,19 @@ $(KAFKA_LIB)/.fetched: tests/kafka/pom.xml
 
 kafka: $(KAFKA_LIB)/.fetched
 
+# Apache Kafka 3.9.1, the last release line with ZooKeeper mode, pinned in tests/kafka/zk-mode/pom.xml: the
+# ZooKeeper-mode tests run three of its brokers against Debian's ZooKeeper (tests/realkafka/zk_cluster.py).
+KAFKA_ZK_VERSION := 3.9.1
+KAFKA_ZK_LIB     := .kafka/$(KAFKA_ZK_VERSION)/lib
+$(KAFKA_ZK_LIB)/.fetched: tests/kafka/zk-mode/pom.xml
+	@command -v mvn >/dev/null && command -v java >/dev/null || { echo "make kafka-zk: needs Maven and Java 17 (apt-get install maven openjdk-17-jre-headless)" >&2; exit 1; }
+	@grep -q '<kafka.version>$(KAFKA_ZK_VERSION)</kafka.version>' tests/kafka/zk-mode/pom.xml || { echo "tests/kafka/zk-mode/pom.xml: kafka.version is not $(KAFKA_ZK_VERSION) (the Makefile's KAFKA_ZK_VERSION)" >&2; exit 1; }
+	rm -rf $(KAFKA_ZK_LIB)
+	mvn -q -B -f tests/kafka/zk-mode/pom.xml dependency:copy-dependencies -DoutputDirectory=$(CURDIR)/$(KAFKA_ZK_LIB)
+	touch $@
+
+kafka-zk: $(KAFKA_ZK_LIB)/.fetched
+
 # The peers the benchmark runs beside our plans, each in its own venv (both ship a top-level `kafka` package):
 # Yelp's kafka-utils (kafka-cluster-manager) and LinkedIn's kafka-tools (kafka-assigner; needs six, and
 # pkg_resources from setuptools < 81). Both install and run on Python 3.11 as released.
@@ -84,7 +97,7 @@ lint: $(VENV)/.all
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-test: $(VENV)/.all zookeeper kcat peers kafka
+test: $(VENV)/.all zookeeper kcat peers kafka kafka-zk
 	PYSPARK_PYTHON=$(CURDIR)/$(BIN)/python $(BIN)/python -m pytest -q -p no:cacheprovider
 
 bench: $(VENV)/.all zookeeper kcat peers kafka

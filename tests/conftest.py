@@ -61,3 +61,17 @@ def real_kafka():
         yield cluster.start()
     finally:
         cluster.cleanup()
+
+
+@pytest.fixture(scope="session")
+def real_kafka_zk():
+    """One real Apache Kafka 3.9.1 cluster in ZooKeeper mode for the whole session (tests/realkafka/zk_cluster.py):
+    Debian's ZooKeeper server, brokers 1-3 on racks rack-a, rack-b, rack-c with zookeeper.connect under the chroot
+    /kafka-3.9 (`zk_url`), PLAINTEXT only. Started on first use, stopped and removed after the session."""
+    from realkafka.zk_cluster import ZkKafkaCluster
+
+    cluster = ZkKafkaCluster()
+    try:
+        yield cluster.start()
+    finally:
+        cluster.cleanup()

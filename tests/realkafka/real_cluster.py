@@ -189,6 +189,9 @@ class Node:
 class KafkaCluster:
     """See tests/realkafka/README.md (or docs/testing.md) for the API the tests use."""
 
+    # the JVM options that configure logging (tests/realkafka/zk_cluster.py's 3.9.1 cluster uses log4j 1.x's)
+    log_options = [f"-Dlog4j2.configurationFile={LOG4J}"]
+
     def __init__(self, workdir: Path | None = None, brokers: dict[int, str] | None = None):
         self.version = KAFKA_VERSION
         self.classpath = classpath()
@@ -311,7 +314,7 @@ class KafkaCluster:
             raise RuntimeError(f"formatting node {node.node_id} failed ({rc}): {out}{err}")
 
     def _launch(self, node: Node) -> None:
-        args = [java(), *SERVER_JVM, "-Djava.awt.headless=true", f"-Dlog4j2.configurationFile={LOG4J}"]
+        args = [java(), *SERVER_JVM, "-Djava.awt.headless=true", *self.log_options]
         args += ["-cp", self.classpath, KAFKA, str(node.props_file)]
         node.proc = _spawn(args, node.log_file)
 
@@ -390,7 +393,7 @@ class KafkaCluster:
     # ---------------------------------------------------------------- Kafka's tools
     def run_tool(self, main_class: str, *args: str, timeout: float = 180.0, input: str | None = None):
         """Kafka's tool `main_class` as `java -cp <jars> <main class> args…`: (exit code, stdout, stderr)."""
-        cmd = [java(), *TOOL_JVM, f"-Dlog4j2.configurationFile={LOG4J}", "-Dkafka.test.log.level=ERROR"]
+        cmd = [java(), *TOOL_JVM, *self.log_options, "-Dkafka.test.log.level=ERROR"]
         cmd += ["-cp", self.classpath, main_class, *args]
         _guard()
         proc = subprocess.Popen(
