@@ -11,6 +11,7 @@ from typing import Any
 
 import typer
 
+from planner.adapters.secrets import redact
 from planner.model import PlannerError
 
 app = typer.Typer(
@@ -86,7 +87,7 @@ def _run(argv: list[str] | None) -> None:
         if _CtrlC.seen:  # the error is the interrupt's doing (a connection a swallowed KeyboardInterrupt broke)
             print("error: interrupted", file=sys.stderr)
             sys.exit(130)
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {redact(str(exc))}", file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
@@ -100,7 +101,8 @@ def _run(argv: list[str] | None) -> None:
             sys.exit(2)
         if "UsageError" in kinds:  # bad option, missing argument: one line, like every other error
             command = getattr(getattr(exc, "ctx", None), "command_path", None) or "kafka-planner"
-            print(f"error: {exc.format_message()} (see '{command} --help')", file=sys.stderr)  # type: ignore[attr-defined]
+            text = redact(exc.format_message())  # type: ignore[attr-defined]
+            print(f"error: {text} (see '{command} --help')", file=sys.stderr)
             sys.exit(2)
         if "Abort" in kinds:
             print("error: interrupted", file=sys.stderr)
