@@ -147,6 +147,9 @@ def run(
         if out_dir.exists() and not out_dir.is_dir():
             raise PlannerError(f"--output {output}: exists and is not a directory")
         created = [d for d in (out_dir, *out_dir.parents) if not d.exists()]
+        from planner.adapters.files import lock_folder
+
+        lock_folder(output, "--output")  # a second skew writing the same folder refuses
         try:
             out_dir.mkdir(parents=True, exist_ok=True)
             staging = Path(tempfile.mkdtemp(prefix=".skew-", dir=out_dir))
