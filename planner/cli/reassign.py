@@ -200,8 +200,14 @@ def _loaded(topology: str, offline_brokers: Optional[str], sizes: Optional[str])
 
 
 def _check_output_dir(output_dir: Optional[str]) -> None:
+    """An --output-dir names a folder, and this command holds it from now until it ends (a second planner writing
+    the same folder refuses: `files.lock_folder`)."""
     if output_dir is not None and not output_dir.strip():
         raise PlannerError("--output-dir must name a folder (it is empty)")
+    if output_dir is not None:
+        from planner.adapters.files import lock_folder
+
+        lock_folder(output_dir)
 
 
 def _say_written(written: list, anything: bool) -> None:
@@ -349,6 +355,7 @@ def rebalance_cmd(
     from planner.rebalance.goals import balance
 
     options = _goal_options(max_moves, exclude_topic, exclude_internal, byte_tolerance, no_leader_balance)
+    _check_output_dir(output_dir)
     with _loaded(topology, offline_brokers, sizes) as cluster:
         brokers = parse_id_list(broker_list, "--broker-list") if broker_list is not None else None
         plan = balance(
@@ -386,6 +393,7 @@ def decommission_cmd(
     from planner.rebalance.decommission import decommission
 
     options = _goal_options(max_moves, exclude_topic, exclude_internal, byte_tolerance, no_leader_balance)
+    _check_output_dir(output_dir)
     with _loaded(topology, offline_brokers, sizes) as cluster:
         plan = decommission(
             cluster,
@@ -431,6 +439,7 @@ def replace_broker_cmd(
         byte_tolerance,
         no_leader_balance,
     )
+    _check_output_dir(output_dir)
     with _loaded(topology, offline_brokers, sizes) as cluster:
         plan = replace_broker(
             cluster,
@@ -490,6 +499,7 @@ def set_rf_cmd(
         byte_tolerance,
         no_leader_balance,
     )
+    _check_output_dir(output_dir)
     with _loaded(topology, offline_brokers, sizes) as cluster:
         plan = set_replication_factor(cluster, topic, replication_factor, max_moves=options["max_moves"])
         _emit(plan, output_dir, fmt, Carry(throttle, batch_size, batch_bytes, no_canary, bootstrap_server))

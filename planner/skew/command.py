@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
+from planner.adapters import secrets
 from planner.model import PlannerError
 from planner.skew.sweep import parse_sweep
 
@@ -20,12 +22,24 @@ def _silent(message: str) -> None:
     pass
 
 
+_SPARK_KEY = re.compile(r"spark\.[A-Za-z0-9_.\-]{1,200}")
+
+
 def parse_spark_conf(items) -> dict[str, str]:
+    """KEY=VALUE settings. A bad item is named by its key alone (`spark.hadoop.fs.s3a.secret.key SECRET` would show
+    the secret), and the values of secret keys are remembered so that no error shows them."""
     conf = {}
-    for item in items:
+    for number, item in enumerate(items, 1):
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            raise PlannerError(f"--spark-conf {item!r}: use KEY=VALUE, e.g. --spark-conf spark.executor.memory=4g")
+            first = item.split()[0] if item.split() else ""
+            named = f" {first}" if _SPARK_KEY.fullmatch(first) else ""
+            raise PlannerError(
+                f"--spark-conf (item {number}{named}): use KEY=VALUE, e.g. --spark-conf spark.executor.memory=4g "
+                "(the item is not shown: it may hold a secret)"
+            )
+        if secrets.is_secret_key(key):
+            secrets.remember(value)
         conf[key.strip()] = value
     return conf
 
@@ -98,6 +112,12 @@ def run(
     progress = _progress if verbose or sys.stderr.isatty() else _silent
     from planner.adapters.source import partitions_or_topic
 
+    if secrets.has_userinfo(keys):  # Hadoop 3 refuses inline S3 logins too (S3xLoginHelper)
+        raise PlannerError(
+            f"--keys {secrets.mask_userinfo(keys)}: do not put credentials in the path; set them with --spark-conf "
+            "(spark.hadoop.fs.s3a.access.key=..., spark.hadoop.fs.s3a.secret.key=...) or the environment"
+        )
+    conf = parse_spark_conf(spark_conf)
     n, cluster = partitions_or_topic(partitions, topology, topic, offline_brokers)
     sweep_counts = parse_sweep(sweep)
     if top < 0:
@@ -105,7 +125,6 @@ def run(
     evaluate_sweep({}, {}, max_skew)  # validates --max-skew before Spark starts
     check_local_path(keys)
     input_format = detect_format(keys, input_format)
-    conf = parse_spark_conf(spark_conf)
     spec = JobSpec(
         keys=keys,
         input_format=input_format,
@@ -128,6 +147,9 @@ def run(
         if out_dir.exists() and not out_dir.is_dir():
             raise PlannerError(f"--output {output}: exists and is not a directory")
         created = [d for d in (out_dir, *out_dir.parents) if not d.exists()]
+        from planner.adapters.files import lock_folder
+
+        lock_folder(output, "--output")  # a second skew writing the same folder refuses
         try:
             out_dir.mkdir(parents=True, exist_ok=True)
             staging = Path(tempfile.mkdtemp(prefix=".skew-", dir=out_dir))
