@@ -173,7 +173,9 @@ class ByteGoal:
             if st.deadline.out("the byte goal"):
                 break  # the steps made so far stand: each brought the heaviest broker down
             if steps and not steps % PROGRESS_STEPS:
-                self.say(f"balancing bytes: {steps:,} steps, the largest broker {st.bytes[heavy] / limit:.3f} × the limit")
+                self.say(
+                    f"balancing bytes: {steps:,} steps, the largest broker {st.bytes[heavy] / limit:.3f} × the limit"
+                )
             if not st.allowed():
                 st.capped.append(self.name)
                 break
