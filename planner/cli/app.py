@@ -92,17 +92,19 @@ def _standard_streams() -> None:
         sys.exit(2)
     if sys.stdout is not sys.__stdout__:
         return
+    old: Any = sys.stdout
     try:
-        fd = sys.stdout.fileno()
+        fd = old.fileno()
     except (OSError, ValueError, AttributeError):
         return
-    old = sys.stdout
-    sys.stdout = sys.__stdout__ = io.TextIOWrapper(
+    whole = io.TextIOWrapper(
         io.BufferedWriter(_WholeWrites(fd)),
         encoding=old.encoding,
         errors=old.errors,
         line_buffering=old.line_buffering,
     )
+    sys.stdout = whole
+    setattr(sys, "__stdout__", whole)  # noqa: B010 (sys.__stdout__ is Final to mypy; the guard above compares with it)
 
 
 def _hold_fd(fd: int) -> None:

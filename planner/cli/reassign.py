@@ -6,6 +6,7 @@ import enum
 import gc
 import re
 import sys
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterator, List, Optional
@@ -17,6 +18,7 @@ from planner.adapters.source import load_cluster
 from planner.cli.app import app
 from planner.cli.common import EXIT_CODE, OFFLINE, STILL_MOVING, TOPOLOGY, note
 from planner.model import RATE_HELP, Cluster, PlannerError, parse_id_list, parse_rate, parse_size
+from planner.rebalance.goals.budget import Deadline
 
 reassign = typer.Typer(
     no_args_is_help=True,
@@ -41,6 +43,13 @@ THROTTLE = typer.Option(
     metavar="BYTES_PER_S",
     help=f"Show the throttle configs Kafka sets for this rate ({RATE_HELP}) and the time the moves take; "
     "the RUNBOOK.md commands pass it to --throttle.",
+)
+TIME_LIMIT = typer.Option(
+    300.0,
+    "--time-limit",
+    metavar="SECONDS",
+    help="Plan for at most this long (wall clock); when the time is up, the best plan found so far, with a note "
+    "naming the stage that stopped.",
 )
 NO_RACK_REPAIR = typer.Option(
     False,
@@ -128,8 +137,9 @@ def _goal_options(
     exclude_internal: bool,
     byte_tolerance: float,
     no_leader_balance: bool,
+    time_limit: float = 300.0,
 ) -> dict:
-    """The goal options every plan command takes, checked, as `balance` keyword arguments."""
+    """The goal options of the plans `balance` makes (rebalance, decommission), checked, as its keyword arguments."""
 
     if max_moves is not None and max_moves < 0:
         raise PlannerError("--max-moves must be at least 0")
@@ -140,7 +150,10 @@ def _goal_options(
             re.compile(pattern)
         except re.error as exc:
             raise PlannerError(f"--exclude-topic {pattern!r}: not a regular expression ({exc})") from None
+    if not time_limit > 0:
+        raise PlannerError(f"--time-limit {time_limit:g}: give a number of seconds above 0")
     return {
+        "deadline": Deadline(time_limit, time.monotonic),
         "max_moves": max_moves,
         "exclude_topics": tuple(exclude_topic or ()),
         "exclude_internal": exclude_internal,
@@ -163,7 +176,9 @@ FORMAT = typer.Option(
 
 
 def _progress_for(cluster: Cluster):
-    big = sum(t.partition_count for t in cluster.topics) > 20_000
+    # every step's line on a big cluster; on a terminal (stderr), from a thousand partitions, where stages take seconds
+    partitions = sum(t.partition_count for t in cluster.topics)
+    big = partitions > 20_000 or (partitions > 1_000 and sys.stderr.isatty())
 
     def say(msg: str) -> None:
         if big:
@@ -341,6 +356,7 @@ def rebalance_cmd(
     byte_tolerance: float = BYTE_TOLERANCE,
     no_leader_balance: bool = NO_LEADER_BALANCE,
     no_rack_repair: bool = NO_RACK_REPAIR,
+    time_limit: float = TIME_LIMIT,
     batch_size: Optional[int] = BATCH,
     batch_bytes: Optional[str] = BATCH_BYTES,
     no_canary: bool = NO_CANARY,
@@ -354,7 +370,7 @@ def rebalance_cmd(
     """Balance replicas and preferred leaders from the current assignment with as few moves as possible."""
     from planner.rebalance.goals import balance
 
-    options = _goal_options(max_moves, exclude_topic, exclude_internal, byte_tolerance, no_leader_balance)
+    options = _goal_options(max_moves, exclude_topic, exclude_internal, byte_tolerance, no_leader_balance, time_limit)
     _check_output_dir(output_dir)
     with _loaded(topology, offline_brokers, sizes) as cluster:
         brokers = parse_id_list(broker_list, "--broker-list") if broker_list is not None else None
@@ -379,6 +395,7 @@ def decommission_cmd(
     byte_tolerance: float = BYTE_TOLERANCE,
     no_leader_balance: bool = NO_LEADER_BALANCE,
     no_rack_repair: bool = NO_RACK_REPAIR,
+    time_limit: float = TIME_LIMIT,
     batch_size: Optional[int] = BATCH,
     batch_bytes: Optional[str] = BATCH_BYTES,
     no_canary: bool = NO_CANARY,
@@ -392,7 +409,7 @@ def decommission_cmd(
     """Move every replica off the given brokers, keeping the rest balanced and rack-safe (repairing unsafe ones)."""
     from planner.rebalance.decommission import decommission
 
-    options = _goal_options(max_moves, exclude_topic, exclude_internal, byte_tolerance, no_leader_balance)
+    options = _goal_options(max_moves, exclude_topic, exclude_internal, byte_tolerance, no_leader_balance, time_limit)
     _check_output_dir(output_dir)
     with _loaded(topology, offline_brokers, sizes) as cluster:
         plan = decommission(

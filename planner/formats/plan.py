@@ -236,6 +236,8 @@ def word_note(n, fixed: bool = False) -> str | None:
         return n
     if n.goal == "max-moves":
         return "--max-moves left these goals unmet: " + ", ".join(_GOAL_WORDS.get(g, g) for g in n.topics)
+    if n.goal == "time":
+        return f"time limit of {n.values[0]:g} s reached in {n.names[0]}; the plan is the best found so far"
     words = {
         "replica-count": _word_counts,
         "topic-spread": _word_topics,
