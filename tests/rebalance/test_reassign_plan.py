@@ -1065,11 +1065,14 @@ def test_raising_the_rf_on_a_cluster_that_lost_a_broker_replaces_its_replicas(pl
     assert (code, err) == (0, "")
     lines = out.splitlines()
     assert lines[:2] == ["Plan: set-replication-factor payments 3", "Replica moves:          6 (lower bound 6: optimal)"]
-    assert lines[-2:] == [
+    assert lines[-3:] == [
         "note: 2 partition(s) kept a replica on broker(s) 6, which are not online: each was replaced by a live broker "
         "along with the new replication factor (payments-0, payments-2)",
         "note: 1 topic(s) keep a replica spread above 1 per broker (payments): racks or replica placement constrain "
         "the moves",
+        "note: 2 moved partition(s) are under-replicated now: payments-0 (replicas 6,1, ISR 1), payments-2 (replicas "
+        "2,6, ISR 2); they stay so while their new replicas copy from the leader, and a move completes only when "
+        "every replica it keeps or adds is in the ISR",
     ]
     # what cannot be done is refused in one line: more replicas than live brokers
     code, out, err = planner_cli(*args[:-1], "6")

@@ -1,3 +1,4 @@
+# ruff: noqa: E501, B023  (a table of error paths, one per line; the lambdas bind their loop values by an immediate call)
 """Secrets never show: no error, note or written file holds a value read from a credentials source (a
 --command-config file, the KAFKA_PLANNER_* variables, URL user info, a Spark setting whose key names a secret).
 

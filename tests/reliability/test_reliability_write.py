@@ -103,7 +103,8 @@ def _run(args, stdout, preexec_fn=None, shell_redirect=""):
 
 def test_a_full_disk_on_stdout(tmp_path):
     with open("/dev/full", "w") as full:
-        assert _run(["describe", _big(tmp_path)], full) == (2, "error: cannot write the output: No space left on device\n")
+        no_space = "error: cannot write the output: No space left on device\n"
+        assert _run(["describe", _big(tmp_path)], full) == (2, no_space)
 
 
 def test_the_file_size_limit_on_stdout(tmp_path):
