@@ -237,7 +237,10 @@ SIX = ["orders", "audit-log", "__consumer_offsets", "clicks"]
         ((), ["clicks", "orders", "__consumer_offsets", "audit-log"]),
         (("--kafka-version", "3.0"), ["clicks", "orders", "__consumer_offsets", "audit-log"]),
         (("--kafka-version", "2.8"), ["__consumer_offsets", "audit-log", "clicks", "orders"]),
-        (("--kafka-version", "2.8", "--via", "bootstrap-server"), ["clicks", "orders", "__consumer_offsets", "audit-log"]),
+        (
+            ("--kafka-version", "2.8", "--via", "bootstrap-server"),
+            ["clicks", "orders", "__consumer_offsets", "audit-log"],
+        ),
         (("--format", "table"), ["__consumer_offsets", "audit-log", "clicks", "orders"]),
     ],
 )

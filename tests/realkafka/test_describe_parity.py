@@ -144,9 +144,13 @@ def test_filters_with_a_broker_stopped_and_the_twin(topics, planner_cli, tmp_pat
             assert ours == theirs, flag
             shown[flag] = theirs
         # what the filters found (Kafka's own reading of the same partitions)
-        assert f"\tTopic: {ONLY3}\tPartition: 0\tLeader: none\tReplicas: 3\tIsr: \tElr: 3\tLastKnownElr: 3\n" in shown["--unavailable-partitions"]
-        assert f"\tTopic: {MIN2}\tPartition: 0\tLeader: 1\tReplicas: 1,3\tIsr: 1\tElr: 3\tLastKnownElr: " in (
-            shown["--under-min-isr-partitions"]
+        assert (
+            f"\tTopic: {ONLY3}\tPartition: 0\tLeader: none\tReplicas: 3\tIsr: \tElr: 3\tLastKnownElr: 3\n"
+            in shown["--unavailable-partitions"]
+        )
+        assert (
+            f"\tTopic: {MIN2}\tPartition: 0\tLeader: 1\tReplicas: 1,3\tIsr: 1\tElr: 3\tLastKnownElr: "
+            in (shown["--under-min-isr-partitions"])
         )
         assert f"\tTopic: {MIN2}\tPartition: 2\tLeader: 2\tReplicas: 2,4\tIsr: 2,4" in shown["--at-min-isr-partitions"]
         # twin from the tool's describe of everything and kafka-log-dirs' describe: the cluster the Admin API reads

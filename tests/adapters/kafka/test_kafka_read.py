@@ -191,4 +191,7 @@ def test_a_broker_without_describe_topic_partitions_prints_elr_n_a(kraft):
     assert "the broker lacks DescribeTopicPartitions: ELR and LastKnownElr unknown (read Metadata)" in snap.notes
     code, out, err = run_cli("describe", kraft.url, "--topic", "orders")
     assert (code, err) == (0, "")
-    assert out.splitlines()[1] == "\tTopic: orders\tPartition: 0\tLeader: 1\tReplicas: 1,2\tIsr: 1,2\tElr: N/A\tLastKnownElr: N/A"
+    assert (
+        out.splitlines()[1]
+        == "\tTopic: orders\tPartition: 0\tLeader: 1\tReplicas: 1,2\tIsr: 1,2\tElr: N/A\tLastKnownElr: N/A"
+    )
