@@ -619,7 +619,10 @@ def verify_cmd(
         read_option_file(reassignment_file, "--reassignment-json-file"), reassignment_file
     )
     states = reassignment_states(cluster, {e.tp: e.replicas for e in entries})
-    sys.stdout.write(partition_reassignment_states_text(states) + "\n")
+    # verifyAssignment prints the partitions' states, then verifyReplicaMoves prints the log-dir moves' states with
+    # println: an empty line when the file moves no replica between log dirs (ReassignPartitionsCommand.java; a
+    # topology knows no log dirs, so the moves' states are not shown)
+    sys.stdout.write(partition_reassignment_states_text(states) + "\n\n")
     if exit_code and not all(s.done for s in states.values()):
         raise typer.Exit(STILL_MOVING)
 

@@ -11,7 +11,10 @@ Version differences emulated:
 * 2.6+: `\\tAdding Replicas: …\\tRemoving Replicas: …` on partitions being reassigned.
 * 2.8+: `\\tTopicId: {id}` when the topic has an id (the AdminClient path: no MarkedForDeletion).
 * 3.8+: `\\tElr: …\\tLastKnownElr: …` always; `N/A` for a ZooKeeper-mode cluster.
-Topics are sorted by name (the ZooKeeper tool's order; the AdminClient tool prints a HashMap order), partitions by id.
+Topic order: sorted by name through `--zookeeper` (gone in 3.0); through the AdminClient (`--bootstrap-server`, the
+only way from 3.0 on) in the iteration order of the HashMaps `DescribeTopicsResult.allTopicNames()` builds
+(`admin_client_order`), as Kafka's `TopicCommandTest.testDescribeUnderMinIsrPartitionsMixed` expects
+(`under-min-isr-topic` before `offline-topic`). Partitions by id.
 
 2.2 – 2.3 through `--bootstrap-server` (`admin_client`): TopicCommand's AdminClientTopicService prints the pre-2.4
 header (no MarkedForDeletion), `Leader: none` and an empty `Isr:` for a partition without a live leader (the brokers'
@@ -72,6 +75,7 @@ class DescribeOptions:
     exclude_internal: bool = False
     version: tuple[int, int] = NEWEST
     admin_client: bool = False  # 2.2 – 2.3 `--bootstrap-server` (AdminClientTopicService); see the module's text
+    admin_order: bool = False  # topics in the AdminClient's HashMap order (`--bootstrap-server`, every 3.0+ tool)
 
     @property
     def describe_configs(self) -> bool:
@@ -114,9 +118,12 @@ ADMIN_CLIENT_VERSIONS = ((2, 2), (2, 3))  # kafka-topics had --bootstrap-server 
 
 
 def admin_client_order(names: list[str]) -> list[str]:
-    """The topic order of 2.2 – 2.3's AdminClientTopicService.describeTopic: `getTopics` sorts the names, then
-    KafkaAdminClient.describeTopics puts them in a `new HashMap<>(n)`, copies it (`new HashMap<>(map)`: capacity for
-    n / 0.75 + 1) into DescribeTopicsResult, whose all() puts them in a third `new HashMap<>(n)` that is iterated."""
+    """The topic order of TopicCommand's describe through the AdminClient (2.2 – 2.3's AdminClientTopicService,
+    2.4+'s TopicService, the 3.7+ Java port `tools/.../TopicCommand.java` `describeTopic`): `getTopics` sorts the
+    names, then KafkaAdminClient.describeTopics (`handleDescribeTopicsByNamesWithDescribeTopicPartitionsApi` in
+    3.8+, `handleDescribeTopicsByNames` before) puts them in a `new HashMap<>(n)`, returns a copy of it
+    (`new HashMap<>(map)`: capacity for n / 0.75 + 1) that DescribeTopicsResult keeps, whose `all()` /
+    `allTopicNames()` puts them in a third `new HashMap<>(n)` whose values() the tool iterates."""
     n = len(names)
     first = hashmap_order(sorted_java(names), initial_capacity=n)
     copied = hashmap_order(first, initial_capacity=int(n / 0.75 + 1))
@@ -135,9 +142,11 @@ def shown_isr(st: LeaderState, live: frozenset[int], opts: DescribeOptions) -> t
 def select(cluster: Cluster, opts: DescribeOptions) -> list[TopicSection]:
     allowed = _topic_filter(opts.topics)
     topics = [t for t in cluster.topics if allowed(t.name) and not (opts.exclude_internal and t.internal)]
-    if opts.admin_client:  # no "does not exist" check on this path: nothing matched prints nothing
+    if opts.admin_client or opts.admin_order:
         order = {name: i for i, name in enumerate(admin_client_order([t.name for t in topics]))}
         topics.sort(key=lambda t: order[t.name])
+    if opts.admin_client:
+        pass  # 2.2 – 2.3: no "does not exist" check on this path: nothing matched prints nothing
     elif opts.topics and not topics:
         shown = ",".join(opts.topics)
         if opts.version[:2] == (3, 7):

@@ -207,7 +207,7 @@ def test_status_and_list(topo, tmp_path, planner_cli):
     assert out == (
         "Status of partition reassignment:\n"
         "Reassignment of partition bar-0 is completed.\n"
-        "There is no active reassignment of partition bar-1, but replica set is 2,3 rather than 3,2.\n"
+        "There is no active reassignment of partition bar-1, but replica set is 2,3 rather than 3,2.\n\n"
     )
     assert planner_cli("reassign", "list", topo) == (0, "No partition reassignments found.\n", "")
 

@@ -228,9 +228,7 @@ def test_a_second_writer_of_the_same_folder_refuses(planner_cli, topo, tmp_path)
     lock = tmp_path / ".plan.lock"
     with open(lock, "w") as held:  # another planner holds the folder
         fcntl.flock(held, fcntl.LOCK_EX)
-        assert planner_cli(
-            "reassign", "decommission", topo, "--brokers", "1", "--output-dir", str(out_dir)
-        ) == (
+        assert planner_cli("reassign", "decommission", topo, "--brokers", "1", "--output-dir", str(out_dir)) == (
             2,
             "",
             f"error: --output-dir {out_dir}: another kafka-planner is writing this folder (it holds {lock}); wait for "

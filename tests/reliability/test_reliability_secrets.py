@@ -51,7 +51,9 @@ def test_a_password_as_the_mechanism_is_not_shown(planner_cli_here, tmp_path):
 
 
 def test_a_continuation_joining_the_jaas_line_into_the_mechanism(planner_cli_here, tmp_path):
-    cc = _cc(tmp_path, f"security.protocol=SASL_SSL\nsasl.mechanism=PLAIN\\\nsasl.jaas.config={JAAS.format(pw=CANARY)}\n")
+    cc = _cc(
+        tmp_path, f"security.protocol=SASL_SSL\nsasl.mechanism=PLAIN\\\nsasl.jaas.config={JAAS.format(pw=CANARY)}\n"
+    )
     assert planner_cli_here(*_export(cc)) == (
         2,
         "",
@@ -132,8 +134,11 @@ def test_redact_blanks_remembered_values_and_user_info():
     secrets.remember("hunter2-long")
     secrets.remember("abc")  # too short to blank
     assert secrets.redact("pw hunter2-long; abc; x s3a://K:S/x@b/p y@z") == "pw ***; abc; x s3a://***@b/p y@z"
-    assert [k for k in ("ssl.key.password", "sasl.mechanism", "fs.s3a.access.key", "ssl.keystore.location")
-            if secrets.is_secret_key(k)] == ["ssl.key.password", "fs.s3a.access.key"]
+    assert [
+        k
+        for k in ("ssl.key.password", "sasl.mechanism", "fs.s3a.access.key", "ssl.keystore.location")
+        if secrets.is_secret_key(k)
+    ] == ["ssl.key.password", "fs.s3a.access.key"]
 
 
 # --- the canary over every error path -------------------------------------------------------------------------------
@@ -173,14 +178,30 @@ CASES = [
     ),
     (
         "jaas-no-username",
-        lambda t: _export(*_props(t, f'security.protocol=SASL_SSL\nsasl.mechanism=PLAIN\nsasl.jaas.config=x password="{CANARY}";\n')[1:]),
+        lambda t: _export(
+            *_props(t, f'security.protocol=SASL_SSL\nsasl.mechanism=PLAIN\nsasl.jaas.config=x password="{CANARY}";\n')[
+                1:
+            ]
+        ),
         None,
     ),
-    ("truststore", lambda t: _export(*_props(t, f"security.protocol=SSL\nssl.truststore.location={CANARY}\n")[1:]), None),
-    ("keystore", lambda t: _export(*_props(t, f"security.protocol=SSL\nssl.keystore.location=/x {CANARY}\n")[1:]), None),
+    (
+        "truststore",
+        lambda t: _export(*_props(t, f"security.protocol=SSL\nssl.truststore.location={CANARY}\n")[1:]),
+        None,
+    ),
+    (
+        "keystore",
+        lambda t: _export(*_props(t, f"security.protocol=SSL\nssl.keystore.location=/x {CANARY}\n")[1:]),
+        None,
+    ),
     (
         "keystore-type",
-        lambda t: _export(*_props(t, f"security.protocol=SSL\nssl.keystore.location=/dev/null\nssl.keystore.type=PKCS12 {CANARY}\n")[1:]),
+        lambda t: _export(
+            *_props(t, f"security.protocol=SSL\nssl.keystore.location=/dev/null\nssl.keystore.type=PKCS12 {CANARY}\n")[
+                1:
+            ]
+        ),
         None,
     ),
     ("sasl-closed-port", lambda t: _export(*_props(t, SASL)[1:]), None),
@@ -199,7 +220,11 @@ CASES = [
         lambda t: ("describe", f"kafka://{CLOSED}"),
         lambda t: {**_env_props(t, SASL), "KAFKA_PLANNER_KAFKA_TIMEOUT": "0.5"},
     ),
-    ("env-kafka-timeout", lambda t: ("describe", f"kafka://{CLOSED}"), lambda t: {"KAFKA_PLANNER_KAFKA_TIMEOUT": CANARY}),
+    (
+        "env-kafka-timeout",
+        lambda t: ("describe", f"kafka://{CLOSED}"),
+        lambda t: {"KAFKA_PLANNER_KAFKA_TIMEOUT": CANARY},
+    ),
     ("env-zk-timeout", lambda t: ("describe", f"zk://{CLOSED}"), lambda t: {"KAFKA_PLANNER_ZK_TIMEOUT": CANARY}),
     ("env-zk-timeout-zk", lambda t: ("zk", "export", f"zk://{CLOSED}"), lambda t: {"KAFKA_PLANNER_ZK_TIMEOUT": CANARY}),
     ("env-zk-auth-bad", lambda t: ("describe", f"zk://{CLOSED}"), lambda t: {"KAFKA_PLANNER_ZK_AUTH": CANARY}),
@@ -219,7 +244,11 @@ CASES = [
     ("kafka-url-typo", lambda t: ("kafka", "export", f"Kafka://ops:{CANARY}@h:9092"), None),
     ("zk-url-userinfo", lambda t: ("zk", "export", f"zk://ops:{CANARY}@h"), None),
     ("zk-url-typo", lambda t: ("zk", "export", f"ZK://ops:{CANARY}@h"), None),
-    ("zk-url-typo-submit", lambda t: ("zk", "submit", f"zookeeper://ops:{CANARY}@h", "--reassignment-json-file", "x"), None),
+    (
+        "zk-url-typo-submit",
+        lambda t: ("zk", "submit", f"zookeeper://ops:{CANARY}@h", "--reassignment-json-file", "x"),
+        None,
+    ),
     (
         "reassignment-file-url",
         lambda t: ("reassign", "verify", str(t / "t.yaml"), "--reassignment-json-file", f"s3a://K:{CANARY}@b/p.json"),
@@ -230,11 +259,35 @@ CASES = [
         lambda t: ("reassign", "rebalance", str(t / "t.yaml"), "--sizes", f"hdfs://u:{CANARY}@nn/sizes.json"),
         None,
     ),
-    ("partition-topology-typo", lambda t: ("partition", "--topology", f"Kafka://u:{CANARY}@h", "--topic", "t", "--key", "k"), None),
-    ("spark-conf-joined", lambda t: ("skew", "--keys", str(t / "t.yaml"), "--partitions", "2", "--spark-conf", f"spark.authenticate.secret {CANARY}"), None),
-    ("spark-conf-alone", lambda t: ("skew", "--keys", str(t / "t.yaml"), "--partitions", "2", "--spark-conf", CANARY), None),
+    (
+        "partition-topology-typo",
+        lambda t: ("partition", "--topology", f"Kafka://u:{CANARY}@h", "--topic", "t", "--key", "k"),
+        None,
+    ),
+    (
+        "spark-conf-joined",
+        lambda t: (
+            "skew",
+            "--keys",
+            str(t / "t.yaml"),
+            "--partitions",
+            "2",
+            "--spark-conf",
+            f"spark.authenticate.secret {CANARY}",
+        ),
+        None,
+    ),
+    (
+        "spark-conf-alone",
+        lambda t: ("skew", "--keys", str(t / "t.yaml"), "--partitions", "2", "--spark-conf", CANARY),
+        None,
+    ),
     ("skew-keys-s3a", lambda t: ("skew", "--keys", f"s3a://AKIA:{CANARY}@bucket/k", "--partitions", "2"), None),
-    ("skew-topology-typo", lambda t: ("skew", "--keys", str(t / "t.yaml"), "--topology", f"zookeeper://u:{CANARY}@h", "--topic", "t"), None),
+    (
+        "skew-topology-typo",
+        lambda t: ("skew", "--keys", str(t / "t.yaml"), "--topology", f"zookeeper://u:{CANARY}@h", "--topic", "t"),
+        None,
+    ),
 ] + [
     (f"{'-'.join(c[:2])}-{typo}", (lambda c, typo: lambda t: (*c[:2], typo.format(pw=CANARY), *c[2:]))(c, typo), None)
     for c in TOPOLOGY_COMMANDS

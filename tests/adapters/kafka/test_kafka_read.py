@@ -181,3 +181,18 @@ def test_the_admin_api_source_runs_the_same_validation_as_a_topology_file(kraft)
     with pytest.raises(PlannerError) as leader:
         kafka.read_snapshot(kraft.url, load_options(environ={}))
     assert str(leader.value) == f"{kraft.url}: topic orders partition 0: leader 3 not among the replicas [1, 2]"
+
+
+def test_a_broker_without_describe_topic_partitions_prints_elr_n_a(kraft):
+    # kafka-topics 3.8+ prints `Elr: N/A` / `LastKnownElr: N/A` when the partition info has no ELR
+    # (tools/.../TopicCommand.java PartitionDescription.printDescription), as the Metadata path gives it
+    kraft.max_versions[75] = -1  # DescribeTopicPartitions not advertised (ZooKeeper mode, KRaft before 3.8)
+    snap = kafka.read_snapshot(kraft.url, load_options(environ={}))
+    assert snap.cluster.mode == "zookeeper"
+    assert "the broker lacks DescribeTopicPartitions: ELR and LastKnownElr unknown (read Metadata)" in snap.notes
+    code, out, err = run_cli("describe", kraft.url, "--topic", "orders")
+    assert (code, err) == (0, "")
+    assert (
+        out.splitlines()[1]
+        == "\tTopic: orders\tPartition: 0\tLeader: 1\tReplicas: 1,2\tIsr: 1,2\tElr: N/A\tLastKnownElr: N/A"
+    )
