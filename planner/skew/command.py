@@ -67,7 +67,23 @@ def _with_udf(spec, progress):
     return replace(spec, udf_jar=compiled.jar)
 
 
-def run(
+def run(**options) -> None:
+    """The command, with SIGTERM handled as Ctrl-C (one line, exit 130, the JVM and its workers stopped) and, on
+    Linux, this process as the reaper of orphaned descendants, so none escapes the clean-up."""
+    import signal
+
+    from planner.skew.spark import become_subreaper, stop_on_sigterm
+
+    become_subreaper()
+    previous = stop_on_sigterm()
+    try:
+        _run(**options)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run(
     *,
     keys,
     input_format,
