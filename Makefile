@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SUDO   := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 ZK_JAR := /usr/share/java/zookeeper.jar
 
-.PHONY: demo test lint bench install install-all zookeeper kcat peers skew-jars clean
+.PHONY: demo test lint bench install install-all zookeeper kcat peers kafka skew-jars clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,19 @@ kcat:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq kcat >/dev/null; \
 	fi
 	@command -v kcat >/dev/null || { echo "kcat missing after install" >&2; exit 1; }
+
+# Apache Kafka's broker and tools from Maven Central, pinned in tests/kafka/pom.xml (the real-Kafka tests run them
+# as `java -cp .kafka/<version>/lib/* <main class>`; tests/realkafka/cluster.py). Fetched once; nothing at test time.
+KAFKA_VERSION := 4.4.0
+KAFKA_LIB     := .kafka/$(KAFKA_VERSION)/lib
+$(KAFKA_LIB)/.fetched: tests/kafka/pom.xml
+	@command -v mvn >/dev/null && command -v java >/dev/null || { echo "make kafka: needs Maven and Java 17 (apt-get install maven openjdk-17-jre-headless)" >&2; exit 1; }
+	@grep -q '<kafka.version>$(KAFKA_VERSION)</kafka.version>' tests/kafka/pom.xml || { echo "tests/kafka/pom.xml: kafka.version is not $(KAFKA_VERSION) (the Makefile's KAFKA_VERSION)" >&2; exit 1; }
+	rm -rf $(KAFKA_LIB)
+	mvn -q -B -f tests/kafka/pom.xml dependency:copy-dependencies -DoutputDirectory=$(CURDIR)/$(KAFKA_LIB)
+	touch $@
+
+kafka: $(KAFKA_LIB)/.fetched
 
 # The peers the benchmark runs beside our plans, each in its own venv (both ship a top-level `kafka` package):
 # Yelp's kafka-utils (kafka-cluster-manager) and LinkedIn's kafka-tools (kafka-assigner; needs six, and
@@ -84,11 +97,11 @@ lint: $(VENV)/.all
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-test: $(VENV)/.all zookeeper kcat peers skew-jars
+test: $(VENV)/.all zookeeper kcat peers kafka skew-jars
 	PYSPARK_PYTHON=$(CURDIR)/$(BIN)/python $(BIN)/python -m pytest -q -p no:cacheprovider
 
-bench: $(VENV)/.all zookeeper kcat peers skew-jars
+bench: $(VENV)/.all zookeeper kcat peers kafka skew-jars
 	PYSPARK_PYTHON=$(CURDIR)/$(BIN)/python $(BIN)/python -m bench
 
 clean:
-	rm -rf $(VENV) $(PEERS) build *.egg-info
+	rm -rf $(VENV) $(PEERS) .kafka build *.egg-info
