@@ -57,7 +57,10 @@ def skew(
         None, "--keys", metavar="PATH", help="Any path Spark reads: file, directory, hdfs://, s3a://."
     ),
     command_config: Optional[str] = typer.Option(
-        None, "--command-config", metavar="FILE", help="Kafka client properties for a kafka:// topic (as Kafka's tools)."
+        None,
+        "--command-config",
+        metavar="FILE",
+        help="Kafka client properties for a kafka:// topic (as Kafka's tools).",
     ),
     start: Optional[str] = typer.Option(
         None, "--from", help="Topic: earliest (default), an offset, a UTC time (2026-12-05T10:00:00Z) or NNNms."

@@ -126,7 +126,7 @@ def _run_topic(
     from planner.skew import kafkasource as ks
     from planner.skew.detect import require_pyspark
     from planner.skew.job import JobSpec
-    from planner.skew.render import render_json, render_table, render_topic, summary
+    from planner.skew.render import render_table, render_topic, summary
     from planner.skew.report import build_report
     from planner.skew.sweep import evaluate_sweep
 

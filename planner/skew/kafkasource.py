@@ -137,10 +137,10 @@ def reader_options(url: TopicUrl, partitions: int, rng: Range, client: dict[str,
 
 def client_properties(command_config: str | None) -> dict[str, str]:
     """The `--command-config` file's properties (checked as the `kafka` commands check them), for the consumer."""
+    import os
+
     from planner.adapters.files import read_text
     from planner.adapters.kafka.connection import COMMAND_CONFIG_ENV, options_from_properties, parse_properties
-
-    import os
 
     path, source = command_config, f"--command-config {command_config}"
     if not path:

@@ -22,6 +22,12 @@ def _figures(loads) -> str:
     return f"max/mean {s.max_over_mean:.3f}, CV {s.cv:.3f}, Gini {s.gini:.3f}"
 
 
+def _label(ax, text: str, x: float, y: float) -> None:
+    ax.annotate(
+        text, (x, y), ha="center", va="bottom", fontsize=7, rotation=90, xytext=(0, 2), textcoords="offset points"
+    )
+
+
 def draw(path: str, real, report) -> None:
     """Write the picture to `path` (whole: a temporary file beside it, renamed when written)."""
     target = Path(path)
@@ -34,7 +40,9 @@ def draw(path: str, real, report) -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise PlannerError("--plot needs matplotlib, which is not installed: pip install 'kafka-planner[plot]'") from None
+        raise PlannerError(
+            "--plot needs matplotlib, which is not installed: pip install 'kafka-planner[plot]'"
+        ) from None
     real_loads = [p.records for p in real.per_partition] if real is not None else []
     predicted = [p.records for p in report.per_partition]
     fig, ax = plt.subplots(figsize=(WIDTH_IN, HEIGHT_IN), dpi=DPI)
@@ -48,14 +56,12 @@ def draw(path: str, real, report) -> None:
             for p in real.per_partition:
                 if p.hot_keys:
                     key, count = p.hot_keys[0]
-                    ax.annotate(f"{key[:24]} ({count:,})", (p.partition - width / 2, p.records), ha="center",
-                                va="bottom", fontsize=7, rotation=90, xytext=(0, 2), textcoords="offset points")  # fmt: skip
+                    _label(ax, f"{key[:24]} ({count:,})", p.partition - width / 2, p.records)
         xs2 = list(range(len(predicted)))
         ax.bar([x + width / 2 for x in xs2], predicted, width, label=f"murmur2, {len(predicted)} partitions")
         title.append(f"murmur2 x {len(predicted)}: {_figures(predicted)}")
         for k in report.top[:5]:
-            ax.annotate(f"{k.key[:24]}", (k.partition + width / 2, predicted[k.partition]), ha="center", va="bottom",
-                        fontsize=7, rotation=90, xytext=(0, 2), textcoords="offset points")  # fmt: skip
+            _label(ax, k.key[:24], k.partition + width / 2, predicted[k.partition])
         ax.set_xlabel("partition")
         ax.set_ylabel("records")
         ax.set_title(f"{report.source}\n" + "; ".join(title), fontsize=9)

@@ -260,11 +260,11 @@ def _keep_our_handlers():
             return signal.getsignal(signum)
         return real(signum, handler)
 
-    signal.signal = guarded  # type: ignore[assignment]
+    signal.signal = guarded
     try:
         yield
     finally:
-        signal.signal = real  # type: ignore[assignment]
+        signal.signal = real
 
 
 def become_subreaper() -> bool:
@@ -310,6 +310,26 @@ def _builder(master: str, verbose: bool, conf: dict[str, str] | None, jars):
     return builder
 
 
+def _start(builder, master: str):
+    """`builder.getOrCreate()` with our signal handlers in place; an interrupt stops what started, a failure is one
+    line saying why."""
+    _INTERRUPTED.clear()
+    _own_sigint()
+    try:
+        with _keep_our_handlers():
+            spark = builder.getOrCreate()
+        _own_sigint()
+    except KeyboardInterrupt:  # while spark-submit starts: its JVM ignores SIGINT and would outlive us
+        stop_children()
+        raise
+    except Exception as exc:  # JVM missing, master unreachable, ...
+        if _INTERRUPTED.is_set():
+            stop_children()
+            raise KeyboardInterrupt from None
+        raise PlannerError(start_failure(master, exc, dict(builder._options))) from None
+    return spark
+
+
 @contextmanager
 def session(master: str = "local[*]", verbose: bool = False, conf: dict[str, str] | None = None, jars=()):
     """A SparkSession for `master`; stopped on exit unless it was already running in this process. `jars` go on
@@ -326,20 +346,7 @@ def session(master: str = "local[*]", verbose: bool = False, conf: dict[str, str
         return
     builder = _builder(master, verbose, conf, jars)
     previous = {signum: signal.getsignal(signum) for signum in _STOPS}
-    _INTERRUPTED.clear()
-    _own_sigint()
-    try:
-        with _keep_our_handlers():
-            spark = builder.getOrCreate()
-        _own_sigint()
-    except KeyboardInterrupt:  # while spark-submit starts: its JVM ignores SIGINT and would outlive us
-        stop_children()
-        raise
-    except Exception as exc:  # JVM missing, master unreachable, ...
-        if _INTERRUPTED.is_set():
-            stop_children()
-            raise KeyboardInterrupt from None
-        raise PlannerError(start_failure(master, exc, dict(builder._options))) from None
+    spark = _start(builder, master)
     shipped = None
     interrupted = False
     try:

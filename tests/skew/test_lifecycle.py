@@ -247,3 +247,33 @@ def test_twenty_interrupts_at_varied_times_leave_nothing(tmp_path, spark_subproc
         outcomes.append((run, sig.name, proc.returncode, out.decode(), err, left))
     assert [o for o in outcomes if o[2:] != (130, "", ["error: interrupted"], [])] == []
     assert time.monotonic() - started < 400
+
+
+@pytest.mark.parametrize(
+    "env_change, conf, expected",
+    [
+        (
+            {"JAVA_HOME": "/nonexistent"},
+            [],
+            "error: cannot start Spark with --master local[1]: no Java at /nonexistent/bin/java: install Java 17 or "
+            "21 (Spark 4's) or set JAVA_HOME to one",
+        ),
+        (
+            {},
+            ["--spark-conf", "spark.driver.memory=100t"],
+            "error: cannot start Spark with --master local[1]: Java cannot start with a 100t heap (Could not reserve "
+            "enough space for 107374182400KB object heap): free memory, or give less with --spark-conf "
+            "spark.driver.memory=1g",
+        ),
+    ],
+)
+def test_a_failed_spark_start_says_why_and_what_to_do(env_change, conf, expected, tmp_path, spark_subprocess_env):
+    (tmp_path / "k.csv").write_text("key\na\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "planner", "skew", "--keys", str(tmp_path / "k.csv"), "--partitions", "3",
+         "--master", "local[1]", *conf],
+        capture_output=True, text=True, env={**spark_subprocess_env, **env_change}, timeout=300,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.splitlines()[-1] == expected
+    assert "Traceback" not in done.stderr
