@@ -146,7 +146,9 @@ def test_what_if_partition_count_and_custom_partitioner(kafka, spark_subprocess_
 def test_standalone_master_gives_the_same_document(kafka, spark_subprocess_env, standalone):
     args = [f"{kafka.url}/orders", "--top", "5", "--format", "json"]
     local = json.loads(_skew(spark_subprocess_env, *args, "--master", "local[2]").stdout)
-    remote = json.loads(_skew(spark_subprocess_env, *args, "--master", standalone).stdout)
+    remote = json.loads(
+        _skew(spark_subprocess_env, *args, "--master", standalone, "--spark-conf", "spark.executor.memory=512m").stdout
+    )
     assert remote == local
     assert [p["records"] for p in remote["topic_records"]["per_partition"]] == list(
         _end_offsets(kafka, "orders").values()
