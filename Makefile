@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SUDO   := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 ZK_JAR := /usr/share/java/zookeeper.jar
 
-.PHONY: demo test lint bench install install-all zookeeper kcat peers kafka kafka-zk clean
+.PHONY: demo test lint bench install install-all zookeeper kcat peers kafka kafka-zk skew-jars clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -17,9 +17,9 @@ $(VENV)/.core: pyproject.toml | $(BIN)/python
 	touch $@
 
 # Everything the tests and benchmarks need: kazoo, pyspark, pytest, hypothesis, kafka-python, confluent-kafka, tansu,
-# scipy (the peer benchmark's certifier).
+# scipy (the peer benchmark's certifier), matplotlib (skew --plot).
 $(VENV)/.all: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e '.[zk,spark,dev,bench,kafka]'
+	$(BIN)/pip install -q -e '.[zk,spark,plot,dev,bench,kafka]'
 	touch $@ $(VENV)/.core
 
 install: $(VENV)/.core
@@ -83,6 +83,19 @@ $(PEERS)/linkedin/.installed:
 
 peers: $(PEERS)/yelp/.installed $(PEERS)/linkedin/.installed
 
+# Spark's own Kafka source for `skew kafka://…/topic` (planner/skew/pom.xml, the Spark release PySpark brings), fetched
+# from Maven Central into planner/skew/jars/ (git-ignored); `skew` hands these jars to Spark and downloads nothing.
+SKEW_JARS := planner/skew/jars/.fetched
+$(SKEW_JARS): planner/skew/pom.xml $(VENV)/.all
+	@want=$$(sed -n 's:.*<spark.version>\(.*\)</spark.version>.*:\1:p' planner/skew/pom.xml); \
+	have=$$($(BIN)/python -c 'import pyspark; print(pyspark.__version__)'); \
+	test "$$want" = "$$have" || { echo "planner/skew/pom.xml pins Spark $$want but PySpark is $$have" >&2; exit 1; }
+	rm -rf planner/skew/jars
+	mvn -q -B -f planner/skew/pom.xml dependency:copy-dependencies -DoutputDirectory=jars -DincludeScope=runtime
+	touch $@
+
+skew-jars: $(SKEW_JARS)
+
 demo: $(VENV)/.core
 	$(BIN)/kafka-planner describe topologies/producer-0.yaml
 	$(BIN)/kafka-planner brokers topologies/six-brokers.yaml
@@ -97,10 +110,10 @@ lint: $(VENV)/.all
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-test: $(VENV)/.all zookeeper kcat peers kafka kafka-zk
+test: $(VENV)/.all zookeeper kcat peers kafka kafka-zk skew-jars
 	PYSPARK_PYTHON=$(CURDIR)/$(BIN)/python $(BIN)/python -m pytest -q -p no:cacheprovider
 
-bench: $(VENV)/.all zookeeper kcat peers kafka
+bench: $(VENV)/.all zookeeper kcat peers kafka skew-jars
 	PYSPARK_PYTHON=$(CURDIR)/$(BIN)/python $(BIN)/python -m bench
 
 clean:

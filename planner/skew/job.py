@@ -445,14 +445,20 @@ def _jvm_ready(spark, spec: JobSpec) -> bool:
 
 
 def run(
-    spark, spec: JobSpec, progress: Callable[[str], None] = lambda s: None, output_keys: str | None = None
+    spark,
+    spec: JobSpec,
+    progress: Callable[[str], None] = lambda s: None,
+    output_keys: str | None = None,
+    df=None,
 ) -> Counts:
     """Run the job on `spark`; `output_keys`: also write every distinct key with its records, bytes and partition
-    (Parquet, a Spark output directory) there."""
+    (Parquet, a Spark output directory) there; `df`: the rows to count, already read (a topic's records), instead of
+    reading `spec.keys`."""
     if not spec.counts:
         raise PlannerError("no partition count to evaluate: give --partitions N or --topology with --topic")
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(ARROW_BATCH))
-    df = read_input(spark, spec)
+    if df is None:
+        df = read_input(spark, spec)
     keys = normalise(df, spec)
     jvm = spec.reader != "pyarrow" and _jvm_ready(spark, spec)
     units = None
