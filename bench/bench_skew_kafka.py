@@ -78,8 +78,8 @@ def _startup() -> None:
 
 
 def _kafka() -> None:
-    sys.path.insert(0, str(ROOT / "tests" / "realkafka"))
-    from cluster import KafkaCluster
+    sys.path.insert(0, str(ROOT / "tests"))
+    from realkafka.real_cluster import KafkaCluster
 
     from planner.skew.jvmhash import compile_jar
     from planner.skew.kafkasource import Range, parse_topic_url, read_topic, real_pass, source_jars

@@ -10,12 +10,9 @@ import json
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "realkafka"))
-from cluster import KafkaCluster  # noqa: E402
+from realkafka.real_cluster import KafkaCluster
 
 CONSOLE_PRODUCER = "org.apache.kafka.tools.ConsoleProducer"  # kafka-console-producer.sh
 GET_OFFSETS = "org.apache.kafka.tools.GetOffsetShell"  # kafka-get-offsets.sh
@@ -48,20 +45,19 @@ def _end_offsets(kafka: KafkaCluster, topic: str) -> dict[int, int]:
 
 
 @pytest.fixture(scope="module")
-def kafka():
-    cluster = KafkaCluster()
+def kafka(real_kafka):
+    """The session's real cluster with two topics of this module's (deleted after)."""
     try:
-        cluster.start()
-        cluster.create_topic("orders", [[1, 2], [2, 3], [3, 4], [4, 1], [1, 3], [2, 4]])
-        _produce(cluster, "orders")
-        cluster.create_topic("orders-rr", [[1], [2], [3]])
+        real_kafka.create_topic("orders", [[1, 2], [2, 3], [3, 4], [4, 1], [1, 3], [2, 4]])
+        _produce(real_kafka, "orders")
+        real_kafka.create_topic("orders-rr", [[1], [2], [3]])
         _produce(
-            cluster, "orders-rr", "--producer-property",
+            real_kafka, "orders-rr", "--producer-property",
             "partitioner.class=org.apache.kafka.clients.producer.RoundRobinPartitioner",
         )  # fmt: skip
-        yield cluster
+        yield real_kafka
     finally:
-        cluster.cleanup()
+        real_kafka.delete_topics("orders", "orders-rr")
 
 
 def _skew(env, *args: str) -> subprocess.CompletedProcess:
