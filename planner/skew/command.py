@@ -328,6 +328,10 @@ def _run_files(
         if staging and staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
         if not published:
+            if created:  # the lock file lies in the folder's parent, which this run may have made too
+                from planner.adapters.files import release_folder_locks
+
+                release_folder_locks()
             for directory in created:  # innermost first; only if still empty
                 try:
                     directory.rmdir()

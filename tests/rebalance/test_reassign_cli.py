@@ -605,7 +605,7 @@ def test_verify_exit_code_while_partitions_move(tmp_path, planner_cli):
     verify = ("reassign", "verify", str(topo), "--reassignment-json-file", str(f))
     assert planner_cli(*verify, "--exit-code") == (
         3,
-        "Status of partition reassignment:\nReassignment of partition bar-0 is still in progress.\n",
+        "Status of partition reassignment:\nReassignment of partition bar-0 is still in progress.\n\n",
         "",
     )
     assert planner_cli(*verify)[0] == 0
