@@ -142,6 +142,7 @@ class _CtrlC:
     error), so long loops ask `interrupted()`, and an error after the signal is reported as the interrupt."""
 
     seen = False
+    terminated = False  # SIGTERM arrived
 
 
 def _on_sigint(signum: int, frame: Any) -> None:
@@ -155,6 +156,7 @@ class Terminated(BaseException):
 
 
 def _on_sigterm(signum: int, frame: Any) -> None:
+    _CtrlC.terminated = True
     raise Terminated
 
 
@@ -164,7 +166,7 @@ def interrupted() -> bool:
 
 
 def run(argv: list[str] | None = None) -> None:
-    _CtrlC.seen = False
+    _CtrlC.seen = _CtrlC.terminated = False
     _standard_streams()
     previous = signal.getsignal(signal.SIGINT)
     if previous is not signal.default_int_handler:  # ignored (a background job) or taken by the caller: left so
@@ -209,6 +211,13 @@ def _run(argv: list[str] | None) -> None:
     except OSError as exc:
         _output_failed(exc)
     except Exception as exc:
+        if _CtrlC.seen:  # Python wrapped the interrupt in another error (a `__set_name__` running while a class is
+            # made wraps any exception in RuntimeError; measured: Ctrl-C while pydantic was imported): still Ctrl-C
+            print("error: interrupted", file=sys.stderr)
+            sys.exit(130)
+        if _CtrlC.terminated:
+            print("error: terminated (SIGTERM)", file=sys.stderr)
+            sys.exit(143)
         kinds = {k.__name__ for k in type(exc).__mro__}
         if "NoArgsIsHelpError" in kinds:  # `kafka-planner` or a group alone: its help, as click prints it
             exc.show()  # type: ignore[attr-defined]

@@ -48,15 +48,17 @@ def _package_zip() -> str:
     return path
 
 
+# Without --verbose the driver JVM logs nothing, from its first line: a start that fails is reported by the command in
+# one line (`start_failure`), and a JVM that Ctrl-C shuts down while the SparkContext is still being made logs "ERROR
+# SparkContext: Error initializing SparkContext ... Shutdown hooks cannot be modified during shutdown" with a stack
+# trace (seen in CI, the 20-interrupt test). Once started, `setLogLevel("OFF")` keeps it so. PySpark's gateway logger
+# has a level of its own: Spark treats the gateway as a shell and prints "Setting default log level to WARN" when the
+# shell's logger has none and the root's level is not WARN (Spark's Logging.initializeLogging).
 _LOG4J = """\
-rootLogger.level = warn
+rootLogger.level = off
 rootLogger.appenderRef.stderr.ref = console
-logger.hadoop.name = org.apache.hadoop
-logger.hadoop.level = error
-logger.utils.name = org.apache.spark.util.Utils
-logger.utils.level = error
-logger.cleaner.name = org.apache.spark.ContextCleaner
-logger.cleaner.level = off
+logger.repl.name = org.apache.spark.api.python.PythonGatewayServer
+logger.repl.level = off
 appender.console.type = Console
 appender.console.name = console
 appender.console.target = SYSTEM_ERR
