@@ -31,6 +31,11 @@ class Reader(str, enum.Enum):
     spark = "spark"
 
 
+class Engine(str, enum.Enum):
+    auto = "auto"
+    spark = "spark"
+
+
 class SkewFormat(str, enum.Enum):
     table = "table"
     json = "json"
@@ -114,6 +119,12 @@ def skew(
         "Parquet row groups inside Spark tasks when it can (local/shared file system, key column stored as the "
         "key type), else Spark reads and hands Arrow batches to Python (spark). pyarrow: always pyarrow and NumPy.",
     ),
+    engine: Engine = typer.Option(
+        Engine.auto,
+        "--engine",
+        help="auto: a small local Parquet or text file (up to 64 MiB) is counted in this process, with the same "
+        "report as Spark's, without starting Spark; everything else runs on Spark. spark: always Spark.",
+    ),
     spark_conf: Optional[List[str]] = typer.Option(
         None, "--spark-conf", metavar="KEY=VALUE", help="Repeatable Spark setting, e.g. spark.executor.memory=4g."
     ),
@@ -148,6 +159,7 @@ def skew(
         master=master,
         spark_conf=list(spark_conf or []),
         reader=reader.value,
+        engine=engine.value,
         output=output,
         fmt=fmt.value,
         verbose=verbose,

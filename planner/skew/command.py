@@ -81,6 +81,34 @@ def _with_udf(spec, progress):
     return replace(spec, udf_jar=compiled.jar)
 
 
+def _count_in_process(spec, master: str, output, reader: str, engine: str, progress):
+    """The job's counts from this process (`planner.skew.local`) when `--engine auto` finds the input small and
+    simple enough for the same report without Spark, with one note line saying so; else None (Spark counts)."""
+    if engine == "spark" or reader != "auto":
+        return None
+    if engine != "auto":
+        raise PlannerError(f"--engine {engine!r}: use auto or spark")
+    from planner.skew import local
+
+    files = local.eligible(spec, master, output)
+    if files is None:
+        return None
+    counts = local.count(files, spec)
+    if counts is None:
+        progress(
+            f"{spec.keys} has more distinct keys than the hot-key summary's {spec.heavy_k:,} counters: Spark counts "
+            "it (its bound on the unlisted keys comes from its tasks' summaries)"
+        )
+        return None
+    print(
+        f"skew: note: {spec.keys} ({counts.rows:,} rows) counted in this process: faster than starting Spark "
+        "(--engine spark to run it on Spark)",
+        file=sys.stderr,
+        flush=True,
+    )
+    return counts
+
+
 def run(**options) -> None:
     """The command, with SIGTERM handled as Ctrl-C (one line, exit 130, the JVM and its workers stopped) and, on
     Linux, this process as the reaper of orphaned descendants, so none escapes the clean-up."""
@@ -244,6 +272,7 @@ def _run_files(
     spark_conf=(),
     reader="auto",
     plot=None,
+    engine="auto",
 ) -> None:
     from planner.skew.detect import check_key_column, detect_format, require_pyspark
     from planner.skew.job import JobSpec, check_local_path, key_column_of
@@ -281,7 +310,9 @@ def _run_files(
     )
     check_key_column(keys, input_format, key_column_of(spec))
     require_pyspark()
-    spec = _with_udf(spec, progress)
+    counted = _count_in_process(spec, master, output, reader, engine, progress)
+    if counted is None:
+        spec = _with_udf(spec, progress)
     out_dir = staging = None
     created: list[Path] = []  # directories of --output this run made (removed again if it fails)
     if output:
@@ -302,9 +333,12 @@ def _run_files(
         from planner.skew import job
         from planner.skew.spark import session
 
-        progress(f"starting Spark ({master})")
-        with session(master, verbose, conf, jars=[spec.udf_jar] if spec.udf_jar else []) as spark:
-            counts = job.run(spark, spec, progress, output_keys=str(staging / "keys.parquet") if staging else None)
+        if counted is not None:
+            counts = counted
+        else:
+            progress(f"starting Spark ({master})")
+            with session(master, verbose, conf, jars=[spec.udf_jar] if spec.udf_jar else []) as spark:
+                counts = job.run(spark, spec, progress, output_keys=str(staging / "keys.parquet") if staging else None)
         report = build_report(
             counts,
             source=keys,
