@@ -99,11 +99,12 @@ def _parquet_ok(files: list[Path], spec: JobSpec) -> bool:
 
 def _text_batches(path: Path):
     """The lines of a UTF-8 text file without CR as one `_k` batch (Spark's text source: one row per line, the last
-    line's newline optional); None when Spark's reading could differ (CR line ends, bytes that are not UTF-8)."""
+    line's newline optional); None when Spark's reading could differ (CR, a byte-order mark, bytes that are not
+    UTF-8)."""
     import pyarrow as pa
 
     data = path.read_bytes()
-    if b"\r" in data:
+    if b"\r" in data or data.startswith(b"\xef\xbb\xbf"):  # CR line ends, a byte-order mark: Hadoop's reader decides
         return None
     try:
         text = data.decode("utf-8")
@@ -118,11 +119,11 @@ def _text_batches(path: Path):
 def _batches(files: list[Path], spec: JobSpec):
     if spec.input_format == "text":
         return _text_batches(files[0])
-    from planner.skew.inputs import unit_batches
-
-    units = []
     import pyarrow.parquet as pq
 
+    from planner.skew.inputs import unit_batches
+
+    units: list[tuple[str, int]] = []
     for f in files:
         units.extend((str(f), rg) for rg in range(pq.ParquetFile(f).num_row_groups))
     return list(unit_batches(units, key_column_of(spec), spec.value_bytes_column))

@@ -225,7 +225,8 @@ def test_twenty_interrupts_at_varied_times_leave_nothing(tmp_path, spark_subproc
         sig = signal.SIGINT if run % 2 == 0 else signal.SIGTERM
         with open(tmp_path / "stderr.log", "wb") as err_file:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "planner", "skew", "--keys", str(keys), "--partitions", "6"],
+                [sys.executable, "-m", "planner", "skew", "--engine", "spark", "--keys", str(keys),
+                 "--partitions", "6"],
                 stdout=subprocess.PIPE, stderr=err_file, env=spark_subprocess_env, start_new_session=True,
             )  # fmt: skip
         try:

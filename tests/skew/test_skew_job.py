@@ -284,7 +284,9 @@ def test_cli_json_and_output_files(spark, tmp_path, planner_cli_here):
     assert len(per_key["key"]) == 37 and sum(per_key["records"]) == 500
     assert all(p == partition_for_key(k.encode(), 8) for k, p in zip(per_key["key"], per_key["partition"]))
 
-    code, out, err = planner_cli_here("skew", "--keys", str(tmp_path / "k.parquet"), "--partitions", "8", "--top", "2")
+    code, out, err = planner_cli_here(
+        "skew", "--engine", "spark", "--keys", str(tmp_path / "k.parquet"), "--partitions", "8", "--top", "2"
+    )
     assert code == 0 and err == ""
     assert "records / partition" in out and "user-" in out and "█" in out
 
