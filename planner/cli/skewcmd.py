@@ -122,8 +122,9 @@ def skew(
     engine: Engine = typer.Option(
         Engine.auto,
         "--engine",
-        help="auto: a small local Parquet or text file (up to 64 MiB) is counted in this process, with the same "
-        "report as Spark's, without starting Spark; everything else runs on Spark. spark: always Spark.",
+        help="auto: a local Parquet file or folder of up to 10M rows, or a text file of up to 64 MiB, is counted in "
+        "this process with the same report as Spark's, without starting Spark; everything else runs on Spark. "
+        "spark: always Spark.",
     ),
     spark_conf: Optional[List[str]] = typer.Option(
         None, "--spark-conf", metavar="KEY=VALUE", help="Repeatable Spark setting, e.g. spark.executor.memory=4g."

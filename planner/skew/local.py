@@ -7,8 +7,10 @@ tasks run (`arrowhash.PartitionCounter` over Arrow batches, `heavy.count_candida
 is the same, byte for byte, as long as it does not depend on how Spark splits the work. It takes this path only
 where that holds:
 
-* a local Parquet file, or a folder of them, whose key column Arrow reads as the key type (as `inputs.plan_units`),
-  with an integer --value-bytes-column if any; or one local text file of UTF-8 lines without CR, --key-type string;
+* a local Parquet file, or a folder of them, of at most `LOCAL_MAX_ROWS` rows, whose key column Arrow reads as the
+  key type (as `inputs.plan_units`), with an integer --value-bytes-column if any; or one local text file (at most
+  `LOCAL_MAX_BYTES`) of UTF-8 lines without CR, --key-type string; a `local[...]` master; no --output (keys.parquet
+  is Spark's writer);
 * the hot keys: `--top 0`, `--exact-top` (an exact ranking either way), or at most `heavy_k` distinct keys. Then no
   task's Misra-Gries summary ever drops a counter, every key is a candidate and counted exactly, and the bound on the
   unlisted keys is the next key's exact count, whatever the split. With more distinct keys Spark's bound is the sum
@@ -22,9 +24,10 @@ from pathlib import Path
 
 from planner.skew.job import Counts, JobSpec, TopKey, key_column_of
 
-# Inputs up to this many bytes (the files' sizes on disk) are counted in-process by `--engine auto`. Measured
-# (docs/skew.md): in-process counting runs at about 2-3 M keys/s on one core of the loaded machine, so 64 MiB of
-# Parquet (some 10 M short keys) still ends before Spark has started; above it the memory the batches hold grows.
+# The largest input `--engine auto` counts in-process: Parquet by its rows (the footers say, nothing is read), text
+# by its size. Measured on the loaded 2-core machine (docs/skew.md): the whole command on 10M keys in-process takes
+# about as long as Spark's start-up alone, and the batches the hot-key pass keeps stay a few hundred MB.
+LOCAL_MAX_ROWS = 10_000_000
 LOCAL_MAX_BYTES = 64 << 20
 
 
@@ -66,15 +69,13 @@ def eligible(spec: JobSpec, master: str, output: str | None) -> list[Path] | Non
     files = _parquet_files(path) if spec.input_format == "parquet" else ([path] if path.is_file() else None)
     if not files:
         return None
-    try:
-        if sum(os.path.getsize(f) for f in files) > LOCAL_MAX_BYTES:
-            return None
-    except OSError:
-        return None
     if spec.input_format == "text":
         if spec.key_type != "string" or spec.value_bytes_column or key_column_of(spec) != "value":
             return None
-        return files
+        try:
+            return files if os.path.getsize(files[0]) <= LOCAL_MAX_BYTES else None
+        except OSError:
+            return None
     return files if _parquet_ok(files, spec) else None
 
 
@@ -85,10 +86,15 @@ def _parquet_ok(files: list[Path], spec: JobSpec) -> bool:
     from planner.skew.inputs import _type_ok
 
     column, value = key_column_of(spec), spec.value_bytes_column
+    rows = 0
     for f in files:
         try:
-            schema = pq.read_schema(f)
+            meta = pq.ParquetFile(f)
         except Exception:  # not Parquet as pyarrow reads it: Spark reads it and reports
+            return False
+        schema = meta.schema_arrow
+        rows += meta.metadata.num_rows
+        if rows > LOCAL_MAX_ROWS:
             return False
         if column not in schema.names or not _type_ok(schema.field(column).type, spec.key_type):
             return False
