@@ -76,7 +76,7 @@ def test_text_file_matches_spark_and_the_partitioner(spark, tmp_path, planner_cl
     ours, err, theirs = _both(planner_cli_here, "--keys", str(path), "--partitions", "3", "--top", "3")
     assert ours == theirs and err == f"skew: note: {path} (7 rows) {NOTE}"
     expected = _expected(lines, 3)
-    rows = [line.split() for line in ours.splitlines()[4:7]]
+    rows = [line.split() for line in ours.splitlines()[5:8]]
     assert [int(r[1]) for r in rows] == expected
     assert "  1  a                  3" in ours
 
