@@ -1,10 +1,11 @@
 """The skew command's fixed start-up and its read of a live topic, each beside its yardstick in the same run:
 
-* start-up: `kafka-planner skew` on a 3-row file, the whole command (Python imports, the JVM, the SparkSession with
-  the command's settings, the murmur2 UDF, the first jobs), against a bare `SparkSession` start and one job in a
-  fresh Python (`local[*]`, defaults); the phases of our start are timed in-process too;
-* the topic: 1M keyed records written by Kafka's console producer to a real KRaft cluster (tests/realkafka/cluster.py,
-  `make kafka`), read by `skew kafka://…/topic` (the Kafka source, the real per-partition pass and murmur2's
+* start-up: `kafka-planner skew` on a 3-row CSV on Spark, the whole command (Python imports, the JVM, the
+  SparkSession with the command's settings, the murmur2 UDF, the first jobs), and on the same keys as Parquet, which
+  `--engine auto` counts in-process, each against a bare `SparkSession` start and one job in a fresh Python
+  (`local[*]`, defaults); the phases of our Spark start are timed in-process too; the load average is printed;
+* the topic: 1M keyed records written by Kafka's console producer to a real KRaft cluster the bench starts and stops
+  (tests/realkafka/real_cluster.py, `make kafka`), read by `skew kafka://…/topic` (the Kafka source, the real per-partition pass and murmur2's
   placement) against Spark's own Kafka source reading the same topic and counting per partition, no hashing.
 """
 
