@@ -5,8 +5,9 @@
   `--engine auto` counts in-process, each against a bare `SparkSession` start and one job in a fresh Python
   (`local[*]`, defaults); the phases of our Spark start are timed in-process too; the load average is printed;
 * the topic: 1M keyed records written by Kafka's console producer to a real KRaft cluster the bench starts and stops
-  (tests/realkafka/real_cluster.py, `make kafka`), read by `skew kafka://…/topic` (the Kafka source, the real per-partition pass and murmur2's
-  placement) against Spark's own Kafka source reading the same topic and counting per partition, no hashing.
+  (tests/realkafka/real_cluster.py, `make kafka`), read by `skew kafka://…/topic` (the Kafka source, the real
+  per-partition pass and murmur2's placement) against Spark's own Kafka source reading the same topic and counting
+  per partition, no hashing.
 """
 
 from __future__ import annotations
