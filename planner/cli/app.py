@@ -160,6 +160,13 @@ def _on_sigterm(signum: int, frame: Any) -> None:
     raise Terminated
 
 
+def _on_sigterm_as_interrupt(signum: int, frame: Any) -> None:
+    """`skew` reports SIGTERM as Ctrl-C (one line, exit 130; planner.skew.spark.stop_on_sigterm): from the first
+    instant, not only once the command's own handler is in place (a SIGTERM while typer parsed exited 143)."""
+    _CtrlC.seen = True
+    raise KeyboardInterrupt
+
+
 def interrupted() -> bool:
     """Whether Ctrl-C was pressed during this command (even where a library swallowed its KeyboardInterrupt)."""
     return _CtrlC.seen
@@ -179,7 +186,8 @@ def run(argv: list[str] | None = None) -> None:
     term = None
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
         try:
-            term = signal.signal(signal.SIGTERM, _on_sigterm)
+            args = sys.argv[1:] if argv is None else argv
+            term = signal.signal(signal.SIGTERM, _on_sigterm_as_interrupt if args[:1] == ["skew"] else _on_sigterm)
         except ValueError:  # not the main thread
             term = None
     try:
