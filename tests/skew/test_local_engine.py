@@ -96,7 +96,7 @@ def test_more_distinct_keys_than_counters_and_other_inputs_run_on_spark(spark, t
     assert code == 0 and err == ""  # CSV: Spark's parser decides what a row is
 
 
-def test_eligibility(tmp_path):
+def test_eligibility(tmp_path, monkeypatch):
     from planner.skew.job import JobSpec
 
     path = tmp_path / "k.parquet"
@@ -109,6 +109,11 @@ def test_eligibility(tmp_path):
     assert local.eligible(JobSpec(keys=str(path), key_column="n", key_type="long", counts=(3,)), "local", None) == [
         path
     ]
+    monkeypatch.setattr(local, "LOCAL_MAX_ROWS", 0)  # the footers' row count decides, before anything is read
+    assert local.eligible(spec, "local[*]", None) is None
+    monkeypatch.setattr(local, "LOCAL_MAX_BYTES", 3)
     text = tmp_path / "k.txt"
+    text.write_bytes(b"a\nb\n")
+    assert local.eligible(JobSpec(keys=str(text), input_format="text", counts=(3,)), "local[*]", None) is None
     text.write_bytes(b"a\r\nb\r\n")
     assert local.count([text], JobSpec(keys=str(text), input_format="text", counts=(3,), primary=3)) is None
