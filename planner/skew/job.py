@@ -160,8 +160,59 @@ def read_input(spark, spec: JobSpec):
     return df
 
 
+_LOCAL_SCAN_BYTES = 64 << 20  # local CSV up to this size: its blank lines counted here, not by a second Spark job
+_COMPRESSED = (".gz", ".bz2", ".deflate", ".lz4", ".snappy", ".zst", ".xz", ".br")
+
+
+def _local_blank_lines(keys: str) -> int | None:
+    """`_blank_lines` without a Spark job, for local plain files (a file, or a folder's visible files): the lines as
+    Hadoop's LineRecordReader splits them (LF, CR LF or CR; no line after a final terminator), blank when only spaces
+    (0x20: Spark's `trim`). None where Spark must count: compressed files, a byte-order mark (Hadoop skips it),
+    sub-folders, more than `_LOCAL_SCAN_BYTES`."""
+    import re
+
+    from planner.skew.detect import local_path
+
+    path = local_path(keys)
+    if path is None:
+        return None
+    if path.is_file():
+        files = [path]
+    elif path.is_dir():
+        files = []
+        for entry in sorted(path.iterdir()):
+            if entry.name.startswith((".", "_")):
+                continue
+            if not entry.is_file():
+                return None
+            files.append(entry)
+    else:
+        return None
+    try:
+        if any(f.suffix.lower() in _COMPRESSED for f in files) or sum(f.stat().st_size for f in files) > (
+            _LOCAL_SCAN_BYTES
+        ):
+            return None
+        blank = 0
+        for f in files:
+            data = f.read_bytes()
+            if data.startswith(b"\xef\xbb\xbf"):
+                return None
+            lines = re.split(rb"\r\n|\r|\n", data)
+            if lines and lines[-1] == b"":
+                lines.pop()
+            blank += sum(1 for line in lines if not line.strip(b" "))
+    except OSError:
+        return None
+    return blank
+
+
 def _blank_lines(spark, spec) -> int:
-    """The CSV lines holding only whitespace, which Spark's CSV reader skips: counted, so no line goes unsaid."""
+    """The CSV lines holding only whitespace, which Spark's CSV reader skips: counted, so no line goes unsaid (here
+    for a small local file, else by a Spark job over the lines)."""
+    local = _local_blank_lines(spec.keys)
+    if local is not None:
+        return local
     from pyspark.sql import functions as F
 
     try:

@@ -117,3 +117,24 @@ def test_eligibility(tmp_path, monkeypatch):
     assert local.eligible(JobSpec(keys=str(text), input_format="text", counts=(3,)), "local[*]", None) is None
     text.write_bytes(b"a\r\nb\r\n")
     assert local.count([text], JobSpec(keys=str(text), input_format="text", counts=(3,), primary=3)) is None
+
+
+def test_csv_blank_lines_counted_here_as_spark_counts_them(spark, tmp_path):
+    """A local CSV's blank lines are counted without a second Spark job, as that job counted them."""
+    from pyspark.sql import functions as F
+
+    from planner.skew.job import _local_blank_lines
+
+    one = tmp_path / "one.csv"
+    one.write_bytes(b"key\na\n \n\t\n\r\n  \r\nb\rc\n\n\r\r   ")
+    folder = tmp_path / "dir"
+    folder.mkdir()
+    (folder / "p1.csv").write_bytes(b"key\n\n\nx\n")
+    (folder / "p2.csv").write_bytes(b"")
+    (folder / "_SUCCESS").write_bytes(b"\n\n")
+    for path, expected in ((one, 7), (folder, 2)):
+        spark_count = spark.read.text(str(path)).filter(F.trim(F.col("value")) == "").count()
+        assert (_local_blank_lines(str(path)), spark_count) == (expected, expected)
+    bom = tmp_path / "bom.csv"
+    bom.write_bytes(b"\xef\xbb\xbfkey\n\n")
+    assert _local_blank_lines(str(bom)) is None  # Hadoop's reader decides
