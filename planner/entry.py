@@ -19,13 +19,44 @@ def _forget_unhandled_interrupt() -> None:
         pass
 
 
+class _Terminated(BaseException):
+    """SIGTERM while the command line interface loads (not `skew`)."""
+
+
+def _term_while_loading():
+    """A SIGTERM handler for the seconds the imports take on a loaded machine (the default action ended the process
+    without a word, exit -15): `skew` treats SIGTERM as Ctrl-C (planner.skew.spark.stop_on_sigterm), every other
+    command as planner.cli.app's `Terminated`. None when SIGTERM is not ours to take."""
+    import signal
+
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return None
+    skew = sys.argv[1:2] == ["skew"]
+
+    def on_term(signum, frame):
+        raise KeyboardInterrupt if skew else _Terminated
+
+    try:
+        signal.signal(signal.SIGTERM, on_term)
+    except ValueError:  # not the main thread
+        return None
+    return signal
+
+
 def main() -> None:
     try:
+        loading = _term_while_loading()
         try:
             from planner.cli import run
         except KeyboardInterrupt:
             print("error: interrupted", file=sys.stderr)
             sys.exit(130)
+        except _Terminated:
+            print("error: terminated (SIGTERM)", file=sys.stderr)
+            sys.exit(143)
+        finally:
+            if loading is not None:  # planner.cli.app.run installs its own handler where the default is in place
+                loading.signal(loading.SIGTERM, loading.SIG_DFL)
         run()
     except SystemExit as exc:
         if exc.code == 130:
