@@ -117,6 +117,17 @@ def _hold_fd(fd: int) -> None:
             os.close(got)
 
 
+def _memory_limit() -> str:
+    """What bounds the memory, for the out-of-memory line: the address-space limit (`ulimit -v`) when one is set."""
+    try:
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    except (OSError, ValueError):
+        return ""
+    if soft == resource.RLIM_INFINITY:
+        return " (the machine's memory ran out; free some, or give a smaller input)"
+    return f" (ulimit -v is {soft // 1024} KiB: raise it, or give a smaller input)"
+
+
 def _output_failed(exc: OSError) -> None:
     """stdout (or a file) could not take the output: one line, and no second failure when Python flushes at exit."""
     try:
@@ -192,6 +203,17 @@ def run(argv: list[str] | None = None) -> None:
             signal.signal(signal.SIGTERM, term)
 
 
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)]}
+_CONTROL.update({0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r", 0x2028: "\\u2028", 0x2029: "\\u2029"})
+
+
+def shown(text: str) -> str:
+    """An error line as it may reach a terminal: control characters (an ANSI escape, a newline or carriage return in
+    a topic name or a file's value) escaped as Python's repr does (`\\x1b`), so one error is one line and cannot
+    clear the screen or forge a second line."""
+    return text.translate(_CONTROL)
+
+
 def _run(argv: list[str] | None) -> None:
     try:
         code = _command().main(args=argv, prog_name="kafka-planner", standalone_mode=False)
@@ -200,8 +222,14 @@ def _run(argv: list[str] | None) -> None:
         if _CtrlC.seen:  # the error is the interrupt's doing (a connection a swallowed KeyboardInterrupt broke)
             print("error: interrupted", file=sys.stderr)
             sys.exit(130)
-        print(f"error: {redact(str(exc))}", file=sys.stderr)
+        print(f"error: {shown(redact(str(exc)))}", file=sys.stderr)
         sys.exit(getattr(exc, "exit_code", 2))
+    except MemoryError:
+        print(f"error: out of memory{_memory_limit()}", file=sys.stderr)
+        sys.exit(1)
+    except RecursionError:
+        print("error: input nested too deeply for the stack (raise `ulimit -s`, or simplify the input)", file=sys.stderr)
+        sys.exit(2)
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         sys.exit(130)
@@ -224,12 +252,19 @@ def _run(argv: list[str] | None) -> None:
             sys.exit(2)
         if "UsageError" in kinds:  # bad option, missing argument: one line, like every other error
             command = getattr(getattr(exc, "ctx", None), "command_path", None) or "kafka-planner"
-            text = redact(exc.format_message())  # type: ignore[attr-defined]
+            text = shown(redact(exc.format_message()))  # type: ignore[attr-defined]
             print(f"error: {text} (see '{command} --help')", file=sys.stderr)
             sys.exit(2)
         if "Abort" in kinds:
             print("error: interrupted", file=sys.stderr)
             sys.exit(130)
+        if isinstance(exc, ValueError) and "integer string conversion" in str(exc):  # a reader we did not bound
+            print(
+                "error: a number of more than 4300 digits in the input; Kafka's numbers are Java ints and longs "
+                "(at most 19 digits)",
+                file=sys.stderr,
+            )
+            sys.exit(2)
         raise
     if code == 130:  # typer turns KeyboardInterrupt into Exit(130), silently
         print("error: interrupted", file=sys.stderr)
