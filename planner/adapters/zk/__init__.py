@@ -24,8 +24,10 @@ from planner.adapters.zk.url import (
 )
 from planner.adapters.zk.znodes import (
     ELECTION_PATH,
+    JUTE_MAXBUFFER,
     REASSIGN_PATH,
     TopicZnode,
+    check_create_size,
     ZkSnapshot,
     Znodes,
     build_cluster,
@@ -44,6 +46,7 @@ __all__ = [
     "CERT_FILE_ENV",
     "DEFAULT_PORT",
     "ELECTION_PATH",
+    "JUTE_MAXBUFFER",
     "KEY_FILE_ENV",
     "MAX_READ_ATTEMPTS",
     "Progress",
@@ -57,6 +60,7 @@ __all__ = [
     "Znodes",
     "auth_from",
     "build_cluster",
+    "check_create_size",
     "connect",
     "decode_broker",
     "decode_config",
