@@ -176,9 +176,22 @@ def interrupted() -> bool:
     return _CtrlC.seen
 
 
+def _one_blas_thread_under_memory_limit() -> None:
+    """Under `ulimit -v`, OpenBLAS (loaded with NumPy) allocates a buffer per core and, when that fails, prints
+    "OpenBLAS error: Memory allocation still failed" itself before our one line. One thread needs one buffer; the
+    planner does no BLAS work that threads would speed up. A value the user set is kept."""
+    try:
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    except (OSError, ValueError):
+        return
+    if soft != resource.RLIM_INFINITY:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
 def run(argv: list[str] | None = None) -> None:
     _CtrlC.seen = _CtrlC.terminated = False
     _standard_streams()
+    _one_blas_thread_under_memory_limit()
     previous = signal.getsignal(signal.SIGINT)
     if previous is not signal.default_int_handler:  # ignored (a background job) or taken by the caller: left so
         previous = None
@@ -203,8 +216,9 @@ def run(argv: list[str] | None = None) -> None:
             signal.signal(signal.SIGTERM, term)
 
 
-_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)]}
-_CONTROL.update({0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r", 0x2028: "\\u2028", 0x2029: "\\u2029"})
+# A tab stays: it neither ends the line nor moves the cursor back, and Kafka's texts keep it.
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x09), *range(0x0A, 0x20), 0x7F, *range(0x80, 0xA0)]}
+_CONTROL.update({0x0A: "\\n", 0x0D: "\\r", 0x2028: "\\u2028", 0x2029: "\\u2029"})
 
 
 def shown(text: str) -> str:
