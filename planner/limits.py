@@ -1,4 +1,5 @@
-"""Bounds on input that every reader enforces: how deep YAML may nest before libyaml composes it.
+"""Bounds on input that every reader enforces: how deep YAML may nest before libyaml composes it (MAX_DEPTH, or
+fewer levels when the stack limit, `ulimit -s`, is small: `depth_limit`).
 
 PyYAML's C loader composes nodes recursively on the C stack: a document nested about 30,000 levels deep (a line of
 `[` or of `- `) kills the process with a segfault, no message. Topology and group files nest about 6 levels, so

@@ -21,7 +21,9 @@ from planner.model import PlannerError, not_utf8
 _RENAME_EXCHANGE = 2  # linux/fs.h
 
 
-MAX_INPUT_BYTES = 512 * 2**20  # an input file larger than this is refused (a 1,000,000-partition log-dirs JSON: ~150 MB)
+MAX_INPUT_BYTES = (
+    512 * 2**20
+)  # an input file larger than this is refused (a 1,000,000-partition log-dirs JSON: ~150 MB)
 MAX_DIGITS = 4300  # CPython's int_max_str_digits: a longer run of digits would be a ValueError traceback in int()
 _LONG_NUMBER = re.compile(rf"[0-9]{{{MAX_DIGITS + 1},}}")
 

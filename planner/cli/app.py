@@ -9,7 +9,7 @@ import os
 import resource
 import signal
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 
@@ -228,6 +228,26 @@ def shown(text: str) -> str:
     return text.translate(_CONTROL)
 
 
+def _exhausted(exc: BaseException) -> NoReturn:
+    """Out of memory (exit 1, naming `ulimit -v` when set) or of stack (exit 2): one line, never a traceback."""
+    if isinstance(exc, MemoryError):
+        print(f"error: out of memory{_memory_limit()}", file=sys.stderr)
+        sys.exit(1)
+    print("error: input nested too deeply for the stack (raise `ulimit -s`, or simplify the input)", file=sys.stderr)
+    sys.exit(2)
+
+
+def _number_too_long(exc: Exception) -> None:
+    """A reader we did not bound met a number Python's int() refuses (over 4300 digits): one line, exit 2."""
+    if isinstance(exc, ValueError) and "integer string conversion" in str(exc):
+        print(
+            "error: a number of more than 4300 digits in the input; Kafka's numbers are Java ints and longs "
+            "(at most 19 digits)",
+            file=sys.stderr,
+        )
+        sys.exit(2)
+
+
 def _run(argv: list[str] | None) -> None:
     try:
         code = _command().main(args=argv, prog_name="kafka-planner", standalone_mode=False)
@@ -238,12 +258,8 @@ def _run(argv: list[str] | None) -> None:
             sys.exit(130)
         print(f"error: {shown(redact(str(exc)))}", file=sys.stderr)
         sys.exit(getattr(exc, "exit_code", 2))
-    except MemoryError:
-        print(f"error: out of memory{_memory_limit()}", file=sys.stderr)
-        sys.exit(1)
-    except RecursionError:
-        print("error: input nested too deeply for the stack (raise `ulimit -s`, or simplify the input)", file=sys.stderr)
-        sys.exit(2)
+    except (MemoryError, RecursionError) as exc:
+        _exhausted(exc)
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         sys.exit(130)
@@ -272,13 +288,7 @@ def _run(argv: list[str] | None) -> None:
         if "Abort" in kinds:
             print("error: interrupted", file=sys.stderr)
             sys.exit(130)
-        if isinstance(exc, ValueError) and "integer string conversion" in str(exc):  # a reader we did not bound
-            print(
-                "error: a number of more than 4300 digits in the input; Kafka's numbers are Java ints and longs "
-                "(at most 19 digits)",
-                file=sys.stderr,
-            )
-            sys.exit(2)
+        _number_too_long(exc)
         raise
     if code == 130:  # typer turns KeyboardInterrupt into Exit(130), silently
         print("error: interrupted", file=sys.stderr)

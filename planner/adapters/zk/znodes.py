@@ -48,6 +48,8 @@ def check_create_size(chroot: str, path: str, data: str, source: str) -> None:
             f"ZooKeeper's jute.maxbuffer of {JUTE_MAXBUFFER} bytes (1 MiB less one): split the reassignment "
             "into batches (reassign ... --batch-size N) and submit them one after another"
         )
+
+
 ELECTION_PATH = "/admin/preferred_replica_election"
 
 
