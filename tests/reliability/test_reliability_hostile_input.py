@@ -208,3 +208,24 @@ def test_out_of_memory_names_ulimit_v(topo):
         "",
         "error: out of memory (ulimit -v is 300000 KiB: raise it, or give a smaller input)\n",
     )
+
+
+@pytest.mark.parametrize(
+    "error", [ValueError("18 is not a valid ACLOperation"), TypeError("'NoneType' object is not iterable")]
+)
+def test_a_malformed_answer_decoded_by_kafka_python_is_one_line_naming_the_broker(error):
+    from planner.adapters.kafka.connection import KafkaOptions, KafkaSession, parse_url
+    from planner.model import EnvironmentFailure
+
+    session = object.__new__(KafkaSession)  # no connection: `call` is what turns the client's errors into one line
+    session.url, session.kurl, session.opts = "kafka://127.0.0.1:1", parse_url("kafka://127.0.0.1:1"), KafkaOptions()
+
+    def decode():
+        raise error
+
+    with pytest.raises(EnvironmentFailure) as exc:
+        session.call("describe the ACLs", decode)
+    assert str(exc.value) == (
+        f"kafka://127.0.0.1:1: a malformed answer while trying to describe the ACLs ({type(error).__name__} decoding "
+        "it): is a Kafka broker listening at 127.0.0.1:1?"
+    )
