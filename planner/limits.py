@@ -1,4 +1,5 @@
-"""Bounds on input that every reader enforces: how deep YAML may nest before libyaml composes it.
+"""Bounds on input that every reader enforces: how deep YAML may nest before libyaml composes it (MAX_DEPTH, or
+fewer levels when the stack limit, `ulimit -s`, is small: `depth_limit`).
 
 PyYAML's C loader composes nodes recursively on the C stack: a document nested about 30,000 levels deep (a line of
 `[` or of `- `) kills the process with a segfault, no message. Topology and group files nest about 6 levels, so
@@ -24,7 +25,8 @@ MAX_DEPTH = 1000
 MAX_NEW_PARTITIONS = 10_000_000  # partitions of one topic to place (about 2 GB of replica lists)
 MAX_RECORDS = 100_000_000  # keyless records to simulate (about a minute each era)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_LONG_LINE = re.compile(rf"[^\n]{{{MAX_DEPTH // 2},}}")
+STACK_BYTES_PER_LEVEL = 4096  # measured: 400 levels fit a 256 KiB stack (`ulimit -s 256`), 999 crash it; 4 KiB a level
+# keeps a margin of 6 over that.
 _FLOW = str.maketrans("{}", "[]")
 _LIBYAML_NEST_LIMIT = "exceeded maximum nesting depth"  # its scanner error (PyYAML 6.0.4 wheels)
 
@@ -42,15 +44,28 @@ def _flow_depth_at_most(text: str, limit: int) -> bool:
     return not brackets
 
 
-def _deepest(text: str, loader: type) -> tuple[int, int]:
-    """(deepest nesting, line where it first exceeds MAX_DEPTH) by the parser's events."""
+def depth_limit() -> tuple[int, str]:
+    """How deep YAML may nest here, and why when the stack (`ulimit -s`) makes it less than MAX_DEPTH."""
+    import resource
+
+    try:
+        soft, _ = resource.getrlimit(resource.RLIMIT_STACK)
+    except (OSError, ValueError):
+        return MAX_DEPTH, ""
+    if soft == resource.RLIM_INFINITY or soft >= MAX_DEPTH * STACK_BYTES_PER_LEVEL:
+        return MAX_DEPTH, ""
+    return max(soft // STACK_BYTES_PER_LEVEL, 8), f", the most a stack of {soft // 1024} KiB (ulimit -s) holds"
+
+
+def _deepest(text: str, loader: type, limit: int) -> tuple[int, int]:
+    """(deepest nesting, line where it first exceeds `limit`) by the parser's events."""
     depth = 0
     starts = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
     ends = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
     for event in yaml.parse(text, Loader=loader):
         if isinstance(event, starts):
             depth += 1
-            if depth > MAX_DEPTH:
+            if depth > limit:
                 return depth, (event.start_mark.line + 1) if event.start_mark is not None else 0
         elif isinstance(event, ends):
             depth -= 1
@@ -58,19 +73,21 @@ def _deepest(text: str, loader: type) -> tuple[int, int]:
 
 
 def check_yaml_depth(text: str, source: str, loader: type) -> None:
-    """Refuse YAML nested deeper than MAX_DEPTH, before composing it. YAML errors are left to the composer."""
-    if _LONG_LINE.search(text) is None and _flow_depth_at_most(text, MAX_DEPTH // 2):
+    """Refuse YAML nested deeper than MAX_DEPTH (less on a small stack), before composing it. YAML errors are left to
+    the composer."""
+    limit, why = depth_limit()
+    if re.search(rf"[^\n]{{{limit // 2},}}", text) is None and _flow_depth_at_most(text, limit // 2):
         return
     try:
-        depth, line = _deepest(text, loader)
+        depth, line = _deepest(text, loader, limit)
     except yaml.YAMLError as error:
         if _LIBYAML_NEST_LIMIT not in str(error):
             return  # malformed: the composer reports it (it fails before any deep recursion at that point)
         try:
-            depth, line = _deepest(text, yaml.SafeLoader)
+            depth, line = _deepest(text, yaml.SafeLoader, limit)
         except yaml.YAMLError:
             return
-    if depth > MAX_DEPTH:
+    if depth > limit:
         raise PlannerError(
-            f"{source}:{line}: YAML nested more than {MAX_DEPTH} levels deep; a topology or group file needs about 6"
+            f"{source}:{line}: YAML nested more than {limit} levels deep{why}; a topology or group file needs about 6"
         )

@@ -350,6 +350,11 @@ def _amount(text: str, what: str, rate: bool) -> int:
         )
     from fractions import Fraction
 
+    if len(m.group(1)) > 40:  # beyond any long, and Fraction() would stop at 4300 digits with a traceback
+        raise PlannerError(
+            f"{what} {text[:20]!r}... ({len(text)} characters) is beyond a Java long of bytes"
+            f"{' per second' if rate else ''}"
+        )
     value = int(Fraction(m.group(1)) * _UNITS[(m.group(2) or "b").lower()])  # whole bytes, rounded down
     if value <= 0:
         if rate:

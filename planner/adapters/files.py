@@ -8,6 +8,7 @@ import ctypes
 import errno
 import fcntl
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -20,11 +21,44 @@ from planner.model import PlannerError, not_utf8
 _RENAME_EXCHANGE = 2  # linux/fs.h
 
 
+MAX_INPUT_BYTES = (
+    512 * 2**20
+)  # an input file larger than this is refused (a 1,000,000-partition log-dirs JSON: ~150 MB)
+MAX_DIGITS = 4300  # CPython's int_max_str_digits: a longer run of digits would be a ValueError traceback in int()
+_LONG_NUMBER = re.compile(rf"[0-9]{{{MAX_DIGITS + 1},}}")
+
+
+def check_digits(text: str, where: str) -> None:
+    """Refuse a run of more than MAX_DIGITS digits, naming the line: Kafka's numbers are Java ints and longs (at most
+    19 digits), and Python's int() would stop at it with a traceback. Shorter numbers out of range are refused where
+    they are read, with their field named."""
+    m = _LONG_NUMBER.search(text)
+    if m is not None:
+        line = text.count("\n", 0, m.start()) + 1
+        raise PlannerError(
+            f"{where}:{line}: a number of {m.end() - m.start()} digits; Kafka's numbers are Java ints and longs "
+            "(at most 19 digits)"
+        )
+
+
 def read_text(path: str, where: str, missing: str = "no such file") -> str:
-    """A UTF-8 text file, or one line naming `where` (the option and the file) and what went wrong."""
+    """A UTF-8 text file, or one line naming `where` (the option and the file) and what went wrong.
+
+    A regular file (at most MAX_INPUT_BYTES) or a FIFO (`<(command)`) is read; a character device (/dev/zero,
+    /dev/urandom, a terminal) or a directory is refused before reading, as is a run of digits no Kafka number has."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
+        with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if stat.S_ISDIR(st.st_mode):
+                raise IsADirectoryError(errno.EISDIR, "is a directory", path)
+            if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) or stat.S_ISSOCK(st.st_mode):
+                raise PlannerError(f"{where}: is a device, not a file; give a file (or a FIFO such as <(command))")
+            data = fh.read(MAX_INPUT_BYTES + 1)
+        if len(data) > MAX_INPUT_BYTES:
+            raise PlannerError(f"{where}: larger than {MAX_INPUT_BYTES // 2**20} MiB, the most an input file may hold")
+        text = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")  # universal newlines, as open() reads
+        check_digits(text, where)
+        return text
     except FileNotFoundError:
         raise PlannerError(f"{where}: {missing}") from None
     except IsADirectoryError:

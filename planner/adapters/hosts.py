@@ -33,6 +33,6 @@ def seconds_from_env(env: Mapping[str, str], name: str, default: float = 10.0) -
         seconds = float(text)
     except ValueError:
         seconds = -1.0
-    if not seconds >= 0.1:
-        raise PlannerError(f"${name}: expected a number of seconds (at least 0.1)")  # the value is not shown
+    if not 0.1 <= seconds <= 86400:  # nan and inf too: a wait must end (the --timeout options take the same range)
+        raise PlannerError(f"${name}: expected a number of seconds from 0.1 to 86400")  # the value is not shown
     return seconds

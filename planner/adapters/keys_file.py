@@ -3,6 +3,8 @@ any size streams: NumPy finds the line ends, no Python loop runs per key."""
 
 from __future__ import annotations
 
+import os
+import stat
 import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
@@ -11,6 +13,7 @@ from planner.model import PlannerError
 from planner.producer.partitioner import partition_lines
 from planner.producer.serializers import check_encoding
 
+MAX_KEY_BYTES = 16 * 2**20  # one key line; a record is at most max.request.size (1 MiB by default)
 CHUNK_BYTES = 8 << 20  # keys-file bytes per vectorised pass
 
 Progress = Callable[[int, int], None]  # (bytes read, keys read) so far
@@ -73,9 +76,20 @@ def line_chunks(path: str):
         fh = sys.stdin.buffer if path == "-" else open(path, "rb")
     except OSError as exc:
         raise PlannerError(f"cannot read keys file {path}: {exc.strerror}") from None
+    if fh is not sys.stdin.buffer:
+        mode = os.fstat(fh.fileno()).st_mode
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode) or stat.S_ISDIR(mode):
+            fh.close()
+            what = "a directory" if stat.S_ISDIR(mode) else "a device, not a file"
+            raise PlannerError(f"keys file {path}: is {what}; give a file, '-' or a FIFO such as <(command)")
     rest = b""
     try:
         while True:
+            if len(rest) > MAX_KEY_BYTES:  # a line with no end in sight (/dev/zero through a pipe, a binary file)
+                raise PlannerError(
+                    f"keys file {path}: a line longer than {MAX_KEY_BYTES // 2**20} MiB; keys are one a line "
+                    "(Kafka's default max.request.size is 1 MiB)"
+                )
             block = fh.read(CHUNK_BYTES)
             buf = rest + block
             if not buf:

@@ -9,7 +9,7 @@ import os
 import resource
 import signal
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 
@@ -117,6 +117,17 @@ def _hold_fd(fd: int) -> None:
             os.close(got)
 
 
+def _memory_limit() -> str:
+    """What bounds the memory, for the out-of-memory line: the address-space limit (`ulimit -v`) when one is set."""
+    try:
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    except (OSError, ValueError):
+        return ""
+    if soft == resource.RLIM_INFINITY:
+        return " (the machine's memory ran out; free some, or give a smaller input)"
+    return f" (ulimit -v is {soft // 1024} KiB: raise it, or give a smaller input)"
+
+
 def _output_failed(exc: OSError) -> None:
     """stdout (or a file) could not take the output: one line, and no second failure when Python flushes at exit."""
     try:
@@ -172,9 +183,22 @@ def interrupted() -> bool:
     return _CtrlC.seen
 
 
+def _one_blas_thread_under_memory_limit() -> None:
+    """Under `ulimit -v`, OpenBLAS (loaded with NumPy) allocates a buffer per core and, when that fails, prints
+    "OpenBLAS error: Memory allocation still failed" itself before our one line. One thread needs one buffer; the
+    planner does no BLAS work that threads would speed up. A value the user set is kept."""
+    try:
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    except (OSError, ValueError):
+        return
+    if soft != resource.RLIM_INFINITY:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
 def run(argv: list[str] | None = None) -> None:
     _CtrlC.seen = _CtrlC.terminated = False
     _standard_streams()
+    _one_blas_thread_under_memory_limit()
     previous = signal.getsignal(signal.SIGINT)
     if previous is not signal.default_int_handler:  # ignored (a background job) or taken by the caller: left so
         previous = None
@@ -200,6 +224,38 @@ def run(argv: list[str] | None = None) -> None:
             signal.signal(signal.SIGTERM, term)
 
 
+# A tab stays: it neither ends the line nor moves the cursor back, and Kafka's texts keep it.
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x09), *range(0x0A, 0x20), 0x7F, *range(0x80, 0xA0)]}
+_CONTROL.update({0x0A: "\\n", 0x0D: "\\r", 0x2028: "\\u2028", 0x2029: "\\u2029"})
+
+
+def shown(text: str) -> str:
+    """An error line as it may reach a terminal: control characters (an ANSI escape, a newline or carriage return in
+    a topic name or a file's value) escaped as Python's repr does (`\\x1b`), so one error is one line and cannot
+    clear the screen or forge a second line."""
+    return text.translate(_CONTROL)
+
+
+def _exhausted(exc: BaseException) -> NoReturn:
+    """Out of memory (exit 1, naming `ulimit -v` when set) or of stack (exit 2): one line, never a traceback."""
+    if isinstance(exc, MemoryError):
+        print(f"error: out of memory{_memory_limit()}", file=sys.stderr)
+        sys.exit(1)
+    print("error: input nested too deeply for the stack (raise `ulimit -s`, or simplify the input)", file=sys.stderr)
+    sys.exit(2)
+
+
+def _number_too_long(exc: Exception) -> None:
+    """A reader we did not bound met a number Python's int() refuses (over 4300 digits): one line, exit 2."""
+    if isinstance(exc, ValueError) and "integer string conversion" in str(exc):
+        print(
+            "error: a number of more than 4300 digits in the input; Kafka's numbers are Java ints and longs "
+            "(at most 19 digits)",
+            file=sys.stderr,
+        )
+        sys.exit(2)
+
+
 def _run(argv: list[str] | None) -> None:
     try:
         code = _command().main(args=argv, prog_name="kafka-planner", standalone_mode=False)
@@ -208,8 +264,10 @@ def _run(argv: list[str] | None) -> None:
         if _CtrlC.seen:  # the error is the interrupt's doing (a connection a swallowed KeyboardInterrupt broke)
             print("error: interrupted", file=sys.stderr)
             sys.exit(130)
-        print(f"error: {redact(str(exc))}", file=sys.stderr)
+        print(f"error: {shown(redact(str(exc)))}", file=sys.stderr)
         sys.exit(getattr(exc, "exit_code", 2))
+    except (MemoryError, RecursionError) as exc:
+        _exhausted(exc)
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         sys.exit(130)
@@ -232,12 +290,13 @@ def _run(argv: list[str] | None) -> None:
             sys.exit(2)
         if "UsageError" in kinds:  # bad option, missing argument: one line, like every other error
             command = getattr(getattr(exc, "ctx", None), "command_path", None) or "kafka-planner"
-            text = redact(exc.format_message())  # type: ignore[attr-defined]
+            text = shown(redact(exc.format_message()))  # type: ignore[attr-defined]
             print(f"error: {text} (see '{command} --help')", file=sys.stderr)
             sys.exit(2)
         if "Abort" in kinds:
             print("error: interrupted", file=sys.stderr)
             sys.exit(130)
+        _number_too_long(exc)
         raise
     if code == 130:  # typer turns KeyboardInterrupt into Exit(130), silently
         print("error: interrupted", file=sys.stderr)

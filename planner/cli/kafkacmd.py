@@ -39,6 +39,7 @@ TIMEOUT = typer.Option(
     "--timeout",
     metavar="SECONDS",
     min=0.1,
+    max=86400,
     help="Bootstrap and request time limit (default $KAFKA_PLANNER_KAFKA_TIMEOUT, else 10).",
 )
 REASSIGNMENTS = typer.Option(
@@ -194,7 +195,9 @@ def submit(
         help="Wait until the reassignment completes, showing progress, then "
         "verify (clearing the throttles as --verify does).",
     ),
-    poll: float = typer.Option(2.0, "--poll", metavar="SECONDS", min=0.05, help="How often --wait looks."),
+    poll: float = typer.Option(
+        2.0, "--poll", metavar="SECONDS", min=0.05, max=3600, help="How often --wait looks (at most an hour)."
+    ),
     command_config: Optional[str] = COMMAND_CONFIG,
     timeout: Optional[float] = TIMEOUT,
     quiet: bool = QUIET,

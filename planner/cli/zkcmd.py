@@ -31,6 +31,7 @@ TIMEOUT = typer.Option(
     "--zk-timeout",
     metavar="SECONDS",
     min=0.1,
+    max=86400,
     envvar="KAFKA_PLANNER_ZK_TIMEOUT",
     help="Connection and read/write time limit (default 10).",
 )
@@ -172,6 +173,9 @@ def submit(
     text = read_option_file(reassignment_json_file, "--reassignment-json-file")
     proposed = kj.parse_reassignment_json(text, reassignment_json_file)
     _refuse_log_dir_moves(kj.parse_log_dir_moves(text, reassignment_json_file), reassignment_json_file)
+    zk.check_create_size(
+        zk.parse_url(url).chroot, zk.REASSIGN_PATH, kj.render_reassign_znode(proposed), reassignment_json_file
+    )
     with zk.connect(url, opts) as session:
         snap = zk.read_consistent(session, _progress(quiet))
         cluster = with_offline(snap.cluster, offline_brokers)

@@ -81,6 +81,9 @@ def java_hash_code(value: str, key_type: str) -> int:
     if key_type in ("int", "short", "long"):
         if not _INT_RE.match(value):
             raise _bad(value, key_type, "expected an integer (optional sign, digits only)")
+        bits = {"short": 15, "int": 31, "long": 63}[key_type]
+        if len(value) > 40:  # no long has that many digits, and int() would stop at 4300 with a traceback
+            raise _bad(value, key_type, f"out of range {-(1 << bits)}..{(1 << bits) - 1}")
         number = int(value)
         bits = {"short": 15, "int": 31, "long": 63}[key_type]
         if not -(1 << bits) <= number < (1 << bits):

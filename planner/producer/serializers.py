@@ -31,7 +31,8 @@ _RANGES = {"short": (2, 15), "int": (4, 31), "long": (8, 63)}
 
 
 def _bad(value: str, key_type: str, why: str) -> PlannerError:
-    return PlannerError(f"key {value!r} is not a valid {key_type} key: {why}")
+    shown = repr(value) if len(value) <= 60 else f"{value[:40]!r}... ({len(value)} characters)"
+    return PlannerError(f"key {shown} is not a valid {key_type} key: {why}")
 
 
 def check_encoding(encoding: str) -> str:
@@ -76,9 +77,8 @@ def _integer(value: str, key_type: str) -> bytes:
     size, bits = _RANGES[key_type]
     if not _INT_RE.match(value):
         raise _bad(value, key_type, "expected an integer (optional sign, digits only)")
-    number = int(value)
     lo, hi = -(1 << bits), (1 << bits) - 1
-    if not lo <= number <= hi:
+    if len(value) > 40 or not lo <= (number := int(value)) <= hi:  # int() of 4301 digits would be a traceback
         raise _bad(value, key_type, f"out of range {lo}..{hi}")
     return number.to_bytes(size, "big", signed=True)
 

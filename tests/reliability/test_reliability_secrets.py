@@ -205,6 +205,12 @@ CASES = [
         None,
     ),
     ("sasl-closed-port", lambda t: _export(*_props(t, SASL)[1:]), None),
+    ("long-number", lambda t: _export(*_props(t, SASL + "request.timeout.ms=" + "9" * 5000 + "\n")[1:]), None),
+    (
+        "env-kafka-timeout-inf",
+        lambda t: ("describe", f"kafka://{CLOSED}"),
+        lambda t: {"KAFKA_PLANNER_KAFKA_TIMEOUT": f"inf{CANARY}"},
+    ),
     (
         "ssl-key-password-closed-port",
         lambda t: _export(*_props(t, f"security.protocol=SSL\nssl.key.password={CANARY}\n")[1:]),

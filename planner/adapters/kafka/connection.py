@@ -327,6 +327,13 @@ class KafkaSession:
             ) from None
         except Errors.KafkaError as exc:
             return self._raise(f"cannot {what}: {_explain(exc)}")
+        except (ValueError, TypeError, IndexError, AttributeError) as exc:  # KeyError: _brokers falls back on it
+            # kafka-python decoding an answer no broker sends (an ACL operation 18, a null array): seen from a listener
+            # sending garbage. The broker is named by its address; the value it sent is not echoed.
+            raise EnvironmentFailure(
+                f"{self.url}: a malformed answer while trying to {what} ({type(exc).__name__} decoding it): is a "
+                f"Kafka broker listening at {self.kurl.bootstrap}?"
+            ) from None
 
     def _raise(self, message: str) -> Any:
         raise PlannerError(f"{self.url}: {message}")

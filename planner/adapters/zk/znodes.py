@@ -27,6 +27,29 @@ from planner.model import (
 )
 
 REASSIGN_PATH = "/admin/reassign_partitions"
+# ZooKeeper's default jute.maxbuffer (0xfffff bytes): a server closes the connection on a request packet longer than
+# this (NIOServerCnxn.readLength / NettyServerCnxn: "Len error"), after the client sent it whole.
+JUTE_MAXBUFFER = 0xFFFFF
+
+
+def create_request_bytes(path: str, data: bytes) -> int:
+    """Length of the create request packet kazoo sends for `path` holding `data` with the open ACL (world:anyone):
+    RequestHeader (xid, type) + CreateRequest (path, data, ACL vector, flags), jute-encoded (zookeeper.jute)."""
+    acl = 4 + (4 + 4 + len("world")) + (4 + len("anyone"))  # perms, scheme, id
+    return 8 + (4 + len(path.encode("utf-8"))) + (4 + len(data)) + (4 + acl) + 4
+
+
+def check_create_size(chroot: str, path: str, data: str, source: str) -> None:
+    """Refuse, before connecting, a znode ZooKeeper would refuse by size (it would cut the connection mid-write)."""
+    size = create_request_bytes(chroot + path, data.encode("utf-8"))
+    if size > JUTE_MAXBUFFER:
+        raise PlannerError(
+            f"{source}: {path} would be {len(data.encode('utf-8'))} bytes, a request of {size} bytes, over "
+            f"ZooKeeper's jute.maxbuffer of {JUTE_MAXBUFFER} bytes (1 MiB less one): split the reassignment "
+            "into batches (reassign ... --batch-size N) and submit them one after another"
+        )
+
+
 ELECTION_PATH = "/admin/preferred_replica_election"
 
 

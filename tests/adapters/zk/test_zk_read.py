@@ -331,10 +331,10 @@ def test_connection_options_from_environment(tmp_path):
         }
     )
     assert opts == zk.ZkOptions(timeout=2.5, auth="a:b", ca_file="ca.pem", cert_file="c.pem", key_file="k.pem")
-    for bad in ("soon", "0", "-1", "nan"):
+    for bad in ("soon", "0", "-1", "nan", "inf", "86401"):
         with pytest.raises(PlannerError) as exc:
             zk.options_from_env({"KAFKA_PLANNER_ZK_TIMEOUT": bad})
-        assert str(exc.value) == "$KAFKA_PLANNER_ZK_TIMEOUT: expected a number of seconds (at least 0.1)"
+        assert str(exc.value) == "$KAFKA_PLANNER_ZK_TIMEOUT: expected a number of seconds from 0.1 to 86400"
     with pytest.raises(PlannerError) as exc:
         zk.options_from_env({"KAFKA_PLANNER_ZK_CERT_FILE": "c.pem"})
     assert (
