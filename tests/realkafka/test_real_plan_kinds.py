@@ -17,8 +17,8 @@ One topic per plan kind, made once for the module; each test leaves its topic as
 
 from __future__ import annotations
 
-import json
 import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -32,7 +32,7 @@ from realkafka.plan_steps import (
     verify_until_done,
     write_election,
 )
-from realkafka.real_cluster import ELECT
+from realkafka.real_cluster import ELECT, REASSIGN
 from testkit import run_planner_here
 
 THROTTLE = "10000000"  # B/s: the topics are empty; the throttle is set, checked and cleared all the same
@@ -90,13 +90,19 @@ CASES = {
 }
 
 
+RUNBOOK_TOPIC = PREFIX + "runbook-elect"
+RUNBOOK_START = [[1, 2], [1, 3], [1, 4], [2, 3]]
+
+
 @pytest.fixture(scope="module")
 def topics(real_kafka):
-    """One topic per case, created once for the module, deleted after."""
+    """One topic per case (and the elect-leaders runbook's), created once for the module, deleted after."""
     names = {case: PREFIX + case for case in CASES}
+    names["runbook"] = RUNBOOK_TOPIC
+    real_kafka.create_topic(RUNBOOK_TOPIC, RUNBOOK_START)
     try:
-        for case, name in names.items():
-            real_kafka.create_topic(name, CASES[case][1])
+        for case in CASES:
+            real_kafka.create_topic(names[case], CASES[case][1])
         yield names
     finally:
         real_kafka.delete_topics(*names.values())
@@ -235,3 +241,41 @@ def test_plan_carried_out_and_rolled_back(real_kafka, topics, tmp_path, case):
         rc, out, err = reassign_tool(real_kafka, "--reassignment-json-file", str(files[0]), "--cancel")
         assert (rc, out) == (0, ours), err
         assert ours.startswith("None of the specified partition reassignments are active.\n")
+
+
+def run_runbook_line(real_kafka, folder: Path, line: str) -> str:
+    """One command of a RUNBOOK.md as an operator pastes it in the plan folder; a --verify again until complete."""
+    words = [str(folder / w) if w.endswith(".json") else w for w in shlex.split(line)[1:]]
+    if line.startswith("kafka-reassign-partitions.sh") and "--verify" in words:
+        return verify_until_done(real_kafka, Path(words[words.index("--reassignment-json-file") + 1]))
+    main = REASSIGN if line.startswith("kafka-reassign-partitions.sh") else ELECT
+    rc, out, err = real_kafka.run_tool(main, *words)
+    assert rc == 0, (line, out, err)
+    return out
+
+
+def test_elect_leaders_runbook_on_the_real_cluster(real_kafka, topics, tmp_path):
+    """Issue 32: elect-leaders' plan folder has a RUNBOOK.md too; its commands, run in order on the real cluster,
+    reorder the replica lists and elect the new preferred leaders; its rollback gives back the replica lists."""
+    start = state(real_kafka, RUNBOOK_TOPIC)
+    assert start == {p: (r, r[0]) for p, r in enumerate(RUNBOOK_START)}
+    folder = tmp_path / "plan"
+    planner("reassign", "elect-leaders", real_kafka.url, "--topic", RUNBOOK_TOPIC, "--output-dir", str(folder))
+    book = (folder / "RUNBOOK.md").read_text()
+    main, _, rollback = book.partition("## Rollback")
+    lines = [x.strip() for x in main.splitlines() if x.strip().startswith("kafka-")]
+    assert [line.split(" --")[0] for line in lines] == [
+        "kafka-reassign-partitions.sh", "kafka-reassign-partitions.sh", "kafka-leader-election.sh",
+    ]  # fmt: skip
+    assert all(f"--bootstrap-server {real_kafka.bootstrap.split(',')[0]}" in line for line in lines)
+    outputs = [run_runbook_line(real_kafka, folder, line) for line in lines]
+    assert outputs[2].startswith("Successfully completed leader election (PREFERRED) for partitions ")
+    planned = replicas_after(start, *proposed_files(folder))
+    assert planned == {0: [1, 2], 1: [3, 1], 2: [4, 1], 3: [2, 3]}  # leaders 1, 3, 4, 2
+    assert state(real_kafka, RUNBOOK_TOPIC) == {p: (r, r[0]) for p, r in planned.items()}
+    # the rollback: cancel (nothing is running: Kafka says so), restore current.json, verify
+    for line in [x.strip() for x in rollback.splitlines() if x.strip().startswith("kafka-")]:
+        run_runbook_line(real_kafka, folder, line)
+    # the replica lists as they were; the leaders stay where the election put them until the next election
+    assert state(real_kafka, RUNBOOK_TOPIC) == {p: (r, planned[p][0]) for p, (r, _) in start.items()}
+    assert throttle_lines(real_kafka, RUNBOOK_TOPIC) == []
