@@ -22,12 +22,12 @@ import shlex
 from pathlib import Path
 
 import pytest
+from realkafka import plan_steps
 from realkafka.plan_steps import (
     election_partitions,
     proposed_files,
     reassign_tool,
     replicas_after,
-    state,
     throttle_lines,
     verify_until_done,
     write_election,
@@ -106,6 +106,18 @@ def topics(real_kafka):
         yield names
     finally:
         real_kafka.delete_topics(*names.values())
+
+
+def state(real_kafka, topic: str) -> dict[int, tuple[list[int], int]]:
+    """Partition -> (replicas, actual leader) from a broker's metadata (the Admin API, no JVM to start:
+    `plan_steps.state` reads the same through kafka-topics.sh, and the runbook test checks that they agree)."""
+    admin = real_kafka.admin()
+    try:
+        (found,) = admin.describe_topics([topic])
+    finally:
+        admin.close()
+    assert found["error_code"] == 0, found
+    return {p["partition_index"]: (list(p["replica_nodes"]), p["leader_id"]) for p in found["partitions"]}
 
 
 def planner(*args: str) -> str:
@@ -250,7 +262,7 @@ def test_elect_leaders_runbook_on_the_real_cluster(real_kafka, topics, tmp_path)
     """Issue 32: elect-leaders' plan folder has a RUNBOOK.md too; its commands, run in order on the real cluster,
     reorder the replica lists and elect the new preferred leaders; its rollback gives back the replica lists."""
     start = state(real_kafka, RUNBOOK_TOPIC)
-    assert start == {p: (r, r[0]) for p, r in enumerate(RUNBOOK_START)}
+    assert start == plan_steps.state(real_kafka, RUNBOOK_TOPIC) == {p: (r, r[0]) for p, r in enumerate(RUNBOOK_START)}
     folder = tmp_path / "plan"
     planner("reassign", "elect-leaders", real_kafka.url, "--topic", RUNBOOK_TOPIC, "--output-dir", str(folder))
     book = (folder / "RUNBOOK.md").read_text()
