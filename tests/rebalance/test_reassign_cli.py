@@ -377,7 +377,9 @@ def test_elect_leaders_output_dir(topo, tmp_path, planner_cli):
         "kafka-reassign-partitions.sh current.json --execute",
         "kafka-reassign-partitions.sh current.json --verify",
     ]
-    assert book.startswith("# Runbook: elect-leaders (reorder replica lists, no data movement)\n\n1 partition in 1 batch")
+    assert book.startswith(
+        "# Runbook: elect-leaders (reorder replica lists, no data movement)\n\n1 partition in 1 batch"
+    )
     # once applied, nothing is left to reorder or elect: only plan.txt, and no empty reassignment
     after = tmp_path / "after.yaml"
     assert (
