@@ -65,7 +65,7 @@ def _out(step) -> None:
     from planner.formats import kafka_json as kj
 
     if isinstance(step, steps.RollbackBlock):
-        step = kj.current_assignment_text(step.proposed, step.current)
+        step = kj.current_assignment_text(step.proposed, step.current, step.log_dirs)
     elif isinstance(step, steps.PartitionStates):
         step = kj.partition_reassignment_states_text(step.states)
     elif isinstance(step, steps.MoveStates):

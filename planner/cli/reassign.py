@@ -529,20 +529,25 @@ def elect_leaders_cmd(
     output_dir: Optional[str] = OUTPUT_DIR,
     fmt: PlanFormat = FORMAT,
     offline_brokers: Optional[str] = OFFLINE,
+    bootstrap_server: Optional[str] = BOOTSTRAP,
 ) -> None:
     """Balance preferred leaders by reordering replica lists (no data moves); list the partitions to elect."""
     from planner.formats import plan as render
     from planner.formats.kafka_json import generate_output_text, render_election_json
-    from planner.rebalance.execution import leader_election
+    from planner.rebalance.execution import batch_figures, leader_election
 
     _check_output_dir(output_dir)
-    ex = leader_election(load_cluster(topology, offline_brokers), topic)
+    cluster = load_cluster(topology, offline_brokers)
+    ex = leader_election(cluster, topic)
     plan = ex.plan
     summary = (
         render.render_plan_text(plan) + f"Partitions to elect (current leader is not preferred): {len(ex.elect)}\n"
     )
     if output_dir is not None:
-        written = _write_plan_files(output_dir, render.plan_files(ex, summary))
+        # RUNBOOK.md as the other plans write it: the reordering (no data moves, no throttle), --verify, the
+        # election, the rollback
+        book = render.plan_runbook(ex, batch_figures(ex), _bootstrap(cluster, bootstrap_server), False)
+        written = _write_plan_files(output_dir, render.plan_files(ex, summary, book))
     if fmt is PlanFormat.table:
         sys.stdout.write(summary)
     elif fmt is PlanFormat.kafka:

@@ -249,13 +249,17 @@ def render_reassign_znode(assignment: Mapping[TopicPartition, Iterable[int]]) ->
 
 
 def current_assignment_text(
-    proposed: Mapping[TopicPartition, Iterable[int]], current: Mapping[TopicPartition, Iterable[int]]
+    proposed: Mapping[TopicPartition, Iterable[int]],
+    current: Mapping[TopicPartition, Iterable[int]],
+    log_dirs: Mapping[tuple[TopicPartition, int], str] | None = None,
 ) -> str:
-    """`currentPartitionReplicaAssignmentToString`: the rollback block `--execute` prints first (no final newline)."""
+    """`currentPartitionReplicaAssignmentToString`: the rollback block `--execute` prints first (no final newline).
+    `log_dirs`: each replica's current log dir, as Kafka 4.4's tool writes them (its `getReplicaToLogDir`, checked on
+    a real 4.4.0 cluster); "any" where not given, as earlier tools write every replica."""
     rollback = {tp: current[tp] for tp in current if tp in proposed}
     return (
         "Current partition replica assignment\n\n"
-        + render_reassignment_json(rollback)
+        + render_reassignment_json(rollback, log_dirs)
         + "\n\nSave this to use as the --reassignment-json-file option during rollback"
     )
 

@@ -366,6 +366,20 @@ def test_elect_leaders_output_dir(topo, tmp_path, planner_cli):
         "partitions": [{"topic": "foo", "partition": 0, "replicas": [3, 2, 1], "log_dirs": ["any", "any", "any"]}],
     }
     assert (out_dir / "leader-election.json").read_text() == '{"partitions":[{"topic":"foo","partition":0}]}\n'
+    # RUNBOOK.md as the other plans write it: the reorder (no throttle), --verify, the election, the rollback
+    book = (out_dir / "RUNBOOK.md").read_text()
+    commands = [x.strip() for x in book.splitlines() if x.strip().startswith("kafka-")]
+    assert [" ".join(c.split()[i] for i in (0, -2, -1)) for c in commands] == [
+        "kafka-reassign-partitions.sh proposed.json --execute",
+        "kafka-reassign-partitions.sh proposed.json --verify",
+        "kafka-leader-election.sh --path-to-json-file leader-election.json",
+        "kafka-reassign-partitions.sh proposed.json --cancel",
+        "kafka-reassign-partitions.sh current.json --execute",
+        "kafka-reassign-partitions.sh current.json --verify",
+    ]
+    assert book.startswith(
+        "# Runbook: elect-leaders (reorder replica lists, no data movement)\n\n1 partition in 1 batch"
+    )
     # once applied, nothing is left to reorder or elect: only plan.txt, and no empty reassignment
     after = tmp_path / "after.yaml"
     assert (

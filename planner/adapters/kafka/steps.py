@@ -10,7 +10,7 @@ them.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping
 
 from planner.adapters.kafka import admin
@@ -26,10 +26,12 @@ Assignment = Mapping[TopicPartition, tuple[int, ...]]
 
 @dataclass(frozen=True)
 class RollbackBlock:
-    """`--execute`'s "Current partition replica assignment" block: the replicas before the plan."""
+    """`--execute`'s "Current partition replica assignment" block: the replicas before the plan, and the log dir each
+    replica is in where DescribeLogDirs told (Kafka 4.4's tool writes them, `getReplicaToLogDir`; "any" elsewhere)."""
 
     proposed: Assignment
     current: Assignment
+    log_dirs: Mapping[tuple[TopicPartition, int], str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -141,7 +143,13 @@ def submit(
     check_submission(snap, sub)
     cluster = snap.cluster
     current = {tp: cluster.topic(tp.topic).partition(tp.partition).replicas for tp in sub.proposed}
-    out(RollbackBlock(sub.proposed, current))
+    dirs = {
+        (tp, r.broker): r.log_dir
+        for tp in current
+        for r in snap.replicas.get(tp, ())
+        if not r.future and r.broker in current[tp]
+    }
+    out(RollbackBlock(sub.proposed, current, dirs))
     if not execute:
         out(
             f"Dry run: would start the reassignment of {len(sub.proposed)} partition{_plural(len(sub.proposed))}"

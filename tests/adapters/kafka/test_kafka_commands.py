@@ -27,9 +27,9 @@ ROLLBACK = (
     '{"version":1,"partitions":[{"topic":"orders","partition":0,"replicas":[1,2],"log_dirs":["any","any"]},'
     '{"topic":"orders","partition":1,"replicas":[2,3],"log_dirs":["any","any"]}]}'
 )
-CURRENT = (
+CURRENT = (  # as Kafka 4.4's --execute prints it: each replica's log dir (the fake cluster's one dir per broker)
     "Current partition replica assignment\n\n"
-    + ROLLBACK
+    + ROLLBACK.replace('"any"', '"/var/lib/kafka/data"')
     + "\n\nSave this to use as the --reassignment-json-file option during rollback\n"
 )
 
