@@ -10,6 +10,7 @@ because the session shares one cluster."""
 from __future__ import annotations
 
 import json
+import os
 import time
 
 import pytest
@@ -174,7 +175,7 @@ def _killed_resumed_rolled_back(cluster, planner_cli, tmp_path, plan: str, rollb
     )  # fmt: skip
     assert code == 0, err
     # the rollback of a resubmission in progress names the adding replicas too (Kafka's own current assignment)
-    assert f'"partition":0,"replicas":[3,4,1,2],' in out
+    assert '"partition":0,"replicas":[3,4,1,2],' in out
     done = (
         f"Status of partition reassignment:\nReassignment of partition {MOVE}-0 is completed.\n\n"
         "Clearing broker-level throttles on brokers 1,2,3,4\n"
@@ -241,12 +242,19 @@ def test_wrong_sasl_password(topics, planner_cli, tmp_path):
         f"to invalid credentials): check the user and password in sasl.jaas.config of --command-config {bad}\n"
     )
     plan = _json(tmp_path / "plan.json", [(CANCEL, 0, [1, 2])])
+    env = {**os.environ, "KAFKA_PLANNER_KAFKA_COMMAND_CONFIG": str(bad), "KAFKA_PLANNER_KAFKA_TIMEOUT": "5"}
     for args in (
-        ["kafka", "export", cluster.sasl_url, "--command-config", str(bad)],
+        ["kafka", "export", cluster.sasl_url, "--command-config", str(bad), "--timeout", "5"],
         ["kafka", "status", cluster.sasl_url, "--command-config", str(bad), "--reassignment-json-file", plan],
+        ["describe", cluster.sasl_url],  # no --command-config: the environment's
     ):
-        code, out, err = planner_cli(*args)
-        assert (code, out, err) == (1, "", expected), args
+        code, out, err = planner_cli(*args, env=env)
+        said = (
+            expected
+            if args[0] == "kafka"
+            else expected.replace("--command-config", "$KAFKA_PLANNER_KAFKA_COMMAND_CONFIG")
+        )
+        assert (code, out, err) == (1, "", said), args
         assert wrong not in out + err and SCRAM_PASSWORD not in out + err
     rc, out, err = cluster.run_tool(
         TOPICS, "--bootstrap-server", cluster.sasl_bootstrap, "--command-config", str(bad), "--list", timeout=60
