@@ -16,7 +16,7 @@ import typer
 from planner.adapters.files import read_option_file
 from planner.cli.app import app, interrupted
 from planner.cli.common import EXIT_CODE, STILL_MOVING, TOPOLOGY_OUTPUT
-from planner.model import RATE_HELP, PlannerError, parse_rate, tp_sort_key
+from planner.model import RATE_HELP, EnvironmentFailure, PlannerError, parse_rate, tp_sort_key
 
 kafka_app = typer.Typer(
     no_args_is_help=True,
@@ -327,14 +327,14 @@ def _run_batches(
             except ra.SubmissionRefused as exc:
                 if exc.started:
                     at.current = "running"
-                    raise _Stopped(f"{exc} The reassignment of {','.join(map(str, exc.started))} started") from None
+                    raise _Refused(f"{exc} The reassignment of {','.join(map(str, exc.started))} started") from None
                 at.current = "refused"
                 if at.completed == 0:
                     os.unlink(rollback)  # written by this run a moment ago; nothing to roll back
-                    raise PlannerError(
+                    raise EnvironmentFailure(
                         f"{exc} Nothing was changed. The rollback JSON {rollback} was removed."
                     ) from None
-                raise _Stopped(f"{exc} Nothing of batch {index}/{total} started") from None
+                raise _Refused(f"{exc} Nothing of batch {index}/{total} started") from None
             at.current = "running"
             if wait:
                 _wait(session, proposed, index, total, poll, quiet)
@@ -345,15 +345,25 @@ def _run_batches(
         print(f"interrupted: {at.where(url, files, rollback)}", file=sys.stderr)
         raise
     except _Stopped as exc:
-        raise PlannerError(f"{exc}: {at.where(url, files, rollback)}") from None
+        stopped = PlannerError(f"{exc}: {at.where(url, files, rollback)}")
+        stopped.exit_code = getattr(exc, "exit_code", 2)  # type: ignore[attr-defined]
+        raise stopped from None
     except PlannerError as exc:
         if at.completed == 0 and at.current in ("", "refused"):
             raise
-        raise PlannerError(f"{exc}; {at.where(url, files, rollback)}") from None
+        failed = PlannerError(f"{exc}; {at.where(url, files, rollback)}")
+        failed.exit_code = getattr(exc, "exit_code", 2)  # type: ignore[attr-defined]
+        raise failed from None
 
 
 class _Stopped(PlannerError):
     """A batch refused after something changed: the message goes on with where the submission stands."""
+
+
+class _Refused(_Stopped):
+    """The controller refused a batch after something changed: exit 1 (issue 32), as any controller refusal."""
+
+    exit_code = 1
 
 
 class _Progress:

@@ -212,11 +212,23 @@ class _Recorder(logging.Handler):
     """Keeps kafka-python's log off stderr, remembering the last connection failure it reported."""
 
     def __init__(self) -> None:
-        super().__init__(logging.WARNING)
+        super().__init__(logging.DEBUG)
         self.last_failure: str | None = None
+        self.sasl_pending = False  # a SaslAuthenticateRequest sent and not yet answered
 
     def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno < logging.WARNING:
+            self._sasl_exchange(record)
+            return
         text = record.getMessage()
+        if self.sasl_pending and "socket disconnected" in text:
+            # Kafka 4.x answers a wrong SCRAM/PLAIN password by closing the connection after the client's last
+            # SaslAuthenticateRequest (SaslServerAuthenticator's authentication failure: kafka-python 3's transport
+            # sees the close before the error response): what kafka-topics.sh reports as invalid credentials
+            self.last_failure = (
+                "SaslAuthenticationFailedError: Authentication failed during authentication due to invalid credentials"
+            )
+            return
         for marker in (
             "SaslAuthenticationFailedError",
             "SSLCertVerificationError",
@@ -227,6 +239,17 @@ class _Recorder(logging.Handler):
             if marker in text:
                 self.last_failure = text
                 return
+
+    def _sasl_exchange(self, record: logging.LogRecord) -> None:
+        """kafka-python's DEBUG lines of the SASL exchange, read from the record's arguments without formatting
+        (a large Metadata response is not turned into text; the SASL ones carry the client's proof: never shown)."""
+        args = record.args if isinstance(record.args, tuple) else ()
+        for arg in args:
+            name = type(arg).__name__
+            if name.startswith("SaslAuthenticateRequest"):
+                self.sasl_pending = True
+            elif name.startswith("SaslAuthenticateResponse"):
+                self.sasl_pending = False
 
 
 def _quiet_kafka_logging() -> _Recorder:
@@ -277,10 +300,16 @@ class KafkaSession:
             raise EnvironmentFailure(
                 f"{url}: connection refused at {refused}: no broker listens there (check the host and port)"
             )
+        parser = logging.getLogger("kafka.protocol.parser")  # the SASL exchange, while bootstrapping only
+        level = parser.level
+        if opts.sasl_mechanism:
+            parser.setLevel(logging.DEBUG)
         try:
             self.admin = KafkaAdminClient(bootstrap_servers=self.kurl.bootstrap, **opts.client_configs())
         except Exception as exc:  # kafka-python raises KafkaTimeoutError after bootstrap_timeout_ms
             raise self._connect_error(exc) from None
+        finally:
+            parser.setLevel(level)
 
     def _connect_error(self, exc: BaseException) -> PlannerError:
         failure = self.recorder.last_failure or ""
@@ -288,7 +317,7 @@ class KafkaSession:
         if "SaslAuthenticationFailed" in failure:
             reason = failure.rsplit("SaslAuthenticationFailedError:", 1)[-1].strip()
             reason = re.sub(r"\s*\(backoff [^)]*\)$", "", reason)
-            return PlannerError(
+            return EnvironmentFailure(
                 f"{self.url}: SASL authentication failed ({reason}): check the user and password in "
                 f"sasl.jaas.config of {settings}"
             )

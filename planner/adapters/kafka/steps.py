@@ -17,7 +17,7 @@ from planner.adapters.kafka import admin
 from planner.adapters.kafka.connection import KafkaSession, error_name
 from planner.adapters.kafka.snapshot import KafkaSnapshot, read_session
 from planner.java import hashmap_order
-from planner.model import PlannerError, TopicPartition, tp_hash, tp_sort_key
+from planner.model import EnvironmentFailure, PlannerError, TopicPartition, tp_hash, tp_sort_key
 from planner.rebalance import reassignment as rr
 from planner.rebalance.reassignment import LogDirMoveState, PartitionReassignmentState
 
@@ -73,9 +73,10 @@ class Submission:
     additional: bool = False
 
 
-class SubmissionRefused(PlannerError):
+class SubmissionRefused(EnvironmentFailure):
     """The controller refused partitions of a submission; `started`: the partitions whose reassignment it accepted
-    (none: it refused all of them, and the throttles this submission set were put back)."""
+    (none: it refused all of them, and the throttles this submission set were put back). Exit 1, a failure of the
+    environment (issue 32): the planner's own checks before sending (`check_submission`) exit 2."""
 
     def __init__(self, message: str, started: tuple[TopicPartition, ...] = ()):
         super().__init__(message)
