@@ -1,0 +1,115 @@
+"""Messages on the real cluster (issue 29, item 5): keys produced by Kafka's own Java producer land where `partition`
+predicts; real consumer groups (classic range, roundrobin, sticky, cooperative-sticky; KIP-848 uniform and range) get
+the assignment `consumers` predicts, as `kafka-consumer-groups.sh --describe --members --verbose` shows it; the
+coordinator `kafka-consumer-groups.sh --describe --state` reports is the one `coordinator` names.
+
+The clients are Kafka's own (kafka-clients of .kafka/<version>/lib) driven by tests/realkafka/MessagesHarness.java."""
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+from realkafka.real_cluster import CONSUMER_GROUPS, TOOL_JVM, _kill_group, java
+
+GET_OFFSETS = "org.apache.kafka.tools.GetOffsetShell"  # kafka-get-offsets.sh
+HARNESS = Path(__file__).with_name("MessagesHarness.java")
+KEYS_TOPIC = "messages-keys"  # 6 partitions: the producer tests
+GROUP_TOPICS = {"messages-orders": 4, "messages-clicks": 3}  # the consumer groups subscribe to both
+TOPIC_SET = {KEYS_TOPIC: 6, **GROUP_TOPICS}
+
+
+@pytest.fixture(scope="module")
+def cluster(real_kafka):
+    brokers = sorted(real_kafka.brokers)
+    for name, count in TOPIC_SET.items():
+        real_kafka.create_topic(name, [[brokers[p % 4], brokers[(p + 1) % 4]] for p in range(count)])
+    try:
+        yield real_kafka
+    finally:
+        real_kafka.delete_topics(*TOPIC_SET)
+
+
+def harness(cluster, *args: str, **kw) -> subprocess.Popen:
+    cmd = [java(), *TOOL_JVM, "-cp", cluster.classpath, str(HARNESS), *args]
+    return subprocess.Popen(cmd, text=True, start_new_session=True, **kw)
+
+
+def produce(cluster, kind: str, source: str) -> list[int]:
+    """Records sent by Kafka's producer: the partition of each, in order."""
+    proc = harness(cluster, "produce", cluster.bootstrap, KEYS_TOPIC, kind, source, stdout=subprocess.PIPE,
+                   stderr=subprocess.PIPE)  # fmt: skip
+    try:
+        out, err = proc.communicate(timeout=120)
+    finally:
+        _kill_group(proc, grace=2)
+    assert proc.returncode == 0, err
+    return [int(line.split()[0]) for line in out.splitlines()]
+
+
+def end_offsets(cluster) -> dict[int, int]:
+    """The topic's end offsets as Kafka's kafka-get-offsets.sh reports them (topic:partition:offset lines)."""
+    rc, out, err = cluster.run_tool(GET_OFFSETS, "--bootstrap-server", cluster.bootstrap, "--topic", KEYS_TOPIC)
+    assert rc == 0, err
+    return {int(p): int(o) for _, p, o in (line.rsplit(":", 2) for line in out.split())}
+
+
+def predicted(planner_cli, key_type: str, keys: list[str]) -> list[int]:
+    code, out, err = planner_cli("partition", "--partitions", "6", "--key-type", key_type, "--format", "tsv", "--", *keys)
+    assert code == 0, err
+    return [int(line.rsplit("\t", 1)[1]) for line in out.splitlines()]
+
+
+def produced_counts(cluster, kind: str, source: str) -> tuple[list[int], dict[int, int]]:
+    before = end_offsets(cluster)
+    partitions = produce(cluster, kind, source)
+    after = end_offsets(cluster)
+    return partitions, {p: after[p] - before[p] for p in after if after[p] != before[p]}
+
+
+def histogram(partitions: list[int]) -> dict[int, int]:
+    counts: dict[int, int] = {}
+    for p in partitions:
+        counts[p] = counts.get(p, 0) + 1
+    return counts
+
+
+STRING_KEYS = [f"customer-{i:04d}" for i in range(40)] + ["", "ключ", "键", "emoji-\U0001f600", "a b", "-dash"]
+
+
+def test_string_keys_land_where_partition_predicts(cluster, planner_cli, tmp_path):
+    keys_file = tmp_path / "keys.txt"
+    keys_file.write_text("".join(k + "\n" for k in STRING_KEYS), encoding="utf-8")
+    partitions, counts = produced_counts(cluster, "string", str(keys_file))
+    expected = predicted(planner_cli, "string", STRING_KEYS)
+    assert partitions == expected  # record by record, as the producer's RecordMetadata reports them
+    assert counts == histogram(expected)  # and counted from the real end offsets
+    # the planner's own --keys-file path gives the same
+    code, out, err = planner_cli("partition", "--partitions", "6", "--keys-file", str(keys_file), "--format", "tsv")
+    assert code == 0, err
+    assert [int(line.rsplit("\t", 1)[1]) for line in out.splitlines()] == expected
+
+
+BYTE_KEYS = ["00", "ff", "ff00", "c328", "80", "fffe", "deadbeef", "00000000", "7f", "a0a1"]
+BYTE_KEYS += [f"{i:02x}{255 - i:02x}c0" for i in range(0, 256, 9)]
+
+
+def test_byte_array_keys_land_where_partition_predicts(cluster, planner_cli, tmp_path):
+    keys_file = tmp_path / "keys.hex"
+    keys_file.write_text("".join(k + "\n" for k in BYTE_KEYS))
+    partitions, counts = produced_counts(cluster, "bytes", str(keys_file))
+    expected = predicted(planner_cli, "bytes-hex", BYTE_KEYS)
+    assert partitions == expected
+    assert counts == histogram(expected)
+    assert len(set(expected)) == 6  # every partition is hit: not a lucky match on one
+
+
+def test_null_keys_stick_to_one_partition_per_batch(cluster):
+    # Kafka 3.3+ (KIP-794, BuiltInPartitioner): keyless records go to one partition until batch.size (16384) bytes
+    # were produced to it, then to another; 30 small records are far below that, so one partition takes them all.
+    # Which one is ThreadLocalRandom's choice in the producer: the planner can only simulate it (--null-key-simulation).
+    partitions, counts = produced_counts(cluster, "null", "30")
+    assert len(set(partitions)) == 1
+    assert counts == {partitions[0]: 30}
