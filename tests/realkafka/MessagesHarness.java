@@ -8,7 +8,8 @@
 //   group <bootstrap> <group id> <protocol classic|consumer> <assignor> <topic,topic...>
 //       then reads commands on stdin: "add <client id>" starts a consumer (its own thread) with that client.id,
 //       "wait <n> <partitions>" waits until the group is Stable with n members holding <partitions> partitions in all
-//       and prints "stable"; end of input closes every consumer (leaving the group) and exits.
+//       and prints a line "@member <member id> <client id> <topic-partition,...>" per member, then "@stable"
+//       (lines without "@" are the clients' logs); end of input closes every consumer (leaving the group) and exits.
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -98,8 +99,13 @@ public class MessagesHarness {
                     t.start();
                     threads.add(t);
                 } else if (cmd[0].equals("wait")) {
-                    waitStable(admin, groupId, Integer.parseInt(cmd[1]), Integer.parseInt(cmd[2]));
-                    System.out.println("stable");
+                    ConsumerGroupDescription d = waitStable(admin, groupId, Integer.parseInt(cmd[1]), Integer.parseInt(cmd[2]));
+                    for (MemberDescription m : d.members()) {
+                        List<String> tps = new ArrayList<>();
+                        for (TopicPartition tp : m.assignment().topicPartitions()) tps.add(tp.toString());
+                        System.out.println("@member " + m.consumerId() + " " + m.clientId() + " " + String.join(",", tps));
+                    }
+                    System.out.println("@stable");
                     System.out.flush();
                 }
             }
@@ -112,12 +118,20 @@ public class MessagesHarness {
 
     static final boolean[] volatile_stop = new boolean[1];
 
-    static void waitStable(Admin admin, String groupId, int members, int partitions) throws Exception {
+    static ConsumerGroupDescription waitStable(Admin admin, String groupId, int members, int partitions) throws Exception {
         long deadline = System.currentTimeMillis() + 60000;
         int quiet = 0;
         String last = "";
         while (System.currentTimeMillis() < deadline) {
-            ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(groupId)).all().get().get(groupId);
+            ConsumerGroupDescription d;
+            try {
+                d = admin.describeConsumerGroups(List.of(groupId)).all().get().get(groupId);
+            } catch (ExecutionException e) {
+                // a KIP-848 group exists only once its first member's heartbeat reached the coordinator
+                if (!(e.getCause() instanceof org.apache.kafka.common.errors.GroupIdNotFoundException)) throw e;
+                Thread.sleep(100);
+                continue;
+            }
             int assigned = 0;
             Set<TopicPartition> seen = new HashSet<>();
             for (MemberDescription m : d.members()) {
@@ -130,7 +144,7 @@ public class MessagesHarness {
             // the same Stable answer three times in a row (300 ms): no rebalance pending behind it
             quiet = ok && now.equals(last) ? quiet + 1 : (ok ? 1 : 0);
             last = now;
-            if (quiet >= 3) return;
+            if (quiet >= 3) return d;
             Thread.sleep(100);
         }
         throw new RuntimeException("group " + groupId + " not stable: " + last);

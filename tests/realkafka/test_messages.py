@@ -6,7 +6,6 @@ coordinator `kafka-consumer-groups.sh --describe --state` reports is the one `co
 The clients are Kafka's own (kafka-clients of .kafka/<version>/lib) driven by tests/realkafka/MessagesHarness.java."""
 
 import json
-import re
 import subprocess
 from pathlib import Path
 
@@ -113,3 +112,96 @@ def test_null_keys_stick_to_one_partition_per_batch(cluster):
     partitions, counts = produced_counts(cluster, "null", "30")
     assert len(set(partitions)) == 1
     assert counts == {partitions[0]: 30}
+
+
+# ------------------------------------------------------------------ consumer groups
+def describe_members(cluster, group: str) -> str:
+    rc, out, err = cluster.run_tool(
+        CONSUMER_GROUPS, "--bootstrap-server", cluster.bootstrap, "--describe", "--group", group, "--members",
+        "--verbose",
+    )  # fmt: skip
+    assert rc == 0, err
+    return out
+
+
+def parse_members(text: str) -> dict[str, set[str]]:
+    """member id -> its partitions ("topic-p") from `--describe --members --verbose` (CURRENT-ASSIGNMENT; for the
+    consumer protocol TARGET-ASSIGNMENT too, which a Stable group has equal to it; classic members print "-" there)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    header = lines[0].split()
+    assert "CONSUMER-ID" in header, text
+    column = header.index("CURRENT-ASSIGNMENT")
+    members = {}
+    for line in lines[1:]:
+        fields = line.split()
+        if not fields:
+            continue
+        assert len(fields) == len(header), line
+        parts = set()
+        for spec in fields[column].split(";") if fields[column] != "-" else []:
+            topic, numbers = spec.split(":")
+            parts |= {f"{topic}-{n}" for n in numbers.split(",")}
+        members[fields[header.index("CONSUMER-ID")]] = parts
+        if fields[header.index("TARGET-EPOCH")] != "-":  # the consumer protocol (classic members print "-")
+            assert fields[header.index("TARGET-ASSIGNMENT")] == fields[column], line
+    return members
+
+
+def predict(cluster, planner_cli, tmp_path, strategy: str, members: list[str], owned: dict[str, set[str]], step: int):
+    """`consumers` for these members (real member ids), each owning what it held before this step."""
+    group = {"group": "messages", "members": []}
+    for m in members:
+        entry = {"id": m, "topics": sorted(GROUP_TOPICS)}
+        if m in owned:
+            entry |= {"owned": sorted(owned[m]), "generation": step}
+        group["members"].append(entry)
+    path = tmp_path / f"group-{strategy}-{step}.yaml"
+    path.write_text(yaml.safe_dump(group))
+    code, out, err = planner_cli("consumers", cluster.url, "--group-file", str(path), "--strategy", strategy,
+                                 "--format", "json")  # fmt: skip
+    assert code == 0, err
+    result = json.loads(out)["strategies"][strategy]
+    return {m: set(v["partitions"]) for m, v in result["members"].items()}
+
+
+CLASSIC = {
+    "range": "org.apache.kafka.clients.consumer.RangeAssignor",
+    "roundrobin": "org.apache.kafka.clients.consumer.RoundRobinAssignor",
+    "sticky": "org.apache.kafka.clients.consumer.StickyAssignor",
+    "cooperative-sticky": "org.apache.kafka.clients.consumer.CooperativeStickyAssignor",
+}
+CASES = [(s, "classic", c) for s, c in CLASSIC.items()]
+CASES += [("uniform", "consumer", "uniform"), ("server-range", "consumer", "range")]  # KIP-848, group.remote.assignor
+
+
+@pytest.mark.parametrize(("strategy", "protocol", "assignor"), CASES, ids=[c[0] for c in CASES])
+def test_group_assignment_equals_consumers(cluster, planner_cli, tmp_path, strategy, protocol, assignor):
+    """Three consumers join one after another (client ids c0, c1, c2), the group settling after each: after every
+    join the real assignment equals `consumers` fed the real member ids (the broker (classic) or the client (KIP-848)
+    makes them up, random UUIDs, and range, roundrobin and the sticky strategies order members by them) and, for the
+    sticky strategies and uniform, the partitions each member held before the join (what it reports as owned)."""
+    group = f"messages-group-{strategy}"
+    total = sum(GROUP_TOPICS.values())
+    proc = harness(cluster, "group", cluster.bootstrap, group, protocol, assignor, ",".join(sorted(GROUP_TOPICS)),
+                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    try:
+        owned: dict[str, set[str]] = {}
+        for step, client in enumerate(["c0", "c1", "c2"], start=1):
+            proc.stdin.write(f"add {client}\nwait {step} {total}\n")
+            proc.stdin.flush()
+            real = {}
+            while (line := proc.stdout.readline()) not in ("@stable\n", ""):
+                if line.startswith("@member "):
+                    _, member, _, tps = line.split(" ")
+                    real[member] = {tp for tp in tps.strip().split(",") if tp}
+            assert line == "@stable\n", proc.stderr.read()[-3000:]
+            if step == 3:  # the last step also as Kafka's own tool shows it
+                assert parse_members(describe_members(cluster, group)) == real
+            assert predict(cluster, planner_cli, tmp_path, strategy, sorted(real), owned, step) == real
+            owned = real
+        assert {len(p) for p in owned.values()} == {2, 3}  # 7 partitions over 3 members: a real spread to get right
+        proc.stdin.close()
+        assert proc.wait(60) == 0
+    finally:
+        _kill_group(proc, grace=2)
+        cluster.run_tool(CONSUMER_GROUPS, "--bootstrap-server", cluster.bootstrap, "--delete", "--group", group)
