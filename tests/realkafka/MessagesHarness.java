@@ -5,6 +5,9 @@
 //       string: each line of the file is a key, StringSerializer (UTF-8); bytes: each line is the key's bytes in hex,
 //       ByteArraySerializer; null: <count> records without a key. The default partitioner in every case (no
 //       partitioner.class). Prints one line per record: "<partition> <offset>".
+//   txn <bootstrap> <transactional id>...
+//       a transactional producer per id: initTransactions() (FindCoordinator, InitProducerId) and one committed
+//       transaction, so the id is listed by kafka-transactions.sh with its coordinator.
 //   group <bootstrap> <group id> <protocol classic|consumer> <assignor> <topic,topic...>
 //       then reads commands on stdin: "add <client id>" starts a consumer (its own thread) with that client.id,
 //       "wait <n> <partitions>" waits until the group is Stable with n members holding <partitions> partitions in all
@@ -25,6 +28,7 @@ import org.apache.kafka.common.serialization.*;
 public class MessagesHarness {
     public static void main(String[] args) throws Exception {
         if (args[0].equals("produce")) produce(args[1], args[2], args[3], args[4]);
+        else if (args[0].equals("txn")) txn(args[1], Arrays.copyOfRange(args, 2, args.length));
         else group(args[1], args[2], args[3], args[4], args[5]);
     }
 
@@ -55,6 +59,21 @@ public class MessagesHarness {
             for (Future<RecordMetadata> f : sent) {
                 RecordMetadata m = f.get();
                 System.out.println(m.partition() + " " + m.offset());
+            }
+        }
+    }
+
+    static void txn(String bootstrap, String[] ids) throws Exception {
+        for (String id : ids) {
+            Properties p = new Properties();
+            p.put("bootstrap.servers", bootstrap);
+            p.put("transactional.id", id);
+            p.put("key.serializer", StringSerializer.class.getName());
+            p.put("value.serializer", StringSerializer.class.getName());
+            try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
+                producer.initTransactions();
+                producer.beginTransaction();
+                producer.commitTransaction();
             }
         }
     }

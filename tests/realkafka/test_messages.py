@@ -6,6 +6,7 @@ coordinator `kafka-consumer-groups.sh --describe --state` reports is the one `co
 The clients are Kafka's own (kafka-clients of .kafka/<version>/lib) driven by tests/realkafka/MessagesHarness.java."""
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import yaml
 from realkafka.real_cluster import CONSUMER_GROUPS, TOOL_JVM, _kill_group, java
 
 GET_OFFSETS = "org.apache.kafka.tools.GetOffsetShell"  # kafka-get-offsets.sh
+TRANSACTIONS = "org.apache.kafka.tools.TransactionsCommand"  # kafka-transactions.sh
 HARNESS = Path(__file__).with_name("MessagesHarness.java")
 KEYS_TOPIC = "messages-keys"  # 6 partitions: the producer tests
 GROUP_TOPICS = {"messages-orders": 4, "messages-clicks": 3}  # the consumer groups subscribe to both
@@ -205,3 +207,56 @@ def test_group_assignment_equals_consumers(cluster, planner_cli, tmp_path, strat
     finally:
         _kill_group(proc, grace=2)
         cluster.run_tool(CONSUMER_GROUPS, "--bootstrap-server", cluster.bootstrap, "--delete", "--group", group)
+
+
+# ------------------------------------------------------------------ coordinators
+GROUP_IDS = ["messages-coord-a", "messages-coord-b", "orders-service", "payments", "g", "messages-coord-✓"]
+TXN_IDS = ["messages-txn-a", "messages-txn-b", "orders-writer-0", "orders-writer-1"]
+
+
+def planned_coordinators(cluster, planner_cli, ids: list[str], *flags: str) -> dict[str, int]:
+    code, out, err = planner_cli("coordinator", "--topology", cluster.url, "--format", "json", *flags, *ids)
+    assert code == 0, err
+    return {entry["id"]: entry["coordinator"] for entry in json.loads(out)["ids"]}
+
+
+def test_group_coordinator_equals_coordinator(cluster, planner_cli):
+    # each group exists once it has committed offsets (kafka-python's consumer in this process: no JVM per group)
+    from kafka import KafkaConsumer, TopicPartition
+    from kafka.structs import OffsetAndMetadata
+
+    tp = TopicPartition(KEYS_TOPIC, 0)
+    for group in GROUP_IDS:
+        consumer = KafkaConsumer(bootstrap_servers=cluster.bootstrap, group_id=group, enable_auto_commit=False)
+        try:
+            consumer.assign([tp])
+            consumer.commit({tp: OffsetAndMetadata(0, "", -1)})
+        finally:
+            consumer.close()
+    try:
+        args = ["--bootstrap-server", cluster.bootstrap, "--describe", "--state"]
+        rc, out, err = cluster.run_tool(CONSUMER_GROUPS, *args, *(a for g in GROUP_IDS for a in ("--group", g)))
+        assert rc == 0, err
+        # GROUP  COORDINATOR (ID)  ASSIGNMENT-STRATEGY  STATE  #MEMBERS, e.g. "g  127.0.0.1:40123  (2)  Empty  0"
+        real = {line.split()[0]: int(re.search(r"\((\d+)\)", line)[1]) for line in out.splitlines() if "(" in line
+                and not line.startswith("GROUP")}  # fmt: skip
+        assert real == planned_coordinators(cluster, planner_cli, GROUP_IDS)
+        assert len(set(real.values())) > 1  # not all on one broker: the ids spread over __consumer_offsets
+    finally:
+        cluster.run_tool(CONSUMER_GROUPS, "--bootstrap-server", cluster.bootstrap, "--delete",
+                         *(a for g in GROUP_IDS for a in ("--group", g)))  # fmt: skip
+
+
+def test_transaction_coordinator_equals_coordinator_transactional(cluster, planner_cli):
+    proc = harness(cluster, "txn", cluster.bootstrap, *TXN_IDS, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        _, err = proc.communicate(timeout=120)
+    finally:
+        _kill_group(proc, grace=2)
+    assert proc.returncode == 0, err
+    rc, out, err = cluster.run_tool(TRANSACTIONS, "--bootstrap-server", cluster.bootstrap, "list")
+    assert rc == 0, err
+    # TransactionalId  Coordinator  ProducerId  TransactionState
+    rows = [line.split() for line in out.splitlines()[1:] if line.strip()]
+    real = {row[0]: int(row[1]) for row in rows if row[0] in TXN_IDS}
+    assert real == planned_coordinators(cluster, planner_cli, TXN_IDS, "--transactional")
