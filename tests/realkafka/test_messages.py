@@ -58,7 +58,9 @@ def end_offsets(cluster) -> dict[int, int]:
 
 
 def predicted(planner_cli, key_type: str, keys: list[str]) -> list[int]:
-    code, out, err = planner_cli("partition", "--partitions", "6", "--key-type", key_type, "--format", "tsv", "--", *keys)
+    code, out, err = planner_cli(
+        "partition", "--partitions", "6", "--key-type", key_type, "--format", "tsv", "--", *keys
+    )
     assert code == 0, err
     return [int(line.rsplit("\t", 1)[1]) for line in out.splitlines()]
 
