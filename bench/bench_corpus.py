@@ -25,7 +25,6 @@ import os
 import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import Callable
 
 from bench.corpus import FAMILIES, ISSUE_CASES, Family, generate
 
@@ -238,7 +237,7 @@ def _where(c: Case) -> str:
 
 
 def render_row(row: Row) -> list[str]:
-    """The row's cells: family, shape, worst cpu/1k, worst cpu, exponent, moves-LB, bytes/LB, topic>target, limit, refused, cert."""
+    """The row's cells, in the order of HEADER."""
     cases = row.cases
     cpu = _worst(cases, lambda c: 1000 * c.cpu / c.partitions)
     most = _worst(cases, lambda c: c.cpu)
@@ -284,7 +283,7 @@ def render_row(row: Row) -> list[str]:
     ]
 
 
-HEADER = ["family", "shape", "cpu s/1k", "cpu s", "exp", "moves-LB", "bytes/LB", "topic>target", "time limit", "refused", "cert"]
+HEADER = "family,shape,cpu s/1k,cpu s,exp,moves-LB,bytes/LB,topic>target,time limit,refused,cert".split(",")
 
 
 def render_table(rows: list[Row]) -> str:
@@ -311,6 +310,14 @@ def _certify(cluster, case_plan) -> str:
     return f"{case_plan.replica_moves:,} vs {opt}"
 
 
+def _line(family: str, case: Case) -> str:
+    mark = " (time limit)" if case.time_limit else ""
+    return (
+        f"   {family} @ {case.partitions:,} {case.command}: {case.cpu:.2f} s CPU, {case.moves:,} moves "
+        f"(bound {case.lower_bound}){mark}  | load {os.getloadavg()[0]:.1f}"
+    )
+
+
 def family_row(family: Family, sizes, say=print) -> Row:
     row = Row(family.name, shape(family))
     for n in sizes:
@@ -324,11 +331,7 @@ def family_row(family: Family, sizes, say=print) -> Row:
                 row.refused.append(f"{command}@{n:,}")
                 continue
             row.cases.append(case)
-            mark = " (time limit)" if case.time_limit else ""
-            say(
-                f"   {family.name} @ {n:,} {command}: {case.cpu:.2f} s CPU, {case.moves:,} moves "
-                f"(bound {case.lower_bound}){mark}  | load {os.getloadavg()[0]:.1f}"
-            )
+            say(_line(family.name, case))
         if n == CERTIFY_AT:
             from planner.rebalance.goals import balance
 
@@ -350,8 +353,7 @@ def run() -> None:
         case = measure(generate(family, n), "rebalance")
         assert isinstance(case, Case), case
         row.cases.append(case)
-        mark = " (time limit)" if case.time_limit else ""
-        say(f"   {family.name} @ {n:,} rebalance: {case.cpu:.2f} s CPU, {case.moves:,} moves (bound {case.lower_bound}){mark}")
+        say(_line(family.name, case))
         rows.append(row)
     if os.environ.get("BENCH_CORPUS_SAVE"):
         import pickle

@@ -134,7 +134,8 @@ def test_the_table_shows_the_worst_case_of_each_family():
         refused=["disk-limits@100"],
     )
     assert render_table([row, Row("empty", "none")]) == (
-        "| family | shape | cpu s/1k | cpu s | exp | moves-LB | bytes/LB | topic>target | time limit | refused | cert |\n"
+        "| family | shape | cpu s/1k | cpu s | exp | moves-LB | bytes/LB | topic>target | time limit | refused "
+        "| cert |\n"
         "|---|---|---|---|---|---|---|---|---|---|---|\n"
         "| tiny | uniform, pareto topics, 3 racks, RF 3, new-brokers | 2.00 (decommission-1@10,000) "
         "| 20.0 (decommission-1@10,000) | >=1.60 (decommission-1) "
