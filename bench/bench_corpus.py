@@ -14,7 +14,8 @@ Columns (see docs/benchmarks.md, "The corpus table"):
 - `cert`: on the smallest size, rebalance, the certifier's fewest moves (`bench.peers.optimum`) beside ours.
 
 `BENCH_CORPUS_SIZES=100,1000` limits the sizes, `BENCH_CORPUS_FAMILIES=uniform-even,issue-a` the rows,
-`BENCH_CORPUS_TIME_LIMIT=20` the `--time-limit` (seconds, wall) of the plans that take one.
+`BENCH_CORPUS_TIME_LIMIT=20` the `--time-limit` (seconds, wall) of the plans that take one (10), `BENCH_CORPUS_ALL=1`
+runs the option variants at 10,000 partitions too, `BENCH_CORPUS_SAVE=FILE` pickles the rows.
 """
 
 from __future__ import annotations
@@ -31,8 +32,13 @@ from bench.corpus import FAMILIES, ISSUE_CASES, Family, generate
 SIZES = tuple(int(s) for s in os.environ.get("BENCH_CORPUS_SIZES", "100,1000,10000,100000").split(","))
 ONLY = tuple(w for w in os.environ.get("BENCH_CORPUS_FAMILIES", "").split(",") if w)
 TIME_LIMIT = float(os.environ.get("BENCH_CORPUS_TIME_LIMIT", "10"))
-# at the largest size only the commands that read the whole cluster (the others touch one topic or one broker, and
-# their cost shows at 10,000): the budget of `make bench` (about 20 minutes on 2 shared cores)
+# the budget of `make bench` (about 20 minutes on 2 shared cores): at 10,000 partitions the option variants
+# (--max-moves, --byte-tolerance, disk limits: rebalances again, 25-130 s CPU each there) only with
+# BENCH_CORPUS_ALL=1; at 100,000 only the commands that read the whole cluster (the others touch one topic or one
+# broker, and their cost shows at 10,000)
+ALL = os.environ.get("BENCH_CORPUS_ALL", "") not in ("", "0")
+VARIANTS = ("max-moves", "byte-tolerance", "disk-limits")
+VARIANTS_BELOW = 10_000
 BIG_COMMANDS = ("rebalance", "decommission-1")
 BIG = 100_000
 # the commands that balance each topic (replace-broker and set-replication-factor move one broker's or one topic's
@@ -310,6 +316,15 @@ def _certify(cluster, case_plan) -> str:
     return f"{case_plan.replica_moves:,} vs {opt}"
 
 
+def commands_at(n: int) -> tuple[str, ...]:
+    """The commands the table runs on clusters of n partitions."""
+    if n >= BIG:
+        return BIG_COMMANDS
+    if n >= VARIANTS_BELOW and not ALL:
+        return tuple(c for c in COMMANDS if c not in VARIANTS)
+    return COMMANDS
+
+
 def _line(family: str, case: Case) -> str:
     mark = " (time limit)" if case.time_limit else ""
     return (
@@ -322,7 +337,7 @@ def family_row(family: Family, sizes, say=print) -> Row:
     row = Row(family.name, shape(family))
     for n in sizes:
         cluster = generate(family, n)
-        for command in COMMANDS if n < BIG else BIG_COMMANDS:
+        for command in commands_at(n):
             case = measure(cluster, command)
             if case is None:
                 continue
@@ -339,12 +354,22 @@ def family_row(family: Family, sizes, say=print) -> Row:
     return row
 
 
+def _save(rows: list[Row]) -> None:
+    """The rows so far, pickled to $BENCH_CORPUS_SAVE where set (to render the table again, or join runs)."""
+    if os.environ.get("BENCH_CORPUS_SAVE"):
+        import pickle
+
+        with open(os.environ["BENCH_CORPUS_SAVE"], "wb") as fh:
+            pickle.dump(rows, fh)
+
+
 def run() -> None:
     rows = []
     say = lambda s: print(s, flush=True)  # noqa: E731
     for family in FAMILIES:
         if not ONLY or family.name in ONLY:
             rows.append(family_row(family, SIZES, say))
+            _save(rows)
     for key, (family, n) in ISSUE_CASES.items():
         if ONLY and family.name not in ONLY:
             continue
@@ -355,10 +380,6 @@ def run() -> None:
         row.cases.append(case)
         say(_line(family.name, case))
         rows.append(row)
-    if os.environ.get("BENCH_CORPUS_SAVE"):
-        import pickle
-
-        with open(os.environ["BENCH_CORPUS_SAVE"], "wb") as fh:
-            pickle.dump(rows, fh)
+        _save(rows)
     say(f"   corpus table (--time-limit {TIME_LIMIT:g} s; the worst case of each family, at sizes {SIZES}):")
     say(render_table(rows))

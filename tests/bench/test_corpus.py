@@ -8,7 +8,7 @@ import hashlib
 
 import pytest
 
-from bench.bench_corpus import COMMANDS, Case, Row, growth_exponent, plan_command, render_table
+from bench.bench_corpus import COMMANDS, Case, Row, commands_at, growth_exponent, plan_command, render_table
 from bench.corpus import FAMILIES, ISSUE_CASES, generate
 
 
@@ -107,6 +107,20 @@ def test_a_capped_rebalance_repeated_on_its_applied_plans_takes_the_uncapped_mov
         given = plan.after
     # a cap of 5 (a twentieth of the partitions): the 76 moves of the uncapped plan (its lower bound), 5 at a time
     assert rounds == [5] * 15 + [1, 0]
+
+
+def test_the_commands_at_each_size_keep_make_bench_within_its_budget():
+    assert commands_at(100) == commands_at(1000) == COMMANDS
+    assert commands_at(10_000) == (
+        "rebalance",
+        "decommission-1",
+        "decommission-rack",
+        "replace-broker",
+        "rf-up",
+        "rf-down",
+        "elect-leaders",
+    )
+    assert commands_at(100_000) == ("rebalance", "decommission-1")
 
 
 def test_growth_exponent_is_the_slope_of_log_cpu_against_log_partitions():
