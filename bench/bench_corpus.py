@@ -326,10 +326,16 @@ def commands_at(n: int) -> tuple[str, ...]:
 
 
 def _line(family: str, case: Case) -> str:
+    """The case's progress line: every figure of the table (`bytes/LB` and `topic>target` where known)."""
     mark = " (time limit)" if case.time_limit else ""
+    ratio = (
+        f", bytes/LB {case.bytes_moved / case.bytes_lower_bound:.3f}"
+        if case.bytes_lower_bound and case.bytes_moved is not None
+        else ""
+    )
     return (
         f"   {family} @ {case.partitions:,} {case.command}: {case.cpu:.2f} s CPU, {case.moves:,} moves "
-        f"(bound {case.lower_bound}){mark}  | load {os.getloadavg()[0]:.1f}"
+        f"(bound {case.lower_bound}){ratio}, topic>target {case.topic_excess:+d}{mark}  | load {os.getloadavg()[0]:.1f}"
     )
 
 
