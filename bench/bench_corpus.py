@@ -167,19 +167,31 @@ def plan_command(cluster, command: str):
 
 def topic_excess(plan) -> int:
     """The most any topic with at least as many partitions as brokers spreads above its target after the plan: 1,
-    or the bound a rack-forced topic's note gives (`topic_spread.forced_topics`)."""
+    or the rack-forced bound the plan's note gives it (`topic_spread.forced_topics`, `topic_keep.count_forced`), or,
+    where racks force one replica per rack and name no bound, 1 inside each rack (what the note promises)."""
     brokers = list(plan.brokers) or sorted(plan.before.online_ids)
-    forced: dict[str, int] = {}
+    bound: dict[str, int] = {}
+    per_rack: set[str] = set()
     for n in plan.notes:
-        if getattr(n, "goal", None) == "topic-spread" and n.values and len(n.values) == len(n.topics):
-            forced.update({t: int(v) for t, v in zip(n.topics, n.values)})
+        if getattr(n, "goal", None) != "topic-spread" or n.kind not in ("rack-forced", "count-forced"):
+            continue
+        if n.values:
+            bound.update({t: int(v) for t, v in zip(n.topics, n.values)})
+        else:
+            per_rack.update(n.topics)
+    rack_of = plan.before.rack_of()
+    racks: dict[object, list[int]] = {}
+    for b in brokers:
+        racks.setdefault(rack_of.get(b), []).append(b)
     worst = 0
     for t in plan.after.topics:
         if t.partition_count < len(brokers):
             continue
         cnt = Counter(b for p in t.partitions for b in p.replicas)
-        values = [cnt[b] for b in brokers]
-        worst = max(worst, max(values) - min(values) - max(1, forced.get(t.name, 1)))
+        groups = list(racks.values()) if t.name in per_rack else [brokers]
+        for group in groups:
+            values = [cnt[b] for b in group]
+            worst = max(worst, max(values) - min(values) - max(1, bound.get(t.name, 1)))
     return worst
 
 
