@@ -210,6 +210,11 @@ def _word_hard(n, fixed: bool = False) -> str | None:
 
 
 def _word_rf(n, fixed: bool = False) -> str | None:
+    if n.kind == "dead-replaced":
+        return (
+            f"{n.count} partition(s) kept a replica on broker(s) {_ids(n.values)}, which are not online: each was "
+            f"replaced by a live broker along with the new replication factor ({_names(n.partitions)})"
+        )
     if n.kind == "rack-unsafe":
         k = int(n.values[0])
         closed, full = n.values[1 : 1 + k], n.values[1 + k :]

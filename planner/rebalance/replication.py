@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from planner.leadership import topic_states
 from planner.model import Cluster, Partition, PlannerError, TopicPartition
 from planner.rebalance.goals import rackless_notes
@@ -31,23 +33,36 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int, max_moves: int
     less_safe: list[tuple[TopicPartition, int, int]] = []
     unsafe: list[TopicPartition] = []  # raised to a list the racks' brokers left rack-unsafe (`_ReplicaCounts.blocked`)
     capped: list[TopicPartition] = []
+    replaced: list[tuple[TopicPartition, list[int]]] = []  # partitions whose replicas on dead brokers were replaced
     capped_need = capped_bytes = 0  # what the partitions the cap leaves would add: in the bounds all the same
     live = cluster.online_ids
+    leads = Counter(q.replicas[0] for q in cluster.partitions())  # preferred leaders per broker, and of the topic
+    tleads = Counter(q.replicas[0] for q in t.partitions)
     for p, stt in zip(t.partitions, topic_states(cluster, t)):
         if p.adding or p.removing:  # the controller is moving it: its list is not the topic's to change now
             skipped.append(p.tp)
             continue
         reps = list(p.replicas)
+        # raised on a cluster that lost a broker: a replica on a broker that is not online is replaced by a live one
+        # along with the change (as an operator replaces it: the new list may not name it, Kafka's --execute says
+        # "Unknown broker id"), so the partition reaches the new factor on live brokers
+        dead = [b for b in reps if b not in live] if len(reps) < rf else []
+        if dead:
+            reps = [b for b in reps if b in live]
+            counts.drop(dead)
         added = 0
         if len(reps) < rf and max_moves is not None and need + rf - len(reps) > max_moves:
             capped.append(p.tp)
             capped_need += rf - len(reps)
             capped_bytes += (rf - len(reps)) * (p.size or 0)
+            counts.drop(dead, back=True)
             continue
         if len(reps) < rf:
             added = counts.add_replicas(p.tp, reps, rf)
         elif len(reps) > rf:
             counts.remove_replicas(reps, rf, set(stt.isr))
+        if dead and p.replicas[0] in dead:  # its preferred leader was lost: the replica leading least takes over
+            _lead_from(reps, p.replicas[0], leads, tleads)
         if tuple(reps) != p.replicas and names_offline(reps, live):  # Kafka's --execute would refuse the plan
             counts.undo(p, reps)
             offline.append(p.tp)
@@ -56,6 +71,8 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int, max_moves: int
         copied += added * (p.size or 0)  # every replica added copies the partition: the bytes bound
         if tuple(reps) != p.replicas:
             proposed[p.tp] = tuple(reps)
+            if dead:
+                replaced.append((p.tp, dead))
             before, after = _racks(p.replicas, counts.rack_of), _racks(reps, counts.rack_of)
             # fewer racks than the new list could keep of the old one (RF 3 -> 2 leaving two racks loses no safety):
             # the out-of-ISR or offline replicas removed first were of racks no other replica holds
@@ -71,6 +88,7 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int, max_moves: int
         bytes_lower_bound=copied + capped_bytes if any(p.size is not None for p in t.partitions) else None,
         brokers=tuple(online),
         notes=_notes(less_safe, skipped)
+        + _replaced_notes(replaced)
         + rackless_notes(cluster, online)
         + _unsafe_notes(unsafe, counts)
         + ((offline_note(offline),) if offline else ())
@@ -196,6 +214,12 @@ class _ReplicaCounts:
             self.counts[b] += 1
             self.tcounts[b] += 1
 
+    def drop(self, dead: list[int], back: bool = False) -> None:
+        """Replicas on `dead` brokers leave their partition (or, `back`, return to it)."""
+        for b in dead:
+            self.counts[b] += 1 if back else -1
+            self.tcounts[b] += 1 if back else -1
+
     def remove_replicas(self, reps: list[int], rf: int, isr: set[int]) -> None:
         """Remove replicas down to `rf`: out of the ISR or offline first, then sharing a rack, then the most loaded;
         the preferred leader last."""
@@ -228,6 +252,34 @@ def _notes(less_safe: list[tuple[TopicPartition, int, int]], skipped: list) -> t
     if skipped:
         notes.append(in_progress_note(skipped))
     return tuple(notes)
+
+
+def _lead_from(reps: list[int], lost: int, leads: Counter, tleads: Counter) -> None:
+    """The replica of `reps` leading fewest of the topic, then fewest overall, then first in the list, moved to the
+    head in place of the lost preferred leader `lost` (the order of the others kept)."""
+    head = min(reps, key=lambda b: (tleads[b], leads[b], reps.index(b)))
+    reps.remove(head)
+    reps.insert(0, head)
+    for counter in (leads, tleads):
+        counter[lost] -= 1
+        counter[head] += 1
+
+
+def _replaced_notes(replaced: list[tuple[TopicPartition, list[int]]]) -> tuple[Note, ...]:
+    """The partitions whose replicas on brokers that are not online were replaced along with the raise, and those
+    brokers (`values`)."""
+    if not replaced:
+        return ()
+    dead = sorted({b for _, bs in replaced for b in bs})
+    return (
+        Note(
+            "replication-factor",
+            "dead-replaced",
+            len(replaced),
+            partitions=tuple(tp for tp, _ in replaced),
+            values=tuple(dead),
+        ),
+    )
 
 
 def _unsafe_notes(unsafe: list[TopicPartition], counts: _ReplicaCounts) -> tuple[Note, ...]:

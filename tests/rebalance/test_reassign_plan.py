@@ -323,11 +323,25 @@ def test_plans_name_no_broker_that_is_not_online(make_cluster):
     assert (dict(ex.plan.proposed), ex.elect) == ({TP("t", 2): (1, 0)}, [TP("t", 2)])
     assert words(ex.plan) == (OFFLINE_NOTE.format(2, "t-0, t-1"),)
     check_reassignment(c, ex.plan.proposed, "proposed.json")  # Kafka's checks pass
-    # raising the RF kept broker 4 in t-0's and t-3's lists; replacing broker 0 kept it in t-0's
+    # raising the RF replaces broker 4's replicas in t-0 and t-3 by live ones (issue 33: it kept them at RF 2, noted
+    # as offline); t-0's lost preferred leader is replaced by the replica leading fewest of t (broker 3, added)
     c = make_cluster(5, 0, {"t": {0: (4, 0), 1: (0, 1), 2: (0, 2), 3: (1, 4)}}, offline=[4])
     plan = set_replication_factor(c, "t", 3)
-    assert dict(plan.proposed) == {TP("t", 1): (0, 1, 3), TP("t", 2): (0, 2, 3)}
-    assert (plan.lower_bound, words(plan)[0]) == (2, OFFLINE_NOTE.format(2, "t-0, t-3"))
+    assert dict(plan.proposed) == {
+        TP("t", 0): (3, 0, 2),
+        TP("t", 1): (0, 1, 3),
+        TP("t", 2): (0, 2, 1),
+        TP("t", 3): (1, 2, 3),
+    }
+    assert (plan.lower_bound, words(plan)) == (
+        6,
+        (
+            "2 partition(s) kept a replica on broker(s) 4, which are not online: each was replaced by a live broker "
+            "along with the new replication factor (t-0, t-3)",
+        ),
+    )
+    check_reassignment(c, plan.proposed, "proposed.json")  # Kafka's checks pass: no list names broker 4
+    # replacing broker 0 keeps broker 4 in t-0's list
     plan = replace_broker(c, 0, 3)
     assert dict(plan.proposed) == {TP("t", 1): (3, 1), TP("t", 2): (3, 2)}
     assert (plan.lower_bound, words(plan)) == (2, (OFFLINE_NOTE.format(1, "t-0"),))
@@ -1006,3 +1020,47 @@ def test_a_broker_without_a_rack_among_racked_ones_is_named_as_the_plan_ignores_
     assert not any(getattr(n, "kind", None) == "rackless" for n in decommission(c, [5]).notes)
     bare = make_cluster(5, 0, {"t": {0: [1, 3]}}, first_id=1)
     assert not any(getattr(n, "kind", None) == "rackless" for n in balance(bare).notes)
+
+
+DEAD_BROKER_TOPOLOGY = """\
+brokers:
+  - {id: 1, rack: a}
+  - {id: 2, rack: b}
+  - {id: 3, rack: c}
+  - {id: 4, rack: a}
+  - {id: 5, rack: b}
+  - {id: 6, rack: c, state: offline}
+topics:
+  - name: payments
+    assignment: {0: [6, 1], 1: [1, 2], 2: [2, 6], 3: [3, 4]}
+"""
+
+
+def test_raising_the_rf_on_a_cluster_that_lost_a_broker_replaces_its_replicas(planner_cli, tmp_path):
+    # Broker 6 (rack c) is offline. Raising payments to RF 3 replaces its replicas of payments-0 and payments-2 by
+    # live brokers, rack-safe (rack c has only broker 3 left: every partition's rack-c replica goes there, which the
+    # topic-spread note tells); payments-0 lost its preferred leader: broker 5, leading none of payments, takes it.
+    topo = tmp_path / "dead.yaml"
+    topo.write_text(DEAD_BROKER_TOPOLOGY)
+    args = ("reassign", "set-replication-factor", str(topo), "--topic", "payments", "--replication-factor", "3")
+    code, out, err = planner_cli(*args, "--format", "kafka")
+    assert (code, err) == (0, "")
+    assert out.splitlines()[4] == (
+        '{"version":1,"partitions":[{"topic":"payments","partition":0,"replicas":[5,1,3],"log_dirs":["any","any","any"]},'
+        '{"topic":"payments","partition":1,"replicas":[1,2,3],"log_dirs":["any","any","any"]},'
+        '{"topic":"payments","partition":2,"replicas":[2,4,3],"log_dirs":["any","any","any"]},'
+        '{"topic":"payments","partition":3,"replicas":[3,4,5],"log_dirs":["any","any","any"]}]}'
+    )
+    code, out, err = planner_cli(*args)
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[:2] == ["Plan: set-replication-factor payments 3", "Replica moves:          6 (lower bound 6: optimal)"]
+    assert lines[-2:] == [
+        "note: 2 partition(s) kept a replica on broker(s) 6, which are not online: each was replaced by a live broker "
+        "along with the new replication factor (payments-0, payments-2)",
+        "note: 1 topic(s) keep a replica spread above 1 per broker (payments): racks or replica placement constrain "
+        "the moves",
+    ]
+    # what cannot be done is refused in one line: more replicas than live brokers
+    code, out, err = planner_cli(*args[:-1], "6")
+    assert (code, out, err) == (2, "", "error: Replication factor: 6 larger than available brokers: 5.\n")
