@@ -1054,7 +1054,10 @@ def test_raising_the_rf_on_a_cluster_that_lost_a_broker_replaces_its_replicas(pl
     code, out, err = planner_cli(*args)
     assert (code, err) == (0, "")
     lines = out.splitlines()
-    assert lines[:2] == ["Plan: set-replication-factor payments 3", "Replica moves:          6 (lower bound 6: optimal)"]
+    assert lines[:2] == [
+        "Plan: set-replication-factor payments 3",
+        "Replica moves:          6 (lower bound 6: optimal)",
+    ]
     assert lines[-2:] == [
         "note: 2 partition(s) kept a replica on broker(s) 6, which are not online: each was replaced by a live broker "
         "along with the new replication factor (payments-0, payments-2)",

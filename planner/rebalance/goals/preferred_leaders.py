@@ -563,10 +563,7 @@ def leader_bounds(
     fixed = [
         i
         for i, p in enumerate(parts)
-        if (chosen is not None and p.topic not in chosen)
-        or p.adding
-        or p.removing
-        or names_offline(p.replicas, online)
+        if (chosen is not None and p.topic not in chosen) or p.adding or p.removing or names_offline(p.replicas, online)
     ]
     st = State(cluster, parts, sorted(online), fixed)
     if not st.lead_targets:
