@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SUDO   := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 ZK_JAR := /usr/share/java/zookeeper.jar
 
-.PHONY: demo test lint bench install install-all zookeeper kcat peers clean
+.PHONY: demo test lint bench install install-all zookeeper kcat peers kafka kafka-zk skew-jars clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -17,9 +17,9 @@ $(VENV)/.core: pyproject.toml | $(BIN)/python
 	touch $@
 
 # Everything the tests and benchmarks need: kazoo, pyspark, pytest, hypothesis, kafka-python, confluent-kafka, tansu,
-# scipy (the peer benchmark's certifier).
+# scipy (the peer benchmark's certifier), matplotlib (skew --plot).
 $(VENV)/.all: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e '.[zk,spark,dev,bench,kafka]'
+	$(BIN)/pip install -q -e '.[zk,spark,plot,dev,bench,kafka]'
 	touch $@ $(VENV)/.core
 
 install: $(VENV)/.core
@@ -41,6 +41,32 @@ kcat:
 	fi
 	@command -v kcat >/dev/null || { echo "kcat missing after install" >&2; exit 1; }
 
+# Apache Kafka's broker and tools from Maven Central, pinned in tests/kafka/pom.xml (the real-Kafka tests run them
+# as `java -cp .kafka/<version>/lib/* <main class>`; tests/realkafka/cluster.py). Fetched once; nothing at test time.
+KAFKA_VERSION := 4.4.0
+KAFKA_LIB     := .kafka/$(KAFKA_VERSION)/lib
+$(KAFKA_LIB)/.fetched: tests/kafka/pom.xml
+	@command -v mvn >/dev/null && command -v java >/dev/null || { echo "make kafka: needs Maven and Java 17 (apt-get install maven openjdk-17-jre-headless)" >&2; exit 1; }
+	@grep -q '<kafka.version>$(KAFKA_VERSION)</kafka.version>' tests/kafka/pom.xml || { echo "tests/kafka/pom.xml: kafka.version is not $(KAFKA_VERSION) (the Makefile's KAFKA_VERSION)" >&2; exit 1; }
+	rm -rf $(KAFKA_LIB)
+	mvn -q -B -f tests/kafka/pom.xml dependency:copy-dependencies -DoutputDirectory=$(CURDIR)/$(KAFKA_LIB)
+	touch $@
+
+kafka: $(KAFKA_LIB)/.fetched
+
+# Apache Kafka 3.9.1, the last release line with ZooKeeper mode, pinned in tests/kafka/zk-mode/pom.xml: the
+# ZooKeeper-mode tests run three of its brokers against Debian's ZooKeeper (tests/realkafka/zk_cluster.py).
+KAFKA_ZK_VERSION := 3.9.1
+KAFKA_ZK_LIB     := .kafka/$(KAFKA_ZK_VERSION)/lib
+$(KAFKA_ZK_LIB)/.fetched: tests/kafka/zk-mode/pom.xml
+	@command -v mvn >/dev/null && command -v java >/dev/null || { echo "make kafka-zk: needs Maven and Java 17 (apt-get install maven openjdk-17-jre-headless)" >&2; exit 1; }
+	@grep -q '<kafka.version>$(KAFKA_ZK_VERSION)</kafka.version>' tests/kafka/zk-mode/pom.xml || { echo "tests/kafka/zk-mode/pom.xml: kafka.version is not $(KAFKA_ZK_VERSION) (the Makefile's KAFKA_ZK_VERSION)" >&2; exit 1; }
+	rm -rf $(KAFKA_ZK_LIB)
+	mvn -q -B -f tests/kafka/zk-mode/pom.xml dependency:copy-dependencies -DoutputDirectory=$(CURDIR)/$(KAFKA_ZK_LIB)
+	touch $@
+
+kafka-zk: $(KAFKA_ZK_LIB)/.fetched
+
 # The peers the benchmark runs beside our plans, each in its own venv (both ship a top-level `kafka` package):
 # Yelp's kafka-utils (kafka-cluster-manager) and LinkedIn's kafka-tools (kafka-assigner; needs six, and
 # pkg_resources from setuptools < 81). Both install and run on Python 3.11 as released.
@@ -57,6 +83,19 @@ $(PEERS)/linkedin/.installed:
 
 peers: $(PEERS)/yelp/.installed $(PEERS)/linkedin/.installed
 
+# Spark's own Kafka source for `skew kafka://…/topic` (planner/skew/pom.xml, the Spark release PySpark brings), fetched
+# from Maven Central into planner/skew/jars/ (git-ignored); `skew` hands these jars to Spark and downloads nothing.
+SKEW_JARS := planner/skew/jars/.fetched
+$(SKEW_JARS): planner/skew/pom.xml $(VENV)/.all
+	@want=$$(sed -n 's:.*<spark.version>\(.*\)</spark.version>.*:\1:p' planner/skew/pom.xml); \
+	have=$$($(BIN)/python -c 'import pyspark; print(pyspark.__version__)'); \
+	test "$$want" = "$$have" || { echo "planner/skew/pom.xml pins Spark $$want but PySpark is $$have" >&2; exit 1; }
+	rm -rf planner/skew/jars
+	mvn -q -B -f planner/skew/pom.xml dependency:copy-dependencies -DoutputDirectory=jars -DincludeScope=runtime
+	touch $@
+
+skew-jars: $(SKEW_JARS)
+
 demo: $(VENV)/.core
 	$(BIN)/kafka-planner describe topologies/producer-0.yaml
 	$(BIN)/kafka-planner brokers topologies/six-brokers.yaml
@@ -71,11 +110,11 @@ lint: $(VENV)/.all
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-test: $(VENV)/.all zookeeper kcat peers
+test: $(VENV)/.all zookeeper kcat peers kafka kafka-zk skew-jars
 	PYSPARK_PYTHON=$(CURDIR)/$(BIN)/python $(BIN)/python -m pytest -q -p no:cacheprovider
 
-bench: $(VENV)/.all zookeeper kcat peers
+bench: $(VENV)/.all zookeeper kcat peers kafka skew-jars
 	PYSPARK_PYTHON=$(CURDIR)/$(BIN)/python $(BIN)/python -m bench
 
 clean:
-	rm -rf $(VENV) $(PEERS) build *.egg-info
+	rm -rf $(VENV) $(PEERS) .kafka build *.egg-info

@@ -30,6 +30,13 @@ class PlannerError(Exception):
     """
 
 
+class EnvironmentFailure(PlannerError):
+    """What the environment failed to do, not what the user gave: a cluster or ZooKeeper unreachable, a request the
+    controller refused. The CLI exits 1 for it (2 for any other `PlannerError`: bad input or usage)."""
+
+    exit_code = 1
+
+
 def not_utf8(where: str, exc: UnicodeDecodeError) -> PlannerError:
     """A file that is not UTF-8 text: which byte, where, and what to do."""
     return PlannerError(
@@ -314,7 +321,7 @@ def human_bytes(n: int | float) -> str:
     return f"{n} B"
 
 
-_RATE = re.compile(r"\s*(\d+)\s*([KMGT]i?B|B)?\s*", re.IGNORECASE)
+_RATE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([KMGT]i?B|B)?\s*(/\s*s(?:ec)?)?\s*", re.IGNORECASE)
 _UNITS = {
     "b": 1,
     "kb": 10**3,
@@ -326,17 +333,40 @@ _UNITS = {
     "gib": 2**30,
     "tib": 2**40,
 }
+RATE_HELP = (
+    "bytes per second: 50000000, 50MB, 48MiB, 1.5GB, 100MiB/s; units case-insensitive, KB/MB/GB/TB are SI "
+    "(10^3, 10^6, ...: 50mb = 50MB = 50000000), KiB/MiB/GiB/TiB binary (2^10, 2^20, ...)"
+)
+
+
+def _amount(text: str, what: str, rate: bool) -> int:
+    m = _RATE.fullmatch(text)
+    if not m or (m.group(3) and not rate):
+        example = "50000000, 50MB, 48MiB, 1.5GB, 100MiB/s" if rate else "50000000000, 50GB, 48GiB, 1.5TB"
+        kind = "a rate in bytes per second" if rate else "a size in bytes"
+        raise PlannerError(
+            f"{what} {text!r} is not {kind} (e.g. {example}; KB, MB, GB, TB: 10^3, 10^6, ...; KiB, MiB, GiB, TiB: "
+            "2^10, 2^20, ...)"
+        )
+    from fractions import Fraction
+
+    value = int(Fraction(m.group(1)) * _UNITS[(m.group(2) or "b").lower()])  # whole bytes, rounded down
+    if value <= 0:
+        if rate:
+            raise PlannerError(f"{what} must be at least 1 byte per second (0 would stop the moving replicas)")
+        raise PlannerError(f"{what} must be at least 1 byte")
+    if value > 2**63 - 1:
+        raise PlannerError(f"{what} {text!r} is beyond a Java long of bytes{' per second' if rate else ''}")
+    return value
 
 
 def parse_rate(text: str, what: str) -> int:
-    """A throttle in bytes per second: "50000000", "50MB" (10^6), "48MiB" (2^20). Kafka's --throttle is a Java long
-    of bytes per second; 0 would stop replication of the moving partitions, so it is refused."""
-    m = _RATE.fullmatch(text)
-    if not m:
-        raise PlannerError(f"{what} {text!r} is not a rate in bytes per second (e.g. 50000000, 50MB, 48MiB)")
-    value = int(m.group(1)) * _UNITS[(m.group(2) or "b").lower()]
-    if value <= 0:
-        raise PlannerError(f"{what} must be at least 1 byte per second (0 would stop the moving replicas)")
-    if value > 2**63 - 1:
-        raise PlannerError(f"{what} {text!r} is beyond a Java long of bytes per second")
-    return value
+    """A throttle in bytes per second (`RATE_HELP`): "50000000", "50MB" (10^6, any case), "48MiB" (2^20), "1.5GB",
+    "100MiB/s"; a fraction of a byte is dropped. Kafka's --throttle is a Java long of bytes per second; 0 would stop
+    replication of the moving partitions, so it is refused."""
+    return _amount(text, what, True)
+
+
+def parse_size(text: str, what: str) -> int:
+    """A number of bytes: "50000000000", "50GB" (10^9, any case), "48GiB" (2^30), "1.5TB"."""
+    return _amount(text, what, False)

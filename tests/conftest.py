@@ -47,3 +47,31 @@ def topo(tmp_path):
     path = tmp_path / "t.yaml"
     path.write_text(SIX_BROKERS)
     return str(path)
+
+
+@pytest.fixture(scope="session")
+def real_kafka():
+    """One real Apache Kafka KRaft cluster for the whole session (tests/realkafka/real_cluster.py): controller 100,
+    brokers 1-4 on racks rack-a, rack-b, rack-c, rack-a, PLAINTEXT and SASL_SSL listeners. Started on first use,
+    stopped and removed after the session. Tests create their own topics and leave the cluster as they found it."""
+    from realkafka.real_cluster import KafkaCluster
+
+    cluster = KafkaCluster()
+    try:
+        yield cluster.start()
+    finally:
+        cluster.cleanup()
+
+
+@pytest.fixture(scope="session")
+def real_kafka_zk():
+    """One real Apache Kafka 3.9.1 cluster in ZooKeeper mode for the whole session (tests/realkafka/zk_cluster.py):
+    Debian's ZooKeeper server, brokers 1-3 on racks rack-a, rack-b, rack-c with zookeeper.connect under the chroot
+    /kafka-3.9 (`zk_url`), PLAINTEXT only. Started on first use, stopped and removed after the session."""
+    from realkafka.zk_cluster import ZkKafkaCluster
+
+    cluster = ZkKafkaCluster()
+    try:
+        yield cluster.start()
+    finally:
+        cluster.cleanup()

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import fcntl
 import os
 import secrets
 import shutil
+import signal
 import stat
 from pathlib import Path
-from typing import Callable, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional
 
 from planner.model import PlannerError, not_utf8
 
@@ -157,12 +159,75 @@ def _swap_in(new: str, real: str) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
+# --- one writer per folder ----------------------------------------------------------------------------------------
+
+_HELD: dict[str, int] = {}  # lock file -> its open descriptor, held until release_folder_locks()
+
+
+def lock_folder(directory: str, option: str = "--output-dir") -> None:
+    """Hold `directory` for this command: a second kafka-planner writing the same folder refuses with one line (its
+    plan would silently replace this one's, or this one's it). The lock is an flock on `.NAME.lock` beside the folder,
+    removed by `release_folder_locks` (a lock file left by a killed process holds nothing: flock ends with it)."""
+    real = os.path.realpath(directory)
+    parent, name = os.path.split(real)
+    lock = os.path.join(parent, f".{name[:200]}.lock")
+    if lock in _HELD:
+        return
+    try:
+        os.makedirs(parent, exist_ok=True)
+        while True:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                raise PlannerError(
+                    f"{option} {directory}: another kafka-planner is writing this folder (it holds {lock}); "
+                    "wait for it to finish, or choose another folder"
+                ) from None
+            held = os.fstat(fd)
+            try:
+                now = os.stat(lock)
+            except FileNotFoundError:
+                now = None
+            if now is not None and (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino):
+                break
+            os.close(fd)  # the holder removed it as we opened it: take the new one
+    except OSError as exc:
+        raise output_error(option, directory, exc) from None
+    _HELD[lock] = fd
+
+
+def release_folder_locks() -> None:
+    """Remove and release every folder lock this process holds (at the end of each command)."""
+    for lock, fd in list(_HELD.items()):
+        _unlink_quietly(lock)  # before closing: a writer that opens it now finds it gone and makes a new one
+        os.close(fd)
+        del _HELD[lock]
+
+
+def _no_signals() -> Any:
+    """Ctrl-C and SIGTERM held back while the folders are swapped (two renames that must both happen)."""
+    return _Blocked()
+
+
+class _Blocked:
+    _SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+    def __enter__(self) -> None:
+        self._old = signal.pthread_sigmask(signal.SIG_BLOCK, self._SIGNALS)
+
+    def __exit__(self, *exc: Any) -> None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, self._old)
+
+
 def replace_folder(
     directory: str, files: Mapping[str, str], keep: Callable[[str], bool], option: str = "--output-dir"
 ) -> list[Path]:
     """Make `directory` hold exactly `files` plus the entries of the earlier folder that `keep(name)` accepts (hard-
     linked across, so they stay the same files): the new set is written in a sibling folder and swapped in, so the
     folder shows the whole earlier set or the whole new one, never a mix, whatever interrupts the write."""
+    lock_folder(directory, option)
     real = os.path.realpath(directory)
     parent, name = os.path.split(real)
     new = None
@@ -183,8 +248,9 @@ def replace_folder(
                     os.link(os.path.join(real, entry), os.path.join(new, entry), follow_symlinks=False)
         for file_name, text in files.items():
             _write_new(os.path.join(new, file_name), text)
-        _swap_in(new, real)
-        new = None
+        with _no_signals():
+            _swap_in(new, real)
+            new = None
     except OSError as exc:
         raise output_error(option, directory, exc) from None
     finally:

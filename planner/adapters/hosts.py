@@ -34,5 +34,5 @@ def seconds_from_env(env: Mapping[str, str], name: str, default: float = 10.0) -
     except ValueError:
         seconds = -1.0
     if not seconds >= 0.1:
-        raise PlannerError(f"${name}: expected a number of seconds (at least 0.1), got {text!r}")
+        raise PlannerError(f"${name}: expected a number of seconds (at least 0.1)")  # the value is not shown
     return seconds

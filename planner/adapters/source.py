@@ -7,8 +7,11 @@ its client library lazily so that file-based commands never load it.
 
 from __future__ import annotations
 
+import os
+import re
 from typing import Protocol
 
+from planner.adapters import secrets
 from planner.model import OFFLINE, Cluster, PlannerError, parse_id_list
 
 
@@ -25,7 +28,29 @@ def _read_zookeeper(spec: str) -> Cluster:
     return zk.read_snapshot(spec, zk.options_from_env()).cluster
 
 
+_URL_LIKE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9+.\-]*):/")
+
+
+def _refuse_url_typo(spec: str) -> None:
+    """A TOPOLOGY that looks like a URL but matches no source (`Kafka://`, `ZK://`, `zookeeper://`, `kafka:/`, a
+    leading space) and is no file: one line that shows no user info and says which URLs are read."""
+    m = _URL_LIKE.match(spec)
+    if m is None or os.path.exists(spec):
+        return
+    shown = secrets.mask_userinfo(spec)
+    credentials = "; credentials never go in the URL" if shown != spec else ""
+    scheme = m.group(1).lower()
+    guess = {"kafka": "kafka://", "zk": "zk://", "zookeeper": "zk://"}.get(scheme)
+    hint = f" (did you mean {guess}host:port...?)" if guess else ""
+    raise PlannerError(
+        f"{shown!r}: no such topology file, and not a URL kafka-planner reads{hint}: "
+        f"kafka://host:port[,host:port...] or zk://host:port[,host:port...][/chroot], lower case, no spaces"
+        f"{credentials}"
+    )
+
+
 def _read_topology_file(spec: str) -> Cluster:
+    _refuse_url_typo(spec)
     from planner.adapters.progress import progress_line
     from planner.adapters.topology_yaml import load_topology
 

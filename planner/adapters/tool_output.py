@@ -39,6 +39,8 @@ class DescribeInput(Protocol):
     def lines(self) -> Mapping[TopicPartition, int]: ...
     @property
     def mode(self) -> str: ...
+    @property
+    def log_lines(self) -> tuple[int, ...]: ...
 
 
 class AssignmentEntry(Protocol):
@@ -293,8 +295,27 @@ def _with_sizes(topics: dict[str, Topic], sizes: dict[TopicPartition, int]) -> N
 
 
 # -- assembly ---------------------------------------------------------------------------------------------------------
-def build_twin(files: TwinFiles, parsers: TwinParsers) -> Cluster:
-    """The cluster the files describe, read with `parsers`; one error line (file and field) on the first conflict."""
+def _describe_notes(described: DescribeInput, path: str, declared: _Declared | None) -> list[str]:
+    notes = []
+    if described.log_lines:
+        n = len(described.log_lines)
+        notes.append(
+            f"{path}: skipped {n} log line{'s' if n != 1 else ''} of the tool (line "
+            f"{_ids(described.log_lines[:10])}{', ...' if n > 10 else ''}), e.g. the WARN a 3.8+ client prints "
+            "against brokers without the DescribeTopicPartitions API"
+        )
+    if described.mode == "unknown" and not (declared and declared.mode):
+        notes.append(
+            f"{path}: 'Elr: N/A' (a 3.8+ client against ZooKeeper-mode brokers or KRaft brokers before 3.8): the "
+            "mode is unknown, written as kraft; give 'mode: zookeeper' in a --brokers file if ZooKeeper runs the "
+            "cluster"
+        )
+    return notes
+
+
+def build_twin(files: TwinFiles, parsers: TwinParsers, notes: list[str] | None = None) -> Cluster:
+    """The cluster the files describe, read with `parsers`; one error line (file and field) on the first conflict.
+    What the reading skipped or could not tell (log4j lines, an unknown mode) is appended to `notes`."""
     if not files.describe and not files.assignment:
         raise PlannerError(
             "give --describe FILE (kafka-topics --describe output) and/or --assignment FILE "
@@ -316,7 +337,10 @@ def build_twin(files: TwinFiles, parsers: TwinParsers) -> Cluster:
         report = parsers.log_dirs(read_option_file(files.log_dirs, "--log-dirs"), files.log_dirs)
         _check_log_dirs(report, topics, brokers, files.log_dirs)
         _with_sizes(topics, report.sizes())
-    mode = (declared.mode if declared else None) or (described.mode if described else "kraft")
+    if described is not None and notes is not None:
+        notes.extend(_describe_notes(described, str(files.describe), declared))
+    shown = described.mode if described and described.mode != "unknown" else "kraft"
+    mode = (declared.mode if declared else None) or shown
     return Cluster(
         brokers=brokers,
         topics=tuple(topics[n] for n in sorted(topics)),

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import errno
 import functools
+import io
 import os
+import resource
 import signal
 import sys
 from typing import Any
 
 import typer
 
+from planner.adapters.files import release_folder_locks
+from planner.adapters.secrets import redact
 from planner.model import PlannerError
 
 app = typer.Typer(
@@ -18,8 +22,32 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
-    help="Plan Kafka partition placement, leaders, reassignments and key distribution exactly as Kafka does.",
+    help="Plan Kafka partition placement, leaders, reassignments and key distribution exactly as Kafka does.\n\n"
+    "Exit codes: 0 done; 1 the environment failed (a cluster or ZooKeeper unreachable, a request the controller "
+    "refused); 2 bad input or usage; 3 partitions still moving (reassign verify, kafka status with --exit-code); "
+    "130 interrupted (Ctrl-C).",
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            text = version("kafka-planner")
+        except PackageNotFoundError:  # run from a checkout that is not installed
+            text = "unknown (not installed)"
+        print(f"kafka-planner {text}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    show_version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """The options before any command."""
 
 
 @functools.lru_cache(maxsize=1)
@@ -27,6 +55,66 @@ def _command() -> Any:
     """The click command typer builds from `app`, built once per process (typer rebuilds it on every call: about a
     tenth of a second, which in-process callers such as the tests pay each time)."""
     return typer.main.get_command(app)
+
+
+class _WholeWrites(io.RawIOBase):
+    """A file descriptor whose writes are whole or raise. CPython's BufferedWriter drops the rest of a large write
+    that the kernel took only in part (a write that crosses `ulimit -f` or fills the disk): the command exited 0
+    with its output cut short. Here the rest is written again, so the kernel's EFBIG or ENOSPC reaches `_run`."""
+
+    def __init__(self, fd: int):
+        super().__init__()
+        self._fd = fd
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def write(self, data: Any) -> int:
+        view = memoryview(data).cast("B")
+        done = 0
+        while done < len(view):
+            done += os.write(self._fd, view[done:])
+        return done
+
+
+def _standard_streams() -> None:
+    """Make a failed write to stdout an error, and a closed stdout or stderr (`>&-`, `2>&-`) not a traceback. Only
+    the process's own streams are touched (tests that capture them in-process keep theirs)."""
+    if sys.stderr is None:  # 2>&-: nowhere to say anything; fd 2 held by /dev/null so no file lands on it
+        _hold_fd(2)
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")
+    if sys.stdout is None:  # >&-
+        _hold_fd(1)
+        print("error: standard output is closed (>&-): redirect it to a file or to /dev/null", file=sys.stderr)
+        sys.exit(2)
+    if sys.stdout is not sys.__stdout__:
+        return
+    old: Any = sys.stdout
+    try:
+        fd = old.fileno()
+    except (OSError, ValueError, AttributeError):
+        return
+    whole = io.TextIOWrapper(
+        io.BufferedWriter(_WholeWrites(fd)),
+        encoding=old.encoding,
+        errors=old.errors,
+        line_buffering=old.line_buffering,
+    )
+    sys.stdout = whole
+    setattr(sys, "__stdout__", whole)  # noqa: B010 (sys.__stdout__ is Final to mypy; the guard above compares with it)
+
+
+def _hold_fd(fd: int) -> None:
+    try:
+        os.fstat(fd)
+    except OSError:
+        got = os.open(os.devnull, os.O_RDWR)
+        if got != fd:
+            os.dup2(got, fd)
+            os.close(got)
 
 
 def _output_failed(exc: OSError) -> None:
@@ -39,7 +127,12 @@ def _output_failed(exc: OSError) -> None:
     if exc.errno == errno.EPIPE:  # the reader went away (| head): nothing to say, as `cat` says nothing
         sys.exit(1)
     where = exc.filename if exc.filename is not None else "cannot write the output"
-    print(f"error: {where}: {exc.strerror or exc}", file=sys.stderr)
+    limit = ""
+    if exc.errno == errno.EFBIG:
+        soft = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+        if soft != resource.RLIM_INFINITY:
+            limit = f" (the file size limit, ulimit -f, is {soft} bytes)"
+    print(f"error: {where}: {exc.strerror or exc}{limit}", file=sys.stderr)
     sys.exit(2)
 
 
@@ -49,11 +142,22 @@ class _CtrlC:
     error), so long loops ask `interrupted()`, and an error after the signal is reported as the interrupt."""
 
     seen = False
+    terminated = False  # SIGTERM arrived
 
 
 def _on_sigint(signum: int, frame: Any) -> None:
     _CtrlC.seen = True
     raise KeyboardInterrupt
+
+
+class Terminated(BaseException):
+    """SIGTERM (kill, a CI timeout, systemd stopping a job): unwinds like Ctrl-C, so that every temporary folder
+    and lock is removed on the way out, and exits 143 (128 + 15, as a shell reports a process SIGTERM ended)."""
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    _CtrlC.terminated = True
+    raise Terminated
 
 
 def interrupted() -> bool:
@@ -62,7 +166,8 @@ def interrupted() -> bool:
 
 
 def run(argv: list[str] | None = None) -> None:
-    _CtrlC.seen = False
+    _CtrlC.seen = _CtrlC.terminated = False
+    _standard_streams()
     previous = signal.getsignal(signal.SIGINT)
     if previous is not signal.default_int_handler:  # ignored (a background job) or taken by the caller: left so
         previous = None
@@ -71,11 +176,20 @@ def run(argv: list[str] | None = None) -> None:
             signal.signal(signal.SIGINT, _on_sigint)
         except ValueError:  # not the main thread: the default handler stays
             previous = None
+    term = None
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        try:
+            term = signal.signal(signal.SIGTERM, _on_sigterm)
+        except ValueError:  # not the main thread
+            term = None
     try:
         _run(argv)
     finally:
+        release_folder_locks()
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
+        if term is not None:
+            signal.signal(signal.SIGTERM, term)
 
 
 def _run(argv: list[str] | None) -> None:
@@ -86,21 +200,32 @@ def _run(argv: list[str] | None) -> None:
         if _CtrlC.seen:  # the error is the interrupt's doing (a connection a swallowed KeyboardInterrupt broke)
             print("error: interrupted", file=sys.stderr)
             sys.exit(130)
-        print(f"error: {exc}", file=sys.stderr)
-        sys.exit(2)
+        print(f"error: {redact(str(exc))}", file=sys.stderr)
+        sys.exit(getattr(exc, "exit_code", 2))
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         sys.exit(130)
+    except Terminated:
+        print("error: terminated (SIGTERM)", file=sys.stderr)
+        sys.exit(143)
     except OSError as exc:
         _output_failed(exc)
     except Exception as exc:
+        if _CtrlC.seen:  # Python wrapped the interrupt in another error (a `__set_name__` running while a class is
+            # made wraps any exception in RuntimeError; measured: Ctrl-C while pydantic was imported): still Ctrl-C
+            print("error: interrupted", file=sys.stderr)
+            sys.exit(130)
+        if _CtrlC.terminated:
+            print("error: terminated (SIGTERM)", file=sys.stderr)
+            sys.exit(143)
         kinds = {k.__name__ for k in type(exc).__mro__}
         if "NoArgsIsHelpError" in kinds:  # `kafka-planner` or a group alone: its help, as click prints it
             exc.show()  # type: ignore[attr-defined]
             sys.exit(2)
         if "UsageError" in kinds:  # bad option, missing argument: one line, like every other error
             command = getattr(getattr(exc, "ctx", None), "command_path", None) or "kafka-planner"
-            print(f"error: {exc.format_message()} (see '{command} --help')", file=sys.stderr)  # type: ignore[attr-defined]
+            text = redact(exc.format_message())  # type: ignore[attr-defined]
+            print(f"error: {text} (see '{command} --help')", file=sys.stderr)
             sys.exit(2)
         if "Abort" in kinds:
             print("error: interrupted", file=sys.stderr)

@@ -23,3 +23,12 @@ OFFLINE = typer.Option(None, "--offline-brokers", metavar="IDS", help="Simulate 
 def note(text: str) -> None:
     """One `note:` line on stderr (what the user should know; the output on stdout stays clean)."""
     print(f"note: {text}", file=sys.stderr)
+
+
+STILL_MOVING = 3  # the exit code of `reassign verify` / `kafka status` --exit-code while partitions move
+EXIT_CODE = typer.Option(
+    False,
+    "--exit-code",
+    help="Exit 3 while partitions are still moving (0 once done; 1 and 2 keep their meaning), so a script can "
+    "wait on it.",
+)

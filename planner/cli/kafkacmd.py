@@ -15,8 +15,8 @@ import typer
 
 from planner.adapters.files import read_option_file
 from planner.cli.app import app, interrupted
-from planner.cli.common import TOPOLOGY_OUTPUT
-from planner.model import PlannerError, tp_sort_key
+from planner.cli.common import EXIT_CODE, STILL_MOVING, TOPOLOGY_OUTPUT
+from planner.model import RATE_HELP, PlannerError, parse_rate, tp_sort_key
 
 kafka_app = typer.Typer(
     no_args_is_help=True,
@@ -160,14 +160,24 @@ def submit(
     additional: bool = typer.Option(
         False, "--additional", help="As Kafka's --additional: submit while a reassignment is in progress."
     ),
-    throttle: int = typer.Option(
-        -1, "--throttle", metavar="B/S", help="Inter-broker replication throttle in bytes/s, as Kafka's --throttle."
+    throttle_text: Optional[str] = typer.Option(
+        None,
+        "--throttle",
+        metavar="RATE",
+        help=f"Inter-broker replication throttle, as Kafka's --throttle, in {RATE_HELP}.",
     ),
-    log_dir_throttle: int = typer.Option(
-        -1,
+    log_dir_throttle_text: Optional[str] = typer.Option(
+        None,
         "--replica-alter-log-dirs-throttle",
-        metavar="B/S",
-        help="Throttle of moves between log dirs (JBOD), bytes/s.",
+        metavar="RATE",
+        help="Throttle of moves between log dirs (JBOD), in the units of --throttle.",
+    ),
+    dry_run: bool = typer.Option(
+        False,
+        "--dry-run",
+        help="Check the plan against the cluster and print the kafka-reassign-partitions.sh and "
+        "kafka-leader-election.sh commands that carry it out, in order (as a plan folder's RUNBOOK.md); "
+        "changes nothing.",
     ),
     rollback_file: Optional[str] = typer.Option(
         None,
@@ -197,6 +207,17 @@ def submit(
     from planner.adapters.kafka import steps as ra
     from planner.adapters.kafka.snapshot import read_session
 
+    throttle = parse_rate(throttle_text, "--throttle") if throttle_text is not None else -1
+    log_dir_throttle = (
+        parse_rate(log_dir_throttle_text, "--replica-alter-log-dirs-throttle")
+        if log_dir_throttle_text is not None
+        else -1
+    )
+    if dry_run and (execute or batch_size is not None):
+        raise PlannerError(
+            "--dry-run prints the commands for the files as given: without --execute and --batch-size (cut a plan "
+            "into batch files with the planning commands' --batch-size/--batch-bytes and --output-dir)"
+        )
     batches = ra.split_batches([_reassignment(path) for path in reassignment_json_file], batch_size)
     proposed = {tp: r for b, _ in batches for tp, r in b.items()}
     log_dirs = {k: v for _, m in batches for k, v in m.items()}
@@ -218,8 +239,38 @@ def submit(
             ra.submit(session, snap, whole, False, _out, _write_rollback(rollback))
             if len(batches) > 1:
                 _out(f"Dry run: in {len(batches)} batches of at most {max(len(b) for b, _ in batches)} partitions.")
+            if dry_run:
+                _out("")
+                sys.stdout.write(_runbook_text(snap.cluster, session.kurl.bootstrap, reassignment_json_file, throttle))
             return
         _run_batches(session, snap, batches, whole, rollback, wait, poll, quiet, url, reassignment_json_file)
+
+
+def _runbook_text(cluster, bootstrap: str, files: List[str], throttle: int) -> str:
+    """`kafka submit --dry-run`'s steps: each file a batch, as a plan folder's RUNBOOK.md orders them; the rollback
+    and election files of the plan folder the first file sits in (current.json, leader-election.json), when there."""
+    from planner.formats.runbook import Batch, Runbook, render_text
+    from planner.rebalance.batches import copied_bytes
+    from planner.rebalance.throttle import throttle_for
+
+    book_batches = []
+    for path in files:
+        proposed, _ = _reassignment(path)
+        sizes = [copied_bytes(cluster, tp, new) for tp, new in proposed.items()]
+        total = None if any(x is None for x in sizes) else sum(x or 0 for x in sizes)
+        seconds = throttle_for(cluster, proposed, throttle).seconds if throttle > 0 else None
+        book_batches.append(Batch(path, len(proposed), total, seconds))
+    folder = os.path.dirname(files[0])
+    rollback, election = os.path.join(folder, "current.json"), os.path.join(folder, "leader-election.json")
+    book = Runbook(
+        bootstrap=bootstrap,
+        batches=tuple(book_batches),
+        rollback=rollback if os.path.isfile(rollback) else None,
+        election=election if os.path.isfile(election) else None,
+        throttle=throttle if throttle >= 0 else None,
+        canary=False,
+    )
+    return render_text(book)
 
 
 def _warn_disk_space(snap, proposed, quiet: bool) -> None:
@@ -379,13 +430,17 @@ def status(
     preserve_throttles: bool = PRESERVE,
     command_config: Optional[str] = COMMAND_CONFIG,
     timeout: Optional[float] = TIMEOUT,
+    exit_code: bool = EXIT_CODE,
 ) -> None:
-    """kafka-reassign-partitions.sh --verify: each partition's state; once nothing moves, the throttles cleared."""
+    """kafka-reassign-partitions.sh --verify: each partition's state; once nothing moves, the throttles cleared.
+    With --exit-code: exit 3 while a reassignment or log-dir move is still in progress."""
     from planner.adapters.kafka import steps as ra
 
     targets, log_dirs = _reassignments(reassignment_json_file)
     with _session(url, command_config, timeout) as session:
-        ra.verify(session, targets, log_dirs, preserve_throttles, _out)
+        done = ra.verify(session, targets, log_dirs, preserve_throttles, _out)
+    if exit_code and not done:
+        raise typer.Exit(STILL_MOVING)
 
 
 @kafka_app.command("cancel")

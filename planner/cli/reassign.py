@@ -6,7 +6,9 @@ import enum
 import gc
 import re
 import sys
+import time
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Iterator, List, Optional
 
 import typer
@@ -14,8 +16,9 @@ import typer
 from planner.adapters.files import read_option_file
 from planner.adapters.source import load_cluster
 from planner.cli.app import app
-from planner.cli.common import OFFLINE, TOPOLOGY, note
-from planner.model import Cluster, PlannerError, parse_id_list, parse_rate
+from planner.cli.common import EXIT_CODE, OFFLINE, STILL_MOVING, TOPOLOGY, note
+from planner.model import RATE_HELP, Cluster, PlannerError, parse_id_list, parse_rate, parse_size
+from planner.rebalance.goals.budget import Deadline
 
 reassign = typer.Typer(
     no_args_is_help=True,
@@ -38,8 +41,15 @@ THROTTLE = typer.Option(
     None,
     "--throttle",
     metavar="BYTES_PER_S",
-    help="Show the throttle configs Kafka sets for this rate (bytes per second: 50000000, "
-    "50MB, 48MiB) and the time the moves take.",
+    help=f"Show the throttle configs Kafka sets for this rate ({RATE_HELP}) and the time the moves take; "
+    "the RUNBOOK.md commands pass it to --throttle.",
+)
+TIME_LIMIT = typer.Option(
+    300.0,
+    "--time-limit",
+    metavar="SECONDS",
+    help="Plan for at most this long (wall clock); when the time is up, the best plan found so far, with a note "
+    "naming the stage that stopped.",
 )
 NO_RACK_REPAIR = typer.Option(
     False,
@@ -49,6 +59,26 @@ NO_RACK_REPAIR = typer.Option(
 )
 BATCH = typer.Option(
     None, "--batch-size", metavar="N", max=2**31 - 1, help="At most N partitions per proposed-NNN.json file."
+)
+BATCH_BYTES = typer.Option(
+    None,
+    "--batch-bytes",
+    metavar="SIZE",
+    help="At most SIZE bytes to copy per proposed-NNN.json file (50GB, 48GiB, 1.5TB; a larger partition goes "
+    "alone; with --batch-size, both limits hold).",
+)
+NO_CANARY = typer.Option(
+    False,
+    "--no-canary",
+    help="Cut the batches in order without a canary (default: when batched, the first batch is the one "
+    "partition copying the fewest bytes).",
+)
+BOOTSTRAP = typer.Option(
+    None,
+    "--bootstrap-server",
+    metavar="HOST:PORT",
+    help="The cluster the RUNBOOK.md commands name (default: up to three brokers' host:port from the topology, "
+    "else a $BOOTSTRAP variable its first step sets).",
 )
 EXCLUDE_TOPIC = typer.Option(
     None,
@@ -107,8 +137,9 @@ def _goal_options(
     exclude_internal: bool,
     byte_tolerance: float,
     no_leader_balance: bool,
+    time_limit: float = 300.0,
 ) -> dict:
-    """The goal options every plan command takes, checked, as `balance` keyword arguments."""
+    """The goal options of the plans `balance` makes (rebalance, decommission), checked, as its keyword arguments."""
 
     if max_moves is not None and max_moves < 0:
         raise PlannerError("--max-moves must be at least 0")
@@ -119,7 +150,10 @@ def _goal_options(
             re.compile(pattern)
         except re.error as exc:
             raise PlannerError(f"--exclude-topic {pattern!r}: not a regular expression ({exc})") from None
+    if not time_limit > 0:
+        raise PlannerError(f"--time-limit {time_limit:g}: give a number of seconds above 0")
     return {
+        "deadline": Deadline(time_limit, time.monotonic),
         "max_moves": max_moves,
         "exclude_topics": tuple(exclude_topic or ()),
         "exclude_internal": exclude_internal,
@@ -142,7 +176,9 @@ FORMAT = typer.Option(
 
 
 def _progress_for(cluster: Cluster):
-    big = sum(t.partition_count for t in cluster.topics) > 20_000
+    # every step's line on a big cluster; on a terminal (stderr), from a thousand partitions, where stages take seconds
+    partitions = sum(t.partition_count for t in cluster.topics)
+    big = partitions > 20_000 or (partitions > 1_000 and sys.stderr.isatty())
 
     def say(msg: str) -> None:
         if big:
@@ -179,8 +215,14 @@ def _loaded(topology: str, offline_brokers: Optional[str], sizes: Optional[str])
 
 
 def _check_output_dir(output_dir: Optional[str]) -> None:
+    """An --output-dir names a folder, and this command holds it from now until it ends (a second planner writing
+    the same folder refuses: `files.lock_folder`)."""
     if output_dir is not None and not output_dir.strip():
         raise PlannerError("--output-dir must name a folder (it is empty)")
+    if output_dir is not None:
+        from planner.adapters.files import lock_folder
+
+        lock_folder(output_dir)
 
 
 def _say_written(written: list, anything: bool) -> None:
@@ -201,25 +243,60 @@ def _write_plan_files(output_dir: str, files: dict) -> list:
     return replace_folder(output_dir, files, plan_folder_keep(output_dir, files))
 
 
-def _emit(
-    plan, output_dir: Optional[str], throttle_text: Optional[str], fmt: PlanFormat, batch_size: Optional[int]
-) -> None:
+@dataclass(frozen=True)
+class Carry:
+    """How a plan is to be carried out: the options every planning command shares."""
+
+    throttle: Optional[str] = None
+    batch_size: Optional[int] = None
+    batch_bytes: Optional[str] = None
+    no_canary: bool = False
+    bootstrap: Optional[str] = None
+
+
+def _bootstrap(cluster: Cluster, given: Optional[str]) -> str:
+    if given is not None:
+        if not given.strip():
+            raise PlannerError("--bootstrap-server is empty: give host:port")
+        return given.strip()
+    known = [f"{b.host}:{b.port}" for b in cluster.brokers if b.host and b.port and b.id in cluster.online_ids]
+    return ",".join(known[:3]) if known else "$BOOTSTRAP"
+
+
+def _emit(plan, output_dir: Optional[str], fmt: PlanFormat, carry: Carry) -> None:
     from planner.formats import plan as render
     from planner.formats.kafka_json import generate_output_text
-    from planner.rebalance.execution import execution, summary_figures
+    from planner.rebalance.execution import batch_figures, execution, summary_figures
 
     _check_output_dir(output_dir)
-    throttle = parse_rate(throttle_text, "--throttle") if throttle_text is not None else None
-    if batch_size is not None and batch_size <= 0:
+    throttle = parse_rate(carry.throttle, "--throttle") if carry.throttle is not None else None
+    if carry.batch_size is not None and carry.batch_size <= 0:
         raise PlannerError("--batch-size must be at least 1")
-    # the batches in order and the partitions to elect only where they are written (the folder, the JSON; about 2 s
-    # of CPU at 1M partitions), the summary only where it is (the folder, the table)
-    ex = execution(plan, throttle, batch_size) if output_dir is not None or fmt is PlanFormat.json else None
-    rate, count = (ex.throttle, len(ex.batches)) if ex is not None else summary_figures(plan, throttle, batch_size)
-    summary = render.render_plan_text(plan, rate, count) if output_dir is not None or fmt is PlanFormat.table else ""
+    batch_bytes = parse_size(carry.batch_bytes, "--batch-bytes") if carry.batch_bytes is not None else None
+    bootstrap = _bootstrap(plan.before, carry.bootstrap)
+    batched = carry.batch_size is not None or batch_bytes is not None
+    canary = not carry.no_canary
+    # the batches in order and the partitions to elect only where they are written or listed (the folder, the JSON,
+    # a batched summary; about 2 s of CPU at 1M partitions), the summary only where it is (the folder, the table)
+    ex = (
+        execution(plan, throttle, carry.batch_size, batch_bytes, canary)
+        if output_dir is not None or fmt is PlanFormat.json or batched
+        else None
+    )
+    figures = batch_figures(ex) if ex is not None and (batched or output_dir is not None) else None
+    rate, count = (
+        (ex.throttle, len(ex.batches)) if ex is not None else summary_figures(plan, throttle, carry.batch_size)
+    )
+    canary_shown = canary and count > 1
+    summary = (
+        render.render_plan_text(plan, rate, count, figures, canary_shown)
+        if output_dir is not None or fmt is PlanFormat.table
+        else ""
+    )
     if output_dir is not None:
-        assert ex is not None
-        written = _write_plan_files(output_dir, render.plan_files(ex, summary))
+        assert ex is not None and figures is not None
+        book = render.plan_runbook(ex, figures, bootstrap, canary_shown)
+        written = _write_plan_files(output_dir, render.plan_files(ex, summary, book))
     if fmt is PlanFormat.table:
         sys.stdout.write(summary)
     elif fmt is PlanFormat.kafka:
@@ -279,7 +356,11 @@ def rebalance_cmd(
     byte_tolerance: float = BYTE_TOLERANCE,
     no_leader_balance: bool = NO_LEADER_BALANCE,
     no_rack_repair: bool = NO_RACK_REPAIR,
+    time_limit: float = TIME_LIMIT,
     batch_size: Optional[int] = BATCH,
+    batch_bytes: Optional[str] = BATCH_BYTES,
+    no_canary: bool = NO_CANARY,
+    bootstrap_server: Optional[str] = BOOTSTRAP,
     output_dir: Optional[str] = OUTPUT_DIR,
     sizes: Optional[str] = SIZES,
     throttle: Optional[str] = THROTTLE,
@@ -289,7 +370,8 @@ def rebalance_cmd(
     """Balance replicas and preferred leaders from the current assignment with as few moves as possible."""
     from planner.rebalance.goals import balance
 
-    options = _goal_options(max_moves, exclude_topic, exclude_internal, byte_tolerance, no_leader_balance)
+    options = _goal_options(max_moves, exclude_topic, exclude_internal, byte_tolerance, no_leader_balance, time_limit)
+    _check_output_dir(output_dir)
     with _loaded(topology, offline_brokers, sizes) as cluster:
         brokers = parse_id_list(broker_list, "--broker-list") if broker_list is not None else None
         plan = balance(
@@ -300,7 +382,7 @@ def rebalance_cmd(
             rack_repair=not no_rack_repair,
             **options,
         )
-        _emit(plan, output_dir, throttle, fmt, batch_size)
+        _emit(plan, output_dir, fmt, Carry(throttle, batch_size, batch_bytes, no_canary, bootstrap_server))
 
 
 @reassign.command("decommission")
@@ -313,7 +395,11 @@ def decommission_cmd(
     byte_tolerance: float = BYTE_TOLERANCE,
     no_leader_balance: bool = NO_LEADER_BALANCE,
     no_rack_repair: bool = NO_RACK_REPAIR,
+    time_limit: float = TIME_LIMIT,
     batch_size: Optional[int] = BATCH,
+    batch_bytes: Optional[str] = BATCH_BYTES,
+    no_canary: bool = NO_CANARY,
+    bootstrap_server: Optional[str] = BOOTSTRAP,
     output_dir: Optional[str] = OUTPUT_DIR,
     sizes: Optional[str] = SIZES,
     throttle: Optional[str] = THROTTLE,
@@ -323,7 +409,8 @@ def decommission_cmd(
     """Move every replica off the given brokers, keeping the rest balanced and rack-safe (repairing unsafe ones)."""
     from planner.rebalance.decommission import decommission
 
-    options = _goal_options(max_moves, exclude_topic, exclude_internal, byte_tolerance, no_leader_balance)
+    options = _goal_options(max_moves, exclude_topic, exclude_internal, byte_tolerance, no_leader_balance, time_limit)
+    _check_output_dir(output_dir)
     with _loaded(topology, offline_brokers, sizes) as cluster:
         plan = decommission(
             cluster,
@@ -332,7 +419,7 @@ def decommission_cmd(
             rack_repair=not no_rack_repair,
             **options,
         )
-        _emit(plan, output_dir, throttle, fmt, batch_size)
+        _emit(plan, output_dir, fmt, Carry(throttle, batch_size, batch_bytes, no_canary, bootstrap_server))
 
 
 @reassign.command("replace-broker")
@@ -348,6 +435,9 @@ def replace_broker_cmd(
     byte_tolerance: Optional[float] = BYTE_TOLERANCE_UNUSED,
     no_leader_balance: bool = NO_LEADER_BALANCE_UNUSED,
     batch_size: Optional[int] = BATCH,
+    batch_bytes: Optional[str] = BATCH_BYTES,
+    no_canary: bool = NO_CANARY,
+    bootstrap_server: Optional[str] = BOOTSTRAP,
     output_dir: Optional[str] = OUTPUT_DIR,
     sizes: Optional[str] = SIZES,
     throttle: Optional[str] = THROTTLE,
@@ -366,6 +456,7 @@ def replace_broker_cmd(
         byte_tolerance,
         no_leader_balance,
     )
+    _check_output_dir(output_dir)
     with _loaded(topology, offline_brokers, sizes) as cluster:
         plan = replace_broker(
             cluster,
@@ -375,7 +466,7 @@ def replace_broker_cmd(
             exclude_topics=options["exclude_topics"],
             exclude_internal=exclude_internal,
         )
-        _emit(plan, output_dir, throttle, fmt, batch_size)
+        _emit(plan, output_dir, fmt, Carry(throttle, batch_size, batch_bytes, no_canary, bootstrap_server))
 
 
 @reassign.command("set-replication-factor")
@@ -398,6 +489,9 @@ def set_rf_cmd(
     byte_tolerance: Optional[float] = BYTE_TOLERANCE_UNUSED,
     no_leader_balance: bool = NO_LEADER_BALANCE_UNUSED,
     batch_size: Optional[int] = BATCH,
+    batch_bytes: Optional[str] = BATCH_BYTES,
+    no_canary: bool = NO_CANARY,
+    bootstrap_server: Optional[str] = BOOTSTRAP,
     output_dir: Optional[str] = OUTPUT_DIR,
     sizes: Optional[str] = SIZES,
     throttle: Optional[str] = THROTTLE,
@@ -422,9 +516,10 @@ def set_rf_cmd(
         byte_tolerance,
         no_leader_balance,
     )
+    _check_output_dir(output_dir)
     with _loaded(topology, offline_brokers, sizes) as cluster:
         plan = set_replication_factor(cluster, topic, replication_factor, max_moves=options["max_moves"])
-        _emit(plan, output_dir, throttle, fmt, batch_size)
+        _emit(plan, output_dir, fmt, Carry(throttle, batch_size, batch_bytes, no_canary, bootstrap_server))
 
 
 @reassign.command("elect-leaders")
@@ -468,6 +563,13 @@ def check_execute_cmd(
     additional: bool = typer.Option(
         False, "--additional", help="As Kafka's --additional: allow while a reassignment is in progress."
     ),
+    leaving_brokers: Optional[str] = typer.Option(
+        None,
+        "--leaving-brokers",
+        metavar="IDS",
+        help="Brokers the reassignment empties (a decommission): the summary's figures are over the others, and "
+        "a replica left on them is warned of.",
+    ),
     offline_brokers: Optional[str] = OFFLINE,
 ) -> None:
     """The checks kafka-reassign-partitions.sh --execute makes on a reassignment JSON against the topology (its
@@ -479,7 +581,10 @@ def check_execute_cmd(
     cluster = load_cluster(topology, offline_brokers)
     text = read_option_file(reassignment_file, "--reassignment-json-file")
     proposed = parse_reassignment_json(text, reassignment_file)
-    checked = check_reassignment(cluster, proposed, reassignment_file, additional=additional)
+    leaving = parse_id_list(leaving_brokers, "--leaving-brokers") if leaving_brokers is not None else ()
+    checked = check_reassignment(cluster, proposed, reassignment_file, additional=additional, leaving=leaving)
+    for broker, kept in checked.left_on_leaving:
+        print(f"warning: leaving broker {broker} still holds {kept} replica(s) after the reassignment", file=sys.stderr)
     for tp, old, new in checked.rf_changes:
         print(f"warning: {tp} changes replication factor {old} -> {new}", file=sys.stderr)
     for tp, replicas, racks in checked.made_rack_unsafe:
@@ -502,6 +607,7 @@ def verify_cmd(
     topology: str = TOPOLOGY,
     reassignment_file: str = typer.Option(..., "--reassignment-json-file", metavar="F"),
     offline_brokers: Optional[str] = OFFLINE,
+    exit_code: bool = EXIT_CODE,
 ) -> None:
     """Kafka's --verify: what `kafka-reassign-partitions.sh --verify` prints for this JSON against the topology
     (in progress = the partition has adding/removing replicas in the topology). The --execute checks: check-execute."""
@@ -513,7 +619,12 @@ def verify_cmd(
         read_option_file(reassignment_file, "--reassignment-json-file"), reassignment_file
     )
     states = reassignment_states(cluster, {e.tp: e.replicas for e in entries})
-    sys.stdout.write(partition_reassignment_states_text(states) + "\n")
+    # verifyAssignment prints the partitions' states, then verifyReplicaMoves prints the log-dir moves' states with
+    # println: an empty line when the file moves no replica between log dirs (ReassignPartitionsCommand.java; a
+    # topology knows no log dirs, so the moves' states are not shown)
+    sys.stdout.write(partition_reassignment_states_text(states) + "\n\n")
+    if exit_code and not all(s.done for s in states.values()):
+        raise typer.Exit(STILL_MOVING)
 
 
 @reassign.command("list")

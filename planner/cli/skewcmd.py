@@ -48,8 +48,28 @@ one pass and recommends the smallest whose max/mean stays at most --max-skew.
 
 @app.command(help=SKEW_HELP)
 def skew(
-    keys: str = typer.Option(
-        ..., "--keys", metavar="PATH", help="Any path Spark reads: file, directory, hdfs://, s3a://."
+    source: Optional[str] = typer.Argument(
+        None,
+        metavar="[kafka://BOOTSTRAP/TOPIC]",
+        help="A live topic: its records are read with Spark's Kafka source (make skew-jars).",
+    ),
+    keys: Optional[str] = typer.Option(
+        None, "--keys", metavar="PATH", help="Any path Spark reads: file, directory, hdfs://, s3a://."
+    ),
+    command_config: Optional[str] = typer.Option(
+        None,
+        "--command-config",
+        metavar="FILE",
+        help="Kafka client properties for a kafka:// topic (as Kafka's tools).",
+    ),
+    start: Optional[str] = typer.Option(
+        None, "--from", help="Topic: earliest (default), an offset, a UTC time (2026-12-05T10:00:00Z) or NNNms."
+    ),
+    end: Optional[str] = typer.Option(
+        None, "--to", help="Topic: latest (default), an offset (exclusive), a UTC time or NNNms."
+    ),
+    plot: Optional[str] = typer.Option(
+        None, "--plot", metavar="FILE", help="Draw records per partition to FILE (.png or .svg; the plot extra)."
     ),
     input_format: Optional[InputFormat] = typer.Option(
         None,
@@ -100,10 +120,19 @@ def skew(
     fmt: SkewFormat = typer.Option(SkewFormat.table, "--format"),
     verbose: bool = typer.Option(False, "--verbose", help="Show Spark's own logging."),
 ) -> None:
+    from planner.model import PlannerError
     from planner.skew import command
 
+    if bool(source) == bool(keys):
+        raise PlannerError("give --keys PATH or a topic kafka://BOOTSTRAP/TOPIC (one of them)")
+    if source and not source.startswith("kafka://"):
+        raise PlannerError(f"{source}: a topic is kafka://BOOTSTRAP/TOPIC; files are read with --keys PATH")
     command.run(
-        keys=keys,
+        keys=source or keys,
+        command_config=command_config,
+        start=start,
+        end=end,
+        plot=plot,
         input_format=input_format.value if input_format else None,
         key_column=key_column,
         value_bytes_column=value_bytes_column,

@@ -81,11 +81,12 @@ def describe(
     ),
     offline_brokers: Optional[str] = OFFLINE,
     kafka_version: Optional[str] = VERSION,
-    via: Via = typer.Option(
-        Via.zookeeper,
+    via: Optional[Via] = typer.Option(
+        None,
         "--via",
-        help="kafka-topics 2.2-2.3 printed differently through --bootstrap-server (Leader: none and an empty Isr "
-        "without a live leader, its own topic order): bootstrap-server prints that.",
+        help="How kafka-topics reached the cluster: zookeeper (its topics sorted by name; up to 2.8) or "
+        "bootstrap-server (the AdminClient: topics in its HashMap order; 2.2-2.3 also print Leader: none and an empty "
+        "Isr without a live leader). Default: bootstrap-server from 3.0 on (--zookeeper is gone), zookeeper before.",
     ),
     fmt: DescribeFormat = typer.Option(
         DescribeFormat.kafka, "--format", help="kafka: byte-for-byte kafka-topics.sh --describe."
@@ -95,13 +96,17 @@ def describe(
     from planner.formats import describe as d
 
     version = d.parse_version(kafka_version)
-    admin_client = via is Via.bootstrap_server
-    if admin_client and version not in d.ADMIN_CLIENT_VERSIONS:
+    shown = kafka_version or "the newest"
+    if via is None:
+        via = Via.bootstrap_server if version >= (3, 0) else Via.zookeeper
+    if via is Via.zookeeper and version >= (3, 0):
         raise PlannerError(
-            "--via bootstrap-server: only kafka-topics 2.2 and 2.3 print differently through --bootstrap-server "
-            "(there was none before 2.2; from 2.4 on it prints the lines --zookeeper prints); give --kafka-version "
-            f"2.2 or 2.3, not {kafka_version or 'the newest'}"
+            f"--via zookeeper: kafka-topics {shown} has no --zookeeper (removed in 3.0); leave --via out or give "
+            "--kafka-version 2.8 or earlier"
         )
+    if via is Via.bootstrap_server and version < (2, 2):
+        raise PlannerError(f"--via bootstrap-server: kafka-topics has --bootstrap-server from 2.2 on, not {shown}")
+    admin_client = via is Via.bootstrap_server and version in d.ADMIN_CLIENT_VERSIONS
     cluster = load_cluster(topology, offline_brokers)
     opts = d.DescribeOptions(
         topics=tuple(topic or ()),
@@ -113,6 +118,7 @@ def describe(
         exclude_internal=exclude_internal,
         version=version,
         admin_client=admin_client,
+        admin_order=via is Via.bootstrap_server and fmt is DescribeFormat.kafka,  # table and json: sorted
     )
     sections = d.select(cluster, opts)
     if fmt is DescribeFormat.kafka:

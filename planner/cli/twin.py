@@ -50,7 +50,11 @@ def twin(
     from planner.formats.kafka_json import parse_current_assignment, parse_log_dirs_replicas
 
     parsers = TwinParsers(parse_describe, parse_current_assignment, parse_log_dirs_replicas)
-    cluster = build_twin(TwinFiles(describe, assignment, log_dirs, brokers, racks), parsers)
+    notes: list[str] = []
+    cluster = build_twin(TwinFiles(describe, assignment, log_dirs, brokers, racks), parsers, notes)
+    if not quiet:
+        for note in notes:
+            print(f"note: {note}", file=sys.stderr)
     text = dump_topology(cluster)
     if not output:
         sys.stdout.write(text)

@@ -11,7 +11,10 @@ Version differences emulated:
 * 2.6+: `\\tAdding Replicas: …\\tRemoving Replicas: …` on partitions being reassigned.
 * 2.8+: `\\tTopicId: {id}` when the topic has an id (the AdminClient path: no MarkedForDeletion).
 * 3.8+: `\\tElr: …\\tLastKnownElr: …` always; `N/A` for a ZooKeeper-mode cluster.
-Topics are sorted by name (the ZooKeeper tool's order; the AdminClient tool prints a HashMap order), partitions by id.
+Topic order: sorted by name through `--zookeeper` (gone in 3.0); through the AdminClient (`--bootstrap-server`, the
+only way from 3.0 on) in the iteration order of the HashMaps `DescribeTopicsResult.allTopicNames()` builds
+(`admin_client_order`), as Kafka's `TopicCommandTest.testDescribeUnderMinIsrPartitionsMixed` expects
+(`under-min-isr-topic` before `offline-topic`). Partitions by id.
 
 2.2 – 2.3 through `--bootstrap-server` (`admin_client`): TopicCommand's AdminClientTopicService prints the pre-2.4
 header (no MarkedForDeletion), `Leader: none` and an empty `Isr:` for a partition without a live leader (the brokers'
@@ -72,6 +75,7 @@ class DescribeOptions:
     exclude_internal: bool = False
     version: tuple[int, int] = NEWEST
     admin_client: bool = False  # 2.2 – 2.3 `--bootstrap-server` (AdminClientTopicService); see the module's text
+    admin_order: bool = False  # topics in the AdminClient's HashMap order (`--bootstrap-server`, every 3.0+ tool)
 
     @property
     def describe_configs(self) -> bool:
@@ -114,9 +118,12 @@ ADMIN_CLIENT_VERSIONS = ((2, 2), (2, 3))  # kafka-topics had --bootstrap-server 
 
 
 def admin_client_order(names: list[str]) -> list[str]:
-    """The topic order of 2.2 – 2.3's AdminClientTopicService.describeTopic: `getTopics` sorts the names, then
-    KafkaAdminClient.describeTopics puts them in a `new HashMap<>(n)`, copies it (`new HashMap<>(map)`: capacity for
-    n / 0.75 + 1) into DescribeTopicsResult, whose all() puts them in a third `new HashMap<>(n)` that is iterated."""
+    """The topic order of TopicCommand's describe through the AdminClient (2.2 – 2.3's AdminClientTopicService,
+    2.4+'s TopicService, the 3.7+ Java port `tools/.../TopicCommand.java` `describeTopic`): `getTopics` sorts the
+    names, then KafkaAdminClient.describeTopics (`handleDescribeTopicsByNamesWithDescribeTopicPartitionsApi` in
+    3.8+, `handleDescribeTopicsByNames` before) puts them in a `new HashMap<>(n)`, returns a copy of it
+    (`new HashMap<>(map)`: capacity for n / 0.75 + 1) that DescribeTopicsResult keeps, whose `all()` /
+    `allTopicNames()` puts them in a third `new HashMap<>(n)` whose values() the tool iterates."""
     n = len(names)
     first = hashmap_order(sorted_java(names), initial_capacity=n)
     copied = hashmap_order(first, initial_capacity=int(n / 0.75 + 1))
@@ -135,9 +142,11 @@ def shown_isr(st: LeaderState, live: frozenset[int], opts: DescribeOptions) -> t
 def select(cluster: Cluster, opts: DescribeOptions) -> list[TopicSection]:
     allowed = _topic_filter(opts.topics)
     topics = [t for t in cluster.topics if allowed(t.name) and not (opts.exclude_internal and t.internal)]
-    if opts.admin_client:  # no "does not exist" check on this path: nothing matched prints nothing
+    if opts.admin_client or opts.admin_order:
         order = {name: i for i, name in enumerate(admin_client_order([t.name for t in topics]))}
         topics.sort(key=lambda t: order[t.name])
+    if opts.admin_client:
+        pass  # 2.2 – 2.3: no "does not exist" check on this path: nothing matched prints nothing
     elif opts.topics and not topics:
         shown = ",".join(opts.topics)
         if opts.version[:2] == (3, 7):
@@ -407,14 +416,20 @@ class DescribedTopics:
     elr_na: bool  # 3.8+ ZooKeeper mode (or brokers without DescribeTopicPartitions): `Elr: N/A`
     topic_ids: bool  # 2.8+ with topic ids
     legacy: bool  # a pre-2.8 layout only ZooKeeper-mode Kafka printed (no-space labels, MarkedForDeletion)
+    log_lines: tuple[int, ...] = ()  # the lines (1-based) of log4j output skipped
 
     @property
     def mode(self) -> str:
-        """`zookeeper` when the text can only come from a ZooKeeper-mode cluster, else `kraft`."""
+        """`zookeeper` when the text can only come from a ZooKeeper-mode cluster, `kraft` when only from a KRaft one,
+        `unknown` for `Elr: N/A` with topic ids: a 3.8+ client prints it against ZooKeeper-mode brokers and against
+        KRaft brokers before 3.8 alike (they lack DescribeTopicPartitions; TopicCommand.java's describe falls back to
+        the Metadata API, which carries no ELR)."""
         if self.elr_shown:
             return "kraft"
-        if self.elr_na or self.legacy or not self.topic_ids:
+        if self.legacy or not self.topic_ids:
             return "zookeeper"
+        if self.elr_na:
+            return "unknown"
         return "kraft"
 
 
@@ -496,26 +511,56 @@ def parse_configs(text: str) -> dict[str, str]:
     return configs
 
 
+# A line the tool's log4j configuration prints among the output (config/tools-log4j.properties, tools-log4j2.yaml:
+# `[%d] %p %m (%c)%n`), e.g. a 3.8+ client against brokers without DescribeTopicPartitions:
+# `[2024-12-19 21:00:58,847] WARN [AdminClient clientId=adminclient-1] The DescribeTopicPartitions API is not
+# supported, using Metadata API to describe topics. (org.apache.kafka.clients.admin.KafkaAdminClient)`.
+_LOG_LINE = re.compile(r"(\[[^\]]*\]\s+)?(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\s")
+# Where the fields of a line pasted from a terminal start: the tabs became runs of spaces (or one space, at a tab
+# stop), so a field starts at a known label after whitespace. Longest labels first ("TopicId" before "Topic").
+_LABEL_AT = re.compile(
+    r"(?:^|(?<=\s))(?<!Adding )(?<!Removing )(?=(?:"
+    + "|".join(re.escape(x) for x in sorted(set(_HEADER_LABELS) | set(_PARTITION_LABELS), key=len, reverse=True))
+    + r"):)"
+)
+
+
+def _items(line: str) -> list[str]:
+    """The `Label: value` fields of one line: TAB-separated as Kafka prints them, or, when the line holds no TAB
+    (pasted from a terminal), cut where a known label starts after whitespace."""
+    if "\t" in line:
+        return line.split("\t")
+    return [item.rstrip() for item in _LABEL_AT.split(line) if item.strip()]
+
+
 def parse_describe(text: str, source: str) -> DescribedTopics:
-    """Topics from `kafka-topics --describe` text of any era `render_kafka` prints; one error line names file:line."""
+    """Topics from `kafka-topics --describe` text of any era `render_kafka` prints, with TABs or as pasted from a
+    terminal (runs of spaces); log4j lines among it are skipped and counted. One error line names file:line."""
     drafts: dict[str, _TopicDraft] = {}
     flags = {"elr": False, "na": False, "ids": False, "legacy": False}
+    logged: list[int] = []
     for lineno, raw in enumerate(text.splitlines(), start=1):
-        line = raw.rstrip("\r")
-        if not line.strip():
+        line = raw.rstrip("\r").strip(" \t")
+        if not line:
             continue
-        if line.startswith("\t"):
-            _partition(line[1:].split("\t"), source, lineno, drafts, flags)
-        elif line.startswith("Topic:"):
-            _header(line.split("\t"), source, lineno, drafts, flags)
-        else:
+        if not line.startswith("Topic:"):
+            if _LOG_LINE.match(line):
+                logged.append(lineno)
+                continue
             raise PlannerError(f"{source}:{lineno}: not a line of kafka-topics --describe output: {line[:60]!r}")
+        items = _items(line)
+        if any(item.partition(":")[0] == "Partition" for item in items):
+            _partition(items, source, lineno, drafts, flags)
+        else:
+            _header(items, source, lineno, drafts, flags)
     if not drafts:
         raise PlannerError(f"{source}: no topics found; expected the output of kafka-topics --describe")
     topics = tuple(_finish(d, source) for d in sorted(drafts.values(), key=lambda d: d.name))
     lines = {TopicPartition(d.name, p): n for d in drafts.values() for p, (_, n) in d.parts.items()}
     headers = {d.name: d.line for d in drafts.values()}
-    return DescribedTopics(topics, headers, lines, flags["elr"], flags["na"], flags["ids"], flags["legacy"])
+    return DescribedTopics(
+        topics, headers, lines, flags["elr"], flags["na"], flags["ids"], flags["legacy"], tuple(logged)
+    )
 
 
 def _header(items: list[str], source: str, lineno: int, drafts: dict[str, _TopicDraft], flags: dict) -> None:
@@ -525,8 +570,9 @@ def _header(items: list[str], source: str, lineno: int, drafts: dict[str, _Topic
         raise f.error("Topic: the topic name is empty")
     if name in drafts:
         raise f.error(f"topic {name!r} described twice (also line {drafts[name].line})")
+    configs_text = f.get("Configs")
     try:
-        configs = parse_configs(f.get("Configs"))
+        configs = parse_configs(configs_text)
     except PlannerError as exc:
         raise f.error(str(exc)) from None
     topic_id = f.values.get("TopicId")

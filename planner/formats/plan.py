@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
+from planner.formats.runbook import DAY, duration
 from planner.formats.tables import bar
 from planner.model import PlannerError, human_bytes
 from planner.rebalance.moves import Plan
@@ -18,10 +19,7 @@ def _spread(values: Sequence[int]) -> int:
 
 
 def _duration(seconds: float) -> str:
-    s = int(round(seconds))
-    h, rem = divmod(s, 3600)
-    m, s = divmod(rem, 60)
-    return f"{h}h {m:02d}m {s:02d}s" if h else f"{m}m {s:02d}s" if m else f"{s}s"
+    return duration(seconds)
 
 
 def _names(items, limit: int = 10) -> str:
@@ -243,6 +241,8 @@ def word_note(n, fixed: bool = False) -> str | None:
         return n
     if n.goal == "max-moves":
         return "--max-moves left these goals unmet: " + ", ".join(_GOAL_WORDS.get(g, g) for g in n.topics)
+    if n.goal == "time":
+        return f"time limit of {n.values[0]:g} s reached in {n.names[0]}; the plan is the best found so far"
     words = {
         "replica-count": _word_counts,
         "topic-spread": _word_topics,
@@ -310,7 +310,10 @@ def plan_stats(plan: Plan) -> dict:
         },
         "notes": [
             _note_json(n, _fixed(plan.notes))
-            for n in list(plan.notes) + _unknown_size_notes(plan, m.unknown_size_moves) + _tiered_notes(plan)
+            for n in list(plan.notes)
+            + _unknown_size_notes(plan, m.unknown_size_moves)
+            + _tiered_notes(plan)
+            + _state_notes(plan)
         ],
     }
     if plan.leader_bounds is not None:  # only plans that bound them (elect-leaders): the others' JSON as it was
@@ -403,6 +406,38 @@ def _unknown_size_notes(plan: Plan, copies: int) -> list[str]:
     ]
 
 
+def _state_notes(plan: Plan) -> list[str]:
+    """Moved partitions that are under-replicated now (a leader, but an ISR short of the replicas): a reassignment
+    completes only when every target replica is in the ISR. (Moved partitions without a leader have their note from
+    the goals: `goals.base`'s "no leader now".)"""
+    from planner.leadership import partition_state
+    from planner.model import NO_LEADER
+
+    before = plan.before
+    live = before.online_ids
+    under = []
+    topics: dict = {}
+    for tp in plan.proposed:
+        if tp.topic not in topics:
+            t = before.topic(tp.topic)
+            topics[tp.topic] = t, t.config_bool("unclean.leader.election.enable", False)
+        t, unclean = topics[tp.topic]
+        p = t.partitions[tp.partition]
+        st = partition_state(p, live, unclean)
+        if st.leader != NO_LEADER and set(p.replicas) - set(st.isr) - set(p.adding):
+            under.append((tp, p.replicas, st.isr))
+    out = []
+    if under:
+        under.sort(key=lambda x: (x[0].topic, x[0].partition))
+        shown = [f"{tp} (replicas {_ids(r)}, ISR {_ids(i)})" for tp, r, i in under]
+        out.append(
+            f"{len(under)} moved partition(s) are under-replicated now: {_names(shown, 5)}; they stay so while "
+            "their new replicas copy from the leader, and a move completes only when every replica it keeps or adds "
+            "is in the ISR"
+        )
+    return out
+
+
 def _tiered_notes(plan: Plan) -> list[str]:
     """Topics with tiered storage (KIP-405, `remote.storage.enable=true`): a reassignment copies only local bytes."""
     before = plan.before
@@ -420,8 +455,29 @@ def _tiered_notes(plan: Plan) -> list[str]:
     ]
 
 
-def render_plan_text(plan: Plan, throttle=None, batches: int | None = None) -> str:
-    """The human summary (also written as plan.txt)."""
+def _batch_lines(batches: int | None, figures, canary: bool) -> list[str]:
+    from planner.formats.runbook import Batch, batch_words
+
+    if batches is None or batches <= 1:
+        return []
+    head = f"Batches:                {batches}"
+    if figures is None:
+        return [head]
+    if canary:
+        head += " (the first a one-partition canary; --no-canary cuts them without it)"
+    lines = [head]
+    for i, f in enumerate(figures[:_BATCH_LINES], 1):
+        lines.append(f"  batch {i}: {batch_words(Batch('', f.partitions, f.bytes, f.seconds))}")
+    if len(figures) > _BATCH_LINES:
+        lines.append(f"  and {len(figures) - _BATCH_LINES} more batches (RUNBOOK.md lists every one)")
+    return lines
+
+
+_BATCH_LINES = 20  # batches the summary lists one by one
+
+
+def render_plan_text(plan: Plan, throttle=None, batches: int | None = None, figures=None, canary: bool = False) -> str:
+    """The human summary (also written as plan.txt); `figures`: each batch's `BatchFigures`, when known."""
     from tabulate import tabulate
 
     s = plan_stats(plan)
@@ -432,8 +488,7 @@ def render_plan_text(plan: Plan, throttle=None, batches: int | None = None) -> s
         lines.append(_bytes_line(plan, s))
     lines.append(f"Preferred-leader changes: {s['leader_changes']}")
     lines.append(f"Rack-unsafe partitions: {s['rack_unsafe_before']} -> {s['rack_unsafe_after']}")
-    if batches is not None and batches > 1:
-        lines.append(f"Batches:                {batches}")
+    lines += _batch_lines(batches, figures, canary)
     lines += _metric_lines(s)
     lines.append("")
     rows = []
@@ -475,15 +530,22 @@ def render_plan_text(plan: Plan, throttle=None, batches: int | None = None) -> s
         )
         if throttle.seconds is not None:
             lines.append(f"Estimated time at that rate: {_duration(throttle.seconds)}")
-        for topic in sorted(throttle.leader):
-            lines.append(f"  {topic}: leader.replication.throttled.replicas={throttle.leader[topic]}")
-            lines.append(f"  {topic}: follower.replication.throttled.replicas={throttle.follower[topic]}")
+            if throttle.seconds > DAY:
+                lines.append(
+                    f"warning: more than a day at {throttle.rate} B/s: check the throttle's unit "
+                    "(MB = 10^6, MiB = 2^20 bytes per second)"
+                )
+        if throttle.leader:
+            lines.append(
+                f"Throttled replicas on {len(throttle.leader)} topic{'s' if len(throttle.leader) != 1 else ''} "
+                "(leader/follower.replication.throttled.replicas): throttles.txt of --output-dir"
+            )
     for note in s["notes"]:
         lines.append(f"note: {note['text']}")
     return "\n".join(lines) + "\n"
 
 
-PLAN_FILE = re.compile(r"(current|proposed|proposed-\d{3}|leader-election)\.json|plan\.txt")
+PLAN_FILE = re.compile(r"(current|proposed|proposed-\d{3}|leader-election)\.json|plan\.txt|throttles\.txt|RUNBOOK\.md")
 
 
 def plan_folder_keep(directory: str, files: Mapping[str, str]) -> Callable[[str], bool]:
@@ -583,7 +645,43 @@ def render_failures_table(impacts, partitions: int) -> str:
     )
 
 
-def plan_files(ex, summary: str) -> dict[str, str]:
+def render_throttles(throttle) -> str:
+    """throttles.txt: the configs `kafka-reassign-partitions.sh --execute --throttle` sets for the whole plan (each
+    batch's --execute sets those of its own partitions; --verify clears them once its batch is complete)."""
+    lines = [
+        f"# set by kafka-reassign-partitions.sh --execute --throttle {throttle.rate} (each batch: its partitions);",
+        "# cleared by --verify once the batch is complete",
+    ]
+    for b in throttle.brokers:
+        lines.append(f"broker {b}: leader.replication.throttled.rate={throttle.rate}")
+        lines.append(f"broker {b}: follower.replication.throttled.rate={throttle.rate}")
+    for topic in sorted(throttle.leader):
+        lines.append(f"topic {topic}: leader.replication.throttled.replicas={throttle.leader[topic]}")
+        lines.append(f"topic {topic}: follower.replication.throttled.replicas={throttle.follower[topic]}")
+    return "\n".join(lines) + "\n"
+
+
+def batch_file_names(count: int) -> list[str]:
+    """proposed.json for one batch, proposed-001.json … for more."""
+    return ["proposed.json"] if count == 1 else [f"proposed-{n:03d}.json" for n in range(1, count + 1)]
+
+
+def plan_runbook(ex, figures, bootstrap: str, canary: bool):
+    """The `runbook.Runbook` of an execution (`rebalance.execution.Execution`) and its `batch_figures`."""
+    from planner.formats.runbook import Batch, Runbook
+
+    names = batch_file_names(len(ex.batches))
+    return Runbook(
+        bootstrap=bootstrap,
+        batches=tuple(Batch(n, f.partitions, f.bytes, f.seconds) for n, f in zip(names, figures)),
+        rollback="current.json" if ex.plan.proposed else None,
+        election="leader-election.json" if ex.elect else None,
+        throttle=ex.throttle.rate if ex.throttle else None,
+        canary=canary,
+    )
+
+
+def plan_files(ex, summary: str, runbook=None) -> dict[str, str]:
     """The files of a plan (`rebalance.execution.Execution`) for `--output-dir`: `current.json` (the rollback) and
     `proposed.json`, or one `proposed-NNN.json` per batch, when the plan changes a replica list (Kafka refuses an
     empty list: "Partition reassignment list cannot be empty"); `leader-election.json` when partitions need electing
@@ -601,6 +699,12 @@ def plan_files(ex, summary: str) -> dict[str, str]:
     if ex.elect:
         files["leader-election.json"] = render_election_json(ex.elect) + "\n"
     files["plan.txt"] = summary
+    if ex.throttle is not None and ex.throttle.leader:
+        files["throttles.txt"] = render_throttles(ex.throttle)
+    if runbook is not None and (ex.batches or ex.elect):
+        from planner.formats.runbook import render_markdown
+
+        files["RUNBOOK.md"] = render_markdown(runbook, ex.plan.goal)
     return files
 
 

@@ -84,14 +84,61 @@ def _order_arrays(
     return [tps[i] for i in order.tolist()]
 
 
+def copied_bytes(cluster: Cluster, tp: TopicPartition, new: tuple[int, ...]) -> int | None:
+    """The bytes a partition's move copies: its size once per new replica (None: size unknown, 0: a reorder)."""
+    cur = cluster.topic(tp.topic).partitions[tp.partition]
+    copies = len(set(new).difference(cur.replicas))
+    if not copies:
+        return 0
+    return None if cur.size is None else cur.size * copies
+
+
 def batches(
     cluster: Cluster,
     proposed: Mapping[TopicPartition, tuple[int, ...]],
     batch_size: int | None,
     targets: frozenset[int] | set[int] = frozenset(),
+    batch_bytes: int | None = None,
+    canary: bool = True,
 ) -> list[dict[TopicPartition, tuple[int, ...]]]:
-    """At most `batch_size` partitions per batch (None or 0: one batch)."""
+    """Batches in `batch_order`: at most `batch_size` partitions and at most `batch_bytes` bytes to copy each (a
+    partition copying more than `batch_bytes` goes alone; sizes unknown count 0); neither given: one batch.
+
+    With `canary` and more than one batch, the first batch is a canary: the one partition that copies the fewest
+    bytes but some (a reorder when nothing copies), so one complete move, throttle and --verify included, is seen
+    before the bulk of the bytes moves."""
     order = batch_order(cluster, proposed, targets)
-    if not batch_size or batch_size <= 0:
-        return [{tp: proposed[tp] for tp in order}] if order else []
-    return [{tp: proposed[tp] for tp in order[i : i + batch_size]} for i in range(0, len(order), batch_size)]
+    if not order:
+        return []
+    size_cap = batch_size if batch_size and batch_size > 0 else None
+    byte_cap = batch_bytes if batch_bytes and batch_bytes > 0 else None
+    if size_cap is None and byte_cap is None:
+        return [{tp: proposed[tp] for tp in order}]
+    weight = {tp: copied_bytes(cluster, tp, proposed[tp]) or 0 for tp in order}
+    cut = _cut(order, weight, size_cap, byte_cap)
+    if canary and len(cut) > 1:
+        copying = [tp for tp in order if weight[tp] > 0]
+        first = min(copying, key=weight.__getitem__) if copying else order[0]  # min keeps the order's first
+        cut = [[first]] + _cut([tp for tp in order if tp != first], weight, size_cap, byte_cap)
+    return [{tp: proposed[tp] for tp in b} for b in cut]
+
+
+def _cut(
+    order: list[TopicPartition], weight: Mapping[TopicPartition, int], size_cap: int | None, byte_cap: int | None
+) -> list[list[TopicPartition]]:
+    """`order` cut into runs of at most `size_cap` partitions and `byte_cap` bytes (one partition at least)."""
+    out: list[list[TopicPartition]] = []
+    current: list[TopicPartition] = []
+    total = 0
+    for tp in order:
+        w = weight[tp]
+        if current and (
+            (size_cap is not None and len(current) >= size_cap) or (byte_cap is not None and total + w > byte_cap)
+        ):
+            out.append(current)
+            current, total = [], 0
+        current.append(tp)
+        total += w
+    if current:
+        out.append(current)
+    return out

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from planner.leadership import partition_state
-from planner.model import Cluster, Topic, TopicPartition
-from planner.rebalance.batches import batches
+from planner.model import Cluster, PlannerError, Topic, TopicPartition
+from planner.rebalance.batches import batches, copied_bytes
 from planner.rebalance.goals.base import in_progress_note, offline_note
 from planner.rebalance.goals.preferred_leaders import elect_leaders, leader_bounds
 from planner.rebalance.moves import Plan, changed_only, names_offline, rack_count, rack_safe, select_partitions
@@ -58,16 +58,41 @@ def partitions_to_elect(plan: Plan) -> list[TopicPartition]:
     return out
 
 
-def execution(plan: Plan, throttle: int | None = None, batch_size: int | None = None) -> Execution:
-    """How to carry out `plan`: batches of at most `batch_size` partitions, the throttle for `throttle` bytes/s."""
+def execution(
+    plan: Plan,
+    throttle: int | None = None,
+    batch_size: int | None = None,
+    batch_bytes: int | None = None,
+    canary: bool = True,
+) -> Execution:
+    """How to carry out `plan`: batches of at most `batch_size` partitions and `batch_bytes` bytes to copy (the first
+    a one-partition canary unless `canary` is False), the throttle for `throttle` bytes/s."""
     th = throttle_for(plan.before, plan.proposed, throttle) if throttle is not None else None
-    parts = batches(plan.before, plan.proposed, batch_size, frozenset(plan.brokers))
+    parts = batches(plan.before, plan.proposed, batch_size, frozenset(plan.brokers), batch_bytes, canary)
     return Execution(plan, parts, partitions_to_elect(plan), th)
 
 
+@dataclass(frozen=True)
+class BatchFigures:
+    partitions: int
+    bytes: int | None  # to copy; None when a partition's size is unknown
+    seconds: float | None  # at the throttle; None without a throttle or sizes
+
+
+def batch_figures(ex: Execution) -> list[BatchFigures]:
+    """Each batch's partitions, bytes to copy and estimated time at the throttle (`throttle_for`'s estimate)."""
+    out = []
+    for batch in ex.batches:
+        sizes = [copied_bytes(ex.plan.before, tp, new) for tp, new in batch.items()]
+        total = None if any(s is None for s in sizes) else sum(s or 0 for s in sizes)
+        seconds = throttle_for(ex.plan.before, batch, ex.throttle.rate).seconds if ex.throttle else None
+        out.append(BatchFigures(len(batch), total, seconds))
+    return out
+
+
 def batch_count(plan: Plan, batch_size: int | None = None) -> int:
-    """How many batches `execution` splits `plan` into (one when not batched, none when nothing changes), without
-    putting its partitions in batch order: what the summary shows (the order costs about 2 s of CPU at 1M)."""
+    """How many batches `execution` splits `plan` into by `batch_size` alone without a canary (one when not batched,
+    none when nothing changes), without putting its partitions in batch order (about 2 s of CPU at 1M)."""
     n = len(plan.proposed)
     return -(-n // batch_size) if batch_size and batch_size > 0 else min(n, 1)
 
@@ -75,8 +100,8 @@ def batch_count(plan: Plan, batch_size: int | None = None) -> int:
 def summary_figures(
     plan: Plan, throttle: int | None = None, batch_size: int | None = None
 ) -> tuple[Throttle | None, int]:
-    """The throttle and the number of batches `execution` gives, for a summary that shows only those: without the
-    batches' order or the partitions to elect."""
+    """The throttle and the number of batches `execution` gives unbatched, for a summary that shows only those:
+    without the batches' order or the partitions to elect."""
     th = throttle_for(plan.before, plan.proposed, throttle) if throttle is not None else None
     return th, batch_count(plan, batch_size)
 
@@ -106,11 +131,21 @@ class Checked:
     unchanged: int  # listed partitions that already have the proposed list
     rf_changes: tuple[tuple[TopicPartition, int, int], ...]  # (partition, old RF, new RF)
     made_rack_unsafe: tuple[tuple[TopicPartition, tuple[int, ...], tuple[str | None, ...]], ...]  # replicas, racks
+    left_on_leaving: tuple[tuple[int, int], ...] = ()  # (leaving broker, replicas it still holds after the moves)
 
 
-def check_reassignment(cluster: Cluster, proposed: Assignment, source: str, *, additional: bool = False) -> Checked:
-    """Kafka's `--execute` checks (its order, its texts), then what the reassignment changes and what it risks."""
+def check_reassignment(
+    cluster: Cluster, proposed: Assignment, source: str, *, additional: bool = False, leaving: Sequence[int] = ()
+) -> Checked:
+    """Kafka's `--execute` checks (its order, its texts), then what the reassignment changes and what it risks.
+    `leaving`: brokers being emptied (a decommission): the figures are over the other online brokers."""
     validate_reassignment(cluster, proposed, additional=additional)
+    unknown = sorted(set(leaving) - set(cluster.broker_ids))
+    if unknown:
+        raise PlannerError(
+            f"--leaving-brokers: unknown broker(s) {','.join(map(str, unknown))} (brokers: "
+            f"{','.join(map(str, cluster.broker_ids))})"
+        )
     current = cluster.assignment()
     rack_of = cluster.rack_of()
     n_racks = rack_count(cluster, sorted(cluster.online_ids))
@@ -125,6 +160,14 @@ def check_reassignment(cluster: Cluster, proposed: Assignment, source: str, *, a
         before=cluster,
         proposed=changed_only(current, proposed),
         goal=f"check-execute {source}: valid",
-        brokers=tuple(sorted(cluster.online_ids)),
+        brokers=tuple(sorted(set(cluster.online_ids) - set(leaving))),
     )
-    return Checked(plan, len(proposed) - len(plan.proposed), tuple(rf_changes), tuple(unsafe))
+    after = {**current, **proposed}
+    kept = {b: sum(1 for r in after.values() if b in r) for b in sorted(set(leaving))}
+    return Checked(
+        plan,
+        len(proposed) - len(plan.proposed),
+        tuple(rf_changes),
+        tuple(unsafe),
+        tuple((b, n) for b, n in kept.items() if n),
+    )

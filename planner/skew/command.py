@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
+from planner.adapters import secrets
 from planner.model import PlannerError
 from planner.skew.sweep import parse_sweep
 
@@ -20,12 +22,24 @@ def _silent(message: str) -> None:
     pass
 
 
+_SPARK_KEY = re.compile(r"spark\.[A-Za-z0-9_.\-]{1,200}")
+
+
 def parse_spark_conf(items) -> dict[str, str]:
+    """KEY=VALUE settings. A bad item is named by its key alone (`spark.hadoop.fs.s3a.secret.key SECRET` would show
+    the secret), and the values of secret keys are remembered so that no error shows them."""
     conf = {}
-    for item in items:
+    for number, item in enumerate(items, 1):
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            raise PlannerError(f"--spark-conf {item!r}: use KEY=VALUE, e.g. --spark-conf spark.executor.memory=4g")
+            first = item.split()[0] if item.split() else ""
+            named = f" {first}" if _SPARK_KEY.fullmatch(first) else ""
+            raise PlannerError(
+                f"--spark-conf (item {number}{named}): use KEY=VALUE, e.g. --spark-conf spark.executor.memory=4g "
+                "(the item is not shown: it may hold a secret)"
+            )
+        if secrets.is_secret_key(key):
+            secrets.remember(value)
         conf[key.strip()] = value
     return conf
 
@@ -67,7 +81,148 @@ def _with_udf(spec, progress):
     return replace(spec, udf_jar=compiled.jar)
 
 
-def run(
+def run(**options) -> None:
+    """The command, with SIGTERM handled as Ctrl-C (one line, exit 130, the JVM and its workers stopped) and, on
+    Linux, this process as the reaper of orphaned descendants, so none escapes the clean-up."""
+    import signal
+
+    from planner.skew.spark import become_subreaper, stop_on_sigterm
+
+    become_subreaper()
+    previous = stop_on_sigterm()
+    try:
+        _run(**options)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run(**options) -> None:
+    from planner.skew.kafkasource import is_topic_url
+
+    if is_topic_url(options["keys"]):
+        _run_topic(**options)
+        return
+    for option in ("command_config", "start", "end"):
+        if options.get(option):
+            name = {"command_config": "--command-config", "start": "--from", "end": "--to"}[option]
+            raise PlannerError(f"{name} is for a topic (kafka://bootstrap/topic), not --keys files")
+    options.pop("command_config", None), options.pop("start", None), options.pop("end", None)
+    _run_files(**options)
+
+
+def _run_topic(
+    *,
+    keys,
+    key_type,
+    partitions,
+    topology,
+    topic,
+    sweep,
+    max_skew,
+    top,
+    master,
+    output,
+    fmt,
+    verbose,
+    spark_conf=(),
+    command_config=None,
+    start=None,
+    end=None,
+    plot=None,
+    exact_top=False,
+    **ignored,
+) -> None:
+    """`skew kafka://bootstrap/topic`: the topic's records as they are, per partition, and beside them what Kafka's
+    partitioner does with the same keys under --partitions N (default: the topic's count)."""
+    from dataclasses import replace
+
+    from planner.skew import kafkasource as ks
+    from planner.skew.detect import require_pyspark
+    from planner.skew.job import JobSpec
+    from planner.skew.render import render_table, render_topic, summary
+    from planner.skew.report import build_report
+    from planner.skew.sweep import evaluate_sweep
+
+    progress = _progress if verbose or sys.stderr.isatty() else _silent
+    for option, value in (("--topology", topology), ("--topic", topic), ("--output", output)):
+        if value:
+            raise PlannerError(f"{option} is for --keys files; a kafka:// source names its topic in the URL")
+    if key_type not in ("string", "bytes-hex"):
+        raise PlannerError(
+            f"--key-type {key_type}: a topic's keys are hashed as the bytes they are; show them as string or "
+            "bytes-hex (int / long keys hash exactly as bytes-hex)"
+        )
+    url = ks.parse_topic_url(keys)
+    rng = ks.parse_range(start, end)
+    sweep_counts = parse_sweep(sweep)
+    evaluate_sweep({}, {}, max_skew)
+    client = ks.client_properties(command_config)
+    conf = parse_spark_conf(spark_conf)
+    require_pyspark()
+    jars = ks.source_jars()
+    real_n = ks.partition_count(url, command_config)
+    n = partitions or real_n
+    spec = JobSpec(
+        keys=url.url,
+        input_format="kafka",
+        key_column="key",
+        value_bytes_column="_value_bytes",
+        key_type=key_type,
+        counts=tuple(sorted(set((n,) + sweep_counts))),
+        primary=n,
+        top=top,
+        exact_top=exact_top,
+    )
+    spec = _with_udf(spec, progress)
+    from planner.skew import job
+    from planner.skew.jvmhash import register
+    from planner.skew.spark import session
+
+    progress(f"starting Spark ({master})")
+    with session(master, verbose, conf, jars=jars + ([spec.udf_jar] if spec.udf_jar else [])) as spark:
+        jvm = bool(spec.udf_jar) and register(spark, spec.udf_jar)
+        progress(f"reading {url.url} ({rng.describe()}) with Spark's Kafka source")
+        rows = ks.read_topic(spark, url, real_n, rng, client, key_type)
+        try:
+            real = ks.real_pass(rows, url, real_n, key_type, jvm)
+            counts = job.run(spark, replace(spec, reader="spark"), progress, df=rows)
+        except PlannerError:
+            raise
+        except Exception as exc:
+            from planner.skew.spark import _first_line
+
+            raise PlannerError(f"reading {url.url} failed: {_first_line(exc)}") from None
+        finally:
+            rows.unpersist()
+    real_counts = ks.TopicCounts(url.url, url.topic, real_n, rng.describe(), tuple(real))
+    report = build_report(
+        counts,
+        source=url.url,
+        key_column="key",
+        key_type=key_type,
+        partitions=n,
+        sweep_counts=sweep_counts,
+        max_skew=max_skew,
+        cluster=None,
+        topic=None,
+    )
+    if plot:
+        from planner.skew.plot import draw
+
+        draw(plot, real_counts, report)
+    if fmt == "json":
+        import json
+
+        doc = summary(report)
+        doc["topic_records"] = ks.topic_summary(real_counts)
+        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+    else:
+        sys.stdout.write(render_topic(real_counts, n) + render_table(report))
+    sys.stdout.flush()
+
+
+def _run_files(
     *,
     keys,
     input_format,
@@ -88,6 +243,7 @@ def run(
     verbose,
     spark_conf=(),
     reader="auto",
+    plot=None,
 ) -> None:
     from planner.skew.detect import check_key_column, detect_format, require_pyspark
     from planner.skew.job import JobSpec, check_local_path, key_column_of
@@ -98,6 +254,12 @@ def run(
     progress = _progress if verbose or sys.stderr.isatty() else _silent
     from planner.adapters.source import partitions_or_topic
 
+    if secrets.has_userinfo(keys):  # Hadoop 3 refuses inline S3 logins too (S3xLoginHelper)
+        raise PlannerError(
+            f"--keys {secrets.mask_userinfo(keys)}: do not put credentials in the path; set them with --spark-conf "
+            "(spark.hadoop.fs.s3a.access.key=..., spark.hadoop.fs.s3a.secret.key=...) or the environment"
+        )
+    conf = parse_spark_conf(spark_conf)
     n, cluster = partitions_or_topic(partitions, topology, topic, offline_brokers)
     sweep_counts = parse_sweep(sweep)
     if top < 0:
@@ -105,7 +267,6 @@ def run(
     evaluate_sweep({}, {}, max_skew)  # validates --max-skew before Spark starts
     check_local_path(keys)
     input_format = detect_format(keys, input_format)
-    conf = parse_spark_conf(spark_conf)
     spec = JobSpec(
         keys=keys,
         input_format=input_format,
@@ -128,6 +289,9 @@ def run(
         if out_dir.exists() and not out_dir.is_dir():
             raise PlannerError(f"--output {output}: exists and is not a directory")
         created = [d for d in (out_dir, *out_dir.parents) if not d.exists()]
+        from planner.adapters.files import lock_folder
+
+        lock_folder(output, "--output")  # a second skew writing the same folder refuses
         try:
             out_dir.mkdir(parents=True, exist_ok=True)
             staging = Path(tempfile.mkdtemp(prefix=".skew-", dir=out_dir))
@@ -164,10 +328,18 @@ def run(
         if staging and staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
         if not published:
+            if created:  # the lock file lies in the folder's parent, which this run may have made too
+                from planner.adapters.files import release_folder_locks
+
+                release_folder_locks()
             for directory in created:  # innermost first; only if still empty
                 try:
                     directory.rmdir()
                 except OSError:
                     break
+    if plot:
+        from planner.skew.plot import draw
+
+        draw(plot, None, report)
     sys.stdout.write(render_json(report) if fmt == "json" else render_table(report))
     sys.stdout.flush()

@@ -43,6 +43,7 @@ from planner.skew.heavy import DEFAULT_COUNTERS, candidates_from_sums, key_text,
 from planner.skew.inputs import count_candidates_in_units, plan_units, run_units
 
 INPUT_FORMATS = ("parquet", "csv", "json", "text")
+CSV_NULL_SENTINEL = "\u0000"  # Spark's CSV nullValue: a field of one NUL character (never a real key)
 KEY_TYPES = ("string", "int", "long", "bytes-hex")
 CORRUPT = "_corrupt_record"
 ARROW_BATCH = 65536
@@ -87,6 +88,7 @@ class Counts:
     extra: dict = field(default_factory=dict)
     top_bound: int | None = None  # every key not in `top` has at most this many records (proven; None: not computed)
     heavy_counters: int = 0  # the Misra-Gries counters per task behind `top_bound` (0: exact group-by)
+    blank_lines: int = 0  # CSV lines holding only whitespace: not rows (Spark skips them), counted
 
     @property
     def keyed_records(self) -> int:
@@ -140,8 +142,11 @@ def read_input(spark, spec: JobSpec):
                 [StructField(c, StringType(), True) for c in header.columns]
                 + [StructField(CORRUPT, StringType(), True)]
             )
+            # nullValue: a sentinel no key holds, so a quoted "" is an empty key, as in JSON (Spark's default ""
+            # made it null); an unquoted empty field stays null: a CSV's only null
             df = (
                 reader.option("header", "true")
+                .option("nullValue", CSV_NULL_SENTINEL)
                 .option("mode", "PERMISSIVE")
                 .option("columnNameOfCorruptRecord", CORRUPT)
                 .schema(schema)
@@ -153,6 +158,16 @@ def read_input(spark, spec: JobSpec):
     except Exception as exc:
         raise PlannerError(f"cannot read --keys {spec.keys} as {spec.input_format}: {_first_line(exc)}") from None
     return df
+
+
+def _blank_lines(spark, spec) -> int:
+    """The CSV lines holding only whitespace, which Spark's CSV reader skips: counted, so no line goes unsaid."""
+    from pyspark.sql import functions as F
+
+    try:
+        return spark.read.text(spec.keys).filter(F.trim(F.col("value")) == "").count()
+    except Exception as exc:
+        raise PlannerError(f"counting the blank lines of --keys {spec.keys} failed: {_first_line(exc)}") from None
 
 
 def _type_error(column: str, dtype, key_type: str, hint: str) -> PlannerError:
@@ -430,14 +445,20 @@ def _jvm_ready(spark, spec: JobSpec) -> bool:
 
 
 def run(
-    spark, spec: JobSpec, progress: Callable[[str], None] = lambda s: None, output_keys: str | None = None
+    spark,
+    spec: JobSpec,
+    progress: Callable[[str], None] = lambda s: None,
+    output_keys: str | None = None,
+    df=None,
 ) -> Counts:
     """Run the job on `spark`; `output_keys`: also write every distinct key with its records, bytes and partition
-    (Parquet, a Spark output directory) there."""
+    (Parquet, a Spark output directory) there; `df`: the rows to count, already read (a topic's records), instead of
+    reading `spec.keys`."""
     if not spec.counts:
         raise PlannerError("no partition count to evaluate: give --partitions N or --topology with --topic")
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(ARROW_BATCH))
-    df = read_input(spark, spec)
+    if df is None:
+        df = read_input(spark, spec)
     keys = normalise(df, spec)
     jvm = spec.reader != "pyarrow" and _jvm_ready(spark, spec)
     units = None
@@ -481,7 +502,9 @@ def run(
             raise
         except Exception as exc:
             raise PlannerError(f"counting records per key of --keys {spec.keys} failed: {_first_line(exc)}") from None
+    blank = _blank_lines(spark, spec) if spec.input_format == "csv" else 0
     return Counts(
+        blank_lines=blank,
         records={n: tuple(v) for n, v in records.items()},
         bytes={n: tuple(v) for n, v in nbytes.items()},
         null_records=null_records,

@@ -45,6 +45,7 @@ def render_table(r: SkewReport) -> str:
     )
     out.append(
         f"Rows: {r.rows:,}  keyed: {r.keyed_records:,}  null keys: {r.null_records:,}  unreadable: {r.unreadable:,}"
+        + (f"  blank lines: {r.blank_lines:,}" if r.blank_lines else "")
     )
     if r.null_records:
         out.append(
@@ -226,6 +227,7 @@ def summary(r: SkewReport) -> dict:
         "null_key_records": r.null_records,
         "null_key_bytes": r.null_bytes,
         "unreadable_rows": r.unreadable,
+        "blank_lines": r.blank_lines,
         "distinct_keys": r.distinct_keys,
         "per_partition": [
             {
@@ -290,3 +292,64 @@ def _broker_dict(b: BrokerRow) -> dict:
 
 def render_json(r: SkewReport) -> str:
     return json.dumps(summary(r), indent=2) + "\n"
+
+
+def render_topic(t, n: int) -> str:
+    """A topic's records per partition as it holds them (a `kafkasource.TopicCounts`), the records not where
+    murmur2 puts them, and the heading of the what-if below (the same keys under `n` partitions)."""
+    from tabulate import tabulate
+
+    from planner.formats.tables import bar
+    from planner.model import human_bytes
+    from planner.skew.imbalance import skew as skew_of
+
+    parts = t.per_partition
+    records = sum(p.records for p in parts)
+    nulls = sum(p.null_keys for p in parts)
+    peak = max((p.records for p in parts), default=0)
+    out = [
+        f"Topic {t.topic} on {t.url.rsplit('/', 1)[0]} ({t.partitions} partitions), {t.range}, "
+        "read by Spark's Kafka source",
+        f"Records: {records:,}  keyed: {records - nulls:,}  null keys: {nulls:,}",
+        "",
+    ]
+    rows = []
+    for p in parts:
+        share = p.records / records if records else 0.0
+        offsets = "-" if p.first_offset is None else f"{p.first_offset:,}..{p.last_offset:,}"
+        hot = ", ".join(f"{k} ({c:,})" for k, c in p.hot_keys)
+        rows.append([p.partition, f"{p.records:,}", f"{share:6.2%}", bar(p.records, peak, 20), human_bytes(p.bytes),
+                     offsets, hot])  # fmt: skip
+    out.append(
+        tabulate(
+            rows,
+            headers=["partition", "records", "share", "", "bytes", "offsets", "hot keys (records)"],
+            tablefmt="simple",
+            disable_numparse=True,
+            colalign=("right", "right", "right", "left", "right", "right", "left"),
+        )
+    )
+    out.append("")
+    out.append(
+        tabulate(
+            [_metrics_line("records / partition (topic)", skew_of([p.records for p in parts]))],
+            headers=["skew", "min", "max", "mean", "max/mean", "CV", "Gini"],
+            tablefmt="simple",
+            disable_numparse=True,
+            colalign=("left",) + ("right",) * 6,
+        )
+    )
+    moved = t.misplaced
+    if moved is None:
+        out.append("Records whose partition differs from murmur2's: not checked (needs the murmur2 UDF: javac)")
+    elif moved == 0:
+        out.append("Every keyed record is in the partition Kafka's partitioner (murmur2) gives its key")
+    else:
+        out.append(
+            f"{moved:,} keyed records ({moved / max(1, records - nulls):.2%}) are not in the partition murmur2 gives "
+            "their key: written with a custom partitioner or an explicit partition"
+        )
+    out.append("")
+    what = "the same" if n == t.partitions else "a what-if"
+    out.append(f"What Kafka's partitioner does with these keys under {n} partitions ({what} count):")
+    return "\n".join(out) + "\n"

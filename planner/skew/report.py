@@ -69,6 +69,7 @@ class SkewReport:
     distinct_keys: int | None = None
     top_bound: int | None = None  # proven: no key outside `top` has more records (None: exact group-by, not needed)
     heavy_counters: int = 0
+    blank_lines: int = 0  # CSV lines of whitespace only: not rows, counted
 
 
 def _broker_tables(cluster: Cluster, topic: Topic, rows: list[PartitionRow]):
@@ -173,6 +174,7 @@ def build_report(
         null_records=counts.null_records,
         null_bytes=counts.null_bytes,
         unreadable=counts.unreadable,
+        blank_lines=counts.blank_lines,
         per_partition=tuple(rows),
         records_skew=skew(records),
         bytes_skew=skew(nbytes),

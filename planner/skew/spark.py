@@ -48,15 +48,17 @@ def _package_zip() -> str:
     return path
 
 
+# Without --verbose the driver JVM logs nothing, from its first line: a start that fails is reported by the command in
+# one line (`start_failure`), and a JVM that Ctrl-C shuts down while the SparkContext is still being made logs "ERROR
+# SparkContext: Error initializing SparkContext ... Shutdown hooks cannot be modified during shutdown" with a stack
+# trace (seen in CI, the 20-interrupt test). Once started, `setLogLevel("OFF")` keeps it so. PySpark's gateway logger
+# has a level of its own: Spark treats the gateway as a shell and prints "Setting default log level to WARN" when the
+# shell's logger has none and the root's level is not WARN (Spark's Logging.initializeLogging).
 _LOG4J = """\
-rootLogger.level = warn
+rootLogger.level = off
 rootLogger.appenderRef.stderr.ref = console
-logger.hadoop.name = org.apache.hadoop
-logger.hadoop.level = error
-logger.utils.name = org.apache.spark.util.Utils
-logger.utils.level = error
-logger.cleaner.name = org.apache.spark.ContextCleaner
-logger.cleaner.level = off
+logger.repl.name = org.apache.spark.api.python.PythonGatewayServer
+logger.repl.level = off
 appender.console.type = Console
 appender.console.name = console
 appender.console.target = SYSTEM_ERR
@@ -166,10 +168,11 @@ def stop_children(grace: float = 10.0) -> None:
     SIGINT is ignored meanwhile: a second Ctrl-C cannot cut the clean-up short."""
     import logging
 
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    previous = {signum: signal.signal(signum, signal.SIG_IGN) for signum in _STOPS}
     # Py4J objects still alive in Python log "Exception while sending command" when they are collected after the
     # JVM is gone: the interrupt is reported in one line by the command, nothing else
     logging.disable(logging.CRITICAL)
+    _silence_python()
     try:
         pids = _freeze()
         for sig in (signal.SIGTERM, signal.SIGKILL):
@@ -186,36 +189,98 @@ def stop_children(grace: float = 10.0) -> None:
             if not pids:
                 return
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 _HANDLER_PID: int | None = None  # the process that installed `_on_interrupt`
 _INTERRUPTED = threading.Event()  # `_on_interrupt` ran since the session started
+_STOPS = (signal.SIGINT, signal.SIGTERM)  # Ctrl-C, and `kill` / a supervisor stopping the command: the same clean-up
 
 
 def _on_interrupt(signum, frame) -> None:
-    """SIGINT while Spark runs: no `cancelAllJobs` over Py4J from inside the signal handler (PySpark's own handler
-    does that, re-entering the connection the main thread is using, and Py4J logs both failures as tracebacks);
-    Py4J's logging is silenced and the interrupt raised: `stop_children` then ends the JVM.
+    """SIGINT or SIGTERM while Spark runs: no `cancelAllJobs` over Py4J from inside the signal handler (PySpark's own
+    handler does that, re-entering the connection the main thread is using: `RuntimeError: reentrant call inside
+    <_io.BufferedReader …>`, and Py4J logs both failures as tracebacks); Python's own reporting of errors in threads
+    and finalizers is silenced (Py4J objects collected after the JVM is gone), and the interrupt raised:
+    `stop_children` then ends the JVM.
 
     In a child forked to start spark-submit (PySpark's `preexec_fn`, which runs Python between fork and exec) the
     handler is inherited: there it does nothing, as the child is about to ignore SIGINT anyway, instead of raising
     into the at-fork hooks, which print a traceback on the shared stderr."""
-    import logging
-
     if os.getpid() != _HANDLER_PID:
         return
-
-    logging.disable(logging.CRITICAL)
+    _silence_python()
+    if _INTERRUPTED.is_set() and signum == signal.SIGTERM:
+        return  # a second stop while the first is handled: the clean-up is already under way
     _INTERRUPTED.set()
     raise KeyboardInterrupt
+
+
+def _silence_python() -> None:
+    """No Python traceback after an interrupt: Py4J's log, failures in its threads and in `__del__` of Java objects
+    whose JVM is gone are not the user's concern; the command reports the interrupt in one line."""
+    import logging
+
+    logging.disable(logging.CRITICAL)
+    threading.excepthook = lambda args: None
+    sys.unraisablehook = lambda unraisable: None
 
 
 def _own_sigint() -> None:
     global _HANDLER_PID
     if threading.current_thread() is threading.main_thread():
         _HANDLER_PID = os.getpid()
-        signal.signal(signal.SIGINT, _on_interrupt)
+        for signum in _STOPS:
+            signal.signal(signum, _on_interrupt)
+
+
+def stop_on_sigterm():
+    """SIGTERM raises KeyboardInterrupt in the main thread (before Spark starts too); returns the previous handler
+    (None when not on the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    owner = os.getpid()
+
+    def on_term(signum, frame):
+        if os.getpid() == owner:  # not in a child forked to exec spark-submit
+            _silence_python()
+            raise KeyboardInterrupt
+
+    return signal.signal(signal.SIGTERM, on_term)
+
+
+@contextmanager
+def _keep_our_handlers():
+    """While the SparkContext starts, its attempt to install PySpark's SIGINT handler (which calls `cancelAllJobs`
+    over Py4J from the handler) leaves ours in place. Children forked meanwhile (spark-submit's `preexec_fn`
+    ignoring SIGINT) are unaffected."""
+    real = signal.signal
+
+    def guarded(signum, handler):
+        if signum in _STOPS and os.getpid() == _HANDLER_PID and handler is not _on_interrupt:
+            return signal.getsignal(signum)
+        return real(signum, handler)
+
+    signal.signal = guarded
+    try:
+        yield
+    finally:
+        signal.signal = real
+
+
+def become_subreaper() -> bool:
+    """Linux: orphans among this process's descendants are re-parented to it instead of to init (prctl
+    PR_SET_CHILD_SUBREAPER), so a JVM or Python worker whose parent died during a clean-up is still found by
+    `stop_children`. Only for the command's own process (a test runner would collect the zombies)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        return False
 
 
 def _builder(master: str, verbose: bool, conf: dict[str, str] | None, jars):
@@ -247,6 +312,26 @@ def _builder(master: str, verbose: bool, conf: dict[str, str] | None, jars):
     return builder
 
 
+def _start(builder, master: str):
+    """`builder.getOrCreate()` with our signal handlers in place; an interrupt stops what started, a failure is one
+    line saying why."""
+    _INTERRUPTED.clear()
+    _own_sigint()
+    try:
+        with _keep_our_handlers():
+            spark = builder.getOrCreate()
+        _own_sigint()
+    except KeyboardInterrupt:  # while spark-submit starts: its JVM ignores SIGINT and would outlive us
+        stop_children()
+        raise
+    except Exception as exc:  # JVM missing, master unreachable, ...
+        if _INTERRUPTED.is_set():
+            stop_children()
+            raise KeyboardInterrupt from None
+        raise PlannerError(start_failure(master, exc, dict(builder._options))) from None
+    return spark
+
+
 @contextmanager
 def session(master: str = "local[*]", verbose: bool = False, conf: dict[str, str] | None = None, jars=()):
     """A SparkSession for `master`; stopped on exit unless it was already running in this process. `jars` go on
@@ -262,20 +347,8 @@ def session(master: str = "local[*]", verbose: bool = False, conf: dict[str, str
         yield active
         return
     builder = _builder(master, verbose, conf, jars)
-    previous = signal.getsignal(signal.SIGINT)
-    _INTERRUPTED.clear()
-    _own_sigint()
-    try:
-        spark = builder.getOrCreate()
-        _own_sigint()  # SparkContext installed its handler
-    except KeyboardInterrupt:  # while spark-submit starts: its JVM ignores SIGINT and would outlive us
-        stop_children()
-        raise
-    except Exception as exc:  # JVM missing, master unreachable, ...
-        if _INTERRUPTED.is_set():
-            stop_children()
-            raise KeyboardInterrupt from None
-        raise PlannerError(f"cannot start Spark with --master {master}: {_first_line(exc)}") from None
+    previous = {signum: signal.getsignal(signum) for signum in _STOPS}
+    spark = _start(builder, master)
     shipped = None
     interrupted = False
     try:
@@ -304,8 +377,10 @@ def session(master: str = "local[*]", verbose: bool = False, conf: dict[str, str
             except KeyboardInterrupt:
                 stop_children()
                 raise
-        if threading.current_thread() is threading.main_thread() and previous is not None:
-            signal.signal(signal.SIGINT, previous)
+        if threading.current_thread() is threading.main_thread():
+            for signum, handler in previous.items():
+                if handler is not None:
+                    signal.signal(signum, handler)
         if shipped:
             try:
                 os.unlink(shipped)
@@ -324,3 +399,69 @@ def _first_line(exc: BaseException) -> str:
         if line and not line.startswith(("JVM stacktrace", "at ", "Traceback", "An error occurred while calling")):
             return _JAVA_CLASS.sub("", line, count=1)
     return type(exc).__name__
+
+
+def _java() -> str | None:
+    """The `java` spark-submit runs: `$JAVA_HOME/bin/java`, else the one on PATH."""
+    import shutil
+
+    home = os.environ.get("JAVA_HOME")
+    if home:
+        return os.path.join(home, "bin", "java")
+    return shutil.which("java")
+
+
+def _java_check(java: str, heap: str) -> str | None:
+    """Why `java -Xmx<heap> -version` fails (no Java, too old, the heap cannot be reserved), or None."""
+    try:
+        done = subprocess.run([java, f"-Xmx{heap}", "-version"], capture_output=True, text=True, timeout=60)
+    except FileNotFoundError:
+        return f"no Java at {java}: install Java 17 or 21 (Spark 4's) or set JAVA_HOME to one"
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"{java} cannot run ({getattr(exc, 'strerror', None) or exc}): check JAVA_HOME"
+    text = done.stderr + done.stdout
+    if done.returncode != 0:
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        memory = [line for line in lines if "memory" in line.lower() or "heap" in line.lower()]
+        if memory:
+            return (
+                f"Java cannot start with a {heap} heap ({memory[0]}): free memory, or give less with "
+                f"--spark-conf spark.driver.memory=1g"
+            )
+        return f"{java} -version fails ({lines[0] if lines else f'exit {done.returncode}'}): check JAVA_HOME"
+    found = re.search(r'version "(\d+)(?:\.(\d+))?', text)
+    if found:
+        major = int(found.group(2) if found.group(1) == "1" and found.group(2) else found.group(1))
+        if major < 17:
+            return f"{java} is Java {major}; Spark 4 needs Java 17 or 21: install one or set JAVA_HOME to it"
+    return None
+
+
+def start_failure(master: str, exc: BaseException, conf: dict[str, str]) -> str:
+    """One line for a Spark that did not start: why (Java, memory, the driver's port) and what to do."""
+    text, first = str(exc), _first_line(exc)
+    head = f"cannot start Spark with --master {master}"
+    heap = conf.get("spark.driver.memory", "1g")
+    if "JAVA_GATEWAY_EXITED" in text or "Java gateway process exited" in text:
+        java = _java()
+        if java is None:
+            return f"{head}: no java on PATH and no JAVA_HOME: install Java 17 or 21 (Spark 4's) or set JAVA_HOME"
+        why = _java_check(java, heap)
+        if why:
+            return f"{head}: {why}"
+        return (
+            f"{head}: the JVM exited before it started (its own lines above say why; check SPARK_HOME "
+            f"{os.environ.get('SPARK_HOME', '(unset)')} and --spark-conf settings)"
+        )
+    if "BindException" in text or "Cannot assign requested address" in text or "failed after" in text:
+        address = os.environ.get("SPARK_LOCAL_IP") or conf.get("spark.driver.bindAddress") or "this host's address"
+        return (
+            f"{head}: the driver cannot listen on {address} ({first.split('!')[0]}); set SPARK_LOCAL_IP=127.0.0.1 or "
+            f"--spark-conf spark.driver.bindAddress=ADDRESS, or free the port given in spark.driver.port"
+        )
+    if "OutOfMemoryError" in text or "Cannot allocate memory" in text or "insufficient memory" in text:
+        return (
+            f"{head}: out of memory with a {heap} driver heap ({first}): free memory or set "
+            "--spark-conf spark.driver.memory"
+        )
+    return f"{head}: {first}"

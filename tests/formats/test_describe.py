@@ -200,17 +200,64 @@ def test_admin_client_topic_order():
     assert d.admin_client_order(names) == ["clicks", "orders", "__consumer_offsets", "audit-log"]
 
 
-@pytest.mark.parametrize("version", [None, "2.1", "2.4"])
-def test_via_bootstrap_server_only_for_2_2_and_2_3(version, capsys):
+@pytest.mark.parametrize(
+    "via, version, message",
+    [
+        (
+            "zookeeper",
+            None,
+            "--via zookeeper: kafka-topics the newest has no --zookeeper (removed in 3.0); leave --via out or give "
+            "--kafka-version 2.8 or earlier",
+        ),
+        (
+            "zookeeper",
+            "3.0",
+            "--via zookeeper: kafka-topics 3.0 has no --zookeeper (removed in 3.0); leave --via out or give "
+            "--kafka-version 2.8 or earlier",
+        ),
+        ("bootstrap-server", "2.1", "--via bootstrap-server: kafka-topics has --bootstrap-server from 2.2 on, not 2.1"),
+    ],
+)
+def test_via_only_where_kafka_topics_had_it(via, version, message, capsys):
     from planner.cli.app import run
 
-    args = ["describe", "topologies/producer-0.yaml", "--via", "bootstrap-server"]
+    args = ["describe", "topologies/producer-0.yaml", "--via", via]
     with pytest.raises(SystemExit) as exc:
         run(args + (["--kafka-version", version] if version else []))
     assert exc.value.code == 2
-    assert capsys.readouterr().err == (
-        "error: --via bootstrap-server: only kafka-topics 2.2 and 2.3 print differently through --bootstrap-server "
-        "(there "
-        "was none before 2.2; from 2.4 on it prints the lines --zookeeper prints); give --kafka-version 2.2 or 2.3, "
-        f"not {version or 'the newest'}\n"
-    )
+    assert capsys.readouterr().err == f"error: {message}\n"
+
+
+SIX = ["orders", "audit-log", "__consumer_offsets", "clicks"]
+
+
+@pytest.mark.parametrize(
+    "args, order",
+    [
+        ((), ["clicks", "orders", "__consumer_offsets", "audit-log"]),
+        (("--kafka-version", "3.0"), ["clicks", "orders", "__consumer_offsets", "audit-log"]),
+        (("--kafka-version", "2.8"), ["__consumer_offsets", "audit-log", "clicks", "orders"]),
+        (
+            ("--kafka-version", "2.8", "--via", "bootstrap-server"),
+            ["clicks", "orders", "__consumer_offsets", "audit-log"],
+        ),
+        (("--format", "table"), ["__consumer_offsets", "audit-log", "clicks", "orders"]),
+    ],
+)
+def test_default_topic_order_is_the_admin_clients_from_3_0(args, order, planner_cli_here):
+    # 3.0+ kafka-topics goes through the AdminClient only: its HashMap order (test_admin_client_topic_order); 2.8
+    # defaults to --zookeeper (sorted); table and json stay sorted
+    code, out, err = planner_cli_here("describe", "topologies/six-brokers.yaml", *args)
+    assert code == 0, err
+    if args[:1] == ("--format",):
+        table = out.split("\n\n")[0].splitlines()[2:]  # the topics table
+        shown = [line.split()[0] for line in table]
+    else:
+        shown = [line.split("\t")[0].split(":")[1].strip() for line in out.splitlines() if line.startswith("Topic:")]
+    assert shown == order
+
+
+def test_kafka_topic_command_test_mixed_order():
+    # TopicCommandTest.testDescribeUnderMinIsrPartitionsMixed expects `under-min-isr-topic` before `offline-topic`
+    names = ["offline-topic", "under-min-isr-topic", "fully-replicated-topic"]
+    assert d.admin_client_order(names)[:2] == ["under-min-isr-topic", "offline-topic"]

@@ -1,6 +1,7 @@
 """`kafka-topics --describe` text parsed back: render -> parse -> render gives the same text in every era."""
 
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -55,8 +56,18 @@ def test_round_trip_zookeeper_mode_elr_not_available(version):
     cluster = load_topology(str(ROOT / "topologies/offline-broker.yaml"))
     text = render(cluster, version)
     assert "\tElr: N/A\tLastKnownElr: N/A" in text
-    twin = twin_of(text)
+    twin = twin_of(text)  # no topic ids: only ZooKeeper-mode Kafka prints that
     assert twin.mode == "zookeeper" and render(twin, version) == text
+
+
+def twin_in_mode(text, mode):
+    """The twin of `text`; where the text leaves the mode unknown (`Elr: N/A` with topic ids: ZooKeeper mode or KRaft
+    before 3.8), the twin says kraft, and `mode` (what a --brokers file would say) is put in its place."""
+    twin = twin_of(text)
+    if d.parse_describe(text, "d.txt").mode == "unknown":
+        assert twin.mode == "kraft"
+        twin = replace(twin, mode=mode)
+    return twin
 
 
 def test_parsed_fields_trunk_kraft():
@@ -235,14 +246,14 @@ def partitions_of(draw, name, pid, ids, rf, reassigning):
 @given(cluster=clusters(reassigning=False), version=st.sampled_from(ERAS))
 def test_round_trip_random_clusters(cluster, version):
     text = render(cluster, version)
-    assert render(twin_of(text), version) == text
+    assert render(twin_in_mode(text, cluster.mode), version) == text
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cluster=clusters(reassigning=True), version=st.sampled_from(["2.6", "2.8", "3.8", "4.1"]))
 def test_round_trip_random_clusters_mid_reassignment(cluster, version):
     text = render(cluster, version)
-    assert render(twin_of(text), version) == text
+    assert render(twin_in_mode(text, cluster.mode), version) == text
 
 
 @pytest.mark.parametrize("version", ["2.2", "2.3"])
@@ -256,3 +267,56 @@ def test_round_trip_2_2_bootstrap_server(topology, version):
 
     text = admin(load_topology(str(topology)))
     assert admin(twin_of(text)) == text
+
+
+# -- what operators paste: a terminal's spaces for the TABs, log4j lines among the output ----------------------------
+@pytest.mark.parametrize("version", ERAS)
+@pytest.mark.parametrize("topology", ["offline-broker.yaml", "six-brokers.yaml"])
+def test_pasted_from_a_terminal_reads_as_the_tabbed_text(topology, version):
+    # a terminal shows each TAB as spaces up to the next 8-column stop (one space where a field ends at 7 mod 8)
+    path = ROOT / "topologies" / topology
+    text = render(load_topology(str(path)), version)
+    pasted = "\n".join("   " + line.expandtabs(8) + "  " for line in text.splitlines()) + "\n"
+    assert "\t" not in pasted
+    assert render(twin_of(pasted), version) == render(twin_of(text), version)
+
+
+# A capture from a Kafka 3.8 client against a KRaft 3.7 cluster, copied from a terminal as a tutorial shows it
+# (single spaces where a field ends at a tab stop: "...8-2_g PartitionCount").
+CAPTURE = ROOT / "tests" / "data" / "captures" / "describe-3.8-client-kraft-3.7-pasted.txt"
+
+
+def test_a_pasted_3_8_capture_with_its_log4j_warning(planner_cli_here):
+    code, out, err = planner_cli_here("twin", "--describe", str(CAPTURE))
+    assert code == 0
+    assert out == (
+        "mode: kraft\nbrokers:\n  - {id: 0}\ntopics:\n  - name: my-topic1\n    topic_id: AorH8CLzRuSy8u7BB8-2_g\n"
+        "    assignment:\n      0: [0]\n      1: [0]\n      2: [0]\n"
+    )
+    assert err == (
+        f"note: {CAPTURE}: skipped 1 log line of the tool (line 1), e.g. the WARN a 3.8+ client prints against "
+        "brokers without the DescribeTopicPartitions API\n"
+        f"note: {CAPTURE}: 'Elr: N/A' (a 3.8+ client against ZooKeeper-mode brokers or KRaft brokers before 3.8): "
+        "the mode is unknown, written as kraft; give 'mode: zookeeper' in a --brokers file if ZooKeeper runs the "
+        "cluster\n"
+    )
+
+
+def test_elr_not_available_is_an_unknown_mode():
+    parsed = d.parse_describe(CAPTURE.read_text(encoding="utf-8"), "c.txt")
+    assert (parsed.mode, parsed.log_lines) == ("unknown", (1,))
+
+
+def test_a_missing_field_names_the_file_and_line_once():
+    with pytest.raises(PlannerError) as e:
+        d.parse_describe("Topic: foo   PartitionCount: 1   ReplicationFactor: 1\n", "pasted.txt")
+    assert str(e.value) == "pasted.txt:1: missing field 'Configs:'"
+
+
+def test_adding_and_removing_replicas_pasted():
+    text = (
+        "Topic: t  TopicId: AorH8CLzRuSy8u7BB8-2_g PartitionCount: 1 ReplicationFactor: 2 Configs: a=1\n"
+        "    Topic: t Partition: 0 Leader: 1 Replicas: 3,1,2 Isr: 1,2 Adding Replicas: 3 Removing Replicas: 2\n"
+    )
+    p = d.parse_describe(text, "p.txt").topics[0].partitions[0]
+    assert (p.replicas, p.adding, p.removing) == ((3, 1, 2), (3,), (2,))

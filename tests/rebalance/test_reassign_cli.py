@@ -2,10 +2,13 @@
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
 from planner.adapters.topology_yaml import load_topology
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_generate_prints_kafka_text(topo, tmp_path, planner_cli):
@@ -51,7 +54,11 @@ def test_rebalance_output_dir_and_round_trip(topo, tmp_path, planner_cli):
     assert "current.json" in names and "proposed.json" in names and "plan.txt" in names
     assert (out_dir / "plan.txt").read_text() == out
     assert "Replica moves:" in out and "lower bound" in out
-    assert "leader.replication.throttled.replicas=" in out
+    assert "leader.replication.throttled.replicas=" not in out  # in throttles.txt, not in the summary
+    assert "Throttled replicas on " in out
+    throttles = (out_dir / "throttles.txt").read_text()
+    assert "broker 1: leader.replication.throttled.rate=1000\n" in throttles
+    assert "topic foo: leader.replication.throttled.replicas=" in throttles
     proposed = json.loads((out_dir / "proposed.json").read_text())
     current = json.loads((out_dir / "current.json").read_text())
     assert [(p["topic"], p["partition"]) for p in proposed["partitions"]] == [
@@ -200,7 +207,7 @@ def test_status_and_list(topo, tmp_path, planner_cli):
     assert out == (
         "Status of partition reassignment:\n"
         "Reassignment of partition bar-0 is completed.\n"
-        "There is no active reassignment of partition bar-1, but replica set is 2,3 rather than 3,2.\n"
+        "There is no active reassignment of partition bar-1, but replica set is 2,3 rather than 3,2.\n\n"
     )
     assert planner_cli("reassign", "list", topo) == (0, "No partition reassignments found.\n", "")
 
@@ -253,10 +260,20 @@ def test_apply_writes_a_partial_rf_change(topo, tmp_path, planner_cli):
 def test_output_dir_drops_files_of_an_earlier_plan(topo, tmp_path, planner_cli):
     out_dir = tmp_path / "plan"
     code, _, err = planner_cli(
-        "reassign", "decommission", topo, "--brokers", "1", "--batch-size", "2", "--output-dir", str(out_dir)
+        "reassign",
+        "decommission",
+        topo,
+        "--brokers",
+        "1",
+        "--batch-size",
+        "2",
+        "--no-canary",
+        "--output-dir",
+        str(out_dir),
     )
     assert code == 0, err
     assert sorted(p.name for p in out_dir.iterdir()) == [
+        "RUNBOOK.md",
         "current.json",
         "plan.txt",
         "proposed-001.json",
@@ -268,10 +285,20 @@ def test_output_dir_drops_files_of_an_earlier_plan(topo, tmp_path, planner_cli):
     (out_dir / "notes.txt").write_text("mine")
     # the same plan in bigger batches: same rollback, so it may replace the set; the user's notes stay
     code, _, err = planner_cli(
-        "reassign", "decommission", topo, "--brokers", "1", "--batch-size", "3", "--output-dir", str(out_dir)
+        "reassign",
+        "decommission",
+        topo,
+        "--brokers",
+        "1",
+        "--batch-size",
+        "3",
+        "--no-canary",
+        "--output-dir",
+        str(out_dir),
     )
     assert code == 0, err
     assert sorted(p.name for p in out_dir.iterdir()) == [
+        "RUNBOOK.md",
         "current.json",
         "notes.txt",
         "plan.txt",
@@ -564,3 +591,60 @@ def test_replace_broker_and_set_replication_factor_take_every_plan_option(topo, 
         "Replica moves:          1 (lower bound 2: --max-moves left unmet: the new replication factor on every "
         "partition)"
     )
+
+
+def test_verify_exit_code_while_partitions_move(tmp_path, planner_cli):
+    topo = tmp_path / "moving.yaml"
+    topo.write_text(
+        "brokers: [{id: 1}, {id: 2}, {id: 3}]\n"
+        "topics:\n  - name: bar\n    assignment:\n      0: [3, 1, 2]\n      1: [2, 3]\n    adding:\n      0: [3]\n"
+        "    removing:\n      0: [2]\n"
+    )
+    f = tmp_path / "r.json"
+    f.write_text('{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[3,1]}]}')
+    verify = ("reassign", "verify", str(topo), "--reassignment-json-file", str(f))
+    assert planner_cli(*verify, "--exit-code") == (
+        3,
+        "Status of partition reassignment:\nReassignment of partition bar-0 is still in progress.\n\n",
+        "",
+    )
+    assert planner_cli(*verify)[0] == 0
+    f.write_text('{"version":1,"partitions":[{"topic":"bar","partition":1,"replicas":[2,3]}]}')
+    assert planner_cli(*verify, "--exit-code")[0] == 0
+
+
+def test_check_execute_of_a_decommission_knows_the_leaving_brokers(tmp_path, planner_cli_here):
+    # without --leaving-brokers the emptied broker counts as a target: "replica spread 1 -> 59"; with it, the figures
+    # are over the brokers that stay (rack eu-west-1c keeps only broker 5, which takes a replica of most partitions)
+    six = str(ROOT / "topologies" / "six-brokers.yaml")
+    plan = tmp_path / "plan"
+    assert planner_cli_here("reassign", "decommission", six, "--brokers", "6", "--output-dir", str(plan))[0] == 0
+    check = ("reassign", "check-execute", six, "--reassignment-json-file", str(plan / "proposed.json"))
+    code, out, err = planner_cli_here(*check)
+    assert (code, err) == (0, "") and "  replica spread:                 1 -> 59\n" in out
+    code, out, err = planner_cli_here(*check, "--leaving-brokers", "6")
+    assert (code, err) == (0, "")
+    assert "  replica spread:                 1 -> 24\n" in out
+    assert "\n6         eu-west-1c  online, leaving  33 -> 0 " in out
+    code, _, err = planner_cli_here(*check, "--leaving-brokers", "5")
+    assert (code, err) == (0, "warning: leaving broker 5 still holds 35 replica(s) after the reassignment\n")
+    assert planner_cli_here(*check, "--leaving-brokers", "9") == (
+        2,
+        "",
+        "error: --leaving-brokers: unknown broker(s) 9 (brokers: 1,2,3,4,5,6)\n",
+    )
+
+
+def test_moving_under_replicated_partitions_is_noted(planner_cli_here):
+    # clickstream-0 has ISR 1,3 of 1,2,3; clickstream-3 no leader (broker 4 offline: the goals' note says so)
+    code, out, err = planner_cli_here(
+        "reassign", "decommission", str(ROOT / "tests" / "data" / "under-replicated.yaml"), "--brokers", "1"
+    )
+    assert (code, err) == (0, "")
+    assert [x for x in out.splitlines() if x.startswith("note:")] == [
+        "note: 1 moved partition(s) have no leader now (clickstream-3): their new replicas cannot copy data, so "
+        "those reassignments will not complete until a replica comes back",
+        "note: 1 moved partition(s) are under-replicated now: clickstream-0 (replicas 1,2,3, ISR 1,3); they stay so "
+        "while their new replicas copy from the leader, and a move completes only when every replica it keeps or "
+        "adds is in the ISR",
+    ]

@@ -26,7 +26,7 @@ from planner.rebalance.decommission import decommission, replace_broker
 from planner.rebalance.execution import check_reassignment, leader_election
 from planner.rebalance.generate import generate
 from planner.rebalance.goals import balance
-from planner.rebalance.goals.preferred_leaders import elect_leaders
+from planner.rebalance.leaders import elect_leaders
 from planner.rebalance.moves import count_targets, excess, lower_bound, rack_safe, unsafe_partitions
 from planner.rebalance.replication import set_replication_factor
 from planner.rebalance.throttle import throttle_for
@@ -751,11 +751,21 @@ def test_plans_copying_replicas_of_unknown_size_name_their_topics():
     plan = replace_broker(c, 1, 4)
     assert [line for line in render_plan_text(plan).splitlines() if line.startswith("note:")] == [
         "note: 3 topic(s) copied by this plan have no known size (__consumer_offsets, audit-log, clicks): their 31 "
-        "copied replica(s) are counted as unknown, not 0 B, in the bytes to move"
+        "copied replica(s) are counted as unknown, not 0 B, in the bytes to move",
+        # audit-log-1's replica 6 is out of its ISR
+        "note: 1 moved partition(s) are under-replicated now: audit-log-1 (replicas 1,5,6, ISR 1,5); they stay so "
+        "while their new replicas copy from the leader, and a move completes only when every replica it keeps or "
+        "adds is in the ISR",
     ]
     # the goals' own note stands alone; a plan copying only replicas of known size gets none
     assert [n["kind"] for n in plan_stats(balance(c))["notes"]] == ["unknown-sizes"]
-    assert plan_stats(set_replication_factor(c, "orders", 4))["notes"] == []
+    assert plan_stats(set_replication_factor(c, "orders", 4))["notes"] == [
+        {
+            "text": "1 moved partition(s) are under-replicated now: orders-2 (replicas 3,4,5, ISR 4,5); they stay so "
+            "while their new replicas copy from the leader, and a move completes only when every replica it keeps or "
+            "adds is in the ISR"
+        }
+    ]  # no unknown-sizes note: orders' sizes are known
 
 
 def test_set_replication_factor_with_a_move_cap(make_cluster):
@@ -1058,11 +1068,14 @@ def test_raising_the_rf_on_a_cluster_that_lost_a_broker_replaces_its_replicas(pl
         "Plan: set-replication-factor payments 3",
         "Replica moves:          6 (lower bound 6: optimal)",
     ]
-    assert lines[-2:] == [
+    assert lines[-3:] == [
         "note: 2 partition(s) kept a replica on broker(s) 6, which are not online: each was replaced by a live broker "
         "along with the new replication factor (payments-0, payments-2)",
         "note: 1 topic(s) keep a replica spread above 1 per broker (payments): racks or replica placement constrain "
         "the moves",
+        "note: 2 moved partition(s) are under-replicated now: payments-0 (replicas 6,1, ISR 1), payments-2 (replicas "
+        "2,6, ISR 2); they stay so while their new replicas copy from the leader, and a move completes only when "
+        "every replica it keeps or adds is in the ISR",
     ]
     # what cannot be done is refused in one line: more replicas than live brokers
     code, out, err = planner_cli(*args[:-1], "6")

@@ -11,7 +11,7 @@ def test_verify_is_kafkas_verify(planner_cli_here, topo, tmp_path):
     assert planner_cli_here("reassign", "verify", topo, "--reassignment-json-file", str(plan)) == (
         0,
         "Status of partition reassignment:\n"
-        "There is no active reassignment of partition bar-0, but replica set is 1,2 rather than 2,1.\n",
+        "There is no active reassignment of partition bar-0, but replica set is 1,2 rather than 2,1.\n\n",
         "",
     )
     code, out, err = planner_cli_here("reassign", "check-execute", topo, "--reassignment-json-file", str(plan))

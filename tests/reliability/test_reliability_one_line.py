@@ -1,5 +1,6 @@
 """Bad input and failing output: one line on stderr, exit 2 (130 for Ctrl-C), never a traceback or a crash."""
 
+import os
 import signal
 import subprocess
 import sys
@@ -169,3 +170,50 @@ app.run(["brokers"])
 def test_ctrl_c_a_library_swallowed_is_still_the_interrupt():
     proc = subprocess.run([sys.executable, "-c", SWALLOWED], capture_output=True, text=True, timeout=60)
     assert (proc.returncode, proc.stderr) == (130, "error: interrupted\n")
+
+
+WRAPPED = """
+import importlib, os, signal
+
+class Field:
+    def __set_name__(self, owner, name):  # as pydantic's fields: Python wraps what this raises in RuntimeError
+        os.kill(os.getpid(), signal.SIGINT)
+
+def command():  # Ctrl-C while a module made a class (measured: while typer imported pydantic)
+    class Model:
+        field = Field()
+
+app = importlib.import_module("planner.cli.app")
+app._command = lambda: type("Command", (), {"main": lambda self, **kw: command()})()
+app.run(["brokers"])
+"""
+
+
+def test_ctrl_c_python_wrapped_in_runtime_error_is_still_the_interrupt():
+    proc = subprocess.run([sys.executable, "-c", WRAPPED], capture_output=True, text=True, timeout=60)
+    assert (proc.returncode, proc.stderr) == (130, "error: interrupted\n")
+
+
+REMEMBERED = """
+import ctypes, sys
+import planner.cli
+# a C extension's PyRun_String code that the interrupt escaped: CPython remembers it and, without the reset in
+# planner.entry, `python -m` ends the process by SIGINT once it has exited (-2 instead of 130; Modules/main.c)
+ctypes.pythonapi.PyRun_SimpleString(b"raise KeyboardInterrupt")
+
+def run(argv=None):
+    print("error: interrupted", file=sys.stderr)
+    sys.exit(130)
+
+planner.cli.run = run
+from planner.entry import main
+main()
+"""
+
+
+def test_ctrl_c_remembered_by_cpython_still_exits_130_not_by_sigint(tmp_path):
+    """`python -m planner` (runpy) hands SystemExit back to `Py_RunMain`, which checks CPython's flag afterwards."""
+    (tmp_path / "remembered.py").write_text(REMEMBERED)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-m", "remembered"], capture_output=True, text=True, timeout=60, env=env)
+    assert (proc.returncode, proc.stderr.splitlines()[-1]) == (130, "error: interrupted")

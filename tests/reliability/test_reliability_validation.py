@@ -63,7 +63,8 @@ def test_throttle_sizes_and_zero(planner_cli_here, topo):
     assert planner_cli_here("reassign", "decommission", topo, "--brokers", "1", "--throttle", "fast") == (
         2,
         "",
-        "error: --throttle 'fast' is not a rate in bytes per second (e.g. 50000000, 50MB, 48MiB)\n",
+        "error: --throttle 'fast' is not a rate in bytes per second (e.g. 50000000, 50MB, 48MiB, 1.5GB, 100MiB/s; KB, "
+        "MB, GB, TB: 10^3, 10^6, ...; KiB, MiB, GiB, TiB: 2^10, 2^20, ...)\n",
     )
 
 

@@ -2,7 +2,12 @@
 links and non-files refused, every OSError one line."""
 
 import os
+import resource
+import subprocess
+import sys
 import threading
+
+from testkit import ROOT
 
 from planner.adapters.files import write_text_atomic
 
@@ -75,3 +80,56 @@ def test_directory_and_long_names_are_one_line(planner_cli_here, topo, tmp_path)
     long = tmp_path / ("x" * 300)
     assert _apply(planner_cli_here, topo, tmp_path, long) == (2, "", f"error: --write {long}: File name too long\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.json", "t.yaml"]
+
+
+# --- stdout that cannot take the output: one line, exit 2, never 0 with the output cut short ----------------------
+
+
+def _big(tmp_path):
+    lines = ["brokers:"] + [f"  - {{id: {i}}}" for i in range(1, 7)] + ["topics:"]
+    lines += [f"  - {{name: t{t}, partitions: 200, replication_factor: 3}}" for t in range(10)]
+    path = tmp_path / "big.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def _run(args, stdout, preexec_fn=None, shell_redirect=""):
+    cmd = [sys.executable, "-m", "planner", *args]
+    if shell_redirect:
+        cmd = ["sh", "-c", f'exec "$@" {shell_redirect}', "sh", *cmd]
+    proc = subprocess.run(cmd, stdout=stdout, stderr=subprocess.PIPE, text=True, cwd=ROOT, preexec_fn=preexec_fn)
+    return proc.returncode, proc.stderr
+
+
+def test_a_full_disk_on_stdout(tmp_path):
+    with open("/dev/full", "w") as full:
+        no_space = "error: cannot write the output: No space left on device\n"
+        assert _run(["describe", _big(tmp_path)], full) == (2, no_space)
+
+
+def test_the_file_size_limit_on_stdout(tmp_path):
+    # ulimit -f 64: CPython's BufferedWriter dropped the rest of the write the kernel cut at 64 KiB, and exited 0
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (65536, resource.RLIM_INFINITY))
+
+    out = tmp_path / "out.txt"
+    with open(out, "w") as fh:
+        assert _run(["describe", _big(tmp_path)], fh, limit) == (
+            2,
+            "error: cannot write the output: File too large (the file size limit, ulimit -f, is 65536 bytes)\n",
+        )
+    assert out.stat().st_size == 65536
+
+
+def test_closed_stdout_and_stderr(topo):
+    assert _run(["describe", topo], None, shell_redirect=">&-") == (
+        2,
+        "error: standard output is closed (>&-): redirect it to a file or to /dev/null\n",
+    )
+    proc = subprocess.run(
+        ["sh", "-c", 'exec "$@" 2>&-', "sh", sys.executable, "-m", "planner", "describe", "nope.yaml"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert (proc.returncode, proc.stdout) == (2, "")  # no error text lands in stdout; the exit code says it

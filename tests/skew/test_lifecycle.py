@@ -209,3 +209,76 @@ def test_csv_without_input_format_fails_fast_in_a_fresh_process(tmp_path, spark_
         "",
         f"error: --key-column 'key' not found in {tmp_path / 'k.csv'}; its columns are: id, name\n",
     )
+
+
+def test_twenty_interrupts_at_varied_times_leave_nothing(tmp_path, spark_subprocess_env):
+    """20 runs, each stopped at a different moment of its life (from the first milliseconds, while Python imports,
+    through spark-submit, the JVM's start and the job): Ctrl-C to the whole process group as a terminal sends it, or
+    SIGTERM to the command alone as `kill` and supervisors send it. Every run prints exactly one line of its own,
+    exits 130, and leaves no process of its session (JVM, spark-submit, Python worker) behind."""
+    keys = tmp_path / "keys.parquet"
+    pq.write_table(pa.table({"key": [f"k{i % 80_000}" for i in range(4_000_000)]}), keys, row_group_size=200_000)
+    started = time.monotonic()
+    outcomes = []
+    for run in range(20):
+        delay = 0.3 + run * 0.4  # 0.3 s (Python has started: before, the kernel ends it) … 7.9 s after the start
+        sig = signal.SIGINT if run % 2 == 0 else signal.SIGTERM
+        with open(tmp_path / "stderr.log", "wb") as err_file:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "planner", "skew", "--keys", str(keys), "--partitions", "6"],
+                stdout=subprocess.PIPE, stderr=err_file, env=spark_subprocess_env, start_new_session=True,
+            )  # fmt: skip
+        try:
+            time.sleep(delay)
+            assert proc.poll() is None, f"run {run} finished before its signal at {delay:.1f} s"
+            if sig == signal.SIGINT:
+                os.killpg(proc.pid, sig)
+            else:
+                os.kill(proc.pid, sig)
+            out, _ = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        left = _session_processes(proc.pid)
+        for line in left:
+            os.kill(int(line.split()[0]), signal.SIGKILL)
+        err = [line for line in (tmp_path / "stderr.log").read_text().splitlines() if line != JVM_NOTE]
+        outcomes.append((run, sig.name, proc.returncode, out.decode(), err, left))
+    assert [o for o in outcomes if o[2:] != (130, "", ["error: interrupted"], [])] == []
+    assert time.monotonic() - started < 400
+
+
+@pytest.mark.parametrize(
+    "env_change, conf, expected",
+    [
+        (
+            {"JAVA_HOME": "/nonexistent"},
+            [],
+            "error: cannot start Spark with --master local[1]: no Java at /nonexistent/bin/java: install Java 17 or "
+            "21 (Spark 4's) or set JAVA_HOME to one",
+        ),
+        (
+            {},
+            ["--spark-conf", "spark.driver.memory=100t"],
+            "error: cannot start Spark with --master local[1]: Java cannot start with a 100t heap (Could not reserve "
+            "enough space for 107374182400KB object heap): free memory, or give less with --spark-conf "
+            "spark.driver.memory=1g",
+        ),
+    ],
+)
+def test_a_failed_spark_start_says_why_and_what_to_do(env_change, conf, expected, tmp_path, spark_subprocess_env):
+    (tmp_path / "k.csv").write_text("key\na\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "planner", "skew", "--keys", str(tmp_path / "k.csv"), "--partitions", "3",
+         "--master", "local[1]", *conf],
+        capture_output=True, text=True, env={**spark_subprocess_env, **env_change}, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 2
+    # the JVM's own lines come first (a JVM that cannot reserve its heap says so on the stdout it inherits)
+    assert set(done.stdout.splitlines()) <= {
+        "Error occurred during initialization of VM",
+        "Could not reserve enough space for 107374182400KB object heap",
+    }
+    assert done.stderr.splitlines()[-1] == expected
+    assert "Traceback" not in done.stderr

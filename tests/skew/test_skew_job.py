@@ -194,6 +194,20 @@ def test_csv_json_text_readers_count_null_and_unreadable_rows(spark, tmp_path):
     assert t.records == scalar([b"alpha", b"", b"beta", b"alpha"], (5,))[0]
 
 
+def test_csv_empty_key_is_a_key_and_blank_lines_are_counted(spark, tmp_path):
+    # as in JSON (and as kafka-console-producer with parse.key=true sends ",v": an empty key, not null), a quoted ""
+    # is the empty key, hashed; an unquoted empty field is the CSV's null; blank lines are not rows, but counted
+    (tmp_path / "k.csv").write_text('key,size\n"",1\n,2\na,3\n\n   \nb,4\n')
+    c = job.run(
+        spark,
+        job.JobSpec(
+            keys=str(tmp_path / "k.csv"), input_format="csv", value_bytes_column="size", counts=(7,), primary=7, top=0
+        ),
+    )
+    assert (c.records, c.bytes) == scalar([b"", b"a", b"b"], (7,), [1, 3, 4])
+    assert (c.null_records, c.null_bytes, c.unreadable, c.blank_lines) == (1, 2, 0, 2)
+
+
 def test_report_per_broker_with_offline_brokers(spark, tmp_path):
     keys = [f"k{i}" for i in range(600)] + ["hot"] * 200
     pq.write_table(pa.table({"key": keys}), tmp_path / "k.parquet")

@@ -41,11 +41,11 @@ def java_exception(code: int, message: str | None) -> str:
     return f"org.apache.kafka.common.errors.{name}: {message or default}"
 
 
-def _unsupported_guard(session: KafkaSession, what: str, request: Any) -> Any:
+def _unsupported_guard(session: KafkaSession, what: str, request: Any, node_id: int | None = None) -> Any:
     from kafka import errors as Errors
 
     try:
-        return session.send(what, request)
+        return session.send(what, request, node_id)
     except (Errors.IncompatibleBrokerVersion, Errors.UnsupportedVersionError):
         raise PlannerError(
             f"{session.url}: the broker does not support {type(request).__name__[:-7]} "
@@ -87,25 +87,31 @@ def incremental_alter(
     """IncrementalAlterConfigs: {(resource type, name): [(config, op, value)]}; any error is one line."""
     from kafka.protocol.admin import IncrementalAlterConfigsRequest
 
-    if not ops:
-        return
     R = IncrementalAlterConfigsRequest.AlterConfigsResource
     C = R.AlterableConfig
-    request = IncrementalAlterConfigsRequest(
-        resources=[
-            R(
-                resource_type=rtype,
-                resource_name=name,
-                configs=[C(name=k, config_operation=op, value=v) for k, op, v in configs],
-            )
-            for (rtype, name), configs in ops.items()
-        ],
-        validate_only=False,
-    )
-    response = _unsupported_guard(session, what, request)
-    for r in response.responses:
-        kind = "topic" if r.resource_type == TOPIC_RESOURCE else "broker"
-        check_code(session, r.error_code, f"{what} ({kind} {r.resource_name})", r.error_message)
+    # KafkaAdminClient.incrementalAlterConfigs (nodeFor): a broker's own configs go to that broker, which refuses
+    # another id ("Unexpected broker id, expected 1, but received 2", seen on a real 4.4 KRaft broker); topics and
+    # the cluster default go to any broker in one request.
+    by_node: dict[int | None, dict[tuple[int, str], list[tuple[str, int, str | None]]]] = {}
+    for (rtype, name), configs in ops.items():
+        node = int(name) if rtype == BROKER_RESOURCE and name else None
+        by_node.setdefault(node, {})[(rtype, name)] = configs
+    for node, group in sorted(by_node.items(), key=lambda kv: -1 if kv[0] is None else kv[0]):
+        request = IncrementalAlterConfigsRequest(
+            resources=[
+                R(
+                    resource_type=rtype,
+                    resource_name=name,
+                    configs=[C(name=k, config_operation=op, value=v) for k, op, v in configs],
+                )
+                for (rtype, name), configs in group.items()
+            ],
+            validate_only=False,
+        )
+        response = _unsupported_guard(session, what, request, node)
+        for r in response.responses:
+            kind = "topic" if r.resource_type == TOPIC_RESOURCE else "broker"
+            check_code(session, r.error_code, f"{what} ({kind} {r.resource_name})", r.error_message)
 
 
 def set_throttles(

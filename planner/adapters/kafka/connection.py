@@ -13,9 +13,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+from planner.adapters import secrets
 from planner.adapters.files import read_text
 from planner.adapters.hosts import parse_hosts, seconds_from_env
-from planner.model import PlannerError
+from planner.model import EnvironmentFailure, PlannerError
 
 DEFAULT_PORT = 9092
 COMMAND_CONFIG_ENV = "KAFKA_PLANNER_KAFKA_COMMAND_CONFIG"
@@ -36,16 +37,17 @@ class KafkaUrl:
 
 def parse_url(url: str) -> KafkaUrl:
     """`kafka://host:port[,host:port…]` (a host without a port is :9092, as in `bootstrap.servers`)."""
+    shown = secrets.mask_userinfo(url)  # a typo must not show the password of kafka://u:p@…
     if not url.startswith("kafka://"):
-        raise PlannerError(f"{url}: not a Kafka URL: expected kafka://host:port[,host:port...]")
+        raise PlannerError(f"{shown}: not a Kafka URL: expected kafka://host:port[,host:port...]")
     rest = url[len("kafka://") :].rstrip("/")
     if "@" in rest:
         raise PlannerError(
             f"kafka://...: do not put credentials in the URL; use --command-config FILE or ${COMMAND_CONFIG_ENV}"
         )
     if not rest or "/" in rest:
-        raise PlannerError(f"{url}: expected kafka://host:port[,host:port...] (bootstrap servers, no path)")
-    hosts = parse_hosts(url, rest, DEFAULT_PORT, "kafka://broker1:9092,broker2:9092")
+        raise PlannerError(f"{shown}: expected kafka://host:port[,host:port...] (bootstrap servers, no path)")
+    hosts = parse_hosts(shown, rest, DEFAULT_PORT, "kafka://broker1:9092,broker2:9092")
     return KafkaUrl(url=url, hosts=tuple((host.strip("[]"), port) for host, port in hosts))
 
 
@@ -113,21 +115,42 @@ def parse_properties(text: str) -> dict[str, str]:
 _JAAS_RE = re.compile(r'(\w+)\s*=\s*"((?:\\.|[^"\\])*)"')
 
 
+def _joined(value: str) -> str:
+    """A hint when a value looks like two settings run together (a line ending in a backslash joins the next)."""
+    if "=" in value or len(value.split()) > 1:
+        return " (the value holds more than one word: does its line end in a backslash, joining the next line to it?)"
+    return ""
+
+
 def options_from_properties(props: Mapping[str, str], source: str, timeout: float = 10.0) -> KafkaOptions:
-    """The client settings of a `--command-config` file, checked; messages name keys, never values."""
-    protocol = props.get("security.protocol", "PLAINTEXT").strip().upper()
+    """The client settings of a `--command-config` file, checked; messages name keys and the file, never values (a
+    typo can run a password into any of them), and the values of secret keys are remembered for `secrets.redact`."""
+    for key, value in props.items():
+        if secrets.is_secret_key(key):
+            secrets.remember(value)
+    given = props.get("security.protocol", "PLAINTEXT")
+    protocol = given.strip().upper()
     if protocol not in PROTOCOLS:
-        raise PlannerError(f"{source}: security.protocol {protocol!r} is not one of {', '.join(PROTOCOLS)}")
+        raise PlannerError(
+            f"{source}: the value of security.protocol is not one of {', '.join(PROTOCOLS)}{_joined(given)}"
+        )
     kwargs: dict[str, Any] = {"security_protocol": protocol, "timeout": timeout, "source": source}
     if protocol.startswith("SASL_"):
-        mechanism = props.get("sasl.mechanism", "GSSAPI").strip().upper()
+        if "sasl.mechanism" not in props:
+            raise PlannerError(
+                f"{source}: sasl.mechanism is not set, and its default GSSAPI (Kerberos) is not supported by "
+                f"kafka-planner (set one of {', '.join(MECHANISMS)})"
+            )
+        given = props["sasl.mechanism"]
+        mechanism = given.strip().upper()
         if mechanism not in MECHANISMS:
             raise PlannerError(
-                f"{source}: sasl.mechanism {mechanism} is not supported by kafka-planner "
-                f"(use one of {', '.join(MECHANISMS)})"
+                f"{source}: the value of sasl.mechanism is not supported by kafka-planner "
+                f"(use one of {', '.join(MECHANISMS)}){_joined(given)}"
             )
         jaas = props.get("sasl.jaas.config", "")
         creds = {k: v.replace('\\"', '"').replace("\\\\", "\\") for k, v in _JAAS_RE.findall(jaas)}
+        secrets.remember(creds.get("password"))
         if "username" not in creds or "password" not in creds:
             raise PlannerError(
                 f'{source}: sasl.jaas.config needs username="..." password="..." '
@@ -146,13 +169,17 @@ def _ssl_options(props: Mapping[str, str], source: str) -> dict[str, Any]:
         location = props.get(f"{key}.location", "").strip()
         if not location:
             continue
-        if props.get(f"{key}.type", "PEM").strip().upper() != "PEM":
+        given = props.get(f"{key}.type", "PEM")
+        if given.strip().upper() != "PEM":
             raise PlannerError(
-                f"{source}: {key}.type {props[f'{key}.type']} is not supported: give a PEM file "
-                f"({key}.type=PEM; convert with keytool -exportcert -rfc / openssl)"
+                f"{source}: the value of {key}.type is not supported: give a PEM file "
+                f"({key}.type=PEM; convert with keytool -exportcert -rfc / openssl){_joined(given)}"
             )
         if not os.path.isfile(location):
-            raise PlannerError(f"{source}: {key}.location {location}: no such file")
+            raise PlannerError(
+                f"{source}: {key}.location names no file (the path is not shown: settings may hold secrets)"
+                f"{_joined(location)}"
+            )
         out[kind] = location
         if kind == "ssl_certfile":
             out["ssl_keyfile"] = location  # a PEM key store holds the key and the certificate chain
@@ -213,6 +240,23 @@ def _quiet_kafka_logging() -> _Recorder:
     return recorder
 
 
+def _all_refused(bootstrap: str, timeout: float) -> str | None:
+    """The bootstrap servers when every one refuses a TCP connection at once (nothing listens: kafka-python would
+    retry until its timeout), else None. One connection per server, closed at once, before the client's."""
+    import socket
+
+    for server in bootstrap.split(","):
+        host, _, port = server.rpartition(":")
+        try:
+            with socket.create_connection((host.strip("[]"), int(port)), timeout=min(timeout, 2.0)):
+                return None
+        except ConnectionRefusedError:
+            continue
+        except (OSError, ValueError):  # a timeout, an unknown host: left to the client and its messages
+            return None
+    return bootstrap
+
+
 class KafkaSession:
     """A bootstrapped `KafkaAdminClient` (a context manager); `call` runs one admin call with Kafka's errors turned
     into one-line `PlannerError`s."""
@@ -228,6 +272,11 @@ class KafkaSession:
                 f"{url}: reading a live cluster needs kafka-python: pip install 'kafka-planner[kafka]'"
             ) from None
         self.recorder = _quiet_kafka_logging()
+        refused = _all_refused(self.kurl.bootstrap, opts.timeout)
+        if refused:
+            raise EnvironmentFailure(
+                f"{url}: connection refused at {refused}: no broker listens there (check the host and port)"
+            )
         try:
             self.admin = KafkaAdminClient(bootstrap_servers=self.kurl.bootstrap, **opts.client_configs())
         except Exception as exc:  # kafka-python raises KafkaTimeoutError after bootstrap_timeout_ms
@@ -252,7 +301,7 @@ class KafkaSession:
                 f"{self.url}: TLS handshake failed: check ssl.truststore.location in {settings} and "
                 "that the certificate names the host in the URL"
             )
-        return PlannerError(
+        return EnvironmentFailure(
             f"{self.url}: cannot connect to Kafka at {self.kurl.bootstrap} within {self.opts.timeout:g} s "
             f"(is a broker running there, and does it speak {self.opts.security_protocol}? --timeout or "
             f"${TIMEOUT_ENV} sets the wait)"
@@ -272,10 +321,10 @@ class KafkaSession:
         except (Errors.IncompatibleBrokerVersion, Errors.UnsupportedVersionError):
             raise
         except (Errors.KafkaTimeoutError, Errors.KafkaConnectionError, Errors.NodeNotReadyError):
-            return self._raise(
-                f"no answer while trying to {what} within {self.opts.timeout:g} s "
+            raise EnvironmentFailure(
+                f"{self.url}: no answer while trying to {what} within {self.opts.timeout:g} s "
                 f"(--timeout or ${TIMEOUT_ENV} sets the wait)"
-            )
+            ) from None
         except Errors.KafkaError as exc:
             return self._raise(f"cannot {what}: {_explain(exc)}")
 

@@ -7,8 +7,9 @@ Calls, in order (each one round trip per broker at most):
   'endpoint_type' against a broker that answers only v0, so Metadata (which also carries racks) is the fallback;
 * DescribeTopicPartitions (KIP-966: ELR and LastKnownElr), paginated; Metadata where the broker lacks it;
 * ListPartitionReassignments: adding/removing replicas, as `zk://` reads them from the topic znodes;
-* DescribeConfigs: topic overrides (min.insync.replicas, unclean.leader.election.enable, remote.storage.enable...)
-  and every broker's `cordoned.log.dirs` (KIP-1066);
+* DescribeConfigs: every topic's configs that are not Kafka's defaults (overrides, and cluster- or broker-level
+  values such as the `min.insync.replicas=1` a 4.x KRaft controller sets cluster-wide), as kafka-topics prints them
+  on `Configs:`, and every broker's `cordoned.log.dirs` (KIP-1066);
 * DescribeLogDirs on every broker: the size of every replica in every log dir (isFuture for log-dir moves); the
   size of a partition is the largest non-future replica, as `--sizes` reads `kafka-log-dirs --describe`.
 
@@ -26,6 +27,7 @@ from typing import Any, Callable, Iterable
 from planner.adapters.kafka.admin import BROKER_LEVEL_THROTTLES
 from planner.adapters.kafka.connection import KafkaOptions, KafkaSession, check_code
 from planner.adapters.validate import check_cluster
+from planner.java import hashmap_order
 from planner.model import (
     FENCED,
     NO_LEADER,
@@ -95,6 +97,9 @@ def read_session(session: KafkaSession) -> KafkaSnapshot:
     notes: list[str] = []
     brokers, cluster_id = _brokers(session)
     topics = _topics(session, notes)
+    # kafka-topics 3.8+ prints `Elr: N/A` for what a broker without DescribeTopicPartitions answers (ZooKeeper mode,
+    # KRaft before 3.8): the cluster's `mode` says so (it only decides that, docs/topology.md)
+    mode = "zookeeper" if any(n.startswith("the broker lacks DescribeTopicPartitions") for n in notes) else "kraft"
     reassigning = _reassignments(session, notes)
     configs = _topic_configs(session, [t["name"] for t in topics])
     cordoned, throttles = _broker_configs(session, [b.id for b in brokers if b.state != FENCED], notes)
@@ -104,7 +109,7 @@ def read_session(session: KafkaSession) -> KafkaSnapshot:
     brokers = [
         replace(b, cordoned=b.id in full, usable_bytes=space[b.id][0], total_bytes=space[b.id][1]) for b in brokers
     ]
-    cluster = build_cluster(brokers, topics, configs, reassigning, replicas, cluster_id)
+    cluster = build_cluster(brokers, topics, configs, reassigning, replicas, cluster_id, mode)
     # the same rules as a topology file's and zk://'s: what `kafka export` writes must load back
     check_cluster(cluster, session.url)
     for b in full:
@@ -232,14 +237,26 @@ def _describe_configs(
         check_code(
             session, result.error_code, f"describe the configs of {kind} {result.resource_name}", result.error_message
         )
+        # a dict keeps the broker's order of the entries (the order a Java `Config` is filled in)
         out[result.resource_name] = {c.name: (c.value, c.config_source) for c in result.configs}
     return out
 
 
+DEFAULT_CONFIG = 5  # DescribeConfigs' ConfigSource of a value nobody set (`ConfigEntry.isDefault()`)
+
+
 def _topic_configs(session: KafkaSession, names: list[str]) -> dict[str, dict[str, str]]:
-    """Topic overrides: the configs whose source is DYNAMIC_TOPIC_CONFIG (1), as `kafka-configs --describe`."""
+    """What kafka-topics --describe prints on `Configs:`: `TopicCommand.TopicDescription.printDescription` keeps the
+    entries that are not `isDefault()` (source DEFAULT_CONFIG): topic overrides (DYNAMIC_TOPIC_CONFIG) and values
+    from the brokers' static or dynamic configs (a 4.x KRaft controller sets `min.insync.replicas` cluster-wide,
+    DYNAMIC_DEFAULT_BROKER_CONFIG). In the order the tool prints them: `Config` keeps its entries in a
+    `new HashMap<>()` filled in the broker's order (clients/.../admin/Config.java)."""
     described = _describe_configs(session, TOPIC_RESOURCE, names, None) or {}
-    return {n: {k: v for k, (v, source) in c.items() if source == 1 and v is not None} for n, c in described.items()}
+    out = {}
+    for n, c in described.items():
+        order = hashmap_order(list(c))
+        out[n] = {k: v for k in order for v, source in [c[k]] if source != DEFAULT_CONFIG and v is not None}
+    return out
 
 
 BROKER_KEYS = ["cordoned.log.dirs", *BROKER_LEVEL_THROTTLES]
@@ -336,6 +353,7 @@ def build_cluster(
     reassigning: dict,
     replicas: dict[TopicPartition, tuple[ReplicaDir, ...]],
     cluster_id: str | None,
+    mode: str = "kraft",
 ) -> Cluster:
     """A `Cluster` (mode "kraft") from decoded answers (pure). Brokers named by a partition but not registered are
     offline; a partition's size is its largest non-future replica."""
@@ -383,5 +401,5 @@ def build_cluster(
         brokers=tuple(known[b] for b in sorted(known)),
         topics=tuple(sorted(out, key=lambda t: t.name)),
         name=cluster_id,
-        mode="kraft",
+        mode=mode,
     )

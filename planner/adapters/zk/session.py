@@ -10,7 +10,7 @@ import warnings
 from typing import Any, Callable
 
 from planner.adapters.zk.url import AUTH_ENV, ZkOptions, ZkUrl, parse_url
-from planner.model import PlannerError
+from planner.model import EnvironmentFailure, PlannerError
 
 
 def _quiet_kazoo_logging() -> None:
@@ -101,13 +101,13 @@ class Session:
                 if opts.ca_file
                 else ""
             )
-            raise PlannerError(
+            raise EnvironmentFailure(
                 f"{self.url}: cannot connect to ZooKeeper at {hosts} within {opts.timeout:g} s{tls} "
                 "(is the server running and the address right? --zk-timeout sets the wait)"
             ) from None
         except Exception as exc:  # e.g. SSL errors, auth failed during the handshake
             self.close()
-            raise PlannerError(f"{self.url}: cannot connect to ZooKeeper: {_explain(exc)}") from None
+            raise EnvironmentFailure(f"{self.url}: cannot connect to ZooKeeper: {_explain(exc)}") from None
         self.lost.clear()
         self.deadline = time.monotonic() + opts.timeout
 

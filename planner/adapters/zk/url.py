@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 from typing import Mapping
 
+from planner.adapters import secrets
 from planner.adapters.files import read_text
 from planner.adapters.hosts import parse_hosts, seconds_from_env
 from planner.model import PlannerError
@@ -29,18 +30,19 @@ DEFAULT_PORT = 2181  # ZooKeeper's ConnectStringParser: a host without a port is
 
 def parse_url(url: str) -> ZkUrl:
     """`zk://host:port[,host:port…][/chroot]` → hosts and chroot; one clear error for anything else."""
+    shown = secrets.mask_userinfo(url)  # a typo must not show the password of kafka://u:p@…
     if not url.startswith("zk://"):
-        raise PlannerError(f"{url}: not a ZooKeeper URL: expected zk://host:port[,host:port...][/chroot]")
+        raise PlannerError(f"{shown}: not a ZooKeeper URL: expected zk://host:port[,host:port...][/chroot]")
     rest = url[len("zk://") :]
     hosts_part, slash, chroot = rest.partition("/")
     chroot = ("/" + chroot).rstrip("/") if slash else ""
     if "@" in hosts_part:
         raise PlannerError(f"zk://...: do not put credentials in the URL; use --zk-auth-file or {AUTH_ENV}")
     if not hosts_part:
-        raise PlannerError(f"{url}: no ZooKeeper host: expected zk://host:port[,host:port...][/chroot]")
-    hosts = parse_hosts(url, hosts_part, DEFAULT_PORT, "zk://zk1:2181,zk2:2181/kafka")
+        raise PlannerError(f"{shown}: no ZooKeeper host: expected zk://host:port[,host:port...][/chroot]")
+    hosts = parse_hosts(shown, hosts_part, DEFAULT_PORT, "zk://zk1:2181,zk2:2181/kafka")
     if "//" in chroot or any(seg in (".", "..") for seg in chroot.split("/")):
-        raise PlannerError(f"{url}: invalid chroot {chroot!r}")
+        raise PlannerError(f"{shown}: invalid chroot {chroot!r}")
     return ZkUrl(url=url, hosts=hosts, chroot=chroot)
 
 
@@ -85,6 +87,7 @@ def auth_from(auth_file: str | None, environ: Mapping[str, str] | None = None) -
             return None
         source = f"${AUTH_ENV}"
     user, colon, password = text.partition(":")
+    secrets.remember(password)
     if not colon or not user or not password or "\n" in text:
         raise PlannerError(f"{source}: expected one line user:password for ZooKeeper digest authentication")
     return text

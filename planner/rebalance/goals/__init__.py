@@ -28,6 +28,7 @@ from typing import Callable, Iterable, ParamSpec, Sequence, TypeVar
 from planner.model import INTERNAL_TOPICS, Cluster, Partition, PlannerError
 from planner.rebalance.goals import count_range, rack_flow, topic_keep
 from planner.rebalance.goals.base import Frozen, Goal, Note, in_progress_note
+from planner.rebalance.goals.budget import Deadline
 from planner.rebalance.goals.byte_balance import ByteGoal, byte_notes, bytes_lower_bound, limits
 from planner.rebalance.goals.exchange import fewer_bytes
 from planner.rebalance.goals.hard import HardGoal, count_lower_bound, targets_of, unsafe_of
@@ -173,6 +174,7 @@ def balance(
     byte_tolerance: float = DEFAULT_BYTE_TOLERANCE,
     polish: bool = True,
     memo: dict | None = None,
+    deadline: Deadline | None = None,
 ) -> Plan:
     """Plan the goals in order over `brokers` (default: the online brokers; replicas elsewhere must move). A target
     broker whose log dirs are all cordoned (KIP-1066) keeps its replicas or gives some up, and takes none.
@@ -182,7 +184,8 @@ def balance(
     (required ones always happen). `rack_repair`: rack-unsafe partitions get the fewest moves that make them
     rack-safe; without it they stay unsafe unless they move anyway. `byte_tolerance`: the byte goal's 0.10 = 10 %.
     `polish`: then fewer moves and bytes at the goal figures reached (`_polish`). `memo`: results of pure searches
-    by what they are made of (`State.memo`), shared with the second plans this one makes.
+    by what they are made of (`State.memo`), shared with the second plans this one makes. `deadline`: the time
+    budget (`budget.Deadline`); where it runs out, the plan is the best found so far, with a note naming the stage.
     """
     targets = _target_brokers(cluster, brokers)
     parts = select_partitions(cluster, topics)
@@ -190,6 +193,7 @@ def balance(
     _check_fits([p for i, p in enumerate(parts) if i not in moving and i not in skipped], targets)
     st = State(cluster, parts, targets, moving | skipped, max_moves, closed=cluster.cordoned_ids)
     st.memo = st.memo if memo is None else memo
+    st.deadline = deadline if deadline is not None else st.deadline
     say = progress or (lambda msg: None)
     unsafe = unsafe_of(st)  # of the input: the bounds, the joint bound and the hard goal's repairs read it
     lower, topic_lower, bytes_lower = _bounds(st, rack_repair, byte_tolerance, unsafe)
@@ -243,6 +247,7 @@ def balance(
         byte_tolerance=byte_tolerance,
         polish=False,
         memo=st.memo,
+        deadline=st.deadline,
     )
 
     def second() -> Plan:
@@ -290,6 +295,8 @@ def balance(
         _settle(st, parts, tolerance, second)
     byte_goal = next((g for g in goals if isinstance(g, ByteGoal)), None)
     notes = _notes(st, hard, leaders, byte_goal, byte_tolerance, moving, skipped)
+    late = st.deadline.note()
+    notes += [late] if late is not None else []
     # the topic bound counts spreads within 1 over the brokers balanced together: not for topics left wider
     wide = {"unmet", "rack-forced", "count-forced"} if None in st.groups else {"unmet"}
     topic_bytes = False  # the byte bound with the topic goal's sheds, where the topic goal is reached
@@ -399,7 +406,7 @@ def _run_best(
     _run(st, goals, settle_leaders, tolerance)
     reached = min(st.count[b] for b in st.targets), max(st.count[b] for b in st.targets)
     flow = flow and reached[1] - reached[0] > 1
-    if not shares and not flow:
+    if (not shares and not flow) or st.deadline.out("the search's variants"):
         return goals
     first = Run(st, goals, _score(st, tolerance, flow))
     idle = before is not None and as_good(before, figures(st))  # the start is as good at every figure
@@ -441,6 +448,8 @@ def _best_of(st: State, tolerance: float | None, tries: Sequence[_Try]) -> list[
     best: Run | None = None
     last: Run | None = None
     for make, when in tries:
+        if best is not None and st.deadline.out("the search's variants"):
+            break  # the best plan so far stands
         if best is not None and when is not None and not when():
             continue
         if best is not None:
@@ -469,6 +478,8 @@ def _settle(st: State, parts: Sequence[Partition], tolerance: float | None, seco
     if not any(_distance(st, tolerance)):
         return
     for _ in range(SETTLE):
+        if st.deadline.out("the second plans"):
+            return
         moved = second().proposed
         if not moved:
             return

@@ -27,6 +27,7 @@ from planner.rebalance.goals.base import Change, Frozen, Note
 from planner.rebalance.goals.replica_count import CountConstraint
 from planner.rebalance.goals.state import State
 
+PROGRESS_STEPS = 200  # the byte goal's steps between two progress lines
 LIGHTS = 64  # the brokers (lightest first) a heavy broker may hand bytes to in one step
 
 
@@ -165,10 +166,16 @@ class ByteGoal:
 
     def _balance(self, st: State, frozen: Frozen, members: Sequence[int], limit: float, sizes: SizeIndex) -> None:
         order = sorted((st.bytes[b], b) for b in members)  # (bytes, broker), kept current by the goal's moves
-        for _ in range(64 * len(st.reps) + 64):
+        for steps in range(64 * len(st.reps) + 64):
             heavy = order[bisect.bisect_left(order, (order[-1][0],))][1]  # the most bytes, then the lowest id
             if st.bytes[heavy] <= limit:
                 return
+            if st.deadline.out("the byte goal"):
+                break  # the steps made so far stand: each brought the heaviest broker down
+            if steps and not steps % PROGRESS_STEPS:
+                self.say(
+                    f"balancing bytes: {steps:,} steps, the largest broker {st.bytes[heavy] / limit:.3f} × the limit"
+                )
             if not st.allowed():
                 st.capped.append(self.name)
                 break

@@ -11,6 +11,7 @@ from collections import Counter
 from typing import Collection, Iterable, Iterator, Sequence
 
 from planner.model import Cluster, Partition
+from planner.rebalance.goals.budget import Deadline
 from planner.rebalance.moves import rack_count
 
 _HEAD = operator.itemgetter(0)
@@ -72,6 +73,7 @@ class State:
         # results of pure searches by everything they are made of (`shares._weighted`'s slot flows, the leader goal's
         # `keep_most`): the plans `balance` makes from the same start, its fresh states and its second plans share it
         self.memo: dict[tuple, object] = {}
+        self.deadline = Deadline()  # the plan's time budget (`budget.py`): none unless the caller gives one
         # brokers balanced together: per rack when every partition keeps one replica in each rack
         self.groups: dict[str | None, list[int]] = {None: self.targets}
         self.moves = 0  # moves made (a replica may move twice; `copies` is what the plan costs)

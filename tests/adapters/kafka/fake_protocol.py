@@ -467,6 +467,11 @@ def incremental_alter_configs(cluster, broker_id, request, version, state):
     responses = []
     for res in request.resources:
         code = 0
+        if res.resource_type == 4 and res.resource_name and int(res.resource_name) != broker_id:
+            # ControllerConfigurationValidator / ConfigAdminManager: a broker's configs go to that broker
+            message = f"Unexpected broker id, expected {broker_id}, but received {res.resource_name}"
+            responses.append(R(error_code=42, error_message=message, resource_type=4, resource_name=res.resource_name))
+            continue
         if not request.validate_only:
             for c in res.configs:
                 code = code or cluster.alter_config(

@@ -618,3 +618,77 @@ def test_a_later_batch_refused_before_it_is_sent_does_not_say_nothing_changed(kr
     )
     assert len(calls) == 1  # batch 2 never reached the controller
     assert [p.replicas for p in kraft.topics["orders"].partitions] == [[3, 2], [2, 3], [3, 1]]
+
+
+def test_submit_dry_run_prints_the_runbook_of_a_plan_folder(kraft, tmp_path):
+    # a plan folder as --output-dir writes it: two batch files, the rollback and the election beside them
+    folder = tmp_path / "plan"
+    folder.mkdir()
+    first = _plan(folder, {"version": 1, "partitions": PLAN["partitions"][:1]}, "proposed-001.json")
+    second = _plan(folder, {"version": 1, "partitions": PLAN["partitions"][1:]}, "proposed-002.json")
+    (folder / "current.json").write_text(ROLLBACK + "\n")
+    (folder / "leader-election.json").write_text('{"partitions":[{"topic":"orders","partition":0}]}\n')
+    args = ("kafka", "submit", kraft.url, "--reassignment-json-file", first, "--reassignment-json-file", second)
+    code, out, err = run_here(*args, "--throttle", "1.5MB/s", "--dry-run")
+    assert (code, err) == (0, "")
+    server = kraft.url.removeprefix("kafka://")
+    tail = out.split("Nothing was changed; add --execute to start it.\n")[1]
+    assert tail == (
+        "Dry run: in 2 batches of at most 1 partitions.\n"
+        "\n"
+        "# 2 partitions in 2 batches, 2.9 KiB; throttle 1500000 B/s, under 1s in all\n"
+        "# 1. Batch 1 of 2: 1 partition, 1000 B, under 1s at the throttle\n"
+        f"kafka-reassign-partitions.sh --bootstrap-server {server} --reassignment-json-file {first} --execute "
+        "--throttle 1500000\n"
+        "# 2. Verify batch 1 (Repeat until every partition says `Reassignment of partition … is completed.` "
+        "(`is complete.` before 3.3); the last run also clears the throttles.)\n"
+        f"kafka-reassign-partitions.sh --bootstrap-server {server} --reassignment-json-file {first} --verify\n"
+        "# 3. Batch 2 of 2: 1 partition, 2.0 KiB, under 1s at the throttle\n"
+        f"kafka-reassign-partitions.sh --bootstrap-server {server} --reassignment-json-file {second} --execute "
+        "--throttle 1500000\n"
+        "# 4. Verify batch 2 (Repeat until every partition says `Reassignment of partition … is completed.` "
+        "(`is complete.` before 3.3); the last run also clears the throttles.)\n"
+        f"kafka-reassign-partitions.sh --bootstrap-server {server} --reassignment-json-file {second} --verify\n"
+        "# 5. Elect the preferred leaders (Every partition listed says it was elected or `Valid replica already "
+        "elected`.)\n"
+        f"kafka-leader-election.sh --bootstrap-server {server} --election-type PREFERRED --path-to-json-file "
+        f"{folder / 'leader-election.json'}\n"
+        "# rollback: Cancel the batch in progress (here the first; give the file of the batch you executed last)\n"
+        f"kafka-reassign-partitions.sh --bootstrap-server {server} --reassignment-json-file {first} --cancel\n"
+        "# rollback: Restore the replicas as they were before the first batch\n"
+        f"kafka-reassign-partitions.sh --bootstrap-server {server} --reassignment-json-file {folder / 'current.json'} "
+        "--execute --throttle 1500000\n"
+        "# rollback: Verify the rollback\n"
+        f"kafka-reassign-partitions.sh --bootstrap-server {server} --reassignment-json-file {folder / 'current.json'} "
+        "--verify\n"
+    )
+    assert kraft.partition("orders", 0).replicas == [1, 2]  # nothing changed
+
+
+def test_submit_takes_the_throttle_units_of_the_plans(kraft, tmp_path):
+    plan = _plan(tmp_path)
+    code, out, err = run_here(
+        "kafka", "submit", kraft.url, "--reassignment-json-file", plan, "--throttle", "50mb",
+        "--replica-alter-log-dirs-throttle", "50MiB",
+    )  # fmt: skip
+    assert (code, err) == (0, "")
+    assert out.endswith("with a throttle of 50000000 B/s. Nothing was changed; add --execute to start it.\n")
+    assert run_here("kafka", "submit", kraft.url, "--reassignment-json-file", plan, "--throttle", "50 furlongs") == (
+        2,
+        "",
+        "error: --throttle '50 furlongs' is not a rate in bytes per second (e.g. 50000000, 50MB, 48MiB, 1.5GB, "
+        "100MiB/s; KB, MB, GB, TB: 10^3, 10^6, ...; KiB, MiB, GiB, TiB: 2^10, 2^20, ...)\n",
+    )
+
+
+def test_status_exit_code_waits_on_the_moves(kraft, tmp_path):
+    # --exit-code: 3 while partitions are moving, 0 once nothing moves (a script loops while it is 3)
+    plan = _plan(tmp_path)
+    status = ("kafka", "status", kraft.url, "--reassignment-json-file", plan, "--exit-code")
+    assert run_here("kafka", "submit", kraft.url, "--reassignment-json-file", plan, "--execute")[0] == 0
+    code, out, _ = run_here(*status)
+    assert code == 3
+    assert out.startswith(
+        "Status of partition reassignment:\nReassignment of partition orders-0 is still in progress.\n"
+    )
+    assert run_here("kafka", "status", kraft.url, "--reassignment-json-file", plan)[0] == 0  # without the flag

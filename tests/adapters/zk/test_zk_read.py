@@ -42,12 +42,13 @@ DESCRIBE_2_7 = (
 )
 
 NA = "\tElr: N/A\tLastKnownElr: N/A"
+# 3.0+ prints topics in the AdminClient's HashMap order (formats/describe.py admin_client_order): legacy first
 DESCRIBE_3_8 = (
-    "Topic: doomed\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n"
-    f"\tTopic: doomed\tPartition: 0\tLeader: 2\tReplicas: 2\tIsr: 2{NA}\n"
     "Topic: legacy\tPartitionCount: 2\tReplicationFactor: 3\tConfigs: \n"
     f"\tTopic: legacy\tPartition: 0\tLeader: 1\tReplicas: 1,2,3\tIsr: 1,2,3{NA}\n"
     f"\tTopic: legacy\tPartition: 1\tLeader: 2\tReplicas: 2,3,1\tIsr: 2,1{NA}\n"
+    "Topic: doomed\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n"
+    f"\tTopic: doomed\tPartition: 0\tLeader: 2\tReplicas: 2\tIsr: 2{NA}\n"
     "Topic: modern\tTopicId: NPmZHyhbR9y00wMglMH2sg\tPartitionCount: 2\tReplicationFactor: 2\tConfigs: \n"
     f"\tTopic: modern\tPartition: 0\tLeader: none\tReplicas: 5,1\tIsr: 5{NA}\n"
     f"\tTopic: modern\tPartition: 1\tLeader: 1\tReplicas: 1,5\tIsr: 1{NA}\n"
@@ -333,7 +334,7 @@ def test_connection_options_from_environment(tmp_path):
     for bad in ("soon", "0", "-1", "nan"):
         with pytest.raises(PlannerError) as exc:
             zk.options_from_env({"KAFKA_PLANNER_ZK_TIMEOUT": bad})
-        assert str(exc.value) == f"$KAFKA_PLANNER_ZK_TIMEOUT: expected a number of seconds (at least 0.1), got {bad!r}"
+        assert str(exc.value) == "$KAFKA_PLANNER_ZK_TIMEOUT: expected a number of seconds (at least 0.1)"
     with pytest.raises(PlannerError) as exc:
         zk.options_from_env({"KAFKA_PLANNER_ZK_CERT_FILE": "c.pem"})
     assert (
