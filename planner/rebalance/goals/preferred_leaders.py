@@ -597,19 +597,27 @@ def _least_spread(
     least = 1 if r else 0
     if upto <= least:
         return upto
-
-    def fits(s: int) -> bool:
-        ceil = q + (1 if r else 0)
-        return any(_fits(st, movable, eligible, fixed, lo, lo + s) for lo in range(max(0, ceil - s), q + 1))
-
-    lo, hi = least, upto  # `upto` fits: a binary search for the narrowest that does
+    # The leader counts a choice of heads reaches form an M-convex set (the degrees of a bipartite b-matching), whose
+    # decreasingly-minimal element is at once the least maximum and the most minimum (Frank and Murota, "Discrete
+    # decreasing minimization", Part I, 2022): the narrowest spread is that maximum less that minimum, two binary
+    # searches of one-sided flows (before, every window [lo, lo + s] of each tried spread s: up to s flows a step)
+    ceil = q + (1 if r else 0)
+    lo, hi = ceil, total  # the least maximum: every lead target at most `hi`
     while lo < hi:
         mid = (lo + hi) // 2
-        if fits(mid):
+        if _fits(st, movable, eligible, fixed, 0, mid):
             hi = mid
         else:
             lo = mid + 1
-    return lo
+    most = lo
+    lo, hi = 0, q  # the most minimum: every lead target at least `lo`
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if _fits(st, movable, eligible, fixed, mid, total):
+            lo = mid
+        else:
+            hi = mid - 1
+    return min(upto, max(least, most - lo))
 
 
 def _fits(
