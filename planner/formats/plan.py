@@ -280,7 +280,7 @@ def plan_stats(plan: Plan) -> dict:
     m, t0, t1 = plan.scored
     b0 = {b: (t0.replicas[b], t0.leaders[b], t0.data[b]) for b in before.broker_ids}
     b1 = {b: (t1.replicas[b], t1.leaders[b], t1.data[b]) for b in before.broker_ids}
-    return {
+    stats = {
         "goal": plan.goal,
         "replica_moves": m.replica_moves,  # Plan.replica_moves, counted in the same pass as the figures
         "lower_bound": plan.lower_bound,
@@ -316,6 +316,9 @@ def plan_stats(plan: Plan) -> dict:
             + _state_notes(plan)
         ],
     }
+    if plan.leader_bounds is not None:  # only plans that bound them (elect-leaders): the others' JSON as it was
+        stats["leader_bounds"] = {"leader_spread": plan.leader_bounds[0], "topic_leader_spread": plan.leader_bounds[1]}
+    return stats
 
 
 _METRIC_ROWS = (
@@ -340,8 +343,11 @@ def _metric_lines(s: dict) -> list[str]:
         if m0[key] is None:
             continue
         line = f"  {label + ':':31} {_fig(m0[key])} -> {_fig(m1[key])}"
+        bound = s.get("leader_bounds", {}).get(key)
         if over:
-            line += f" ({m0[over]} -> {m1[over]} topics above 1)"
+            line += f" ({m0[over]} -> {m1[over]} topics above 1{'' if bound is None else f'; lower bound {bound}'})"
+        elif bound is not None:
+            line += f" (lower bound {bound})"
         out.append(line)
     return out
 

@@ -19,7 +19,7 @@ from planner.leadership import partition_state
 from planner.model import Cluster, PlannerError, Topic, TopicPartition
 from planner.rebalance.batches import batches, copied_bytes
 from planner.rebalance.goals.base import in_progress_note, offline_note
-from planner.rebalance.leaders import elect_leaders
+from planner.rebalance.goals.preferred_leaders import elect_leaders, leader_bounds
 from planner.rebalance.moves import Plan, changed_only, names_offline, rack_count, rack_safe, select_partitions
 from planner.rebalance.reassignment import validate_reassignment
 from planner.rebalance.throttle import Throttle, throttle_for
@@ -120,6 +120,7 @@ def leader_election(cluster: Cluster, topics: Sequence[str] | None) -> Execution
         lower_bound=0,
         brokers=tuple(sorted(cluster.online_ids)),
         notes=((in_progress_note(skipped),) if skipped else ()) + ((offline_note(offline),) if offline else ()),
+        leader_bounds=leader_bounds(cluster, proposed, topics),
     )
     return Execution(plan, [proposed] if proposed else [], elect)
 

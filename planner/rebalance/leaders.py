@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from typing import Callable, Collection, Iterator, Mapping, Sequence
 
-from planner.leadership import cluster_states, partition_state
-from planner.model import Cluster, Partition, TopicPartition
-from planner.rebalance.moves import names_offline, select_partitions
+from planner.leadership import partition_state
+from planner.model import Cluster, Partition
 
 
 def balance_preferred(
@@ -314,34 +313,3 @@ def isr_eligibility(cluster: Cluster, parts: Sequence[Partition]) -> Callable[[i
         return isr_replicas is None or b in isr_replicas[0] or b not in isr_replicas[1]
 
     return eligible
-
-
-def elect_leaders(
-    cluster: Cluster, topics: Sequence[str] | None = None
-) -> tuple[dict[TopicPartition, tuple[int, ...]], list[TopicPartition]]:
-    """`reassign elect-leaders`: reorder replica lists (no data movement) to balance preferred leaders over the online
-    brokers, and list the partitions whose current leader is not their (new) preferred leader, so that
-    `kafka-leader-election.sh --election-type PREFERRED` can move leadership.
-
-    Returns (new replica lists of the partitions whose order changes, partitions to elect).
-    """
-    parts = select_partitions(cluster, topics)
-    reps = [list(p.replicas) for p in parts]
-    brokers = sorted(cluster.online_ids)
-    eligible = isr_eligibility(cluster, parts)
-    # a partition mid-reassignment keeps its list and its leader: the controller is moving it; one with a replica on
-    # a broker that is not online keeps its list (Kafka's --execute refuses a list naming such a broker)
-    online = cluster.online_ids
-    settled = [i for i, p in enumerate(parts) if not (p.adding or p.removing or names_offline(p.replicas, online))]
-    balance_preferred(reps, settled, brokers, eligible)
-    proposed = {p.tp: tuple(r) for p, r in zip(parts, reps) if tuple(r) != p.replicas}
-    states = cluster_states(cluster)
-    elect = []
-    for p, r in zip(parts, reps):
-        if p.adding or p.removing:
-            continue
-        st = states[p.topic][p.id]
-        head = r[0]
-        if st.leader != head and head in online and head in st.isr:
-            elect.append(p.tp)
-    return proposed, elect

@@ -27,6 +27,8 @@ class Plan:
     notes: tuple = field(default=())  # goals.base.Note data the renderer words (goal not fully reachable, ...)
     bytes_lower_bound: int | None = None  # fewest bytes any plan reaching the goals copies (sizes known)
     unmet: tuple[str, ...] = ()  # goals the move cap left unmet
+    # lower bounds of the preferred-leader spread and the largest topic leader spread (elect-leaders), else None
+    leader_bounds: tuple[int, int] | None = None
 
     # derived once per plan (a frozen dataclass: its fields never change), as a plan of a million partitions is
     # summarised, rendered and written by several readers

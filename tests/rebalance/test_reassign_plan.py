@@ -26,7 +26,7 @@ from planner.rebalance.decommission import decommission, replace_broker
 from planner.rebalance.execution import check_reassignment, leader_election
 from planner.rebalance.generate import generate
 from planner.rebalance.goals import balance
-from planner.rebalance.leaders import elect_leaders
+from planner.rebalance.goals.preferred_leaders import elect_leaders
 from planner.rebalance.moves import count_targets, excess, lower_bound, rack_safe, unsafe_partitions
 from planner.rebalance.replication import set_replication_factor
 from planner.rebalance.throttle import throttle_for

@@ -8,7 +8,7 @@ from testkit import build_cluster
 
 from planner.rebalance.decommission import decommission, replace_broker
 from planner.rebalance.goals import balance
-from planner.rebalance.leaders import elect_leaders
+from planner.rebalance.goals.preferred_leaders import elect_leaders
 from planner.rebalance.moves import rack_count, rack_safe, unsafe_partitions
 from planner.rebalance.replication import set_replication_factor
 
@@ -388,8 +388,8 @@ def test_preferred_leaders_after_a_chain_are_a_fixed_point():
     # (spread 4 whatever the order). The chain 4 -> 3 -> 2 (lists 8 and 7) leaves broker 4 leading 1 while broker 1
     # leads 3, above the ceiling 2: giving [1, 4] to broker 4 was left to a second run on the applied lists, so
     # `elect-leaders` on its own applied plan reordered t-4. Now the hand-overs run again after the chains.
+    from planner.rebalance.goals.preferred_leaders import elect_leaders as elect
     from planner.rebalance.leaders import balance_preferred
-    from planner.rebalance.leaders import elect_leaders as elect
 
     reps = [[0], [1], [0], [0], [1, 4], [4], [0], [3, 2], [4, 3], [1]]
     got = [list(r) for r in reps]

@@ -9,11 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Collection, Mapping, Sequence, cast
 
-from planner.model import INTERNAL_TOPICS
+from planner.leadership import cluster_states
+from planner.model import INTERNAL_TOPICS, Cluster, Partition, TopicPartition
 from planner.rebalance.flow import Network
 from planner.rebalance.goals.base import Change, Frozen, Note, keeps, net_deltas
 from planner.rebalance.goals.state import State
 from planner.rebalance.leaders import balance_preferred, isr_eligibility
+from planner.rebalance.moves import names_offline, select_partitions
 
 
 @dataclass(frozen=True)
@@ -441,3 +443,199 @@ class _Windows:
             else:
                 hi, best = mid, got
         return best
+
+
+def elect_leaders(
+    cluster: Cluster, topics: Sequence[str] | None = None
+) -> tuple[dict[TopicPartition, tuple[int, ...]], list[TopicPartition]]:
+    """`reassign elect-leaders`: the preferred-leader goal of `rebalance` (`PreferredLeaderGoal`: each topic's
+    leaders per online broker within 1 and every broker's, or where the replica lists allow no such choice, every
+    broker within 1, then the narrowest topic spread, the internal topics kept first) on the placement as it is,
+    reordering replica lists only (no data movement); and the partitions whose current leader is not their (new)
+    preferred leader, so that `kafka-leader-election.sh --election-type PREFERRED` can move leadership.
+
+    A partition mid-reassignment keeps its list and its leader (the controller is moving it); one with a replica on a
+    broker that is not online keeps its list (Kafka's `--execute` refuses a list naming such a broker). Returns (new
+    replica lists of the partitions whose order changes, partitions to elect).
+    """
+    parts = select_partitions(cluster, topics)
+    online = cluster.online_ids
+    fixed = [i for i, p in enumerate(parts) if p.adding or p.removing or names_offline(p.replicas, online)]
+    now, lists = cluster, [p.replicas for p in parts]
+    # the goal again on its own reordering while that brings the leaders closer (`_leader_score`), as a second run
+    # of `elect-leaders` on the applied plan would: the plan is then a fixed point of the command (where no choice
+    # keeps every topic within 1, the goal could otherwise trade one topic's spread for another's, run after run)
+    for _ in range(ELECT_ROUNDS):
+        st = _elected(now, select_partitions(now, topics), fixed)
+        if _leader_score(st, use_input=False) >= _leader_score(st, use_input=True):
+            break
+        reordered = {p.tp: tuple(r) for p, r in zip(st.parts, st.reps) if tuple(r) != p.replicas}
+        now, lists = now.with_assignment(reordered), [tuple(r) for r in st.reps]
+    proposed = {p.tp: r for p, r in zip(parts, lists) if r != p.replicas}
+    states = cluster_states(cluster)
+    elect = []
+    for p, r in zip(parts, lists):
+        if p.adding or p.removing:
+            continue
+        ps = states[p.topic][p.id]
+        head = r[0]
+        if ps.leader != head and head in online and head in ps.isr:
+            elect.append(p.tp)
+    return proposed, elect
+
+
+ELECT_ROUNDS = 4  # runs of the leader goal at most in `elect_leaders`, each from the reordering before
+
+
+def _elected(cluster: Cluster, parts: list[Partition], fixed: list[int]) -> State:
+    """The leader goal on the partitions as they are, `fixed` keeping their lists, over the online brokers; where
+    every broker within 1 costs an internal topic its spread, the internal topic's partitions keep their leaders and
+    the others are balanced around them (an internal topic never comes out wider than it went in)."""
+    st = _led(cluster, parts, fixed)
+    worse = _internal_worse(st)
+    if worse:
+        st = _led(cluster, parts, fixed + [i for i, t in enumerate(st.topic_of) if t in worse and i not in fixed])
+    return st
+
+
+def _led(cluster: Cluster, parts: list[Partition], fixed: Sequence[int]) -> State:
+    st = State(cluster, parts, sorted(cluster.online_ids), fixed)
+    if parts and st.lead_targets:
+        PreferredLeaderGoal().optimize(st, Frozen())
+    return st
+
+
+def _spreads(st: State, heads: Sequence[int]) -> tuple[int, int, dict[int, int]]:
+    """The spread of preferred leaders over the lead targets with these heads, the sum of their squares, and each
+    topic's spread."""
+    lead = {b: 0 for b in st.lead_targets}
+    per: dict[tuple[int, int], int] = {}
+    for i, h in enumerate(heads):
+        if h in lead:
+            lead[h] += 1
+            per[(st.topic_of[i], h)] = per.get((st.topic_of[i], h), 0) + 1
+    topics = {}
+    for t in range(len(st.topic_names)):
+        counts = [per.get((t, b), 0) for b in st.lead_targets]
+        topics[t] = max(counts) - min(counts)
+    squares = sum(n * n for n in lead.values())
+    return (max(lead.values()) - min(lead.values()) if lead else 0), squares, topics
+
+
+def _leader_score(st: State, use_input: bool) -> tuple[int, int, int, int, int, int]:
+    """The leaders' figures, fewer better, in the goal's order: the brokers' spread above 1, the internal topics'
+    widest spread, the widest topic spread, the topics above 1, the sum of the topics' spreads, the sum of the
+    brokers' leaders squared (where racks or single replicas hold the spread, the leaders as even as they go); of the
+    state's input lists (`use_input`) or its lists now."""
+    heads = [p.replicas[0] for p in st.parts] if use_input else [r[0] for r in st.reps]
+    brokers, squares, topics = _spreads(st, heads)
+    internal = [s for t, s in topics.items() if st.topic_names[t] in INTERNAL_TOPICS]
+    spreads = list(topics.values())
+    return (
+        max(0, brokers - 1),
+        max(internal, default=0),
+        max(spreads, default=0),
+        sum(s > 1 for s in spreads),
+        sum(spreads),
+        squares,
+    )
+
+
+def _internal_worse(st: State) -> set[int]:
+    """The internal topics whose preferred-leader spread over the lead targets is wider than before the reordering."""
+    *_, was = _spreads(st, [p.replicas[0] for p in st.parts])
+    *_, now = _spreads(st, [r[0] for r in st.reps])
+    return {t for t, name in enumerate(st.topic_names) if name in INTERNAL_TOPICS and now[t] > was[t]}
+
+
+def leader_bounds(
+    cluster: Cluster, proposed: Mapping[TopicPartition, tuple[int, ...]], topics: Sequence[str] | None = None
+) -> tuple[int, int]:
+    """Lower bounds of what `elect-leaders` reports over the online brokers, on every reordering of the lists it may
+    reorder (those of `topics`, settled and on online brokers; the other partitions keep their heads), each head
+    an eligible replica (`isr_eligibility`) or the partition's own: the preferred-leader spread of the brokers, and
+    the largest topic leader spread. Each is 0 or 1 as the leaders' number divides, or, where the plan (`proposed`)
+    left it wider than 1, the narrowest spread that a feasible flow (`_fits`) allows (a binary search up to the
+    plan's)."""
+    parts = list(cluster.partitions())
+    online = cluster.online_ids
+    chosen = set(topics) if topics else None
+    fixed = [
+        i
+        for i, p in enumerate(parts)
+        if (chosen is not None and p.topic not in chosen) or p.adding or p.removing or names_offline(p.replicas, online)
+    ]
+    st = State(cluster, parts, sorted(online), fixed)
+    if not st.lead_targets:
+        return 0, 0
+    eligible = isr_eligibility(cluster, parts)
+    movable = [i for i in range(len(parts)) if i not in st.fixed]
+    heads = [proposed.get(p.tp, p.replicas)[0] for p in parts]
+    brokers, _, spreads = _spreads(st, heads)
+    broker_bound = _least_spread(st, movable, eligible, brokers)
+    topic_bound = 0
+    by_topic: dict[int, list[int]] = {}
+    for i in movable:
+        by_topic.setdefault(st.topic_of[i], []).append(i)
+    for t, spread in spreads.items():
+        topic_bound = max(topic_bound, _least_spread(st, by_topic.get(t, []), eligible, spread, t))
+    return broker_bound, topic_bound
+
+
+def _least_spread(
+    st: State, movable: Sequence[int], eligible: Callable[[int, int], bool], upto: int, topic: int | None = None
+) -> int:
+    """The narrowest spread of preferred leaders over the lead targets (of `topic`'s partitions, or all) that some
+    choice of heads of `movable` reaches, the others' heads kept; `upto`: a spread some choice reaches."""
+    fixed = {b: 0 for b in st.lead_targets}
+    total = len(movable)
+    for i in range(len(st.reps)):
+        if i in st.fixed and (topic is None or st.topic_of[i] == topic) and st.reps[i][0] in fixed:
+            fixed[st.reps[i][0]] += 1
+            total += 1
+    q, r = divmod(total, len(st.lead_targets))
+    least = 1 if r else 0
+    if upto <= least:
+        return upto
+    # The leader counts a choice of heads reaches form an M-convex set (the degrees of a bipartite b-matching), whose
+    # decreasingly-minimal element is at once the least maximum and the most minimum (Frank and Murota, "Discrete
+    # decreasing minimization", Part I, 2022): the narrowest spread is that maximum less that minimum, two binary
+    # searches of one-sided flows (before, every window [lo, lo + s] of each tried spread s: up to s flows a step)
+    ceil = q + (1 if r else 0)
+    lo, hi = ceil, total  # the least maximum: every lead target at most `hi`
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _fits(st, movable, eligible, fixed, 0, mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    most = lo
+    lo, hi = 0, q  # the most minimum: every lead target at least `lo`
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if _fits(st, movable, eligible, fixed, mid, total):
+            lo = mid
+        else:
+            hi = mid - 1
+    return min(upto, max(least, most - lo))
+
+
+def _fits(
+    st: State, movable: Sequence[int], eligible: Callable[[int, int], bool], fixed: Mapping[int, int], lo: int, hi: int
+) -> bool:
+    """Whether some choice of heads of `movable` (each its own head or an eligible replica on a lead target) puts
+    every lead target's preferred leaders, with the heads `fixed` counts, within [lo, hi]: a feasible flow with lower
+    bounds, source -> partition (1) -> broker [lo, hi, less what it keeps] -> sink."""
+    net = Network()
+    src, sink = net.node(), net.node()
+    node = {b: net.node() for b in st.lead_targets}
+    if any(net.bounded(node[b], sink, lo - fixed[b], hi - fixed[b]) is None for b in st.lead_targets):
+        return False
+    for i in movable:
+        p = net.node()
+        net.bounded(src, p, 1, 1)
+        for b in st.reps[i]:
+            if b in node and (b == st.parts[i].replicas[0] or eligible(i, b)):
+                net.arc(p, node[b], 1)
+    net.arc(sink, src, len(movable))
+    return net.feasible()
