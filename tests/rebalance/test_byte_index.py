@@ -4,13 +4,12 @@ import hashlib
 import random
 from dataclasses import replace
 
+from bench.corpus import ISSUE_CASES, generate
 from planner.rebalance.decommission import decommission
 from planner.rebalance.goals import balance
 from planner.rebalance.goals.byte_balance import SizeIndex
 from planner.rebalance.goals.state import State
 from planner.rebalance.moves import select_partitions
-
-from bench.corpus import ISSUE_CASES, generate
 
 
 def _digest(plan) -> str:
