@@ -363,15 +363,22 @@ class _Pair:
                 self._entry(*divmod(k, n))
             return
         held_before = self._held_before()
+        foreign, end, best = self.heavy.foreign, len(keys), self.best
         pos = 0
-        while pos < len(keys):
-            low, high, low_any = self._bounds()
-            cut = max(pos, _first(keys, low, n))
-            if cut < len(keys) and keys[cut] // n > high:
-                cut = len(keys)
-            start = max(pos, _first(keys, low_any, n))
-            pos = min(cut, _next(self.heavy.foreign, start, len(keys)), _next(held_before, start, len(keys)))
-            if pos >= len(keys):
+        seen: object = self  # the best the bounds were computed for (none yet: `self` stands for "not computed")
+        cut_at = start_at = 0
+        while pos < end:
+            if best[0] is not seen:  # the bounds change only when the best does
+                seen = best[0]
+                low, high, low_any = self._bounds()
+                cut_at = _first(keys, low, n)
+                if cut_at < end and keys[cut_at] // n > high:
+                    cut_at = end
+                start_at = _first(keys, low_any, n)
+            cut = max(pos, cut_at)
+            start = max(pos, start_at)
+            pos = min(cut, _next(foreign, start, end), _next(held_before, start, end))
+            if pos >= end:
                 break
             self._entry(*divmod(keys[pos], n))
             pos += 1
@@ -423,7 +430,8 @@ class _Pair:
         """Replica i of the heavy broker: its move, then its exchanges (as the full scan offers them)."""
         st, heavy, light, want, room = self.st, self.heavy.broker, self.light, self.want, self.room
         # exchanges: j as small as possible with si - sj between want and min(room, gap - 1)
-        p = bisect.bisect_left(self.theirs, math.ceil(si - self.top) * self.n)
+        theirs, n, movable = self.theirs, self.n, self.movable
+        p = bisect.bisect_left(theirs, math.ceil(si - self.top) * n)
         if self._inside() and not want <= si <= room:
             first = next(self._from(p, 1), None)
             if first is None or not first[0] < si or si - first[0] < want:
@@ -432,8 +440,20 @@ class _Pair:
             return
         if self.single and 0 < si < self.gap:
             self.offer([(i, heavy, light)], si)
-        if any(sj >= si or self.offer([(i, heavy, light), (j, light, heavy)], si - sj) for sj, j in self._from(p, 6)):
-            return
+        # the first 6 of the light broker's replicas from p on that may move (`_from`, written out: the hot path)
+        found, end, can_move = 0, len(theirs), st.can_move
+        while found < 6 and p < end:
+            key = theirs[p]
+            p += 1
+            j = key % n
+            ok = movable.get(j)
+            if ok is None:
+                ok = movable[j] = can_move(j, light, heavy)
+            if ok:
+                found += 1
+                sj = key // n
+                if sj >= si or self.offer([(i, heavy, light), (j, light, heavy)], si - sj):
+                    return
         # an exchange within one topic changes no topic's counts: the earlier goals' constraints rarely refuse it
         t = self.st.topic_of[i]
         mine = self.sizes.of_topic(light, t)
@@ -444,8 +464,19 @@ class _Pair:
     def offer(self, changes: list[Change], delta: int) -> bool:
         """Keep `changes` if better than the best and allowed; whether it was allowed (None: not better)."""
         st, best = self.st, self.best
-        if best[0] is not None and not best[0][0][0] and not self.want <= delta <= self.room:
-            return False  # its key starts with True: not better than a change inside the limits
+        inside = self.want <= delta <= self.room
+        if best[0] is not None:
+            top = best[0][0]
+            if not top[0] and not inside:
+                return False  # its key starts with True: not better than a change inside the limits
+            if top[0] and not inside:  # both outside: compare the bytes moved per copy before building the key
+                home = st.home
+                cost = 0
+                for i, s, d in changes:
+                    h = home[i]
+                    cost += (d not in h) - (s not in h)
+                if -delta / max(1, cost) > top[1]:
+                    return False
         key = self.goal._key(st, changes, delta, self.want, self.room)
         if best[0] is not None and key >= best[0][0]:
             return False
