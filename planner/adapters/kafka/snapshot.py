@@ -363,7 +363,14 @@ def build_cluster(
         parts = []
         for p in t["partitions"]:
             tp = TopicPartition(t["name"], p["partition_index"])
-            _, adding, removing = reassigning.get(tp, ((), (), ()))
+            listed, adding, removing = reassigning.get(tp, ((), (), ()))
+            replica_nodes = tuple(p["replica_nodes"])
+            if not set(adding) | set(removing) <= set(replica_nodes):
+                # the metadata came from a broker that has not yet applied the reassignment the controller answered
+                # with (seen on a real 4.4 cluster: batch 2 read right after batch 1 was started, `replicas [1, 2]`
+                # beside `adding 4`): the controller's full replica set, which ListPartitionReassignments gives with
+                # its adding and removing replicas, is the consistent one
+                replica_nodes = tuple(listed)
             elr, lkelr = p.get("eligible_leader_replicas"), p.get("last_known_elr")
             leader = p["leader_id"] if p["leader_id"] is not None and p["leader_id"] >= 0 else NO_LEADER
             observed = ObservedState(
@@ -374,12 +381,12 @@ def build_cluster(
                 last_known_elr=tuple(lkelr or ()) if "last_known_elr" in p else None,
             )
             sizes = [r.size for r in replicas.get(tp, ()) if not r.future]
-            referenced.update(p["replica_nodes"], p["isr_nodes"])
+            referenced.update(replica_nodes, p["isr_nodes"])
             parts.append(
                 Partition(
                     topic=tp.topic,
                     id=tp.partition,
-                    replicas=tuple(p["replica_nodes"]),
+                    replicas=replica_nodes,
                     adding=tuple(adding),
                     removing=tuple(removing),
                     observed=observed,

@@ -196,3 +196,29 @@ def test_a_broker_without_describe_topic_partitions_prints_elr_n_a(kraft):
         out.splitlines()[1]
         == "\tTopic: orders\tPartition: 0\tLeader: 1\tReplicas: 1,2\tIsr: 1,2\tElr: N/A\tLastKnownElr: N/A"
     )
+
+
+def test_stale_metadata_beside_the_controllers_reassignment_reads_the_controllers_replicas():
+    """Seen on a real Kafka 4.4 cluster: the second batch of a plan read the cluster right after the first was
+    started; the metadata answer (from a broker that had not applied it) said replicas [1, 2] while
+    ListPartitionReassignments (the controller) said replicas [1, 2, 4], adding [4]. The read keeps the controller's
+    consistent set instead of refusing its own snapshot ("adding 4 not among the replicas [1, 2]")."""
+    from planner.adapters.kafka.snapshot import build_cluster
+    from planner.model import Broker
+
+    topics = [
+        {
+            "name": "t",
+            "partitions": [
+                {"partition_index": 0, "leader_id": 1, "replica_nodes": [1, 2], "isr_nodes": [1, 2]},
+                {"partition_index": 1, "leader_id": 2, "replica_nodes": [2, 4], "isr_nodes": [2, 4]},
+            ],
+        }
+    ]
+    reassigning = {
+        TopicPartition("t", 0): ((1, 2, 4), (4,), ()),  # stale metadata: the controller's set is read
+        TopicPartition("t", 1): ((2, 4, 1), (1,), (4,)),  # adding 1 not in [2, 4]: the controller's set too
+    }
+    cluster = build_cluster([Broker(i) for i in (1, 2, 4)], topics, {}, reassigning, {}, "c1")
+    got = [(p.replicas, p.adding, p.removing, p.observed.isr) for p in cluster.topics[0].partitions]
+    assert got == [((1, 2, 4), (4,), (), (1, 2)), ((2, 4, 1), (1,), (4,), (2, 4))]
