@@ -79,11 +79,18 @@ def test_standalone_cluster_gives_the_local_results(
     os.chdir(ROOT)
     try:
         # local mode (the session-wide local SparkSession), no UDF: pyarrow in Spark tasks
-        code, out, local_err = planner_cli_here(*args)
+        code, out, local_err = planner_cli_here(*args, "--engine", "spark")
         assert code == 0 and local_err.startswith("skew: note: no JDK compiler (javac) found")
+        # and without Spark: a small local input is counted in this process (--engine auto, the default)
+        code, in_process, in_process_err = planner_cli_here(*args)
+        assert code == 0 and in_process_err == (
+            f"skew: note: {folder} (4,015 rows) counted in this process: faster than starting Spark "
+            "(--engine spark to run it on Spark)\n"
+        )
     finally:
         os.chdir(cwd)
     local = json.loads(out)
+    assert json.loads(in_process) == local
     local["distinct_keys"] = on_cluster["distinct_keys"]  # only --output counts distinct keys
     assert on_cluster == local
     assert on_cluster["rows"] == len(keys) and on_cluster["null_key_records"] == 5
