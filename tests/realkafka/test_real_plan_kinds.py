@@ -52,7 +52,12 @@ CASES = {
         [[1, 4], [4, 2], [3, 4], [2, 3]],
         lambda t: ["--brokers", "4", "--batch-size", "2", *only(t)],
         "kafka",
-        {0: [1, 2], 1: [3, 2], 2: [3, 1], 3: [2, 3]},
+        # which of brokers 1-3 take broker 4's replicas depends on the load of the other modules' topics on the shared
+        # session cluster (seen: [1, 2], [3, 2], [3, 1], [2, 3] alone, [2, 1], [1, 2], [3, 1], [1, 3] after the fault
+        # and message tests): every partition keeps 2 replicas, none on broker 4; the cluster then ends as planned
+        lambda planned: (
+            sorted(planned) == [0, 1, 2, 3] and all(len(set(r)) == 2 and set(r) <= {1, 2, 3} for r in planned.values())
+        ),
         [],
     ),
     "replace-broker": (
@@ -225,6 +230,9 @@ def test_plan_carried_out_and_rolled_back(real_kafka, topics, tmp_path, case):
     files = proposed_files(folder)
     planned = replicas_after(start, *files)
     election = folder / "leader-election.json"
+    if callable(expected):
+        assert expected(planned), planned
+        expected = planned
     assert (planned, [p for _, p in election_partitions(folder)]) == (expected, elected)
 
     forward_texts, back_texts = Texts(), Texts()
