@@ -317,6 +317,8 @@ class KafkaSession:
         if "SaslAuthenticationFailed" in failure:
             reason = failure.rsplit("SaslAuthenticationFailedError:", 1)[-1].strip()
             reason = re.sub(r"\s*\(backoff [^)]*\)$", "", reason)
+            # the same words whether the broker's error response arrived or only its closing of the connection did
+            reason = re.sub(r" with SASL mechanism \S+$", "", reason)
             return EnvironmentFailure(
                 f"{self.url}: SASL authentication failed ({reason}): check the user and password in "
                 f"sasl.jaas.config of {settings}"
