@@ -164,6 +164,24 @@ _LOCAL_SCAN_BYTES = 64 << 20  # local CSV up to this size: its blank lines count
 _COMPRESSED = (".gz", ".bz2", ".deflate", ".lz4", ".snappy", ".zst", ".xz", ".br")
 
 
+def plain_files(path: Path) -> list[Path] | None:
+    """The files Spark reads at a local `path` when that is simple: the file, or a folder's visible plain files
+    (hidden and `_` files skipped as Spark skips them); None for sub-folders (partition columns stay with Spark) or
+    a path that is neither."""
+    if path.is_file():
+        return [path]
+    if not path.is_dir():
+        return None
+    files = []
+    for entry in sorted(path.iterdir()):
+        if entry.name.startswith((".", "_")):
+            continue
+        if not entry.is_file():
+            return None
+        files.append(entry)
+    return files
+
+
 def _local_blank_lines(keys: str) -> int | None:
     """`_blank_lines` without a Spark job, for local plain files (a file, or a folder's visible files): the lines as
     Hadoop's LineRecordReader splits them (LF, CR LF or CR; no line after a final terminator), blank when only spaces
@@ -176,17 +194,8 @@ def _local_blank_lines(keys: str) -> int | None:
     path = local_path(keys)
     if path is None:
         return None
-    if path.is_file():
-        files = [path]
-    elif path.is_dir():
-        files = []
-        for entry in sorted(path.iterdir()):
-            if entry.name.startswith((".", "_")):
-                continue
-            if not entry.is_file():
-                return None
-            files.append(entry)
-    else:
+    files = plain_files(path)
+    if files is None:
         return None
     try:
         if any(f.suffix.lower() in _COMPRESSED for f in files) or sum(f.stat().st_size for f in files) > (

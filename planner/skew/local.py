@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from planner.skew.job import Counts, JobSpec, TopKey, key_column_of
+from planner.skew.job import Counts, JobSpec, TopKey, key_column_of, plain_files
 
 # The largest input `--engine auto` counts in-process: Parquet by its rows (the footers say, nothing is read), text
 # by its size. Measured on the loaded 2-core machine (docs/skew.md): the whole command on 1M / 10M keys took 2.1 /
@@ -33,20 +33,8 @@ LOCAL_MAX_BYTES = 64 << 20
 
 
 def _parquet_files(path: Path) -> list[Path] | None:
-    """The Parquet files Spark reads at `path` when that is simple: the file, or a folder's visible plain files
-    (no sub-folders: partition columns stay with Spark)."""
-    if path.is_file():
-        return [path]
-    if not path.is_dir():
-        return None
-    files = []
-    for entry in sorted(path.iterdir()):
-        if entry.name.startswith((".", "_")):
-            continue
-        if not entry.is_file():
-            return None
-        files.append(entry)
-    return files or None
+    """The Parquet files Spark reads at `path` when that is simple (`job.plain_files`), None for an empty folder."""
+    return plain_files(path) or None
 
 
 def _local_path(keys: str) -> Path | None:
