@@ -408,8 +408,8 @@ def _unknown_size_notes(plan: Plan, copies: int) -> list[str]:
 
 def _state_notes(plan: Plan) -> list[str]:
     """Moved partitions that are under-replicated now (a leader, but an ISR short of the replicas): a reassignment
-    completes only when every target replica is in the ISR. (Moved partitions without a leader have their note from
-    the goals: `goals.base`'s "no leader now".)"""
+    completes only when every target replica is in the ISR. (Moved partitions without a leader have the goals'
+    "leaderless" note instead.)"""
     from planner.leadership import partition_state
     from planner.model import NO_LEADER
 

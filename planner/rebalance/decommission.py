@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from planner.model import Cluster, PlannerError, TopicPartition, human_bytes
-from planner.rebalance.goals import balance, check_brokers, excluded, rackless_notes
-from planner.rebalance.goals.base import Note, in_progress_note, offline_note
+from planner.rebalance.goals import balance, check_brokers, excluded
 from planner.rebalance.moves import Plan, names_offline, rack_count, rack_safe
+from planner.rebalance.notes import Note, in_progress_note, offline_note, rackless_notes
 from planner.rebalance.reassignment import short_of_space
 
 

@@ -18,9 +18,9 @@ from typing import Mapping, Sequence
 from planner.leadership import partition_state
 from planner.model import Cluster, PlannerError, Topic, TopicPartition
 from planner.rebalance.batches import batches, copied_bytes
-from planner.rebalance.goals.base import in_progress_note, offline_note
 from planner.rebalance.goals.preferred_leaders import elect_leaders, leader_bounds
 from planner.rebalance.moves import Plan, changed_only, names_offline, rack_count, rack_safe, select_partitions
+from planner.rebalance.notes import in_progress_note, offline_note
 from planner.rebalance.reassignment import validate_reassignment
 from planner.rebalance.throttle import Throttle, throttle_for
 

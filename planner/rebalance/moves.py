@@ -24,7 +24,7 @@ class Plan:
     goal: str  # "rebalance", "decommission", ...
     lower_bound: int | None = None  # fewest replica moves any plan reaching the goal needs
     brokers: tuple[int, ...] = ()  # the brokers the goal balances over
-    notes: tuple = field(default=())  # goals.base.Note data the renderer words (goal not fully reachable, ...)
+    notes: tuple = field(default=())  # notes.Note data the renderer words (goal not fully reachable, ...)
     bytes_lower_bound: int | None = None  # fewest bytes any plan reaching the goals copies (sizes known)
     unmet: tuple[str, ...] = ()  # goals the move cap left unmet
     # lower bounds of the preferred-leader spread and the largest topic leader spread (elect-leaders), else None

@@ -6,9 +6,8 @@ from collections import Counter
 
 from planner.leadership import topic_states
 from planner.model import Cluster, Partition, PlannerError, TopicPartition
-from planner.rebalance.goals import rackless_notes
-from planner.rebalance.goals.base import Note, in_progress_note, offline_note
 from planner.rebalance.moves import Plan, names_offline, rack_count, rack_safe
+from planner.rebalance.notes import Note, in_progress_note, offline_note, rackless_notes
 
 
 def set_replication_factor(cluster: Cluster, topic: str, rf: int, max_moves: int | None = None) -> Plan:

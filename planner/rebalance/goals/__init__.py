@@ -13,7 +13,7 @@ undoes an earlier one:
 4. preferred leaders per broker and per topic within 1 (`preferred_leaders.py`): reordering only, no data moves;
 5. bytes per broker within a tolerance of the mean (`byte_balance.py`), when sizes are known.
 
-What a goal could not reach, and why, comes back as `base.Note` data for the renderer to word.
+What a goal could not reach, and why, comes back as `rebalance.notes.Note` data for the renderer to word.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Callable, Iterable, ParamSpec, Sequence, TypeVar
 
 from planner.model import INTERNAL_TOPICS, Cluster, Partition, PlannerError
 from planner.rebalance.goals import count_range, rack_flow, topic_keep
-from planner.rebalance.goals.base import Frozen, Goal, Note, in_progress_note
+from planner.rebalance.goals.base import Frozen, Goal
 from planner.rebalance.goals.budget import Deadline
 from planner.rebalance.goals.byte_balance import ByteGoal, byte_notes, bytes_lower_bound, limits
 from planner.rebalance.goals.exchange import fewer_bytes
@@ -45,7 +45,8 @@ from planner.rebalance.goals.shares import FINE_LEVELS, LEVELS, joint_lower_boun
 from planner.rebalance.goals.snapshot import Run, Snapshot, take_over
 from planner.rebalance.goals.state import State
 from planner.rebalance.goals.topic_spread import TopicSpreadGoal, forced_topics, spreads, topic_notes
-from planner.rebalance.moves import Plan, count_targets, excess, rackless, select_partitions
+from planner.rebalance.moves import Plan, count_targets, excess, select_partitions
+from planner.rebalance.notes import Note, in_progress_note, rackless_notes
 
 __all__ = ["balance", "check_brokers", "select_partitions", "Goal", "Note", "DEFAULT_BYTE_TOLERANCE"]
 
@@ -738,13 +739,6 @@ def _notes(
     if st.capped:
         notes.append(Note("max-moves", "capped", len(set(st.capped)), topics=tuple(dict.fromkeys(st.capped))))
     return notes
-
-
-def rackless_notes(cluster: Cluster, brokers: Sequence[int]) -> tuple[Note, ...]:
-    """The note of a plan over brokers some of which have no rack while others have one (`moves.rackless`): it
-    ignores racks."""
-    missing = rackless(cluster, brokers)
-    return (Note("hard", "rackless", len(missing), values=missing),) if missing else ()
 
 
 def _count_forced(st: State, notes: list[Note]) -> list[Note]:

@@ -1,4 +1,4 @@
-"""The goal interface, the constraints earlier goals hand on, and notes (data the renderer words).
+"""The goal interface and the constraints earlier goals hand on.
 
 A goal improves the working state (`State`) with the fewest replica moves, then the fewest bytes moved, under the
 constraints of the goals before it (`Frozen`), and returns the constraint that keeps what it reached: a later goal may
@@ -11,40 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Protocol, Sequence
 
-from planner.model import TopicPartition
-
 if TYPE_CHECKING:
     from planner.rebalance.goals.state import State
 
 Change = tuple[int, int, int]  # (partition index, broker losing the replica, broker taking it), in place
-
-
-@dataclass(frozen=True)
-class Note:
-    """Something the summary must tell: `goal` (its name), `kind` (what happened), `count` (how many), the partitions
-    or topics concerned, figures (`values`) the renderer words (never formatted here), and names it prints as they
-    are (`names`: racks)."""
-
-    goal: str
-    kind: str
-    count: int = 0
-    partitions: tuple[TopicPartition, ...] = ()
-    topics: tuple[str, ...] = ()
-    values: tuple[float, ...] = ()
-    names: tuple[str, ...] = ()
-
-
-def in_progress_note(tps: Iterable[TopicPartition]) -> Note:
-    """Partitions mid-reassignment (adding or removing replicas), which a plan leaves as they are."""
-    parts = tuple(sorted(tps))
-    return Note("hard", "in-progress", len(parts), partitions=parts)
-
-
-def offline_note(tps: Iterable[TopicPartition]) -> Note:
-    """Partitions a plan leaves as they are because their new replica list would name a broker that is not online:
-    Kafka's `--execute` refuses a reassignment naming one (`moves.names_offline`)."""
-    parts = tuple(sorted(tps))
-    return Note("hard", "offline", len(parts), partitions=parts)
 
 
 class Constraint(Protocol):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from planner.rebalance.goals.base import Note
+from planner.rebalance.notes import Note
 
 
 class Deadline:

@@ -23,9 +23,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Collection, Iterator, Sequence
 
-from planner.rebalance.goals.base import Change, Frozen, Note
+from planner.rebalance.goals.base import Change, Frozen
 from planner.rebalance.goals.replica_count import CountConstraint
 from planner.rebalance.goals.state import State
+from planner.rebalance.notes import Note
 
 PROGRESS_STEPS = 200  # the byte goal's steps between two progress lines
 LIGHTS = 64  # the brokers (lightest first) a heavy broker may hand bytes to in one step

@@ -12,10 +12,11 @@ from typing import Callable, Collection, Mapping, Sequence, cast
 from planner.leadership import cluster_states
 from planner.model import INTERNAL_TOPICS, Cluster, Partition, TopicPartition
 from planner.rebalance.flow import Network
-from planner.rebalance.goals.base import Change, Frozen, Note, keeps, net_deltas
+from planner.rebalance.goals.base import Change, Frozen, keeps, net_deltas
 from planner.rebalance.goals.state import State
 from planner.rebalance.leaders import balance_preferred, isr_eligibility
 from planner.rebalance.moves import names_offline, select_partitions
+from planner.rebalance.notes import Note
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from typing import Callable, Collection, Iterable, Iterator, Sequence
 
 from planner.model import Cluster
-from planner.rebalance.goals.base import Change, Frozen, Note, keeps
+from planner.rebalance.goals.base import Change, Frozen, keeps
 from planner.rebalance.goals.hard import targets_of
 from planner.rebalance.goals.state import State
+from planner.rebalance.notes import Note
 
 
 @dataclass(frozen=True)
