@@ -17,8 +17,8 @@ from bench.peers.optimum import certify
 from bench.peers.scenarios import SCENARIOS
 from planner.rebalance.decommission import decommission
 from planner.rebalance.goals import balance, rack_flow
+from planner.rebalance.goals.geometry import forced_classes
 from planner.rebalance.goals.state import State
-from planner.rebalance.goals.topic_spread import forced_classes
 from planner.rebalance.moves import select_partitions, with_sizes
 from tests.rebalance.test_topic_exchanges import _cluster
 

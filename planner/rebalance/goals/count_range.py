@@ -17,8 +17,8 @@ from collections import Counter
 from typing import Callable, Sequence
 
 from planner.rebalance.flow import Network
+from planner.rebalance.goals.geometry import uneven_racks
 from planner.rebalance.goals.state import State
-from planner.rebalance.goals.topic_spread import uneven_racks
 from planner.rebalance.moves import excess
 
 ROUNDS = 3  # passes of `reach` over the racks' totals (a partition moves at most once a pass)

@@ -1,6 +1,6 @@
 """Where racks of different sizes force the replica counts and some topics wider than 1: the fewest moves to a
 placement whose every broker holds lo..hi replicas and every topic stays within 1 where the topic goal balances it
-(over all target brokers, or over each of the classes racks force it into: `topic_spread.forced_classes`), exactly,
+(over all target brokers, or over each of the classes racks force it into: `geometry.forced_classes`), exactly,
 as a minimum-cost flow over the partitions.
 
 With at most one replica of a partition per rack (rack-safe, replication factor at most the racks), a move either
@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Collection, Iterator, Mapping, Sequence
 
 from planner.rebalance.flow import Network
+from planner.rebalance.goals.geometry import RackLimits, forced_classes, rack_limits, uneven_racks
 from planner.rebalance.goals.state import State
-from planner.rebalance.goals.topic_spread import RackLimits, forced_classes, rack_limits, uneven_racks
 
 Wide = Mapping[int, Mapping[int, tuple[int, int]]]  # topic -> broker -> the fewest and most of it the broker may hold
 # (topic, broker) -> (the floor and ceiling of the topic's even share there, the cost of a replica off it)
