@@ -12,8 +12,9 @@ from itertools import product
 from bench.gen_cluster import uneven_racks
 from planner.formats.plan import word_note
 from planner.model import Cluster
-from planner.rebalance.goals import balance, count_range
+from planner.rebalance.goals import balance
 from planner.rebalance.goals.state import State
+from planner.rebalance.goals.uneven import count_range
 from planner.rebalance.moves import select_partitions
 from tests.rebalance.test_rack_flow import _choices, _random_cluster
 
@@ -158,7 +159,7 @@ def test_racks_of_7_4_3_where_rack_flow_is_too_large_print_the_counts_bound(monk
     # with rack_flow's arcs capped, the plan prints the fewest moves to 493..790 for the counts alone (where it
     # printed the count goal's own bound for counts within 1, out of reach: above the plan's moves at 35,726
     # partitions)
-    from planner.rebalance.goals import rack_flow
+    from planner.rebalance.goals.uneven import rack_flow
 
     monkeypatch.setattr(rack_flow, "MOST_ARCS", 10)
     c = _racks_7_4_3()

@@ -16,9 +16,10 @@ from bench.gen_cluster import uneven_racks
 from bench.peers.optimum import certify
 from bench.peers.scenarios import SCENARIOS
 from planner.rebalance.decommission import decommission
-from planner.rebalance.goals import balance, rack_flow
+from planner.rebalance.goals import balance
 from planner.rebalance.goals.geometry import forced_classes
 from planner.rebalance.goals.state import State
+from planner.rebalance.goals.uneven import rack_flow
 from planner.rebalance.moves import select_partitions, with_sizes
 from tests.rebalance.test_topic_exchanges import _cluster
 

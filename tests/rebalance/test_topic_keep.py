@@ -19,8 +19,9 @@ from testkit import build_cluster
 from bench.gen_cluster import uneven_racks
 from planner.formats.plan import word_note
 from planner.rebalance.decommission import decommission
-from planner.rebalance.goals import balance, rack_flow, topic_keep
+from planner.rebalance.goals import balance
 from planner.rebalance.goals.state import State
+from planner.rebalance.goals.uneven import rack_flow, topic_keep
 from planner.rebalance.moves import select_partitions
 from tests.rebalance.test_topic_exchanges import _cluster
 

@@ -26,14 +26,12 @@ from dataclasses import replace
 from typing import Callable, Iterable, ParamSpec, Sequence, TypeVar
 
 from planner.model import INTERNAL_TOPICS, Cluster, Partition, PlannerError
-from planner.rebalance.goals import count_range, rack_flow, topic_keep
 from planner.rebalance.goals.base import Frozen, Goal
 from planner.rebalance.goals.budget import Deadline
 from planner.rebalance.goals.byte_balance import ByteGoal, byte_notes, bytes_lower_bound, limits
 from planner.rebalance.goals.exchange import fewer_bytes
 from planner.rebalance.goals.hard import HardGoal, count_lower_bound, targets_of, unsafe_of
 from planner.rebalance.goals.preferred_leaders import PreferredLeaderGoal, leader_notes
-from planner.rebalance.goals.refit import as_good, figures, may_refit, refit
 from planner.rebalance.goals.replica_count import (
     BYTE_PARTITIONS,
     TRIAL_REPLICAS,
@@ -45,6 +43,7 @@ from planner.rebalance.goals.shares import FINE_LEVELS, LEVELS, joint_lower_boun
 from planner.rebalance.goals.snapshot import Run, Snapshot, take_over
 from planner.rebalance.goals.state import State
 from planner.rebalance.goals.topic_spread import TopicSpreadGoal, forced_topics, spreads, topic_notes
+from planner.rebalance.goals.uneven import as_good, count_range, figures, may_refit, rack_flow, refit, topic_keep
 from planner.rebalance.moves import Plan, count_targets, excess, select_partitions
 from planner.rebalance.notes import Note, in_progress_note, rackless_notes
 

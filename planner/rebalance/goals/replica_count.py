@@ -18,13 +18,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Sequence
 
-from planner.rebalance.goals import count_range
 from planner.rebalance.goals.base import Change, Frozen, keeps
 from planner.rebalance.goals.geometry import racks_force
 from planner.rebalance.goals.hard import targets_of
 from planner.rebalance.goals.pick import BrokerHeap
 from planner.rebalance.goals.shares import LEVELS, topic_shares
 from planner.rebalance.goals.state import State
+from planner.rebalance.goals.uneven import count_range
 from planner.rebalance.notes import Note
 
 

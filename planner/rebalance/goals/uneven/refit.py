@@ -8,11 +8,11 @@ from __future__ import annotations
 import operator
 from typing import Callable, Sequence
 
-from planner.rebalance.goals import rack_flow
 from planner.rebalance.goals.base import Frozen, Goal
 from planner.rebalance.goals.snapshot import Run, Snapshot, take_over
 from planner.rebalance.goals.state import State
 from planner.rebalance.goals.topic_spread import balanced_in, spreads
+from planner.rebalance.goals.uneven import rack_flow
 from planner.rebalance.moves import Plan
 
 HOLDS = 3  # plans `_Reached.fewer` tries, each with the topics whose figures came out worse held as reached

@@ -21,9 +21,9 @@ from __future__ import annotations
 from typing import Callable, Mapping, Sequence
 
 from planner.rebalance.flow import Network
-from planner.rebalance.goals import count_range, rack_flow
 from planner.rebalance.goals.geometry import forced_classes
 from planner.rebalance.goals.state import State
+from planner.rebalance.goals.uneven import count_range, rack_flow
 
 # windows tried per topic and spread (`_windows`): on racks of 7/4/3 (3,457 partitions) all of them took 147 flows a
 # call, a largest spread of 30 and 1,126 moves in 5.5 s CPU; the first 4, 86 flows, a largest spread of 31 and 1,122
