@@ -1,4 +1,4 @@
-"""The slots that save moves (`goals.slots`) against brute force, and the joint lower bound they give (`shares`):
+"""The slots that save moves (`goals.shares.slots`) against brute force, and the joint lower bound they give (`shares`):
 never above a plan that reaches the count and topic goals, and the exact least of the aggregated model."""
 
 import random
@@ -11,7 +11,7 @@ from testkit import build_cluster
 from planner.model import TopicPartition
 from planner.rebalance.goals import balance, shares
 from planner.rebalance.goals.shares import joint_lower_bound
-from planner.rebalance.goals.slots import best_slots, kept, weighted_slots
+from planner.rebalance.goals.shares.slots import best_slots, kept, weighted_slots
 from planner.rebalance.goals.state import State
 from planner.rebalance.moves import select_partitions, with_sizes
 

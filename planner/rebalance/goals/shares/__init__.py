@@ -1,5 +1,8 @@
-"""What the replica-count goal aims at per topic: the replicas of each topic each broker of a group ends with, so that
-the moves that bring the counts to their targets also spread every topic within 1 (goal 3).
+"""How many replicas of each topic should each broker end with, so that the count goal's moves spread topics too?
+
+What the replica-count goal aims at per topic: the replicas of each topic each broker of a group ends with, so that
+the moves that bring the counts to their targets also spread every topic within 1 (goal 3); which brokers get a
+topic's +1 is `slots`; and the lower bound of counts and topics together (`joint_lower_bound`).
 
 A topic with R replicas over n brokers ends with q = R // n on each and one more on r = R % n of them (its *slots*);
 a broker whose count target is T then holds T − Σq slots, one per topic at most. A broker that keeps a slot of a
@@ -23,7 +26,7 @@ from __future__ import annotations
 import heapq
 from typing import Callable, Collection, Sequence, cast
 
-from planner.rebalance.goals.slots import best_slots, kept, upper_limit, weighted_slots
+from planner.rebalance.goals.shares.slots import best_slots, kept, upper_limit, weighted_slots
 from planner.rebalance.goals.state import State
 
 AUGMENTS = 256  # augmenting paths tried at most (each a breadth-first search over brokers and topics)
