@@ -1,12 +1,12 @@
-"""`goals.exchange`: a broker that sends a replica of a topic away keeps it and sends a smaller one of the topic
+"""`goals.lighter_leaver`: a broker that sends a replica of a topic away keeps it and sends a smaller one of the topic
 instead, at the same replica counts, topic counts, moves, preferred leaders and rack safety, up to the byte limit."""
 
 import itertools
 from collections import Counter
 
 from planner.model import Broker, Cluster, Partition, Topic
-from planner.rebalance.goals import exchange
-from planner.rebalance.goals.exchange import _Swaps, fewer_bytes, shortcuts
+from planner.rebalance.goals import lighter_leaver
+from planner.rebalance.goals.lighter_leaver import _Swaps, fewer_bytes, shortcuts
 from planner.rebalance.goals.state import State
 from planner.rebalance.moves import select_partitions
 
@@ -200,8 +200,8 @@ def test_an_exchange_across_topics_trades_their_plus_ones(monkeypatch):
     assert [tuple(r) for r in st.reps] == [(1,), (2,), (0,), (2,)]
     assert (st.count, st.bytes, st.copies, st.lead) == ({0: 1, 1: 1, 2: 2}, {0: 100, 1: 10, 2: 110}, 1, st.count)
     assert [st.holders[t] for t in (0, 1)] == [{1: 1, 2: 1}, {0: 1, 2: 1}]
-    # without these exchanges (`exchange.PLUS_ONES` 0) nothing changes
-    monkeypatch.setattr(exchange, "PLUS_ONES", 0)
+    # without these exchanges (`lighter_leaver.PLUS_ONES` 0) nothing changes
+    monkeypatch.setattr(lighter_leaver, "PLUS_ONES", 0)
     st = _topics({"a": ((0,), (2,)), "b": ((0,), (2,))}, sizes, 3)
     st.move(2, 0, 1)
     assert not fewer_bytes(st, None)

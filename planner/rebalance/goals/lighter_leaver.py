@@ -1,4 +1,4 @@
-"""Fewer moves and bytes at the same goal figures: which replica of a topic leaves a broker.
+"""Which replica of a topic should leave a broker, so that fewer moves and bytes reach the same goal figures?
 
 Once the goals are reached, a broker a that gives up a replica of partition p (to c) could as well give up a replica
 of another partition q of the same topic that stays on a and is not on c: q goes to c and p stays home. Every
@@ -34,8 +34,8 @@ from collections import Counter, defaultdict
 from typing import Iterable, Sequence
 
 from planner.rebalance.goals.base import Change
-from planner.rebalance.goals.snapshot import Snapshot
 from planner.rebalance.goals.state import State
+from planner.rebalance.goals.snapshot import Snapshot
 
 PASSES = 16  # passes at most: the first over every departure, the next over those the leader counts held back
 
