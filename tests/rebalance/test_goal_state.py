@@ -284,7 +284,7 @@ def test_a_snapshot_restored_twice_gives_back_its_incoming_bytes_each_time(make_
     # (and where a run took copies off a broker, the restored count was short: copies beyond its usable bytes).
     from dataclasses import replace
 
-    from planner.rebalance.goals.snapshot import Snapshot
+    from planner.rebalance.goals.state.snapshot import Snapshot
 
     c = make_cluster(3, 0, {"t": {0: (0,), 1: (1,)}})
     c = replace(c, brokers=tuple(replace(b, usable_bytes=150) if b.id == 2 else b for b in c.brokers))

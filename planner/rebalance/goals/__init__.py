@@ -40,8 +40,8 @@ from planner.rebalance.goals.replica_count import (
     try_shares,
 )
 from planner.rebalance.goals.shares import FINE_LEVELS, LEVELS, joint_lower_bound
-from planner.rebalance.goals.snapshot import Run, Snapshot, take_over
 from planner.rebalance.goals.state import State
+from planner.rebalance.goals.state.snapshot import Run, Snapshot, take_over
 from planner.rebalance.goals.topic_spread import TopicSpreadGoal, forced_topics, spreads, topic_notes
 from planner.rebalance.goals.uneven import as_good, count_range, figures, may_refit, rack_flow, refit, topic_keep
 from planner.rebalance.moves import Plan, count_targets, excess, select_partitions

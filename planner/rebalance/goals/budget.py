@@ -1,5 +1,7 @@
-"""A time budget for a plan: the stages that can run long (the byte goal's loop, the search's variants, the second
-plans) ask it whether time is left, and stop where it is not, the plan kept being the best found so far.
+"""Is time left for the stages that can run long?
+
+A time budget for a plan: the stages that can run long (the byte goal's loop, the search's variants, the second plans)
+ask it whether time is left, and stop where it is not, the plan kept being the best found so far.
 
 The clock is the caller's (the CLI passes `time.monotonic`; tests a fake one): the core reads no clock of its own,
 so a plan without a limit is as deterministic as before, and one under a test's fake clock too.

@@ -35,7 +35,7 @@ from typing import Iterable, Sequence
 
 from planner.rebalance.goals.base import Change
 from planner.rebalance.goals.state import State
-from planner.rebalance.goals.snapshot import Snapshot
+from planner.rebalance.goals.state.snapshot import Snapshot
 
 PASSES = 16  # passes at most: the first over every departure, the next over those the leader counts held back
 

@@ -1,4 +1,6 @@
-"""Choosing destination brokers: a lazily updated heap of brokers by (count − target, bytes, id)."""
+"""Which broker takes a replica next?
+
+Choosing destination brokers: a lazily updated heap of brokers by (count − target, bytes, id)."""
 
 from __future__ import annotations
 

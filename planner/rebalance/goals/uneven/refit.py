@@ -9,8 +9,8 @@ import operator
 from typing import Callable, Sequence
 
 from planner.rebalance.goals.base import Frozen, Goal
-from planner.rebalance.goals.snapshot import Run, Snapshot, take_over
 from planner.rebalance.goals.state import State
+from planner.rebalance.goals.state.snapshot import Run, Snapshot, take_over
 from planner.rebalance.goals.topic_spread import balanced_in, spreads
 from planner.rebalance.goals.uneven import rack_flow
 from planner.rebalance.moves import Plan

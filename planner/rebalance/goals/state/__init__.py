@@ -1,6 +1,8 @@
-"""The working copy the goals optimize: replica lists of the partitions in scope, with per-broker and per-topic
-indexes kept current on every move (so a goal's step costs about the replicas it looks at, not the cluster's size),
-the replicas copied so far and the --max-moves budget."""
+"""Where is each replica now, and what has the plan cost so far?
+
+The working copy the goals optimize: replica lists of the partitions in scope, with per-broker and per-topic indexes
+kept current on every move (so a goal's step costs about the replicas it looks at, not the cluster's size), the replicas
+copied so far and the --max-moves budget."""
 
 from __future__ import annotations
 

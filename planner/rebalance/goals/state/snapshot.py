@@ -1,5 +1,7 @@
-"""A state's placement kept to take a run of the goals back (`Snapshot`, `Run`), and a second plan's replica lists
-taken over (`take_over`). Pure: what `balance` and `refit` restore and compare."""
+"""How is a run of the goals taken back, or a second plan's placement taken over?
+
+A state's placement kept to take a run of the goals back (`Snapshot`, `Run`), and a second plan's replica lists taken
+over (`take_over`). Pure: what `balance` and `refit` restore and compare."""
 
 from __future__ import annotations
 
