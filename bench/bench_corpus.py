@@ -167,7 +167,7 @@ def plan_command(cluster, command: str):
 
 def topic_excess(plan) -> int:
     """The most any topic with at least as many partitions as brokers spreads above its target after the plan: 1,
-    or the rack-forced bound the plan's note gives it (`topic_spread.forced_topics`, `topic_keep.count_forced`), or,
+    or the rack-forced bound the plan's note gives it (`geometry.forced_topics`, `topic_keep.count_forced`), or,
     where racks force one replica per rack and name no bound, 1 inside each rack (what the note promises)."""
     brokers = list(plan.brokers) or sorted(plan.before.online_ids)
     bound: dict[str, int] = {}

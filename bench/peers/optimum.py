@@ -8,7 +8,7 @@ Bench code only: planner/ never imports it (nor scipy). `certify(before, after, 
   max(ceil(RF / racks), the plan's own) replicas of a partition in one rack;
 - replica count per broker: spread (max - min) at most the plan's, or within 1;
 - each topic's replicas per broker: spread at most max(1, the plan's spread of that topic); a topic that racks of
-  different sizes force wider (`topic_spread.forced_in` on the plan) also within max(1, the plan's spread) inside
+  different sizes force wider (`geometry.forced_in` on the plan) also within max(1, the plan's spread) inside
   each of its classes (each rack that forces it, the other brokers together);
 - preferred leaders (y[p, b] <= x[p, b], one per partition): spread per broker at most max(1, the plan's), and per
   topic at most max(1, the plan's spread of that topic). They cost no move, so they are first checked on the
@@ -114,9 +114,9 @@ def _per_broker(values: Mapping[tuple[int, int], int], keys: int, brokers: Seque
 
 
 def _classes(after: Cluster, brokers: list[int], t_index: dict[str, int], counts) -> list:
-    """Each rack-forced topic's classes (`topic_spread.forced_in`: each rack that forces it, the others together)
+    """Each rack-forced topic's classes (`geometry.forced_in`: each rack that forces it, the others together)
     with the spread the plan has within each (at least 1): the plan keeps the topic within 1 inside each."""
-    from planner.rebalance.goals.topic_spread import forced_in
+    from planner.rebalance.goals.geometry import forced_in
 
     index = {b: j for j, b in enumerate(brokers)}
     out = []

@@ -60,7 +60,7 @@ class TopicTargets:
     """The per-topic target of a plan, over the topics with at least as many partitions as target brokers: each within
     1 over all brokers (`held`, `wide`: how many and their largest spread), unless racks of different sizes force
     it wider (`forced`: (topic, spread over all brokers, its lower bound, largest spread inside the brokers it is
-    balanced within), `planner.rebalance.goals.topic_spread.forced_in`); for a replication-factor change, only the
+    balanced within), `planner.rebalance.goals.geometry.forced_in`); for a replication-factor change, only the
     topic changed (`others`: the largest spread of the other topics before and after, which it leaves alone)."""
 
     held: int
@@ -75,7 +75,7 @@ class TopicTargets:
 
 
 def topic_targets(before: Cluster, after: Cluster, targets: Sequence[int], changed: str | None = None) -> TopicTargets:
-    from planner.rebalance.goals.topic_spread import forced_in
+    from planner.rebalance.goals.geometry import forced_in
 
     brokers = tuple(sorted(targets))
     big = [t.name for t in after.topics if t.partition_count >= len(brokers)]

@@ -88,7 +88,7 @@ def _word_topics(n, fixed: bool = False) -> str | None:
             "count in the range the replica-count goal reached and every other topic within 1 where it is balanced "
             f"keeps any one of them within 1 too ({_names(n.topics)})"
         )
-    if n.values:  # each topic's lower bound (`topic_spread.forced_topics`)
+    if n.values:  # each topic's lower bound (`geometry.forced_topics`)
         low, high = int(min(n.values)), int(max(n.values))
         return (
             f"{n.count} topic(s) spread more than 1 over all brokers because racks differ in size: no rack-safe plan "

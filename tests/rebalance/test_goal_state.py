@@ -9,8 +9,8 @@ from collections import Counter
 from planner.rebalance.decommission import decommission
 from planner.rebalance.goals import _distance, _off_even, balance
 from planner.rebalance.goals.byte_balance import limits
+from planner.rebalance.goals.geometry import forced_topics
 from planner.rebalance.goals.state import State
-from planner.rebalance.goals.topic_spread import forced_topics
 from planner.rebalance.moves import select_partitions, with_sizes
 from tests.rebalance.rebalance_scenarios import scale_out
 
@@ -247,7 +247,7 @@ def test_deferred_moves_leave_every_index_as_moves_one_by_one():
 
 
 def test_touch_pair_pends_the_keys_touch_pends():
-    from planner.rebalance.goals.hard import targets_of
+    from planner.rebalance.goals.geometry import targets_of
     from planner.rebalance.goals.pick import BrokerHeap
 
     c = _cluster()

@@ -14,7 +14,7 @@ from planner.formats.plan import word_note
 from planner.model import Broker, Cluster, Partition, Topic, TopicPartition
 from planner.rebalance.decommission import decommission
 from planner.rebalance.goals import balance
-from planner.rebalance.goals.topic_spread import forced_in
+from planner.rebalance.goals.geometry import forced_in
 from planner.rebalance.metrics import plan_metrics
 from planner.rebalance.moves import rack_count, rack_safe
 from planner.rebalance.replication import set_replication_factor

@@ -29,7 +29,8 @@ from planner.model import INTERNAL_TOPICS, Cluster, Partition, PlannerError
 from planner.rebalance.goals.base import Frozen, Goal
 from planner.rebalance.goals.budget import Deadline
 from planner.rebalance.goals.byte_balance import ByteGoal, byte_notes, bytes_lower_bound, limits
-from planner.rebalance.goals.hard import HardGoal, count_lower_bound, targets_of, unsafe_of
+from planner.rebalance.goals.geometry import forced_topics, spreads, targets_of
+from planner.rebalance.goals.hard import HardGoal, count_lower_bound, unsafe_of
 from planner.rebalance.goals.lighter_leaver import fewer_bytes
 from planner.rebalance.goals.preferred_leaders import PreferredLeaderGoal, leader_notes
 from planner.rebalance.goals.replica_count import (
@@ -42,7 +43,7 @@ from planner.rebalance.goals.replica_count import (
 from planner.rebalance.goals.shares import FINE_LEVELS, LEVELS, joint_lower_bound
 from planner.rebalance.goals.state import State
 from planner.rebalance.goals.state.snapshot import Run, Snapshot, take_over
-from planner.rebalance.goals.topic_spread import TopicSpreadGoal, forced_topics, spreads, topic_notes
+from planner.rebalance.goals.topic_spread import TopicSpreadGoal, topic_notes
 from planner.rebalance.goals.uneven import as_good, count_range, figures, may_refit, rack_flow, refit, topic_keep
 from planner.rebalance.moves import Plan, count_targets, excess, select_partitions
 from planner.rebalance.notes import Note, in_progress_note, rackless_notes

@@ -61,3 +61,23 @@ def keeps(value: int, delta: int, lo: int, hi: int) -> bool:
     if delta < 0:
         return new >= min(lo, value)
     return True
+
+
+@dataclass(frozen=True)
+class CountConstraint:
+    """Every target broker's replica count stays within the range the goal reached in its group."""
+
+    lo: dict
+    hi: dict
+
+    def allows(self, st: State, changes: Sequence[Change]) -> bool:
+        deltas: dict[int, int] = {}
+        for _, s, d in changes:
+            deltas[s] = deltas.get(s, 0) - 1
+            deltas[d] = deltas.get(d, 0) + 1
+        for b, d in deltas.items():
+            if d and b in st.target_set:  # an unchanged count keeps its range
+                g = st.group_of(b)
+                if not keeps(st.count[b], d, self.lo[g], self.hi[g]):
+                    return False
+        return True

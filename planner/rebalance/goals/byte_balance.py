@@ -23,8 +23,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Collection, Iterator, Sequence
 
-from planner.rebalance.goals.base import Change, Frozen
-from planner.rebalance.goals.replica_count import CountConstraint
+from planner.rebalance.goals.base import Change, CountConstraint, Frozen
 from planner.rebalance.goals.state import State
 from planner.rebalance.notes import Note
 

@@ -1,13 +1,25 @@
-"""Where do racks of different sizes force a topic wider than 1 over all target brokers? The rack geometry the
-goals share: the target brokers per rack where racks differ in size (`uneven_racks`), the fewest and most replicas
-rack safety lets one rack hold (`RackLimits`), and from them the least spread a rack forces on a topic when every
-broker holds lo..hi replicas (`rack_gaps`), whether any topic is forced (`racks_force`), and the classes of brokers
-a forced topic is balanced within, with the fewest and most of its replicas each can hold (`forced_classes`).
-Pure: counts over a `State`, no moves."""
+"""Where do racks force the goals' figures: counts balanced per rack, or topics wider than 1 over all brokers?
+
+The rack geometry the goals share, counts over a `State` that move nothing:
+- `targets_of`: each target broker's replica-count target, per rack where every partition keeps one replica per rack;
+- `uneven_racks`: the target brokers per rack where racks differ in size (else racks force no topic wider than 1);
+- `RackLimits`, `rack_gaps`: the fewest and most replicas rack safety lets one rack hold, and from them the least
+  spread a rack forces on a topic when every broker holds lo..hi replicas; `racks_force`: whether any topic is forced;
+- `forced_classes`: the classes of brokers a forced topic is balanced within, each with the fewest and most of its
+  replicas a rack-safe placement puts there (for `uneven`'s flows);
+- `forced_topics` (`Forced`, `forced_in` by topic name): the topics racks force wider than 1 at the counts reached,
+  each with its lower bound; `balanced_in`: the sets of brokers the topic goal balances each topic over;
+  `spreads`, `spread`: a placement's topic figures.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Collection, Sequence
+
+from planner.model import Cluster
 from planner.rebalance.goals.state import State
+from planner.rebalance.moves import count_targets
 
 
 def rack_limits(st: State) -> RackLimits | None:
@@ -105,3 +117,104 @@ class RackLimits:
         low = max(t_least, m * lo - (self.all_most - self.most[t] + others))
         high = min(t_most, m * hi - (self.all_least - self.least[t] + others), total)
         return max(-(-low // m) - (total - low) // rest, -(-(total - high) // rest) - high // m)
+
+
+def targets_of(st: State, repaired: bool = False) -> tuple[dict[int, int], dict[str, list[int]] | None]:
+    """Per-broker replica-count targets. When every partition has one replica in each rack (RF == racks, all
+    rack-safe, or about to be repaired when `repaired`: not those no move can repair), each rack holds exactly one
+    replica of every partition, so the targets are balanced within each rack."""
+    n = st.n_racks
+    left = frozenset(st.unrepairable)  # unsafe, and no move can repair them
+    if (
+        n
+        and st.reps
+        and all(
+            len(r) == n and (st.distinct_racks(r) == n or (repaired and i not in st.fixed and i not in left))
+            for i, r in enumerate(st.reps)
+        )
+    ):
+        by_rack: dict[str, list[int]] = {}
+        for b in st.targets:
+            by_rack.setdefault(st.rack_of[b] or "", []).append(b)
+        target: dict[int, int] = {}
+        for members in by_rack.values():
+            target.update(count_targets(st.count, members, len(st.reps), st.closed))
+        return target, by_rack
+    return count_targets(st.count, st.targets, sum(len(r) for r in st.reps), st.closed), None
+
+
+@dataclass(frozen=True)
+class Forced:
+    """A topic that racks of different sizes spread wider than 1 over all target brokers in every plan that keeps
+    rack safety and the replica counts in the range the count goal reached: `bound`, the smallest spread such a plan
+    can give it; `classes`, the brokers it is balanced within (each rack that forces it alone, the others together)."""
+
+    bound: int
+    classes: tuple[frozenset[int], ...]
+
+
+def forced_topics(st: State) -> dict[int, Forced]:
+    """Topics whose even spread over all target brokers racks of different sizes rule out (a proof per topic).
+
+    With n racks among the targets, a rack-safe partition of replication factor f keeps at least min(1, f // n)
+    (1 when f >= n) and at most max(1, f - n + 1) replicas in each rack; one left rack-unsafe keeps its d racks, so
+    at most f - d + 1 in one rack; a fixed partition keeps its replicas. Each broker's replica count stays within
+    [lo, hi], the count goal's range, so rack R (m brokers) holds at least m·lo and at most m·hi replicas in all:
+    topic t then holds in R at least low = max(its minimum, m·lo − the others' maximum) and at most high =
+    min(its maximum, m·hi − the others' minimum). Some broker of R holds ⌈low/m⌉ or more while some broker outside
+    (N − m brokers, T − low replicas or fewer) holds ⌊(T − low)/(N − m)⌋ or fewer, and the same from `high`: the
+    larger gap is a lower bound on t's spread. Where it is above 1 for some rack, t is forced: balanced within each
+    such rack alone and over the other racks together (each rack alone when the brokers are balanced per rack
+    already). Only with racks of different sizes and no cordoned target (else racks force no spread above 1 this
+    way)."""
+    racks = uneven_racks(st)
+    if st.closed or racks is None:
+        return {}
+    # the placement itself is such a plan, so only a topic spread above 1 now can be forced
+    wide = [t for t in range(len(st.topic_names)) if spread(st, t, st.target_set) > 1]
+    if not wide:
+        return {}
+    limits = RackLimits(st, len(racks))
+    lo, hi = min(st.count[b] for b in st.targets), max(st.count[b] for b in st.targets)
+    out: dict[int, Forced] = {}
+    for t in wide:
+        gaps = rack_gaps(limits, t, racks, len(st.targets), lo, hi)
+        forcing = [k for k, gap in gaps.items() if gap > 1]
+        if forcing and None not in st.groups:  # balanced per rack already: each rack alone
+            out[t] = Forced(max(gaps.values()), tuple(frozenset(m) for m in racks.values()))
+        elif forcing:
+            others = frozenset(b for k, m in racks.items() if k not in forcing for b in m)
+            classes = tuple(frozenset(racks[k]) for k in forcing) + ((others,) if others else ())
+            out[t] = Forced(max(gaps.values()), classes)
+    return out
+
+
+def balanced_in(st: State, wide: dict[int, Forced] | None = None) -> list[Sequence[frozenset[int]]]:
+    """Per topic, the sets of brokers the topic goal balances it over: each group of brokers balanced together, or
+    each class racks force it into (`wide`: `forced_topics` of the state, else found here)."""
+    groups = [frozenset(m) for m in st.groups.values()]
+    wide = forced_topics(st) if wide is None else wide
+    return [wide[t].classes if t in wide else groups for t in range(len(st.topic_names))]
+
+
+def spreads(st: State) -> list[tuple[int, int]]:
+    """Per topic, its largest spread over the sets of brokers the topic goal balances it over (`balanced_in`), and
+    its spread over all target brokers: the topic figures of a placement."""
+    return [
+        (max((spread(st, t, m) for m in where), default=0), spread(st, t, st.target_set))
+        for t, where in enumerate(balanced_in(st))
+    ]
+
+
+def forced_in(cluster: Cluster, targets: Sequence[int]) -> dict[str, Forced]:
+    """`forced_topics` of a placement over `targets` (what a plan's figures are checked against), by topic name."""
+    st = State(cluster, list(cluster.partitions()), sorted(targets), ())
+    by_rack = targets_of(st)[1]
+    if by_rack:
+        st.groups = dict(sorted(by_rack.items()))
+    return {st.topic_names[t]: why for t, why in forced_topics(st).items()}
+
+
+def spread(st: State, t: int, members: Collection[int]) -> int:
+    lo, hi = st.topic_range(t, members, low=True)
+    return hi - lo

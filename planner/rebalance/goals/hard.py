@@ -13,33 +13,10 @@ from typing import Callable, Sequence
 
 from planner.model import PlannerError
 from planner.rebalance.goals.base import Constraint, Frozen
+from planner.rebalance.goals.geometry import targets_of
 from planner.rebalance.goals.pick import BrokerHeap
 from planner.rebalance.goals.state import State
-from planner.rebalance.moves import count_targets, excess, lower_bound, movable_counts, repair_removals
-
-
-def targets_of(st: State, repaired: bool = False) -> tuple[dict[int, int], dict[str, list[int]] | None]:
-    """Per-broker replica-count targets. When every partition has one replica in each rack (RF == racks, all
-    rack-safe, or about to be repaired when `repaired`: not those no move can repair), each rack holds exactly one
-    replica of every partition, so the targets are balanced within each rack."""
-    n = st.n_racks
-    left = frozenset(st.unrepairable)  # unsafe, and no move can repair them
-    if (
-        n
-        and st.reps
-        and all(
-            len(r) == n and (st.distinct_racks(r) == n or (repaired and i not in st.fixed and i not in left))
-            for i, r in enumerate(st.reps)
-        )
-    ):
-        by_rack: dict[str, list[int]] = {}
-        for b in st.targets:
-            by_rack.setdefault(st.rack_of[b] or "", []).append(b)
-        target: dict[int, int] = {}
-        for members in by_rack.values():
-            target.update(count_targets(st.count, members, len(st.reps), st.closed))
-        return target, by_rack
-    return count_targets(st.count, st.targets, sum(len(r) for r in st.reps), st.closed), None
+from planner.rebalance.moves import excess, lower_bound, movable_counts, repair_removals
 
 
 def unsafe_of(st: State) -> list[tuple[int, int, list[int]]]:

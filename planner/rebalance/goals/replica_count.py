@@ -16,36 +16,15 @@ import functools
 import heapq
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator
 
-from planner.rebalance.goals.base import Change, Frozen, keeps
-from planner.rebalance.goals.geometry import racks_force
-from planner.rebalance.goals.hard import targets_of
+from planner.rebalance.goals.base import Change, CountConstraint, Frozen
+from planner.rebalance.goals.geometry import racks_force, targets_of
 from planner.rebalance.goals.pick import BrokerHeap
 from planner.rebalance.goals.shares import LEVELS, topic_shares
 from planner.rebalance.goals.state import State
 from planner.rebalance.goals.uneven import count_range
 from planner.rebalance.notes import Note
-
-
-@dataclass(frozen=True)
-class CountConstraint:
-    """Every target broker's replica count stays within the range the goal reached in its group."""
-
-    lo: dict
-    hi: dict
-
-    def allows(self, st: State, changes: Sequence[Change]) -> bool:
-        deltas: dict[int, int] = {}
-        for _, s, d in changes:
-            deltas[s] = deltas.get(s, 0) - 1
-            deltas[d] = deltas.get(d, 0) + 1
-        for b, d in deltas.items():
-            if d and b in st.target_set:  # an unchanged count keeps its range
-                g = st.group_of(b)
-                if not keeps(st.count[b], d, self.lo[g], self.hi[g]):
-                    return False
-        return True
 
 
 def topic_ceilings(st: State) -> dict[tuple[str | None, int], int]:

@@ -14,12 +14,11 @@ import heapq
 import itertools
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Collection, Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
-from planner.model import Cluster
 from planner.rebalance.goals.base import Change, Frozen, keeps
-from planner.rebalance.goals.geometry import RackLimits, rack_gaps, uneven_racks
-from planner.rebalance.goals.hard import targets_of
+from planner.rebalance.goals.geometry import Forced, balanced_in, forced_topics
+from planner.rebalance.goals.geometry import spread as _spread
 from planner.rebalance.goals.state import State
 from planner.rebalance.notes import Note
 
@@ -47,52 +46,6 @@ class TopicConstraint:
             if (g, t) in self.lo and not keeps(st.tcount[b].get(t, 0), d, self.lo[(g, t)], self.hi[(g, t)]):
                 return False
         return True
-
-
-@dataclass(frozen=True)
-class Forced:
-    """A topic that racks of different sizes spread wider than 1 over all target brokers in every plan that keeps
-    rack safety and the replica counts in the range the count goal reached: `bound`, the smallest spread such a plan
-    can give it; `classes`, the brokers it is balanced within (each rack that forces it alone, the others together)."""
-
-    bound: int
-    classes: tuple[frozenset[int], ...]
-
-
-def forced_topics(st: State) -> dict[int, Forced]:
-    """Topics whose even spread over all target brokers racks of different sizes rule out (a proof per topic).
-
-    With n racks among the targets, a rack-safe partition of replication factor f keeps at least min(1, f // n)
-    (1 when f >= n) and at most max(1, f - n + 1) replicas in each rack; one left rack-unsafe keeps its d racks, so
-    at most f - d + 1 in one rack; a fixed partition keeps its replicas. Each broker's replica count stays within
-    [lo, hi], the count goal's range, so rack R (m brokers) holds at least m·lo and at most m·hi replicas in all:
-    topic t then holds in R at least low = max(its minimum, m·lo − the others' maximum) and at most high =
-    min(its maximum, m·hi − the others' minimum). Some broker of R holds ⌈low/m⌉ or more while some broker outside
-    (N − m brokers, T − low replicas or fewer) holds ⌊(T − low)/(N − m)⌋ or fewer, and the same from `high`: the
-    larger gap is a lower bound on t's spread. Where it is above 1 for some rack, t is forced: balanced within each
-    such rack alone and over the other racks together (each rack alone when the brokers are balanced per rack
-    already). Only with racks of different sizes and no cordoned target (else racks force no spread above 1 this
-    way)."""
-    racks = uneven_racks(st)
-    if st.closed or racks is None:
-        return {}
-    # the placement itself is such a plan, so only a topic spread above 1 now can be forced
-    wide = [t for t in range(len(st.topic_names)) if _spread(st, t, st.target_set) > 1]
-    if not wide:
-        return {}
-    limits = RackLimits(st, len(racks))
-    lo, hi = min(st.count[b] for b in st.targets), max(st.count[b] for b in st.targets)
-    out: dict[int, Forced] = {}
-    for t in wide:
-        gaps = rack_gaps(limits, t, racks, len(st.targets), lo, hi)
-        forcing = [k for k, gap in gaps.items() if gap > 1]
-        if forcing and None not in st.groups:  # balanced per rack already: each rack alone
-            out[t] = Forced(max(gaps.values()), tuple(frozenset(m) for m in racks.values()))
-        elif forcing:
-            others = frozenset(b for k, m in racks.items() if k not in forcing for b in m)
-            classes = tuple(frozenset(racks[k]) for k in forcing) + ((others,) if others else ())
-            out[t] = Forced(max(gaps.values()), classes)
-    return out
 
 
 ROTATION_BUDGET = 32  # rotations tried per run: bounds the search where racks make a topic's spread unreachable
@@ -461,34 +414,3 @@ def topic_notes(st: State, name: str) -> list[Note]:
         bounded = None in st.groups and len(bounds) == len(forced)
         notes.append(Note(name, "rack-forced", len(forced), topics=tuple(forced), values=tuple(bounds) * bounded))
     return notes
-
-
-def balanced_in(st: State, wide: dict[int, Forced] | None = None) -> list[Sequence[frozenset[int]]]:
-    """Per topic, the sets of brokers the topic goal balances it over: each group of brokers balanced together, or
-    each class racks force it into (`wide`: `forced_topics` of the state, else found here)."""
-    groups = [frozenset(m) for m in st.groups.values()]
-    wide = forced_topics(st) if wide is None else wide
-    return [wide[t].classes if t in wide else groups for t in range(len(st.topic_names))]
-
-
-def spreads(st: State) -> list[tuple[int, int]]:
-    """Per topic, its largest spread over the sets of brokers the topic goal balances it over (`balanced_in`), and
-    its spread over all target brokers: the topic figures of a placement."""
-    return [
-        (max((_spread(st, t, m) for m in where), default=0), _spread(st, t, st.target_set))
-        for t, where in enumerate(balanced_in(st))
-    ]
-
-
-def forced_in(cluster: Cluster, targets: Sequence[int]) -> dict[str, Forced]:
-    """`forced_topics` of a placement over `targets` (what a plan's figures are checked against), by topic name."""
-    st = State(cluster, list(cluster.partitions()), sorted(targets), ())
-    by_rack = targets_of(st)[1]
-    if by_rack:
-        st.groups = dict(sorted(by_rack.items()))
-    return {st.topic_names[t]: why for t, why in forced_topics(st).items()}
-
-
-def _spread(st: State, t: int, members: Collection[int]) -> int:
-    lo, hi = st.topic_range(t, members, low=True)
-    return hi - lo

@@ -9,9 +9,9 @@ import operator
 from typing import Callable, Sequence
 
 from planner.rebalance.goals.base import Frozen, Goal
+from planner.rebalance.goals.geometry import balanced_in, spreads
 from planner.rebalance.goals.state import State
 from planner.rebalance.goals.state.snapshot import Run, Snapshot, take_over
-from planner.rebalance.goals.topic_spread import balanced_in, spreads
 from planner.rebalance.goals.uneven import rack_flow
 from planner.rebalance.moves import Plan
 
@@ -103,7 +103,7 @@ def _within(figures: Sequence[int], than: Sequence[int]) -> bool:
 
 def figures(st: State) -> tuple[tuple[int, ...], list[tuple[int, ...]]]:
     """The figures of the placement, for comparing them one by one: the spread of the replica counts, the largest of
-    each topic figure, the spread of the preferred leaders; and each topic's figures (`topic_spread.spreads`, then
+    each topic figure, the spread of the preferred leaders; and each topic's figures (`geometry.spreads`, then
     the spread of its preferred leaders), at least 1 (within 1 either way)."""
     st.settle_leads()
     counts, leads = [st.count[b] for b in st.targets], st.lead.values()
