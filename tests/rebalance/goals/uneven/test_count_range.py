@@ -1,4 +1,4 @@
-"""goals/count_range.py: where racks of different sizes keep the replica counts from within 1, the count goal reaches
+"""uneven/count_range.py: where racks of different sizes keep the replica counts from within 1, the count goal reaches
 the narrowest count range racks allow. The range (`narrowest`, a closed form over the racks' sizes and the partitions'
 replication factors) checked against brute force over every rack-safe placement of small random clusters; the plans
 reach it and settle (the applied plan plans no move); the 3,457-partition case of the bench (racks of 7/4/3)."""
@@ -16,7 +16,7 @@ from planner.rebalance.goals import balance
 from planner.rebalance.goals.state import State
 from planner.rebalance.goals.uneven import count_range
 from planner.rebalance.moves import select_partitions
-from tests.rebalance.test_rack_flow import _choices, _random_cluster
+from tests.rebalance.goals.uneven.test_rack_flow import _choices, _random_cluster
 
 
 def _least_range(st: State) -> tuple[int, int, int]:

@@ -15,7 +15,7 @@ from planner.formats.plan import word_note
 from planner.rebalance.goals import balance
 from planner.rebalance.goals.preferred_leaders import flow_leaders, keep_most, placed_topics
 from planner.rebalance.goals.state import State
-from tests.rebalance.test_topic_exchanges import _cluster
+from tests.rebalance.goals.test_topic_spread import _cluster
 
 
 def _within_one_somewhere(c, topic: str) -> bool:

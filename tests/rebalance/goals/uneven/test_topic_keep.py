@@ -1,4 +1,4 @@
-"""goals/topic_keep.py: where racks of different sizes keep the replica counts wider than 1 and the count range leaves
+"""uneven/topic_keep.py: where racks of different sizes keep the replica counts wider than 1 and the count range leaves
 no placement with every topic within 1, the topic goal keeps the most topics within 1 it can (a maximal set, fewest
 replicas first) and the others within the least spread its windows find. Checked against an aggregate MILP (scipy's
 HiGHS, as bench/peers/optimum.py uses): integer replicas per topic per broker, every broker within the plan's count
@@ -23,7 +23,7 @@ from planner.rebalance.goals import balance
 from planner.rebalance.goals.state import State
 from planner.rebalance.goals.uneven import rack_flow, topic_keep
 from planner.rebalance.moves import select_partitions
-from tests.rebalance.test_topic_exchanges import _cluster
+from tests.rebalance.goals.test_topic_spread import _cluster
 
 
 def _milp(c, lo: int, hi: int, wide: set[str] | None = None) -> tuple[list[str], int]:
@@ -83,7 +83,7 @@ def _milp(c, lo: int, hi: int, wide: set[str] | None = None) -> tuple[list[str],
 
 
 def test_on_racks_of_7_4_3_the_fewest_topics_stay_above_1():
-    # seeds 5 to 8 of test_topic_exchanges' clusters: (topics above 1 over all brokers, of them count-forced, the
+    # seeds 5 to 8 of test_topic_spread's clusters: (topics above 1 over all brokers, of them count-forced, the
     # largest spread of those) against the MILP's fewest topics above 1 and least largest spread for the same topics.
     # Before `topic_keep`: 11, 6, 12 and 12 topics above 1 (5, 2, 4 and 4 of them unmet, the largest of those spread
     # 4, 3, 7 and 6), at 139, 133, 120 and 141 moves; now 146, 140, 120 and 141

@@ -7,7 +7,6 @@ from math import prod
 
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
-from rebalance_scenarios import scale_out
 from testkit import build_cluster
 
 from planner.formats.plan import word_note
@@ -18,6 +17,7 @@ from planner.rebalance.goals.geometry import forced_in
 from planner.rebalance.metrics import plan_metrics
 from planner.rebalance.moves import rack_count, rack_safe
 from planner.rebalance.replication import set_replication_factor
+from tests.rebalance.rebalance_scenarios import scale_out
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -1,4 +1,4 @@
-"""goals/rack_flow.py: where racks of different sizes keep the replica counts wider than 1, the fewest moves to
+"""goals/uneven/rack_flow.py: where racks of different sizes keep the replica counts wider than 1, the fewest moves to
 counts within a spread and topics within 1 where the topic goal balances them, as a min-cost flow. Its least is the
 printed lower bound there: checked against brute force over every rack-safe placement of small random clusters, and
 against the certifier's MILP (bench/peers/optimum.py) for the figures our plan reached."""
@@ -21,7 +21,7 @@ from planner.rebalance.goals.geometry import forced_classes
 from planner.rebalance.goals.state import State
 from planner.rebalance.goals.uneven import rack_flow
 from planner.rebalance.moves import select_partitions, with_sizes
-from tests.rebalance.test_topic_exchanges import _cluster
+from tests.rebalance.goals.test_topic_spread import _cluster
 
 RACKS = ("aab", "aaab", "aabc", "aaabbc", "aabbc", "aaabc")  # a rack per broker: racks of different sizes
 
