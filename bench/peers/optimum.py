@@ -31,7 +31,7 @@ What the model leaves out (partitions under reassignment, none in the scenarios)
 our plan meets it, ours is the optimum.
 
 `at_counts` solves a restriction of the byte stage: the plan's own count of each topic on each broker, so only which
-replicas leave and arrive is left (what `exchange.py` chooses); its LP is small (seconds at 60 brokers) and close to
+replicas leave and arrive is left (what `lighter_leaver` chooses); its LP is small (seconds at 60 brokers) and close to
 its optimum, so it says how far the exchanges are from the best at those counts.
 """
 
@@ -578,7 +578,7 @@ def at_counts(
     many replicas in place as `after` (each broker keeps min(held, count) of each topic: its moves then are
     `after`'s), every broker within the byte limit (as in `certify`), and each partition rack-safe as `after` has it.
     A restriction of `certify`'s byte stage that leaves only which replicas leave each broker and which arrive
-    (`exchange.py`'s choices); its optimum bounds what exchanges at those counts can reach. Without `integral` the LP
+    (`lighter_leaver`'s choices); its optimum bounds what exchanges at those counts can reach. Without `integral` the LP
     alone (a bound below, `after`'s bytes above). Where `after` keeps fewer replicas in place than its counts allow,
     no bracket: 0 below, `after`'s bytes above. Leaders are checked on the plan found (`leaders_fit`); where they do
     not fit it is not taken (the high end is then `after`'s)."""

@@ -38,7 +38,7 @@ def test_the_twin_plans(planner_cli_here):
     code, out, _ = planner_cli_here("reassign", "rebalance", str(EX / "twin.yaml"), "--format", "json")
     assert code == 0
     plan = json.loads(out)
-    # racks of 2/1/1 brokers keep the counts at 2..4: the fewest moves to them (goals/rack_flow.py), which is also the
+    # racks of 2/1/1 brokers keep the counts at 2..4: the fewest moves to them (uneven/rack_flow.py), which is also the
     # bound (2 moves, 23 GiB; the count goal alone made 3, 27 GiB, the older balancer 4, 47 GiB)
     assert (plan["replica_moves"], plan["lower_bound"], plan["bytes_to_move"]) == (2, 2, 24696061952)
     assert [(b["id"], b["replicas"]) for b in plan["brokers"]] == [(1, [4, 3]), (2, [4, 4]), (3, [5, 4]), (4, [0, 2])]

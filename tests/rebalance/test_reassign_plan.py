@@ -630,7 +630,7 @@ def test_bytes_balanced_within_racks_on_scale_out():
     c = Cluster(brokers=tuple(Broker(i, rack=f"r{i % 3}") for i in range(6)), topics=(t,))
     plan = balance(c)
     # the old brokers then keep larger replicas up to the limit (1.1 x 14 GiB) and send smaller ones of the topic
-    # instead (`exchange.py`), the preferred leaders balanced again after, and the byte goal exchanges replicas the
+    # instead (`lighter_leaver`), the preferred leaders balanced again after, and the byte goal exchanges replicas the
     # plan copies anyway (`byte_balance._Free`): 39 GiB copied, the fewest (each old broker sheds 3 replicas of at
     # least 12.6 GiB, 13 GiB at the least, 39 GiB in all); 41 GiB before `_Free`, 45 GiB before the exchanges
     assert {b: v // g for b, v in _load(plan.after).items()} == {0: 15, 1: 15, 2: 15, 3: 13, 4: 13, 5: 13}
@@ -646,7 +646,7 @@ def test_count_moves_take_the_sizes_that_reach_the_byte_limit():
     # so the byte goal's three exchanges on top copy nothing more (each sends a copied replica back: the bound, 60
     # moves) and 2180 B move where levelling at the mean moved 3016 B (the bound: each of the 3 brokers sheds its 706 B
     # above the limit, 2116 B); 2182 B when the byte goal counted its exchanges' bytes gross, not net. Then each
-    # broker keeps larger replicas and sends smaller ones instead up to the limit (`exchange.py`): 2119 B
+    # broker keeps larger replicas and sends smaller ones instead up to the limit (`lighter_leaver`): 2119 B
     t = Topic("t", tuple(Partition("t", i, (i % 3,), size=(i * 37 % 100) + 1) for i in range(240)))
     c = Cluster(brokers=tuple(Broker(i) for i in range(4)), topics=(t,))
     plan = balance(c, leaders=False)
@@ -868,7 +868,7 @@ def test_decommission_and_rebalance_of_six_brokers_with_unknown_sizes():
     g = 1 << 30
     c = load_topology(str(Path(__file__).resolve().parents[2] / "topologies" / "six-brokers.yaml"))
     plan = decommission(c, [6])
-    # the bound where racks keep the counts wider than 1 (goals/rack_flow.py): the fewest moves to the counts and
+    # the bound where racks keep the counts wider than 1 (uneven/rack_flow.py): the fewest moves to the counts and
     # topic spreads the plan reaches, which it meets (the certifier's MILP finds 37 too)
     assert (plan.replica_moves, plan.lower_bound, plan.moved_bytes(), plan.bytes_lower_bound) == (
         37,
@@ -885,7 +885,7 @@ def test_decommission_and_rebalance_of_six_brokers_with_unknown_sizes():
     # a rebalance: bytes 55..62 GiB are within 10 % of the mean (58.5 GiB): only preferred leaders are reordered
     plan = balance(c)
     assert (plan.replica_moves, len(plan.proposed), words(plan)) == (0, 3, (unknown,))
-    # within 2 %: four moves of known sizes (78 GiB before `exchange.py` kept a larger replica home); the partitions
+    # within 2 %: four moves of known sizes (78 GiB before `lighter_leaver` kept a larger replica home); the partitions
     # of unknown size only have their leaders reordered
     plan = balance(c, byte_tolerance=0.02)
     assert (plan.replica_moves, plan.moved_bytes() // g) == (4, 77)

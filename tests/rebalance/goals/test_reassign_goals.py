@@ -154,7 +154,7 @@ def test_the_applied_plan_is_a_fixed_point_also_when_goals_are_unmet(c, leave_on
 
 def test_a_decommission_that_repairs_racks_is_a_fixed_point_where_the_rack_flow_applies_only_after_the_repairs():
     # hypothesis found it: racks of 4/2/1 target brokers once broker 7 goes, 9 partitions rack-unsafe. From the input
-    # the rack flow (goals/rack_flow.py) does not apply (unsafe partitions); from the plan as if applied it does, and a
+    # the rack flow (uneven/rack_flow.py) does not apply (unsafe partitions); from the plan as if applied it does, and a
     # second plan moved 2 replicas (t1's spread, unmet, became one racks force). The plan now takes that second plan
     # over (goals._settle): 23 moves, and planning its result again moves nothing
     c = build_cluster(
@@ -279,7 +279,7 @@ def test_racks_that_forbid_an_exchange_are_passed_by_a_rotation():
     # with the greedy +1s, 204.0 GiB when the count moves levelled every broker at the mean); then a broker sending
     # a replica of a topic away keeps it and sends a smaller one of the topic instead where the figures stay (the
     # preferred leaders balanced again after; through another arrival of the topic where the destination refuses the
-    # smaller one: `exchange.py`): 172.2 GiB; with the +1s chosen for the bytes they keep where a broker's bytes
+    # smaller one: `lighter_leaver`): 172.2 GiB; with the +1s chosen for the bytes they keep where a broker's bytes
     # above the limit do not make it give them up anyway (`shares._by_bytes`), 171.28 GiB, against a bound of
     # 171.2 GiB (the certifier's fewest at 568 moves: 171.27 GiB); bytes end within the 10 %
     assert round(after.bytes_max_over_mean, 4) == 1.1 and after.bytes_max_over_mean <= 1.1
@@ -290,8 +290,8 @@ def test_the_byte_goal_reaches_the_tolerance_at_the_count_and_topic_goals_fewest
     # the peer benchmark's scale-outs with many small topics (18 -> 24 brokers) and 60 brokers: the count and topic
     # goals' 2,865 and 5,640 copies are the fewest of any plan reaching them (the bound, proven by the certifier);
     # the byte goal added 6 and 4 copies on top when each of its exchanges could copy one replica more (3 and 1 after
-    # `exchange.py`'s shortcuts), and now first carries the bytes by changes that copy no replica more than the plan
-    # does (`byte_balance._Free`), so the byte limit costs no move there. `exchange.py`'s exchanges and trades then
+    # `lighter_leaver`'s shortcuts), and now first carries the bytes by changes that copy no replica more than the plan
+    # does (`byte_balance._Free`), so the byte limit costs no move there. `lighter_leaver`'s exchanges and trades then
     # copied 1,453.96 and 1,257.90 GiB (1,479.74 and 1,346.42 GiB without the trades); with the +1s chosen for the
     # bytes they keep where they count (`shares._by_bytes`: a broker above the byte limit gives up its bytes above it
     # whichever +1s it keeps), 1,364.69 and 1,240.66 GiB; with arrivals then traded onto any broker's room left
@@ -346,7 +346,7 @@ def test_the_byte_goal_looks_past_the_four_lightest_brokers():
     assert not [n for n in plan.notes if getattr(n, "goal", None) == "bytes"]
     after = plan_metrics(c, plan.after, s.sizes).after
     assert round(after.bytes_max_over_mean, 4) == 1.0991  # within the limit, no nearer the mean than it needs
-    # the fewest moves to the counts and topic spreads racks force (goals/rack_flow.py), its bound the same flow's
+    # the fewest moves to the counts and topic spreads racks force (uneven/rack_flow.py), its bound the same flow's
     assert (plan.replica_moves, plan.lower_bound) == (283, 283)
 
 
@@ -580,7 +580,7 @@ def test_the_byte_goal_plans_with_and_without_its_free_steps_and_keeps_the_bette
     # moves, 67,176 B; 97 moves, 53,072 B and bytes 1.192 x the mean without). `balance` plans both ways and keeps
     # the better in goal order, then fewer moves, then fewer bytes
     plan = balance(_seeded_scale_out(17))
-    assert (plan.replica_moves, plan.moved_bytes(), plan.notes) == (95, 53413, ())  # 53,452 B before `exchange.py`
+    assert (plan.replica_moves, plan.moved_bytes(), plan.notes) == (95, 53413, ())  # 53,452 B before `lighter_leaver`
     c = _seeded_scale_out(35)
     plan = balance(c)
     after = plan_metrics(c, plan.after, None).after
