@@ -1,5 +1,7 @@
-"""Which notes every kind of plan shares (`Note`: data the renderer words, never formatted here): partitions left
-as they are because they are mid-reassignment or would name an offline broker, and a plan that ignores racks."""
+"""Which notes does every kind of plan share?
+
+`Note` (data the renderer words, never formatted here), and the notes of partitions left as they are because they are
+mid-reassignment or would name an offline broker, and of a plan that ignores racks."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Which brokers of a group get each topic's slots, so that the most replicas stay where they are (`shares`).
+"""Which brokers of a group get each topic's slots, so that the most replicas stay where they are?
 
 A topic with R replicas over the n brokers of a group ends with q = R // n on each and one more on r = R % n of them
 (its *slots*). A broker ends with room for so many slots: its count target less the topics' floors, each slot of a

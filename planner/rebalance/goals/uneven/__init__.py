@@ -1,5 +1,6 @@
-"""Where racks of different sizes keep the replica counts or the topics from within 1: the goals' one entry point to
-the uneven-racks machinery.
+"""Where do racks of different sizes keep the replica counts or the topics from within 1?
+
+The goals' one entry point to the uneven-racks machinery.
 
 Racks of different sizes make a count range or a topic spread of 1 unreachable in some placements, and the greedy
 goals alone then miss the fewest moves. Four modules answer that case, each a question of its own:

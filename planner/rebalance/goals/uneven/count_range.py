@@ -1,4 +1,6 @@
-"""Where racks of different sizes keep the replica counts from within 1: the narrowest range of replicas per target
+"""What is the narrowest count range racks of different sizes allow, and which moves reach it?
+
+Where racks of different sizes keep the replica counts from within 1: the narrowest range of replicas per target
 broker that racks allow (`narrowest`), moves that bring every broker into it (`reach`), for the count goal
 (`replica_count`), and the printed lower bound where `rack_flow` is too large (`lower_bound`). Pure.
 

@@ -1,4 +1,6 @@
-"""Where racks of different sizes force the replica counts and some topics wider than 1: the fewest moves to a
+"""What are the fewest moves to given replica counts and topic spreads, where racks of different sizes force them?
+
+Where racks of different sizes force the replica counts and some topics wider than 1: the fewest moves to a
 placement whose every broker holds lo..hi replicas and every topic stays within 1 where the topic goal balances it
 (over all target brokers, or over each of the classes racks force it into: `geometry.forced_classes`), exactly,
 as a minimum-cost flow over the partitions.

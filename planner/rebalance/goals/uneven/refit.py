@@ -1,4 +1,6 @@
-"""Where racks of different sizes keep the replica counts and some topics wider than 1: the fewest moves from the
+"""What are the fewest moves from the goals' start to the figures a run of them reached?
+
+Where racks of different sizes keep the replica counts and some topics wider than 1: the fewest moves from the
 start of the goals to the figures a run of them reached (`refit`), by `rack_flow`'s least-cost flow with each such
 topic held to the range it reached (or, failing that, its replicas off its even share costed, or each broker held no
 further from it). Pure: works on the state `balance` plans in."""

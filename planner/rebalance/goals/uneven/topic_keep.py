@@ -1,4 +1,6 @@
-"""Where racks of different sizes keep the replica counts wider than 1 and the count range leaves no placement with
+"""Which topics stay within 1 where the count range racks force leaves no placement with every topic within 1?
+
+Where racks of different sizes keep the replica counts wider than 1 and the count range leaves no placement with
 every topic within 1 (`rack_flow.plan` finds none): which topics stay within 1 (`keep`), and the ranges per broker
 of the others, the smallest spread the counts and racks leave them. `rack_flow.plan` then places the fewest moves to
 those figures. Pure.
