@@ -260,12 +260,12 @@ def flow_leaders(
                 pair = pair_node[(st.topic_of[i], b)]
                 offered[pair] = offered.get(pair, 0) + 1
                 choice_edges.append((i, b, net.arc(p, pair, 1)))
-    if any(offered.get(v, 0) < -net.excess.get(v, 0) for v in pair_node.values()):
+    if any(offered.get(v, 0) < -net.surplus(v) for v in pair_node.values()):
         return None  # a (topic, broker) floor above what its partitions there may lead: no flow meets it
     net.arc(sink, src, len(movable))  # circulation: what reaches the sink goes round again
     if not net.feasible():
         return None
-    heads = {i: b for i, b, e in choice_edges if net.cap[e] == 0}
+    heads = {i: b for i, b, e in choice_edges if net.flow(e)}
     return heads if len(heads) == len(movable) else None
 
 
