@@ -3,10 +3,11 @@ whether a flow meets lower bounds on arcs. The rebalancer's networks are biparti
 the removals a rack repair takes (`moves`), each topic's +1 slots (`goals.slots`), the preferred leaders
 (`goals.preferred_leaders`). Pure.
 
-Callers hold arcs by the index `arc` returns and ask through the API: what an arc carries (`flow`, `flows`), what
-room it has left (`room`), an arc's capacity and flow set anew (`reset`), a bounded arc's bounds changed (`rebound`,
-its flow clipped into them), and the solvers (`max_flow`, `min_cost_flow`, `feasible`, and `settle`: the flow again
-after bounds changed, from the flow the last question left). No caller reads or writes the arrays below.
+Callers hold arcs by the index `arc` (or `bounded`, `fan`) returns and ask through the API: what an arc carries
+(`flow`, `flows`), what room it has left (`room`), what a node must still send on (`surplus`), an arc's bounds or
+capacity raised or lowered (`rebound`: its flow clipped into them), and the solvers (`max_flow`, `min_cost_flow`,
+`feasible`, and `settle`: the flow made feasible again after `rebound`s, from the flow the last question left). No
+caller reads or writes the arrays below.
 
 Inside, arcs come in pairs: an arc at an even index, its residual twin (the flow it carries, to send back) at the odd
 index after it, so `cap[e]` is what arc e has left and `e ^ 1` is its twin. Both solvers run Dinic's blocking flow:

@@ -231,7 +231,12 @@ def flow_leaders(
     lower bounds, source → partition (1) → (topic, broker) [topic floor, ceiling] → broker [floor, ceiling] → sink.
     Each partition's current head is offered first, so it tends to stay. Without `per_topic_too`, only the brokers'
     bounds (when both cannot hold, every broker within 1 comes first). `windows`: the leaders per broker of the
-    topics it names within (lo, hi) instead."""
+    topics it names within (lo, hi) instead.
+
+    The same question as `leaders.balance_preferred`'s, asked of every partition at once: the goal runs that first
+    (hand-overs from the heads there are, which keep the heads it need not move and whose order of swaps the plans
+    and the golden file pin) and this only where those leave a broker or a topic above 1. Where both succeed they
+    choose different heads (`leaders`' docstring has a case), so neither replaces the other."""
     fixed_lead, fixed_tlead, per_topic = _fixed_leads(st, set(movable))
     net = Network()
     src, sink = net.node(), net.node()
