@@ -3,38 +3,52 @@ whether a flow meets lower bounds on arcs. The rebalancer's networks are biparti
 the removals a rack repair takes (`moves`), each topic's +1 slots (`goals.slots`), the preferred leaders
 (`goals.preferred_leaders`). Pure.
 
-Arcs come in pairs: an arc at an even index, its residual twin (the flow it carries, to send back) at the odd index
-after it, so `cap[e]` is what arc e has left and `e ^ 1` is its twin. Both solvers run Dinic's blocking flow: levels
-by breadth-first search, then augmenting paths along them, depth first. The least-cost flow runs it on the arcs whose
-reduced cost (on Dijkstra's potentials) is 0, the most flow on every arc.
+Callers hold arcs by the index `arc` (or `bounded`, `fan`) returns and ask through the API: what an arc carries
+(`flow`, `flows`), what room it has left (`room`), what a node must still send on (`surplus`), an arc's bounds or
+capacity raised or lowered (`rebound`: its flow clipped into them), and the solvers (`max_flow`, `min_cost_flow`,
+`feasible`, and `settle`: the flow made feasible again after `rebound`s, from the flow the last question left). No
+caller reads or writes the arrays below.
+
+Inside, arcs come in pairs: an arc at an even index, its residual twin (the flow it carries, to send back) at the odd
+index after it, so `cap[e]` is what arc e has left and `e ^ 1` is its twin. Both solvers run Dinic's blocking flow:
+levels by breadth-first search, then augmenting paths along them, depth first. The least-cost flow runs it on the arcs
+whose reduced cost (on Dijkstra's potentials) is 0, the most flow on every arc.
 """
 
 from __future__ import annotations
 
 import heapq
-from typing import Sequence
+from typing import Iterable, Sequence
 
 FAR = 1 << 62  # a distance: not reached; an amount: no limit
 
 
 class Network:
-    """A directed network: nodes 0, 1, ..., arcs with a capacity and a cost, some with a lower bound."""
+    """A directed network: nodes 0, 1, ..., arcs with a capacity and a cost, some with a lower bound, nodes with a
+    supply (what they must send on: taken in where negative)."""
 
     def __init__(self, nodes: int = 0) -> None:
         self.adj: list[list[int]] = [[] for _ in range(nodes)]
         self.to: list[int] = []
         self.cap: list[int] = []
         self.cost: list[int] = []
-        self.excess: dict[int, int] = {}  # node -> what its arcs' lower bounds bring in less what they take out
+        # node -> what it must send on more than its arcs' flows take out: its supply, plus what its arcs' lower
+        # bounds bring in less what they take out (and, after `rebound`, what its arcs' flows changed by)
+        self.excess: dict[int, int] = {}
+        self.lower: dict[int, int] = {}  # arc -> its lower bound, where not 0 (`flow` counts it)
+        self.ends: tuple[int, int, list[tuple[int, int]]] | None = None  # `settle`'s source, sink, arcs per node
 
-    def node(self) -> int:
-        """A new node's index."""
+    def node(self, supply: int = 0) -> int:
+        """A new node's index; `supply`: what it must send on (take in, where negative) for `feasible`/`settle`."""
         self.adj.append([])
-        return len(self.adj) - 1
+        v = len(self.adj) - 1
+        if supply:
+            self.excess[v] = supply
+        return v
 
     def arc(self, u: int, v: int, cap: int, cost: int = 0, flow: int = 0) -> int:
-        """An arc u -> v of capacity `cap` carrying `flow` already; returns its index (`cap[index]` is what it has
-        left, `cap[index ^ 1]` what it carries)."""
+        """An arc u -> v of capacity `cap` carrying `flow` already; returns its index, the handle `flow`, `room` and
+        `rebound` take."""
         e = len(self.to)
         self.adj[u].append(e)
         self.adj[v].append(e + 1)
@@ -43,32 +57,99 @@ class Network:
         self.cost += (cost, -cost)
         return e
 
-    def fan(self, u: int, vs: Sequence[int], cost: int = 0) -> int:
-        """Arcs of capacity 1 from u to each of `vs`, in order; returns the index of the first (the k-th is 2k on)."""
+    def fan(self, u: int, vs: Sequence[int], cost: int = 0, flow: int = 0) -> range:
+        """Arcs of capacity 1 from u to each of `vs`, in order, each carrying `flow` (0 or 1) already: their
+        indexes."""
         e = len(self.to)
         self.adj[u].extend(range(e, e + 2 * len(vs), 2))
         for k, v in enumerate(vs):
             self.adj[v].append(e + 2 * k + 1)
             self.to += (v, u)
-        self.cap += (1, 0) * len(vs)
+        self.cap += (1 - flow, flow) * len(vs)
         self.cost += (cost, -cost) * len(vs)
-        return e
+        return range(e, e + 2 * len(vs), 2)
 
     def bounded(self, u: int, v: int, lo: int, hi: int) -> int | None:
-        """An arc u -> v that must carry at least `lo` units (0 when below it) and at most `hi`, for `feasible`:
-        its index (it carries its lower bound more than `cap[index ^ 1]` says), None when hi < lo."""
+        """An arc u -> v that must carry at least `lo` units (0 when below it) and at most `hi`, for `feasible` and
+        `settle`: its index (`flow` counts its lower bound as carried), None when hi < lo."""
         lo = max(0, lo)
         if hi < lo:
             return None
         e = self.arc(u, v, hi - lo)
         self.excess[v] = self.excess.get(v, 0) + lo
         self.excess[u] = self.excess.get(u, 0) - lo
+        if lo:
+            self.lower[e] = lo
         return e
+
+    def flow(self, e: int) -> int:
+        """What arc e carries (a bounded arc: its lower bound with it)."""
+        return self.cap[e ^ 1] + self.lower.get(e, 0)
+
+    def flows(self, arcs: Iterable[int]) -> list[int]:
+        """What each of `arcs` carries (`flow`), in order."""
+        cap, lower = self.cap, self.lower
+        if not lower:
+            return [cap[e ^ 1] for e in arcs]
+        return [cap[e ^ 1] + lower.get(e, 0) for e in arcs]
+
+    def room(self, e: int) -> int:
+        """What more arc e may carry."""
+        return self.cap[e]
+
+    def surplus(self, v: int) -> int:
+        """What node v must send on more than the flows of its arcs take out (`excess`: short where negative): before
+        a solver runs, its supply plus what its arcs' lower bounds bring in less what they take out."""
+        return self.excess.get(v, 0)
+
+    def rebound(self, e: int, lo: int, hi: int) -> None:
+        """Arc e must now carry lo..hi (0 <= lo <= hi; raising or lowering a plain arc's capacity: 0..cap): what it
+        carries is clipped into that range, and what that took from it or added stays at its ends (its tail holds
+        what it no longer sends on, its head lacks it: their `surplus`), for `settle` to route."""
+        cap, lower = self.cap, self.lower
+        carried = cap[e ^ 1] + lower.get(e, 0)
+        clipped = min(max(carried, lo), hi)
+        cap[e], cap[e ^ 1] = hi - clipped, clipped - lo
+        if lo:
+            lower[e] = lo
+        else:
+            lower.pop(e, None)
+        if carried != clipped:
+            excess, u, v = self.excess, self.to[e ^ 1], self.to[e]
+            excess[u] = excess.get(u, 0) + carried - clipped
+            excess[v] = excess.get(v, 0) - carried + clipped
+
+    def settle(self) -> int:
+        """The flow made feasible again after `rebound`s, warm: from the flow the arcs carry, a max flow from a source
+        into every node with surplus to a sink out of every node short, over the residual network (the reduction of
+        `feasible`, from that flow instead of the lower bounds alone), which becomes the arcs' (the surpluses less
+        it). Returns the surplus it leaves: 0 where the flow now meets every bound and supply, else the least any
+        flow within the bounds leaves. A question that changes a few bounds by 1 moves a few units.
+
+        The source, the sink and an arc from the one and to the other for each node are made at the first call (no
+        node may be added after it) and kept. Not for a network `feasible` ran on: its source and sink keep the flow
+        they sent, which the surpluses do not count."""
+        if self.ends is None:
+            nodes = len(self.adj)
+            s, z = self.node(), self.node()
+            self.ends = (s, z, [(self.arc(s, v, 0), self.arc(v, z, 0)) for v in range(nodes)])
+        s, z, ends = self.ends
+        cap, excess = self.cap, self.excess
+        need = 0
+        for v, (into, out) in enumerate(ends):
+            more = excess.get(v, 0)
+            cap[into], cap[into ^ 1], cap[out], cap[out ^ 1] = max(more, 0), 0, max(-more, 0), 0
+            need += max(more, 0)
+        evened = self.max_flow(s, z)
+        for v, (into, out) in enumerate(ends):  # what the max flow evened out, now the arcs' flow
+            excess[v] = excess.get(v, 0) + cap[out ^ 1] - cap[into ^ 1]
+        return need - evened
 
     def feasible(self) -> bool:
         """Whether a flow kept at every node (a circulation: an s-t flow needs an arc t -> s) meets every bounded
-        arc's bounds: the usual reduction, a max flow from a new source into the nodes the lower bounds bring
-        flow to, out of those they take it from, that must fill the lower bounds. Leaves that flow in `cap`."""
+        arc's bounds and every node's supply: the usual reduction, a max flow from a new source into the nodes with
+        surplus (`excess`), out of those short to a new sink, that must fill what they lack. Leaves that flow on the
+        arcs (`flow`)."""
         s, t = self.node(), self.node()
         need = 0
         for v, e in self.excess.items():

@@ -5,6 +5,24 @@ A partition's preferred leader is the head of its replica list (`PartitionChange
 reassignment, a PREFERRED election (or the controller's auto rebalance) makes it the leader.
 Greedy, deterministic: brokers above ceil(P/n) hand partitions to their least-loaded eligible replica, then brokers
 below floor(P/n) take partitions from replicas-lists whose head is more than one ahead of them.
+
+Two formulations answer "preferred leaders within 1", this one and the flow of `goals.preferred_leaders.flow_leaders`,
+because they answer it differently and the plans depend on both (issue 31 asked for one; none is byte-identical):
+- `balance_preferred` asks which hand-overs, from the heads there are, bring the brokers within 1 (or as near as
+  hand-overs go): the most-loaded broker gives its lowest-numbered partitions first, chains by breadth-first search,
+  each change lowering the sum of squared counts, and `eligible` asked again as heads change (the goal's second call
+  passes a rule over the counts of that moment, a partition handed only to a broker leading less of its topic, which
+  no arc of a fixed network says). Its answer and its order of swaps are pinned (tests/rebalance/data/
+  rebalance_golden.json) and feed `State.lead_swap` as they happen.
+- the flow asks whether any choice of heads puts every broker and every topic within 1 at once, for every partition
+  together: it finds one where the hand-overs stop short, and answers None where none exists (`keep_most`'s binary
+  searches rest on that), but takes whichever choice Dinic's search meets first.
+Where both reach within 1 they differ: partitions p0 = [1, 0] and p1 = [1, 0] over brokers 0 and 1 (broker 1 leads
+both): the hand-overs give p0 to broker 0, the flow keeps p0 on broker 1 (its current head is offered first) and
+gives p1 (tests/rebalance/test_preferred_leaders.py). Session 32 tried a least-cost flow (the narrowest spread, then
+the fewest changes of head) in place of `balance_preferred`: it changed the lists of 47 of the 100 golden cases (4
+to a narrower spread above 1, by leaving more heads on brokers outside `brokers`; 96 equally good) and 379 of the
+first 514 plans `bench.plan_digests` digests (the other 28 took too long with it).
 """
 
 from __future__ import annotations
@@ -33,6 +51,9 @@ def balance_preferred(
     out-of-sync preferred leader stays where it is: no change); once handed away, `restore(i, b)` says whether its
     original head b may take it back (default: always; a caller with a rule of its own passes that rule, without
     the eligibility that the original head fails). Returns the number of partitions whose head changed.
+
+    Hand-overs, not `goals.preferred_leaders.flow_leaders`' flow: the module docstring says why both stay (they choose
+    different heads where both succeed, and the plans and the golden file pin these).
     """
     if not idxs or not brokers:
         return 0

@@ -196,27 +196,27 @@ def _removals(
         (lacks, [b for b in dict.fromkeys(brokers) if demand.get(b, 0) > 0] if lacks > 0 else [])
         for lacks, brokers in repairs
     ]
-    flow = Network()
-    src, sink = flow.node(), flow.node()
-    node = {b: flow.node() for b, d in demand.items() if d > 0}
+    net = Network()
+    src, sink = net.node(), net.node()
+    node = {b: net.node() for b, d in demand.items() if d > 0}
     for b, v in node.items():
-        flow.arc(src, v, demand[b])
+        net.arc(src, v, demand[b])
     for members, r in ceilings:
         if r and members:
-            g = flow.node()
-            flow.arc(g, sink, r)
+            g = net.node()
+            net.arc(g, sink, r)
             for b in members:
-                flow.arc(node[b], g, 1)
+                net.arc(node[b], g, 1)
     taken: list[list[tuple[int, int]]] = []
     for lacks, brokers in need:
         edges: list[tuple[int, int]] = []
         if brokers:
-            p = flow.node()
-            flow.arc(p, sink, lacks)
-            edges = [(b, flow.arc(node[b], p, 1)) for b in brokers]
+            p = net.node()
+            net.arc(p, sink, lacks)
+            edges = [(b, net.arc(node[b], p, 1)) for b in brokers]
         taken.append(edges)
-    bound = sum(demand.values()) + sum(lacks for lacks, _ in need if lacks > 0) - flow.max_flow(src, sink)
-    return bound, [[b for b, e in edges if flow.cap[e] == 0] for edges in taken]
+    bound = sum(demand.values()) + sum(lacks for lacks, _ in need if lacks > 0) - net.max_flow(src, sink)
+    return bound, [[b for b, e in edges if net.flow(e)] for edges in taken]
 
 
 def rack_safe(replicas: Sequence[int], rack_of: Mapping[int, str | None], n_racks: int) -> bool:

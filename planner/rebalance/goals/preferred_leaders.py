@@ -232,7 +232,12 @@ def flow_leaders(
     lower bounds, source → partition (1) → (topic, broker) [topic floor, ceiling] → broker [floor, ceiling] → sink.
     Each partition's current head is offered first, so it tends to stay. Without `per_topic_too`, only the brokers'
     bounds (when both cannot hold, every broker within 1 comes first). `windows`: the leaders per broker of the
-    topics it names within (lo, hi) instead."""
+    topics it names within (lo, hi) instead.
+
+    The same question as `leaders.balance_preferred`'s, asked of every partition at once: the goal runs that first
+    (hand-overs from the heads there are, which keep the heads it need not move and whose order of swaps the plans
+    and the golden file pin) and this only where those leave a broker or a topic above 1. Where both succeed they
+    choose different heads (`leaders`' docstring has a case), so neither replaces the other."""
     fixed_lead, fixed_tlead, per_topic = _fixed_leads(st, set(movable))
     net = Network()
     src, sink = net.node(), net.node()
@@ -261,12 +266,12 @@ def flow_leaders(
                 pair = pair_node[(st.topic_of[i], b)]
                 offered[pair] = offered.get(pair, 0) + 1
                 choice_edges.append((i, b, net.arc(p, pair, 1)))
-    if any(offered.get(v, 0) < -net.excess.get(v, 0) for v in pair_node.values()):
+    if any(offered.get(v, 0) < -net.surplus(v) for v in pair_node.values()):
         return None  # a (topic, broker) floor above what its partitions there may lead: no flow meets it
     net.arc(sink, src, len(movable))  # circulation: what reaches the sink goes round again
     if not net.feasible():
         return None
-    heads = {i: b for i, b, e in choice_edges if net.cap[e] == 0}
+    heads = {i: b for i, b, e in choice_edges if net.flow(e)}
     return heads if len(heads) == len(movable) else None
 
 

@@ -228,3 +228,18 @@ def test_keep_most_memo_tells_replica_orders_apart_so_the_applied_plan_is_a_fixe
     }
     again = balance(plan.after, exclude_topics=["t1"])
     assert (again.replica_moves, again.leader_changes, dict(again.proposed)) == (0, 0, {})
+
+
+def test_the_hand_overs_and_the_flow_choose_different_heads_within_1():
+    # the case of `leaders`' docstring: broker 1 leads p0 = [1, 0] and p1 = [1, 0]; both formulations bring the two
+    # brokers within 1, the hand-overs by giving p0 (the lowest-numbered partition first), the flow by keeping p0
+    # (its current head offered first) and giving p1: why the goal keeps both (no byte-identical single one)
+    from planner.rebalance.leaders import balance_preferred
+
+    reps = [[1, 0], [1, 0]]
+    assert balance_preferred(reps, range(2), [0, 1], lambda i, b: True) == 1
+    assert reps == [[0, 1], [1, 0]]
+    c = build_cluster(2, topics={"t": {0: (1, 0), 1: (1, 0)}})
+    st = State(c, list(c.partitions()), [0, 1], ())
+    st.recount_leads()
+    assert flow_leaders(st, [0, 1], lambda i, b: True) == {0: 1, 1: 0}

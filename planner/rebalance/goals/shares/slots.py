@@ -75,7 +75,7 @@ def _flow(
     node = {b: 2 + len(topics) + k for k, b in enumerate(brokers)}
     need = sum(wants[t] for t in topics)
     lost = need + 2  # a slot that saves no move costs more than every slot outside `like`
-    arcs: dict[K, tuple[list[int], int]] = {}  # topic -> its brokers in the order of its arcs, the first arc
+    arcs: dict[K, tuple[list[int], list[int]]] = {}  # topic -> its brokers, the arcs to them
     if like is not None:
         load = dict.fromkeys(room, 0)
     for k, t in enumerate(topics):
@@ -86,16 +86,14 @@ def _flow(
         others = [b for b in brokers if b not in keep and (allowed is None or b in allowed)]
         given = [b for b in mine if b in hint]
         net.arc(src, 2 + k, wants[t], 0, 0 if like is not None else len(given))
-        e0 = net.fan(2 + k, [node[b] for b in given], 0)
-        if like is None:
-            for j in range(len(given)):  # each carries the slot `_first` gave
-                net.cap[e0 + 2 * j], net.cap[e0 + 2 * j + 1] = 0, 1
+        # each of `given` carries the slot `_first` gave
+        to = [*net.fan(2 + k, [node[b] for b in given], 0, 0 if like is not None else 1)]
         order = given + [b for b in mine if b not in hint]
-        net.fan(2 + k, [node[b] for b in order[len(given) :]], 1)
+        to += net.fan(2 + k, [node[b] for b in order[len(given) :]], 1)
         order += [b for b in others if b in hint]
-        net.fan(2 + k, [node[b] for b in order[len(mine) :]], lost)
-        net.fan(2 + k, [node[b] for b in others if b not in hint], lost + 1)
-        arcs[t] = (order + [b for b in others if b not in hint], e0)
+        to += net.fan(2 + k, [node[b] for b in order[len(mine) :]], lost)
+        to += net.fan(2 + k, [node[b] for b in others if b not in hint], lost + 1)
+        arcs[t] = (order + [b for b in others if b not in hint], to)
     over = 0
     for b in brokers:
         net.arc(node[b], sink, room[b], 0, min(load[b], room[b]))
@@ -107,8 +105,7 @@ def _flow(
     sent = sum(load.values())
     if sent + net.min_cost_flow(src, sink, need - sent) < need:
         return None
-    cap = net.cap
-    return {t: {b for j, b in enumerate(order) if not cap[e0 + 2 * j]} for t, (order, e0) in arcs.items()}
+    return {t: {b for b, carried in zip(order, net.flows(to)) if carried} for t, (order, to) in arcs.items()}
 
 
 def _first(
@@ -212,23 +209,19 @@ def weighted_slots(
     scale = need + 1 if like is not None else 1  # a slot outside `like` costs 1: less than any value
     top, worst = top * scale, worst * scale
     lost = need * (top + worst + 1) + 1  # a slot that saves no move costs more than any values can make up
-    arcs: dict[K, tuple[list[int], int]] = {}
+    arcs: dict[K, tuple[list[int], list[int]]] = {}  # topic -> its brokers, the arcs to them
     for k, t in enumerate(topics):
         allowed = within.get(t) if within is not None else None
         mine = [b for b in saving.get(t, ()) if b in node]
         keep = set(mine)
         others = [b for b in brokers if b not in keep and (allowed is None or b in allowed)]
         net.arc(src, 2 + k, wants[t])
-        e0 = len(net.to)
         hint = like.get(t, ()) if like is not None else ()
-        for b in mine:
-            net.arc(2 + k, node[b], 1, top - scale * value.get((t, b), 0) + (b not in hint))
-        for b in others:
-            net.arc(2 + k, node[b], 1, lost + scale * penalty.get(b, 0) + (b not in hint))
-        arcs[t] = (mine + others, e0)
+        to = [net.arc(2 + k, node[b], 1, top - scale * value.get((t, b), 0) + (b not in hint)) for b in mine]
+        to += [net.arc(2 + k, node[b], 1, lost + scale * penalty.get(b, 0) + (b not in hint)) for b in others]
+        arcs[t] = (mine + others, to)
     for b in brokers:
         net.arc(node[b], sink, room[b])
     if net.min_cost_flow(src, sink, need) < need:
         return None
-    cap = net.cap
-    return {t: {b for j, b in enumerate(order) if not cap[e0 + 2 * j]} for t, (order, e0) in arcs.items()}
+    return {t: {b for b, carried in zip(order, net.flows(to)) if carried} for t, (order, to) in arcs.items()}

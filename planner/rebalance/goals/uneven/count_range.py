@@ -139,13 +139,13 @@ def _between(st: State, racks: dict[str | None, list[int]], lo: int, hi: int, li
         net.arc(s, u, count * len(c))
         arcs[c] = [(k, net.arc(u, node[k], count, int(k not in c))) for k in racks]
     total = sum(held.values())
-    if net.min_cost_flow(s, t, total) < total or any(net.cap[a] for a in floors):
+    if net.min_cost_flow(s, t, total) < total or any(net.room(a) for a in floors):
         return {}  # no placement within the range (not where `narrowest` gives it)
     pairs: Pairs = {}
     for c, out in arcs.items():
         count = classes[c]
-        left = [k for k, a in out if k in c for _ in range(count - net.cap[a ^ 1])]
-        taken = [k for k, a in out if k not in c for _ in range(net.cap[a ^ 1])]
+        left = [k for k, a in out if k in c for _ in range(count - net.flow(a))]
+        taken = [k for k, a in out if k not in c for _ in range(net.flow(a))]
         if taken:
             pairs[c] = list(zip(left, taken))
     return pairs

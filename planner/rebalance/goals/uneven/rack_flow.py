@@ -59,7 +59,7 @@ class _Network:
         return self.net.arc(u, v, cap, cost, flow)
 
     def flow(self, a: int) -> int:
-        return self.net.cap[a ^ 1]
+        return self.net.flow(a)
 
     def bounded(self, u: int, v: int, lo: int, hi: int) -> None:
         """An arc u -> v of cost 0 that must carry lo..hi, carrying as much of u's excess as that range allows (u is

@@ -71,11 +71,8 @@ class _Aggregate:
         self.n = n
         self.budget: int | None = None  # (topic, broker) arcs the flows may still take (None: no limit)
         self.net: Network | None = None  # `shortfall`'s network (`_build`), the flow the last question left on it
-        self.pairs: list[tuple[int, int, int, tuple[int, int]]] = []  # its (topic, broker) arcs: arc, tail, head, key
+        self.pairs: list[tuple[int, tuple[int, int]]] = []  # its (topic, broker) arcs: arc, key
         self.bounds: list[tuple[int, int]] = []  # the range each of those arcs has now
-        self.ends: list[tuple[int, int]] = []  # per node, its arcs from the source and to the sink
-        self.held: list[int] = []  # per node, what it holds more than it passes on (short where negative)
-        self.source_sink = (0, 0)
 
     def feasible(self, ranges: Ranges) -> bool:
         """Whether some rack-safe placement gives every broker lo..hi replicas and each (topic, broker) its range;
@@ -88,10 +85,9 @@ class _Aggregate:
         ranges lack; `_OverBudget` as `feasible`.
 
         Warm: the flow the last question left is kept, each (topic, broker) arc whose range changed brought into it
-        (its flow clipped: the nodes at its ends gain or lack the difference), then a max flow from a source into
-        the nodes with more than they pass on, to a sink out of those short, over the residual network (the usual
-        reduction, as in `flow.Network.feasible`, from that flow instead of the lower bounds): its value is what it
-        evens out, the rest the least. A question that changes one topic's ranges by 1 moves a few units."""
+        (`flow.Network.rebound`: its flow clipped, the nodes at its ends gain or lack the difference), then the flow
+        evened out again from there (`flow.Network.settle`): what it leaves uneven is the least. A question that
+        changes one topic's ranges by 1 moves a few units."""
         if self.budget is not None:
             self.budget -= len(ranges)
             if self.budget < 0:
@@ -99,9 +95,9 @@ class _Aggregate:
         if self.net is None:
             self._build()
         assert self.net is not None
-        cap, held, bounds = self.net.cap, self.held, self.bounds
+        net, bounds = self.net, self.bounds
         short = 0
-        for k, (e, u, v, key) in enumerate(self.pairs):
+        for k, (e, key) in enumerate(self.pairs):
             least, most = ranges[key]
             least = max(0, least)
             if most < least:
@@ -111,21 +107,8 @@ class _Aggregate:
             if was[0] == least and was[1] == most:
                 continue
             bounds[k] = (least, most)
-            flow = was[0] + cap[e ^ 1]
-            clipped = min(max(flow, least), most)
-            cap[e], cap[e ^ 1] = most - clipped, clipped - least
-            held[u] += flow - clipped
-            held[v] -= flow - clipped
-        need = 0
-        for v, (into, out) in enumerate(self.ends):
-            more = held[v]
-            cap[into], cap[into ^ 1], cap[out], cap[out ^ 1] = max(more, 0), 0, max(-more, 0), 0
-            need += max(more, 0)
-        s, z = self.source_sink
-        evened = self.net.max_flow(s, z)
-        for v, (into, out) in enumerate(self.ends):  # what the max flow evened out, now the flow's
-            held[v] += cap[out ^ 1] - cap[into ^ 1]
-        return short + need - evened
+            net.rebound(e, least, most)
+        return short + net.settle()
 
     def _build(self) -> None:
         """The network of `shortfall`, built once, its flow at every arc's lower bound (the (topic, broker) arcs'
@@ -134,20 +117,9 @@ class _Aggregate:
             (topic, f) (f·P) -> (topic, rack) (0..P; P..P with a replica per rack) -> broker (the topic's range)
                 -> sink (lo..hi)
 
-        with an arc from a source into each node and one out of it to a sink, and what each node holds more than it
-        passes on (`held`: short where negative)."""
+        (`flow.Network.settle` adds a source and a sink)."""
         st, net = self.st, Network()
-        held: list[int] = []
-
-        def node(supply: int = 0) -> int:
-            held.append(supply)
-            return net.node()
-
-        def bounded(u: int, v: int, least: int, most: int) -> int:
-            held[u] -= least
-            held[v] += least
-            return net.arc(u, v, most - least)
-
+        node, bounded = net.node, net.bounded
         topic_rack: dict[tuple[int, str], int] = {}
         for (t, f), parts in sorted(self.groups.items()):
             g = node(f * parts)
@@ -159,17 +131,12 @@ class _Aggregate:
         brokers = {b: node() for b in st.targets}
         sink = node(-sum(f * parts for (_, f), parts in self.groups.items()))
         self.pairs = [
-            (net.arc(rack, brokers[b], 0), rack, brokers[b], (t, b))
-            for (t, k), rack in topic_rack.items()
-            for b in self.racks[k]
+            (net.arc(rack, brokers[b], 0), (t, b)) for (t, k), rack in topic_rack.items() for b in self.racks[k]
         ]
         self.bounds = [(0, 0)] * len(self.pairs)
         for v in brokers.values():
             bounded(v, sink, self.lo, self.hi)
-        s, z = net.node(), net.node()
-        self.ends = [(net.arc(s, v, 0), net.arc(v, z, 0)) for v in range(len(held))]
-        self.source_sink = (s, z)
-        self.held, self.net = held, net
+        self.net = net
 
 
 def keep(st: State, lo: int, hi: int) -> tuple[Wide, Wide] | None:
