@@ -8,11 +8,14 @@ from __future__ import annotations
 import os
 import socket
 import struct
+import subprocess
+import sys
 import threading
 import time
 
 import pytest
 from realkafka.real_cluster import SCRAM_PASSWORD
+from testkit import ROOT
 
 PREFIX = "test_reliability_hostile_brokers-"
 TOPIC = PREFIX + "t"
@@ -120,8 +123,9 @@ def test_no_bootstrap_server_answers_one_line_naming_each(planner_cli):
         f"error: {url}: no bootstrap server answered: {silent.address} accepted the connection but sent no answer "
         f"within 2 s; 127.0.0.1:{refused} refused the connection; {big.address} sent an answer of 2000000000 bytes, "
         f"more than the 100000000 kafka-planner accepts; {negative.address} sent an answer whose length is negative "
-        f"(-5): not Kafka's protocol; {closing.address} closed the connection without a Kafka answer (is a Kafka broker listening there, and does it speak PLAINTEXT? --timeout or "
-        "$KAFKA_PLANNER_KAFKA_TIMEOUT sets the wait for each server)\n"
+        f"(-5): not Kafka's protocol; {closing.address} closed the connection without a Kafka answer (is a Kafka "
+        "broker listening there, and does it speak PLAINTEXT? --timeout or $KAFKA_PLANNER_KAFKA_TIMEOUT sets the wait "
+        "for each server)\n"
     )
     assert 2 <= seconds < 2 + 10, seconds  # the silent one waited for; the lengths refused at once
 
@@ -195,4 +199,50 @@ def test_an_answer_over_the_limit_after_the_bootstrap_is_one_line():
     assert str(exc.value) == (
         "kafka://127.0.0.1:1: a broker sent an answer of 200000000 bytes, more than the 100000000 kafka-planner "
         "accepts while trying to list the topics; nothing of it was read"
+    )
+
+
+def test_too_few_open_files_for_the_brokers_names_ulimit_n(cluster):
+    # kafka-python retried EMFILE as a connection failure until its timeout: "no answer while trying to describe the
+    # log dirs of broker 3 within 10 s" (6 descriptors: Python's 3, then the probe and the client's sockets)
+    start = time.monotonic()
+    proc = subprocess.run(
+        ["bash", "-c", f'ulimit -n 6 && exec "$0" -m planner describe {cluster.url}', sys.executable],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"PATH": os.environ.get("PATH", ""), "KAFKA_PLANNER_KAFKA_TIMEOUT": "5"},
+        timeout=120,
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        1,
+        "",
+        "error: too many open files: the open-files limit (ulimit -n) is 6; raise it (e.g. ulimit -n 4096)\n",
+    )
+    assert time.monotonic() - start < 5 + 10
+
+
+def test_a_thread_that_cannot_start_names_ulimit_u(planner_cli_here, monkeypatch):
+    # root ignores RLIMIT_NPROC, so `ulimit -u` cannot be made to bite here: Thread.start fails as CPython fails it
+    # when pthread_create does (EAGAIN: "can't start new thread"), once the listener answered the probe
+    import resource
+
+    start = threading.Thread.start
+
+    def refuse(self):
+        if getattr(getattr(self, "_target", None), "__self__", None) is answering:  # the listener's own
+            return start(self)
+        raise RuntimeError("can't start new thread")
+
+    with Listener(10) as answering:
+        monkeypatch.setattr(threading.Thread, "start", refuse)
+        got = planner_cli_here("describe", f"kafka://{answering.address}")
+        monkeypatch.undo()
+    soft = resource.getrlimit(resource.RLIMIT_NPROC)[0]
+    shown = "unlimited" if soft == resource.RLIM_INFINITY else str(soft)
+    assert got == (
+        1,
+        "",
+        f"error: cannot start a thread: the limit on processes and threads (ulimit -u) is {shown}, or the memory for "
+        "thread stacks ran out; raise it (e.g. ulimit -u 4096)\n",
     )

@@ -7,6 +7,7 @@ them) and in the client: no message, log line or file carries them.
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import re
@@ -226,12 +227,15 @@ class _Recorder(logging.Handler):
         self.last_failure: str | None = None
         self.sasl_pending = False  # a SaslAuthenticateRequest sent and not yet answered
         self.frame_size: int | None = None  # the length of an answer kafka-python refused (over its limit)
+        self.out_of_files = False  # kafka-python could not open a socket: the open-files limit (ulimit -n)
 
     def emit(self, record: logging.LogRecord) -> None:
         if record.levelno < logging.WARNING:
             self._sasl_exchange(record)
             return
         text = record.getMessage()
+        if "[Errno 24]" in text or "[Errno 23]" in text:  # EMFILE, ENFILE: kafka-python retries until its timeout
+            self.out_of_files = True
         frame = re.search(r"Invalid frame length: (-?\d+)", text)
         if frame:
             self.frame_size = int(frame.group(1))
@@ -258,7 +262,7 @@ class _Recorder(logging.Handler):
     def hopeless(self) -> bool:
         """Whether this bootstrap attempt failed in a way waiting does not mend (kafka-python would retry until its
         timeout): a refused answer size, a failed TLS handshake, refused credentials."""
-        return self.frame_size is not None or self.last_failure is not None
+        return self.frame_size is not None or self.last_failure is not None or self.out_of_files
 
     def _sasl_exchange(self, record: logging.LogRecord) -> None:
         """kafka-python's DEBUG lines of the SASL exchange, read from the record's arguments without formatting
@@ -335,11 +339,21 @@ def _probe(host: str, port: int, timeout: float, plaintext: bool) -> str | None:
             return f"accepted the connection but sent no answer within {timeout:g} s"
         return f"accepted no connection within {timeout:g} s"
     except OSError as exc:
+        if exc.errno in (errno.EMFILE, errno.ENFILE):  # this process's limit, not the server: the CLI names it
+            raise
         return f"cannot be reached ({exc.strerror or type(exc).__name__})"
     size = struct.unpack(">i", head)[0]
     if size < 0 or size > MAX_ANSWER_BYTES:
         return _frame_text(size)
     return None
+
+
+def out_of(exc: BaseException) -> bool:
+    """Whether `exc` is this process running out of open files or threads (the CLI names the limit to raise), not
+    anything a server did."""
+    if isinstance(exc, OSError):
+        return exc.errno in (errno.EMFILE, errno.ENFILE)
+    return isinstance(exc, RuntimeError) and "can't start new thread" in str(exc)
 
 
 class _Watchdog:
@@ -463,7 +477,7 @@ class KafkaSession:
         except BaseException as exc:
             watchdog.finish()
             _discard(admin)
-            if not isinstance(exc, Exception):  # Ctrl-C, SIGTERM: after the client is closed
+            if not isinstance(exc, Exception) or out_of(exc):  # Ctrl-C, SIGTERM, a limit: after the client is closed
                 raise
             return None, self._attempt_failed()
         finally:
@@ -478,6 +492,8 @@ class KafkaSession:
         settings rather than the server (every server would fail the same way)."""
         failure = self.recorder.last_failure or ""
         settings = self.opts.source or f"--command-config FILE or ${COMMAND_CONFIG_ENV}"
+        if self.recorder.out_of_files:
+            raise OSError(errno.EMFILE, os.strerror(errno.EMFILE))
         if "SaslAuthenticationFailed" in failure:
             reason = failure.rsplit("SaslAuthenticationFailedError:", 1)[-1].strip()
             reason = re.sub(r"\s*\(backoff [^)]*\)$", "", reason)
@@ -493,7 +509,9 @@ class KafkaSession:
             )
         if "WRONG_VERSION_NUMBER" in failure:  # what came back is no TLS record: a plaintext listener, or not Kafka
             return "answered the TLS handshake with something that is not TLS"
-        if "UNEXPECTED_EOF" in failure:  # Kafka's PLAINTEXT listener closes on a ClientHello (a length too large)
+        closed = re.search(r"UNEXPECTED_EOF|EOF occurred|reset by peer|Broken pipe", failure)
+        if "Handshake failed" in failure and closed:
+            # Kafka's PLAINTEXT listener closes on a ClientHello (its first bytes read as a length too large)
             return "closed the connection during the TLS handshake"
         if "SSL" in failure:
             raise PlannerError(
@@ -534,6 +552,9 @@ class KafkaSession:
         except (Errors.IncompatibleBrokerVersion, Errors.UnsupportedVersionError):
             raise
         except (Errors.KafkaTimeoutError, Errors.KafkaConnectionError, Errors.NodeNotReadyError):
+            recorder = getattr(self, "recorder", None)
+            if recorder is not None and recorder.out_of_files:  # no socket could be opened: the CLI names the limit
+                raise OSError(errno.EMFILE, os.strerror(errno.EMFILE)) from None
             raise EnvironmentFailure(
                 f"{self.url}: no answer while trying to {what} within {self.opts.timeout:g} s "
                 f"(--timeout or ${TIMEOUT_ENV} sets the wait)"
@@ -542,9 +563,9 @@ class KafkaSession:
             Errors.InvalidReceiveError
         ) as exc:  # an answer over MAX_ANSWER_BYTES (its length is all kafka-python read)
             size = re.search(r"-?\d+", str(exc))
+            sent = _frame_text(int(size.group())) if size else "sent an answer of no valid length"
             raise EnvironmentFailure(
-                f"{self.url}: a broker {_frame_text(int(size.group())) if size else 'sent an answer of no valid length'}"
-                f" while trying to {what}; nothing of it was read"
+                f"{self.url}: a broker {sent} while trying to {what}; nothing of it was read"
             ) from None
         except Errors.KafkaError as exc:
             return self._raise(f"cannot {what}: {_explain(exc)}")
