@@ -245,6 +245,40 @@ def _exhausted(exc: BaseException) -> NoReturn:
     sys.exit(2)
 
 
+def _limit_reached(exc: BaseException) -> None:
+    """This process ran out of open files (`ulimit -n`) or could not start a thread (`ulimit -u`): one line naming
+    the limit and what to raise, exit 1 (the environment, not the input); nothing when `exc` is neither."""
+    if isinstance(exc, OSError) and exc.errno == errno.ENFILE:
+        print(
+            "error: the system's table of open files is full (ENFILE): close files elsewhere, or raise fs.file-max",
+            file=sys.stderr,
+        )
+        sys.exit(1)
+    if isinstance(exc, OSError) and exc.errno == errno.EMFILE:
+        soft = _soft_limit(resource.RLIMIT_NOFILE)
+        print(
+            f"error: too many open files: the open-files limit (ulimit -n) is {soft}; raise it (e.g. ulimit -n 4096)",
+            file=sys.stderr,
+        )
+        sys.exit(1)
+    if isinstance(exc, RuntimeError) and "can't start new thread" in str(exc):
+        soft = _soft_limit(resource.RLIMIT_NPROC)
+        print(
+            f"error: cannot start a thread: the limit on processes and threads (ulimit -u) is {soft}, or the memory "
+            "for thread stacks ran out; raise it (e.g. ulimit -u 4096)",
+            file=sys.stderr,
+        )
+        sys.exit(1)
+
+
+def _soft_limit(which: int) -> str:
+    try:
+        soft = resource.getrlimit(which)[0]
+    except (OSError, ValueError):
+        return "unknown"
+    return "unlimited" if soft == resource.RLIM_INFINITY else str(soft)
+
+
 def _number_too_long(exc: Exception) -> None:
     """A reader we did not bound met a number Python's int() refuses (over 4300 digits): one line, exit 2."""
     if isinstance(exc, ValueError) and "integer string conversion" in str(exc):
@@ -275,6 +309,7 @@ def _run(argv: list[str] | None) -> None:
         print("error: terminated (SIGTERM)", file=sys.stderr)
         sys.exit(143)
     except OSError as exc:
+        _limit_reached(exc)
         _output_failed(exc)
     except Exception as exc:
         if _CtrlC.seen:  # Python wrapped the interrupt in another error (a `__set_name__` running while a class is
@@ -297,6 +332,7 @@ def _run(argv: list[str] | None) -> None:
             print("error: interrupted", file=sys.stderr)
             sys.exit(130)
         _number_too_long(exc)
+        _limit_reached(exc)
         raise
     if code == 130:  # typer turns KeyboardInterrupt into Exit(130), silently
         print("error: interrupted", file=sys.stderr)

@@ -319,3 +319,36 @@ def test_the_canary_never_shows(planner_cli_here, topo, tmp_path, name, argv, en
         if path.is_file():
             assert CANARY.encode() not in path.read_bytes(), path
     assert not os.listdir(work)
+
+
+def _ca_file(tmp_path) -> str:
+    import subprocess
+
+    key, cert = tmp_path / "key.pem", tmp_path / "ca.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+         "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return str(cert)
+
+
+@pytest.mark.parametrize("protocol", ["SASL_PLAINTEXT", "SASL_SSL"])
+def test_the_canary_never_shows_on_hostile_servers(planner_cli_here, tmp_path, protocol):
+    # issue 33's bootstrap paths (a silent server, a refused one, an answer length over the limit or negative, a
+    # server that closes at once; a plaintext answer to a TLS handshake), with the password and the key password
+    from test_reliability_hostile_brokers import Listener
+
+    text = SASL.replace("SASL_PLAINTEXT", protocol)
+    if protocol == "SASL_SSL":
+        text += f"ssl.truststore.type=PEM\nssl.truststore.location={_ca_file(tmp_path)}\nssl.key.password={CANARY}\n"
+    cc = _cc(tmp_path, text)
+    with Listener() as silent, Listener(2_000_000_000) as big, Listener(-1) as negative, Listener("close") as closing:
+        servers = [silent.address, CLOSED, big.address, negative.address, closing.address]
+        code, out, err = planner_cli_here(
+            "kafka", "export", "kafka://" + ",".join(servers), "--command-config", cc, "--timeout", "0.5"
+        )
+    assert (code, out) == (1, ""), err
+    assert err.startswith("error: kafka://") and err.count("\n") == 1, err
+    assert all(server in err for server in servers), err
+    assert CANARY not in err

@@ -89,11 +89,17 @@ class Session:
         self.client.add_listener(self._on_state)
         self._guard_requests()
         try:
-            with warnings.catch_warnings():  # kazoo warns on stderr when the chroot does not exist
+            # kazoo's start(timeout) stops the client when the time is up, and its stop joins the connection thread
+            # without a limit: a server that drips its handshake one byte at a time (each byte restarts kazoo's read
+            # timeout) held `zk export --zk-timeout 2` 20 s; its check of the chroot after connecting is a request
+            # without a deadline. So: start, wait here, and close without waiting on that thread.
+            with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                self.client.start(timeout=opts.timeout)
+                self.client.start_async().wait(timeout=opts.timeout)
+            if not self.client.connected:
+                raise KazooTimeoutError("Connection time-out")
         except KazooTimeoutError:
-            self.close()
+            self.close(failed=True)
             hosts = ",".join(f"{h}:{p}" for h, p in zk_url.hosts)
             tls = (
                 " with TLS (does the server speak TLS on that port, does the --zk-ca-file CA sign its "
@@ -106,7 +112,7 @@ class Session:
                 "(is the server running and the address right? --zk-timeout sets the wait)"
             ) from None
         except Exception as exc:  # e.g. SSL errors, auth failed during the handshake
-            self.close()
+            self.close(failed=True)
             raise EnvironmentFailure(f"{self.url}: cannot connect to ZooKeeper: {_explain(exc)}") from None
         self.lost.clear()
         self.deadline = time.monotonic() + opts.timeout
@@ -141,9 +147,12 @@ class Session:
 
         self.client._call = guarded
 
-    def close(self) -> None:
+    def close(self, failed: bool = False) -> None:
         """Stop the client; never wait on it longer than a moment (kazoo's stop joins its connection thread without a
-        limit, and that thread may be retrying a dead server): its threads are daemons and end with the process."""
+        limit, and that thread may be retrying a dead server, or reading a server that drips its answer one byte at a
+        time): its threads are daemons and end with the process. After a failure (`failed`: the server did not
+        answer in time, or the connection is lost) the wait is half a second: the error is known, and waiting on a
+        server that already failed the deadline only delays the one line that says so."""
         wake = getattr(self.client._connection, "_write_sock", None)
         if wake is not None:
             try:
@@ -160,7 +169,7 @@ class Session:
 
         stopper = threading.Thread(target=stop, name="zk-close", daemon=True)
         stopper.start()
-        stopper.join(2.0 if self.lost.is_set() else 10.0)
+        stopper.join(0.5 if failed else 2.0 if self.lost.is_set() else 10.0)
 
     def get(self, path: str) -> bytes | None:
         """One znode's content, None when it does not exist."""
@@ -189,7 +198,7 @@ class Session:
 
             if isinstance(exc, (KazooTimeoutError, ConnectionLoss, SessionExpiredError)):
                 what = "no answer from ZooKeeper" if isinstance(exc, KazooTimeoutError) else "lost the connection"
-                raise PlannerError(
+                raise EnvironmentFailure(
                     f"{self.url}: {what} while creating {path}: it may or may not have been created; "
                     f"check {path} (zk status) before retrying"
                 ) from None
@@ -199,7 +208,7 @@ class Session:
         return self
 
     def __exit__(self, *exc) -> None:
-        self.close()
+        self.close(failed=exc[0] is not None)
 
     # -- waiting with a deadline --------------------------------------------------------------------
     def wait(self, async_result, path: str, missing_ok: bool = False):
@@ -230,10 +239,10 @@ class Session:
             return PlannerError(f"{self.url}: ZooKeeper authentication failed: check --zk-auth-file or ${AUTH_ENV}")
         if exc is None or isinstance(exc, (ConnectionLoss, SessionExpiredError)) or self.lost.is_set():
             if self.lost.is_set() or isinstance(exc, (ConnectionLoss, SessionExpiredError)):
-                return PlannerError(
+                return EnvironmentFailure(
                     f"{self.url}: lost the ZooKeeper connection at {path}; nothing was written, try again"
                 )
-            return PlannerError(
+            return EnvironmentFailure(
                 f"{self.url}: no answer from ZooKeeper for {path} within {self.timeout:g} s "
                 "(--zk-timeout sets the wait)"
             )

@@ -1,0 +1,109 @@
+"""A ZooKeeper that drips its answers (issue 33): a loopback proxy in front of the real server forwards what the
+client sends at once and what the server answers one byte at a time. Each byte restarts kazoo's own read timeout, so
+only the planner's deadline ends the wait: within --zk-timeout (plus the interpreter's start), one line, exit 1."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+from testkit import ROOT
+
+# ZooKeeper's ConnectResponse: length, protocol version, timeout, session id, a 16-byte password, read-only flag
+HANDSHAKE_BYTES = 4 + 4 + 4 + 8 + 4 + 16 + 1
+
+
+class DripProxy:
+    """127.0.0.1:`port` forwarding to `target`; the server's bytes after the first `after` go one per `delay` s."""
+
+    def __init__(self, target: int, delay: float, after: int = 0):
+        self.target, self.delay, self.after = target, delay, after
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self._stop = False
+        self._socks: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        self.sock.settimeout(0.1)
+        while not self._stop:
+            try:
+                client, _ = self.sock.accept()
+            except OSError:
+                continue
+            server = socket.create_connection(("127.0.0.1", self.target))
+            self._socks += [client, server]
+            threading.Thread(target=self._pump, args=(client, server, False), daemon=True).start()
+            threading.Thread(target=self._pump, args=(server, client, True), daemon=True).start()
+
+    def _pump(self, src: socket.socket, dst: socket.socket, drip: bool) -> None:
+        sent = 0
+        try:
+            while not self._stop:
+                data = src.recv(65536)
+                if not data:
+                    break
+                for i in range(len(data)):
+                    if drip and sent >= self.after:
+                        time.sleep(self.delay)
+                    dst.sendall(data[i : i + 1])
+                    sent += 1
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        self._stop = True
+        self.sock.close()
+        for s in self._socks:
+            s.close()
+
+
+def _export(url: str, tmp_path) -> tuple[tuple[int, str, str], float]:
+    start = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-m", "planner", "zk", "export", url, "--zk-timeout", "2", "-o", str(tmp_path / "x.yaml")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    return (proc.returncode, proc.stdout, proc.stderr), time.monotonic() - start
+
+
+def test_a_handshake_dripped_byte_by_byte_ends_at_the_timeout(zk_server, kafka_url, tmp_path):
+    # before: kazoo's start(timeout) stopped the client at the deadline and then joined its connection thread, which
+    # read the 41-byte answer to its end: about 20 s
+    proxy = DripProxy(zk_server.port, 0.5)
+    try:
+        url = kafka_url.replace(zk_server.hosts, f"127.0.0.1:{proxy.port}")
+        got, seconds = _export(url, tmp_path)
+    finally:
+        proxy.close()
+    assert got == (
+        1,
+        "",
+        f"error: {url}: cannot connect to ZooKeeper at 127.0.0.1:{proxy.port} within 2 s (is the server running and "
+        "the address right? --zk-timeout sets the wait)\n",
+    )
+    assert 2 <= seconds < 2 + 6, seconds
+    assert not (tmp_path / "x.yaml").exists()
+
+
+def test_answers_dripped_after_the_handshake_end_at_the_timeout(zk_server, kafka_url, tmp_path):
+    # before: the wait ended at the deadline, then closing the session waited 10 s more on kazoo's thread; exit 2
+    proxy = DripProxy(zk_server.port, 0.2, after=HANDSHAKE_BYTES)
+    try:
+        url = kafka_url.replace(zk_server.hosts, f"127.0.0.1:{proxy.port}")
+        got, seconds = _export(url, tmp_path)
+    finally:
+        proxy.close()
+    assert got == (
+        1,
+        "",
+        f"error: {url}: no answer from ZooKeeper for /brokers/ids within 2 s (--zk-timeout sets the wait)\n",
+    )
+    assert 2 <= seconds < 2 + 6, seconds
+    assert not (tmp_path / "x.yaml").exists()
