@@ -9,19 +9,33 @@ Then the brokers that are not online (offline, or fenced in KRaft) are applied t
 * if the leader is dead (or there is none), offline election: the first replica in assignment order that is alive
   and in the ISR; else, with `unclean.leader.election.enable=true`, the first alive replica (ISR becomes [leader]);
   else no leader (-1), and the ISR keeps its last member (Kafka never writes an empty ISR).
+
+With KIP-966's eligible leader replicas (`eligible.leader.replicas.version=1`: on by default for new KRaft clusters
+from 4.1, `elr_partition_state`), the controller runs `PartitionChangeBuilder.build` once per fenced broker that is
+in the partition's ISR (`ReplicationControlManager.handleBrokerFenced` and `handleBrokerInControlledShutdown` both
+call `generateLeaderAndIsrUpdates` with it as `brokerToRemove`, so a killed and a cleanly stopped broker end alike
+while they are down); the ISR may then become empty, and the fenced members go to the ELR while the ISR is smaller
+than `min.insync.replicas`.
 """
 
 from __future__ import annotations
 
-from typing import Iterable, NamedTuple
+from typing import Callable, Iterable, NamedTuple
 
+from planner.java import hashmap_order
 from planner.model import NO_LEADER, Cluster, Partition, Topic
+
+NO_LEADER_CHANGE = -2  # PartitionChangeRecord's "leader unchanged" (metadata's LeaderConstants.NO_LEADER_CHANGE)
 
 
 class LeaderState(NamedTuple):  # a tuple: a million of them are made per describe of a large cluster
     leader: int  # NO_LEADER (-1) when none
     isr: tuple[int, ...]
     unclean: bool = False  # elected by unclean election
+    # KIP-966 (`elr_partition_state`): the ELR and LastKnownElr after the fences; None = not computed (the
+    # observed ones stand: no ELR era, or no broker of the partition's ISR went down)
+    elr: tuple[int, ...] | None = None
+    last_known_elr: tuple[int, ...] | None = None
 
     @property
     def has_leader(self) -> bool:
@@ -85,9 +99,120 @@ def partition_state(partition: Partition, live: frozenset[int], unclean_enabled:
     return LeaderState(new_leader, alive_isr)
 
 
-def topic_states(cluster: Cluster, topic: Topic) -> list[LeaderState]:
+def _java_hash_set_capacity(size: int) -> int:
+    """`new HashSet<>(collection)`: `new HashMap<>(Math.max((int) (size / .75f) + 1, 16))`."""
+    return max(int(size / 0.75) + 1, 16)
+
+
+_Registration = tuple[int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]  # leader, ISR, ELR, LastKnownElr
+
+
+def _fence(
+    replicas: tuple[int, ...],
+    state: _Registration,
+    fenced: int,
+    acceptable: Callable[[int], bool],
+    unclean_enabled: bool,
+    min_isr: int,
+) -> tuple[_Registration, bool]:
+    """One `PartitionChangeBuilder.build()` (metadata/src/main/java/org/apache/kafka/controller/
+    PartitionChangeBuilder.java, 4.1+) with `fenced` removed from the ISR and ELR enabled, the record applied:
+    ((leader, isr, elr, last_known_elr), unclean?). No reassignment completes by an ISR shrink (not modelled)."""
+    leader, isr, elr, lke = state
+    target_isr = [r for r in isr if r != fenced]
+    # maybePopulateTargetElr: with the ISR below min.insync.replicas, the old ELR and ISR members not in the new ISR,
+    # in the iteration order of `candidateSet = new HashSet<>(targetElr)` after the old ISR is added; else none.
+    # (The targetLastKnownElr it computes too is never written: with useLastKnownLeaderInBalancedRecovery, always
+    # true in the controller, maybeUpdateRecordElr returns before setting it and LastKnownElr holds the last leader.)
+    if len(target_isr) >= min_isr:
+        target_elr = []
+    else:
+        in_isr = set(target_isr)
+        candidates = hashmap_order([*elr, *isr], initial_capacity=_java_hash_set_capacity(len(elr)))
+        target_elr = [r for r in candidates if r not in in_isr]
+
+    # tryElection (electAnyLeader): keep a valid leader; else the first valid replica; else the last known leader;
+    # else, with unclean election, the first acceptable replica
+    def valid(r: int) -> bool:
+        return (r in target_isr or (not target_isr and r in target_elr)) and acceptable(r)
+
+    unclean = False
+    if valid(leader):
+        new = leader
+    else:
+        new = next((r for r in replicas if valid(r)), NO_LEADER)
+        if new == NO_LEADER and not target_elr and not target_isr and len(lke) == 1 and acceptable(lke[0]):
+            new, unclean = lke[0], True  # canElectLastKnownLeader (4.x: only if it is acceptable)
+        elif new == NO_LEADER and unclean_enabled:
+            new = next((r for r in replicas if acceptable(r)), NO_LEADER)
+            unclean = new != NO_LEADER
+    record_leader, record_isr = NO_LEADER_CHANGE, None
+    if new != leader:
+        if new in target_elr:
+            target_isr = [new]
+            target_elr = [r for r in target_elr if r != new]
+        record_leader = new
+        if unclean:
+            record_isr = [new]
+    # maybeUpdateRecordElr: an unclean election clears both lists; LastKnownElr only keeps the last known leader
+    if record_isr is not None:
+        target_elr = []
+    new_elr = tuple(target_elr)
+    if record_isr is None and target_isr != list(isr):
+        record_isr = target_isr  # the ISR may become empty with ELR enabled
+    # maybeUpdateLastKnownLeader (useLastKnownLeaderInBalancedRecovery is always true in the controller; 4.4.0's
+    # kafka-metadata jar: the leader lost with no LastKnownElr yet writes it, a new leader clears it)
+    new_lke = lke
+    if record_leader == NO_LEADER and not lke:
+        new_lke = (leader,)
+    elif record_leader >= 0 and lke:
+        new_lke = ()
+    new_leader = leader if record_leader == NO_LEADER_CHANGE else record_leader
+    new_isr = isr if record_isr is None else tuple(record_isr)
+    return (new_leader, new_isr, new_elr, new_lke), unclean
+
+
+def elr_partition_state(partition: Partition, live: frozenset[int], unclean_enabled: bool, min_isr: int) -> LeaderState:
+    """`partition_state` for a KRaft controller with ELR enabled (KIP-966; the default for new clusters from 4.1):
+    the ISR members that are not live are fenced one at a time, in ascending id order (which of several brokers the
+    controller fences last decides the LastKnownElr), each by `_fence`; a broker fenced later is still acceptable as a
+    leader before its own fence (`ReplicationControlManager.generateLeaderAndIsrUpdates`: isAcceptableLeader excludes
+    only `brokerToRemove` and inactive brokers). A partition none of whose ISR members went down is left as observed."""
+    obs = partition.observed
+    state: _Registration
+    if obs is None:
+        if live.issuperset(partition.replicas):
+            return LeaderState(partition.replicas[0], partition.replicas)
+        state = (partition.replicas[0], partition.replicas, (), ())
+    elif obs.leader == NO_LEADER and obs.isr:
+        # leaderless with an ISR left: a cluster that runs without ELR (an ELR controller empties the ISR when the
+        # last leader goes), whose fences are behind it: as before ELR
+        return partition_state(partition, live, unclean_enabled)
+    else:
+        state = (obs.leader, obs.isr, obs.elr or (), obs.last_known_elr or ())
+    going = sorted(b for b in set(state[1]) if b not in live)
+    if not going:  # no fence touches it (generateLeaderAndIsrUpdates walks the partitions with the broker in the ISR)
+        return partition_state(partition, live, unclean_enabled)  # settled as before ELR (e.g. an unclean election)
+    unclean = False
+    for i, broker in enumerate(going):
+        if broker not in state[1]:
+            continue  # an unclean election already took it out of the ISR: no change on its fence
+        acceptable = live.union(going[i + 1 :]).__contains__
+        state, elected_unclean = _fence(partition.replicas, state, broker, acceptable, unclean_enabled, min_isr)
+        unclean = unclean or elected_unclean
+    leader, isr, elr, lke = state
+    return LeaderState(leader, isr, unclean, elr, lke)
+
+
+def topic_states(cluster: Cluster, topic: Topic, elr: bool = False) -> list[LeaderState]:
+    """Every partition's state; `elr`: as a KRaft controller with eligible leader replicas enabled computes it."""
     live = cluster.online_ids
     unclean = topic.config_bool("unclean.leader.election.enable", False)
+    if elr:
+        # the topic's effective min.insync.replicas (ReplicationControlManager.getTopicEffectiveMinIsr): kafka export
+        # writes the cluster-wide value a 4.x controller sets on every topic's configs too
+        min_isr = topic.config_int("min.insync.replicas", 1)
+        return [elr_partition_state(p, live, unclean, min_isr) for p in topic.partitions]
     return [partition_state(p, live, unclean) for p in topic.partitions]
 
 

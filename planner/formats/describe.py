@@ -11,6 +11,9 @@ Version differences emulated:
 * 2.6+: `\\tAdding Replicas: …\\tRemoving Replicas: …` on partitions being reassigned.
 * 2.8+: `\\tTopicId: {id}` when the topic has an id (the AdminClient path: no MarkedForDeletion).
 * 3.8+: `\\tElr: …\\tLastKnownElr: …` always; `N/A` for a ZooKeeper-mode cluster.
+* 4.1+ (KRaft): brokers offline are fenced as a controller with eligible leader replicas (KIP-966) does it: an ISR
+  below min.insync.replicas keeps its fenced members in `Elr`, a partition that loses its last ISR member has an
+  empty `Isr` and its last leader in `LastKnownElr` (`planner.leadership.elr_partition_state`).
 Topic order: sorted by name through `--zookeeper` (gone in 3.0); through the AdminClient (`--bootstrap-server`, the
 only way from 3.0 on) in the iteration order of the HashMaps `DescribeTopicsResult.allTopicNames()` builds
 (`admin_client_order`), as Kafka's `TopicCommandTest.testDescribeUnderMinIsrPartitionsMixed` expects
@@ -34,6 +37,7 @@ from planner.leadership import LeaderState, topic_states
 from planner.model import NO_LEADER, Cluster, ObservedState, Partition, PlannerError, Topic, TopicPartition
 
 NEWEST = (4, 1)
+ELR_BY_DEFAULT = (4, 1)  # the first release whose new KRaft clusters enable eligible.leader.replicas.version=1
 KNOWN_VERSIONS = (
     (0, 8),
     (0, 9),
@@ -153,13 +157,17 @@ def select(cluster: Cluster, opts: DescribeOptions) -> list[TopicSection]:
             shown = f"Optional[{shown}]"  # the 3.7 Java port printed the Optional
         raise PlannerError(f"Topic '{shown}' does not exist as expected")
     live = cluster.online_ids
+    # KIP-966: a KRaft controller of 4.1+ tracks eligible leader replicas (eligible.leader.replicas.version=1, the
+    # default for new clusters from 4.1; 3.8 - 4.0 print the lists but leave the feature off): brokers going offline
+    # leave ELR, LastKnownElr and possibly an empty ISR (planner.leadership.elr_partition_state)
+    elr = cluster.mode == "kraft" and opts.version >= ELR_BY_DEFAULT
     sections = []
     for t in topics:
         if opts.with_overrides:
             if t.configs:
                 sections.append(TopicSection(t, header=True))
             continue
-        states = topic_states(cluster, t)
+        states = topic_states(cluster, t, elr=elr)
         rows = []
         for p, st in zip(t.partitions, states):
             if opts.describe_configs or _matches(p, st, t, live, opts):
@@ -254,8 +262,11 @@ def partition_line(t: Topic, row: PartitionRow, version: tuple[int, int], mode: 
         if mode == "zookeeper":
             line += "\tElr: N/A\tLastKnownElr: N/A"
         else:
-            elr = obs.elr if obs is not None and obs.elr is not None else ()
-            lke = obs.last_known_elr if obs is not None and obs.last_known_elr is not None else ()
+            if st.elr is not None:  # computed after brokers went offline (4.1+ KRaft, ELR enabled)
+                elr, lke = st.elr, st.last_known_elr or ()
+            else:
+                elr = obs.elr if obs is not None and obs.elr is not None else ()
+                lke = obs.last_known_elr if obs is not None and obs.last_known_elr is not None else ()
             line += f"\tElr: {_ids(elr)}\tLastKnownElr: {_ids(lke)}"
     if t.marked_for_deletion and version < (2, 8):
         if version < (2, 4):

@@ -146,6 +146,55 @@ def test_zk_submit_is_carried_out_and_status_matches_verify(real_kafka_zk, plann
         cluster.delete_topics(name)
 
 
+def test_zk_submit_rollback_json_is_kafka_3_9_tools(real_kafka_zk, planner_cli, tmp_path):
+    """The rollback block `zk submit` prints (log dirs "any") against the one Kafka 3.9.1's
+    `kafka-reassign-partitions.sh --bootstrap-server --execute` prints on the same JSON and state: the same bytes.
+    3.9.1's tool writes "any" for every replica (`currentPartitionReplicaAssignmentToString` passes an empty log-dir
+    map to `formatAsReassignmentJson`), as the 2.x `--zookeeper` path did (ZooKeeper holds no log dirs); 4.x's tool
+    writes the replicas' real log dirs, which `kafka submit` follows. The lines after the block differ (docs)."""
+    cluster = real_kafka_zk
+    name = "test_zk_mode-rollback"
+    cluster.create_topic(name, [[1, 2], [2, 3], [3, 1]])
+    try:
+        plan_file = tmp_path / "proposed.json"
+        plan_file.write_text(
+            json.dumps(
+                {
+                    "version": 1,
+                    "partitions": [
+                        {"topic": name, "partition": 2, "replicas": [1, 2], "log_dirs": ["any", "any"]},
+                        {"topic": name, "partition": 0, "replicas": [2, 3]},
+                    ],
+                }
+            )
+        )
+        code, ours, err = planner_cli(
+            "zk", "submit", cluster.zk_url, "--reassignment-json-file", str(plan_file), "-q"
+        )  # the dry run: nothing written
+        assert (code, err) == (0, "")
+        rc, theirs, err = cluster.run_tool(
+            REASSIGN, "--bootstrap-server", cluster.bootstrap, "--execute", "--reassignment-json-file", str(plan_file)
+        )
+        assert rc == 0, err
+        block = (
+            "Current partition replica assignment\n\n"
+            f'{{"version":1,"partitions":[{{"topic":"{name}","partition":0,"replicas":[1,2],"log_dirs":["any","any"]}},'
+            f'{{"topic":"{name}","partition":2,"replicas":[3,1],"log_dirs":["any","any"]}}]}}\n\n'
+            "Save this to use as the --reassignment-json-file option during rollback\n"
+        )
+        assert ours.startswith(block) and theirs.startswith(block)
+        assert theirs[len(block) :] == f"Successfully started partition reassignments for {name}-0,{name}-2\n"
+        assert ours[len(block) :].startswith("Dry run: would create /admin/reassign_partitions with\n")
+
+        # carried out (before the topic is deleted): the replica lists as planned
+        def replicas() -> list[str]:
+            return [line.split("\tReplicas: ")[1].split("\t")[0] for line in _partition_lines(cluster, name)]
+
+        _wait(replicas, ["2,3", "2,3", "1,2"], "the reassignment")
+    finally:
+        cluster.delete_topics(name)
+
+
 def _topic_blocks(text: str) -> list[str]:
     """The describe output cut into one block per topic (its topic line and partition lines), in printed order."""
     blocks: list[list[str]] = []
