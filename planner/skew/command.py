@@ -211,10 +211,16 @@ def _run_topic(
     with session(master, verbose, conf, jars=jars + ([spec.udf_jar] if spec.udf_jar else [])) as spark:
         jvm = bool(spec.udf_jar) and register(spark, spec.udf_jar)
         progress(f"reading {url.url} ({rng.describe()}) with Spark's Kafka source")
-        rows = ks.read_topic(spark, url, real_n, rng, client, key_type)
+        rows = None
         try:
-            real = ks.real_pass(rows, url, real_n, key_type, jvm)
-            counts = job.run(spark, replace(spec, reader="spark"), progress, df=rows)
+            if jvm:  # one pass in the JVM: the real partitions and the what-if together
+                heavy_k = spec.heavy_k if spec.top > 0 and not spec.exact_top else 0
+                real, counted, later = ks.topic_pass(spark, url, real_n, rng, client, key_type, spec.counts, heavy_k)
+                counts = job.run(spark, replace(spec, reader="spark"), progress, df=later, counted=counted)
+            else:
+                rows = ks.read_topic(spark, url, real_n, rng, client, key_type)
+                real = ks.real_pass(rows, url, real_n, key_type, jvm)
+                counts = job.run(spark, replace(spec, reader="spark"), progress, df=rows)
         except PlannerError:
             raise
         except Exception as exc:
@@ -222,7 +228,8 @@ def _run_topic(
 
             raise PlannerError(f"reading {url.url} failed: {_first_line(exc)}") from None
         finally:
-            rows.unpersist()
+            if rows is not None:
+                rows.unpersist()
     real_counts = ks.TopicCounts(url.url, url.topic, real_n, rng.describe(), tuple(real))
     report = build_report(
         counts,

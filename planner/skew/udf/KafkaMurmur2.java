@@ -378,7 +378,18 @@ public final class KafkaMurmur2 {
                 length = 8;
                 hash = murmur2(number);
             }
-            long size = length + value;
+            place(hash, length + value, text, blob, number);
+        }
+
+        /** A BINARY key of `value` bytes (its record's value), already read: counted as {@link #add}; its murmur2. */
+        int addBytes(byte[] blob, long value) {
+            int hash = murmur2(blob);
+            place(hash, blob.length + value, null, blob, 0);
+            return hash;
+        }
+
+        /** One keyed record of `size` bytes whose key hashes to `hash`, into every count and the hot-key table. */
+        private void place(int hash, long size, UTF8String text, byte[] blob, long number) {
             int p = toPositive(hash);
             for (int i = 0; i < counts.length; i++) {
                 int q = p % counts[i];
@@ -651,6 +662,296 @@ public final class KafkaMurmur2 {
                 }
             }
             return out.array();
+        }
+    }
+
+    /**
+     * `skew kafka://…/topic`'s one pass over the rows of Spark's Kafka source (key BINARY, the value's bytes BIGINT,
+     * partition INT, offset BIGINT; planner/skew/kafkasource.py selects them): the {@link Summary} of the keys, as
+     * {@link #summarize} makes it (the what-if counts and the hot-key counters), and beside it, per partition the
+     * records really are in (the first `realPartitions`), its records, bytes (key + value), null keys, first and last
+     * offsets, the keyed records murmur2 puts in another partition, and its `hot` most frequent keys, counted exactly
+     * when one task read the whole partition and the task's distinct keys stayed within `keyLimit` (Spark's Kafka
+     * source reads each topic-partition in one task unless told to split). Returns {@link TopicSummary#toBytes}.
+     */
+    public static byte[] summarizeTopic(Object rows, String partitionCounts, int k, int slack, int realPartitions,
+                                        int hot, int keyLimit) throws ReflectiveOperationException {
+        int[] counts = Arrays.stream(partitionCounts.split(",")).mapToInt(Integer::parseInt).toArray();
+        QueryExecution qe = (QueryExecution) rows.getClass().getMethod("queryExecution").invoke(rows);
+        return qe.toRdd().toJavaRDD()
+            .mapPartitions(new TopicTask(counts, k, slack, realPartitions, hot, keyLimit))
+            .reduce(new TopicMerge(k, slack, realPartitions));
+    }
+
+    /** A key as a hash-map key: its bytes, hashed by the murmur2 the record already needed. */
+    static final class KeyBytes {
+        final byte[] bytes;
+        final int hash;
+
+        KeyBytes(byte[] bytes, int hash) {
+            this.bytes = bytes;
+            this.hash = hash;
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof KeyBytes && Arrays.equals(bytes, ((KeyBytes) other).bytes);
+        }
+    }
+
+    /** Spark's order of BINARY (and of strings, by their UTF-8 bytes): unsigned bytes, a prefix first. */
+    static int compareBytes(byte[] a, byte[] b) {
+        int n = Math.min(a.length, b.length);
+        for (int i = 0; i < n; i++) {
+            int d = (a[i] & 0xff) - (b[i] & 0xff);
+            if (d != 0) {
+                return d;
+            }
+        }
+        return a.length - b.length;
+    }
+
+    /** One task of {@link #summarizeTopic}. */
+    static final class TopicTask implements FlatMapFunction<Iterator<InternalRow>, byte[]> {
+        private static final long serialVersionUID = 1L;
+        private final int[] counts;
+        private final int k;
+        private final int slack;
+        private final int n;
+        private final int hot;
+        private final int keyLimit;
+
+        TopicTask(int[] counts, int k, int slack, int n, int hot, int keyLimit) {
+            this.counts = counts;
+            this.k = k;
+            this.slack = slack;
+            this.n = n;
+            this.hot = hot;
+            this.keyLimit = keyLimit;
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public Iterator<byte[]> call(Iterator<InternalRow> rows) {
+            Summary s = new Summary(counts, k, slack, BINARY, true);
+            TopicSummary t = new TopicSummary(s, n);
+            java.util.HashMap<KeyBytes, long[]>[] keys = new java.util.HashMap[n];
+            int distinct = 0;
+            boolean counting = hot > 0;
+            while (rows.hasNext()) {
+                InternalRow row = rows.next();
+                long value = row.isNullAt(1) ? 0L : row.getLong(1);
+                int p = row.getInt(2);
+                boolean real = p >= 0 && p < n;  // a partition added since the count was read: the what-if only
+                if (real) {
+                    long offset = row.getLong(3);
+                    t.records[p]++;
+                    t.first[p] = Math.min(t.first[p], offset);
+                    t.last[p] = Math.max(t.last[p], offset);
+                    t.tasks[p] = 1;
+                }
+                if (row.isNullAt(0)) {
+                    s.nullRecords++;
+                    s.nullBytes += value;
+                    if (real) {
+                        t.nullKeys[p]++;
+                        t.bytes[p] += value;
+                    }
+                    continue;
+                }
+                byte[] key = row.getBinary(0);
+                int hash = s.addBytes(key, value);
+                if (!real) {
+                    continue;
+                }
+                t.bytes[p] += key.length + value;
+                if (toPositive(hash) % n != p) {
+                    t.misplaced[p]++;
+                }
+                if (counting) {
+                    java.util.HashMap<KeyBytes, long[]> m = keys[p];
+                    if (m == null) {
+                        m = keys[p] = new java.util.HashMap<>();
+                    }
+                    long[] c = m.get(new KeyBytes(key, hash));
+                    if (c != null) {
+                        c[0]++;
+                    } else if (++distinct <= keyLimit) {
+                        m.put(new KeyBytes(key, hash), new long[] {1});
+                    } else {
+                        counting = false;  // too many keys for this task: its partitions' hot keys are counted by Spark
+                        Arrays.fill(keys, null);
+                    }
+                }
+            }
+            for (int p = 0; p < n; p++) {
+                if (t.tasks[p] > 0 && (counting || hot == 0)) {
+                    t.exact[p] = true;
+                    t.top[p] = keys[p] == null ? new ArrayList<>() : top(keys[p], hot);
+                }
+            }
+            return Collections.singletonList(t.toBytes()).iterator();
+        }
+
+        /** The `hot` most frequent keys (ties: ascending key), most frequent first. */
+        private static List<java.util.Map.Entry<KeyBytes, long[]>> top(java.util.HashMap<KeyBytes, long[]> m,
+                                                                           int hot) {
+            java.util.Comparator<java.util.Map.Entry<KeyBytes, long[]>> order = (a, b) -> {
+                int c = Long.compare(b.getValue()[0], a.getValue()[0]);
+                return c != 0 ? c : compareBytes(a.getKey().bytes, b.getKey().bytes);
+            };
+            java.util.PriorityQueue<java.util.Map.Entry<KeyBytes, long[]>> worst =
+                new java.util.PriorityQueue<>(hot + 1, order.reversed());
+            for (java.util.Map.Entry<KeyBytes, long[]> e : m.entrySet()) {
+                if (worst.size() < hot) {
+                    worst.add(e);
+                } else if (order.compare(e, worst.peek()) < 0) {
+                    worst.poll();
+                    worst.add(e);
+                }
+            }
+            List<java.util.Map.Entry<KeyBytes, long[]>> out = new ArrayList<>(worst);
+            out.sort(order);
+            return out;
+        }
+    }
+
+    /** Two tasks' topic summaries into one. */
+    static final class TopicMerge implements Function2<byte[], byte[], byte[]> {
+        private static final long serialVersionUID = 1L;
+        private final int k;
+        private final int slack;
+        private final int n;
+
+        TopicMerge(int k, int slack, int n) {
+            this.k = k;
+            this.slack = slack;
+            this.n = n;
+        }
+
+        @Override
+        public byte[] call(byte[] a, byte[] b) {
+            TopicSummary s = TopicSummary.fromBytes(a, k, slack);
+            s.merge(TopicSummary.fromBytes(b, k, slack));
+            return s.toBytes();
+        }
+    }
+
+    /** {@link #summarizeTopic}'s result: the keys' {@link Summary} and the real partitions' figures. */
+    static final class TopicSummary {
+        final Summary summary;
+        final int n;
+        final long[] records;
+        final long[] bytes;
+        final long[] nullKeys;
+        final long[] first;
+        final long[] last;
+        final long[] misplaced;
+        final int[] tasks;  // the tasks that read records of the partition (more than one: its hot keys are not exact)
+        final boolean[] exact;  // top holds the partition's exact hot keys
+        final List<java.util.Map.Entry<KeyBytes, long[]>>[] top;
+
+        @SuppressWarnings("unchecked")
+        TopicSummary(Summary summary, int n) {
+            this.summary = summary;
+            this.n = n;
+            records = new long[n];
+            bytes = new long[n];
+            nullKeys = new long[n];
+            first = new long[n];
+            last = new long[n];
+            misplaced = new long[n];
+            tasks = new int[n];
+            exact = new boolean[n];
+            top = new List[n];
+            Arrays.fill(first, Long.MAX_VALUE);
+            Arrays.fill(last, Long.MIN_VALUE);
+        }
+
+        void merge(TopicSummary o) {
+            summary.merge(o.summary);
+            for (int p = 0; p < n; p++) {
+                if (o.tasks[p] == 0) {
+                    continue;
+                }
+                if (tasks[p] == 0) {
+                    exact[p] = o.exact[p];
+                    top[p] = o.top[p];
+                } else {
+                    exact[p] = false;
+                    top[p] = null;
+                }
+                tasks[p] += o.tasks[p];
+                records[p] += o.records[p];
+                bytes[p] += o.bytes[p];
+                nullKeys[p] += o.nullKeys[p];
+                misplaced[p] += o.misplaced[p];
+                first[p] = Math.min(first[p], o.first[p]);
+                last[p] = Math.max(last[p], o.last[p]);
+            }
+        }
+
+        /** Big-endian: the summary's length and {@link Summary#toBytes}; the partition count; per partition records,
+         * bytes, null keys, first and last offsets, misplaced records, tasks, exact, then its hot keys (count, then
+         * per key records, length, bytes). */
+        byte[] toBytes() {
+            byte[] head = summary.toBytes();
+            int size = 4 + head.length + 4;
+            for (int p = 0; p < n; p++) {
+                size += 6 * 8 + 4 + 1 + 4;
+                if (top[p] != null) {
+                    for (java.util.Map.Entry<KeyBytes, long[]> e : top[p]) {
+                        size += 8 + 4 + e.getKey().bytes.length;
+                    }
+                }
+            }
+            ByteBuffer out = ByteBuffer.allocate(size);
+            out.putInt(head.length).put(head).putInt(n);
+            for (int p = 0; p < n; p++) {
+                out.putLong(records[p]).putLong(bytes[p]).putLong(nullKeys[p]).putLong(first[p]).putLong(last[p])
+                    .putLong(misplaced[p]).putInt(tasks[p]).put((byte) (exact[p] ? 1 : 0));
+                List<java.util.Map.Entry<KeyBytes, long[]>> keys = top[p];
+                out.putInt(keys == null ? 0 : keys.size());
+                if (keys != null) {
+                    for (java.util.Map.Entry<KeyBytes, long[]> e : keys) {
+                        out.putLong(e.getValue()[0]).putInt(e.getKey().bytes.length).put(e.getKey().bytes);
+                    }
+                }
+            }
+            return out.array();
+        }
+
+        static TopicSummary fromBytes(byte[] raw, int k, int slack) {
+            ByteBuffer in = ByteBuffer.wrap(raw);
+            byte[] head = new byte[in.getInt()];
+            in.get(head);
+            TopicSummary t = new TopicSummary(Summary.fromBytes(head, k, slack, BINARY, true), in.getInt());
+            for (int p = 0; p < t.n; p++) {
+                t.records[p] = in.getLong();
+                t.bytes[p] = in.getLong();
+                t.nullKeys[p] = in.getLong();
+                t.first[p] = in.getLong();
+                t.last[p] = in.getLong();
+                t.misplaced[p] = in.getLong();
+                t.tasks[p] = in.getInt();
+                t.exact[p] = in.get() != 0;
+                int keys = in.getInt();
+                if (t.exact[p]) {
+                    t.top[p] = new ArrayList<>();
+                }
+                for (int j = 0; j < keys; j++) {
+                    long c = in.getLong();
+                    byte[] key = new byte[in.getInt()];
+                    in.get(key);
+                    t.top[p].add(new java.util.AbstractMap.SimpleEntry<>(new KeyBytes(key, 0), new long[] {c}));
+                }
+            }
+            return t;
         }
     }
 }
