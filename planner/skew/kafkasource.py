@@ -243,32 +243,42 @@ def read_topic(
 
 
 HOT = 3  # the keys shown for every partition above the mean
-KEY_LIMIT = 2_000_000  # distinct keys a task of the one pass counts exactly for the hot keys (then Spark counts them)
+KEY_BUDGET = 64 << 20  # heap a task of the one pass gives the exact per-key counts of the hot keys (then Spark counts)
 
 
 def topic_pass(
     spark, url: TopicUrl, partitions: int, rng: Range, client: dict[str, str], key_type: str, counts, heavy_k: int,
-    slack: int | None = None, hot: int = HOT, key_limit: int = KEY_LIMIT,
+    slack: int | None = None, hot: int = HOT, key_budget: int = KEY_BUDGET,
 ):  # fmt: skip
     """The real pass and the what-if counting in one Spark job over the Kafka source's rows, all in the JVM
     (`KafkaMurmur2.summarizeTopic`): (the real partitions as `real_pass` gives them, the counting tuple
     `planner.skew.job.run` takes as `counted`, the topic's records pinned to the offsets read, for any later pass:
     the hot keys of the summaries cannot prove, --exact-top). Each partition's hot keys are counted exactly in the
-    task that read it; where Spark split a partition over tasks or a task met more than `key_limit` distinct keys,
+    task that read it; where Spark split a partition over tasks or a task's distinct keys outgrew `key_budget` bytes,
     Spark's group-by counts that partition's, over the same offsets."""
     from planner.skew.jvmcount import SLACK, decode_summary
     from planner.skew.jvmhash import summarizer
 
-    rows = read_topic(spark, url, partitions, rng, client, "raw", persist=False)
+    reader = spark.read.format(SOURCE)
+    for k, v in reader_options(url, partitions, rng, client).items():
+        reader = reader.option(k, v)
+    try:
+        source = reader.load()  # the source's own rows: the JVM reads key and value sizes where they lie
+        columns = ",".join(str(source.columns.index(c)) for c in ("key", "value", "partition", "offset"))
+    except Exception as exc:
+        from planner.skew.spark import _first_line
+
+        raise PlannerError(f"cannot read {url.url} with Spark's Kafka source: {_first_line(exc)}") from None
     raw = bytes(
         summarizer(spark).summarizeTopic(
-            rows._jdf,
+            source._jdf,
             ",".join(str(int(n)) for n in counts),
             int(heavy_k),
             int(max(slack or SLACK, heavy_k)),
             int(partitions),
             int(hot),
-            int(key_limit),
+            int(key_budget),
+            columns,
         )
     )
     (size,) = struct.unpack_from(">i", raw, 0)
@@ -315,6 +325,31 @@ def topic_pass(
         for p, (records, nbytes, null_keys, first, last, moved) in enumerate(figures)
     ]
     return real, counted, later
+
+
+def count_topic(spark, url: TopicUrl, partitions: int, rng: Range, client: dict[str, str], spec, jvm: bool, progress):
+    """The real partitions and the job's `Counts` (`planner.skew.job.JobSpec` `spec`, its key type the topic's):
+    with the murmur2 jar (`jvm`), `topic_pass`'s one pass; else the topic persisted, `real_pass` and the job over it."""
+    from planner.skew import job
+
+    rows = None
+    try:
+        if jvm:
+            heavy_k = spec.heavy_k if spec.top > 0 and not spec.exact_top else 0
+            real, counted, later = topic_pass(spark, url, partitions, rng, client, spec.key_type, spec.counts, heavy_k)
+            return real, job.run(spark, spec, progress, df=later, counted=counted)
+        rows = read_topic(spark, url, partitions, rng, client, spec.key_type)
+        real = real_pass(rows, url, partitions, spec.key_type, jvm)
+        return real, job.run(spark, spec, progress, df=rows)
+    except PlannerError:
+        raise
+    except Exception as exc:
+        from planner.skew.spark import _first_line
+
+        raise PlannerError(f"reading {url.url} failed: {_first_line(exc)}") from None
+    finally:
+        if rows is not None:
+            rows.unpersist()
 
 
 def _shown(raw: bytes, key_type: str) -> str:

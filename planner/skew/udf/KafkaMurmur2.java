@@ -27,6 +27,7 @@ import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.api.java.UDF1;
 import org.apache.spark.sql.api.java.UDF2;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.execution.QueryExecution;
 import org.apache.spark.unsafe.Platform;
 import org.apache.spark.unsafe.array.ByteArrayMethods;
@@ -388,6 +389,14 @@ public final class KafkaMurmur2 {
             return hash;
         }
 
+        /** A key Spark holds (a view of its bytes, no copy) of `value` bytes: counted as {@link #add}; its murmur2. */
+        int addView(UTF8String text, long value) {
+            int length = text.numBytes();
+            int hash = murmur2(text.getBaseObject(), text.getBaseOffset(), length);
+            place(hash, length + value, text, null, 0);
+            return hash;
+        }
+
         /** One keyed record of `size` bytes whose key hashes to `hash`, into every count and the hot-key table. */
         private void place(int hash, long size, UTF8String text, byte[] blob, long number) {
             int p = toPositive(hash);
@@ -666,41 +675,34 @@ public final class KafkaMurmur2 {
     }
 
     /**
-     * `skew kafka://…/topic`'s one pass over the rows of Spark's Kafka source (key BINARY, the value's bytes BIGINT,
-     * partition INT, offset BIGINT; planner/skew/kafkasource.py selects them): the {@link Summary} of the keys, as
-     * {@link #summarize} makes it (the what-if counts and the hot-key counters), and beside it, per partition the
-     * records really are in (the first `realPartitions`), its records, bytes (key + value), null keys, first and last
-     * offsets, the keyed records murmur2 puts in another partition, and its `hot` most frequent keys, counted exactly
-     * when one task read the whole partition and the task's distinct keys stayed within `keyLimit` (Spark's Kafka
+     * `skew kafka://…/topic`'s one pass over the rows of Spark's Kafka source as it gives them (`columns`: the
+     * positions of key, value, partition and offset; planner/skew/kafkasource.py), key and value read where the row
+     * holds them: the {@link Summary} of the keys, as {@link #summarize} makes it (the what-if counts and the hot-key
+     * counters; a record's bytes are its key's and value's), and beside it, per partition the records really are in
+     * (the first `realPartitions`), its records, bytes, null keys, first and last offsets, the keyed records murmur2
+     * puts in another partition, and its `hot` most frequent keys, counted exactly when one task read the whole
+     * partition and the task's distinct keys took at most about `keyBudget` bytes of heap (Spark's Kafka
      * source reads each topic-partition in one task unless told to split). Returns {@link TopicSummary#toBytes}.
      */
     public static byte[] summarizeTopic(Object rows, String partitionCounts, int k, int slack, int realPartitions,
-                                        int hot, int keyLimit) throws ReflectiveOperationException {
+                                        int hot, long keyBudget, String columns)
+        throws ReflectiveOperationException {
         int[] counts = Arrays.stream(partitionCounts.split(",")).mapToInt(Integer::parseInt).toArray();
         QueryExecution qe = (QueryExecution) rows.getClass().getMethod("queryExecution").invoke(rows);
         return qe.toRdd().toJavaRDD()
-            .mapPartitions(new TopicTask(counts, k, slack, realPartitions, hot, keyLimit))
+            .mapPartitions(new TopicTask(counts, k, slack, realPartitions, hot, keyBudget,
+                Arrays.stream(columns.split(",")).mapToInt(Integer::parseInt).toArray()))
             .reduce(new TopicMerge(k, slack, realPartitions));
     }
 
-    /** A key as a hash-map key: its bytes, hashed by the murmur2 the record already needed. */
+    /** A key and its records (a partition's hot keys). */
     static final class KeyBytes {
         final byte[] bytes;
-        final int hash;
+        final long records;
 
-        KeyBytes(byte[] bytes, int hash) {
+        KeyBytes(byte[] bytes, long records) {
             this.bytes = bytes;
-            this.hash = hash;
-        }
-
-        @Override
-        public int hashCode() {
-            return hash;
-        }
-
-        @Override
-        public boolean equals(Object other) {
-            return other instanceof KeyBytes && Arrays.equals(bytes, ((KeyBytes) other).bytes);
+            this.records = records;
         }
     }
 
@@ -716,6 +718,90 @@ public final class KafkaMurmur2 {
         return a.length - b.length;
     }
 
+    /** Most records first, ties by ascending key (the real pass's order). */
+    static final java.util.Comparator<KeyBytes> HOT_ORDER = (a, b) -> {
+        int c = Long.compare(b.records, a.records);
+        return c != 0 ? c : compareBytes(a.bytes, b.bytes);
+    };
+
+    /** Exact records per distinct key of one partition: open addressing by the keys' murmur2, a key's bytes copied
+     * once, when it first comes. */
+    static final class ExactKeys {
+        int[] hashes = new int[1024];
+        byte[][] keys = new byte[1024][];
+        long[] records = new long[1024];
+        int shift = 22;  // 32 - log2(capacity)
+        int size;
+
+        /** One record of the key at `offset` of `base`, `length` bytes; the bytes this key added to the table. */
+        long add(int hash, Object base, long offset, int length) {
+            int mask = keys.length - 1;
+            int i = (hash * 0x9E3779B9) >>> shift;
+            for (byte[] kept = keys[i]; kept != null; kept = keys[i]) {
+                if (hashes[i] == hash && kept.length == length
+                    && ByteArrayMethods.arrayEquals(kept, Platform.BYTE_ARRAY_OFFSET, base, offset, length)) {
+                    records[i]++;
+                    return 0;
+                }
+                i = (i + 1) & mask;
+            }
+            byte[] key = new byte[length];
+            Platform.copyMemory(base, offset, key, Platform.BYTE_ARRAY_OFFSET, length);
+            keys[i] = key;
+            hashes[i] = hash;
+            records[i] = 1;
+            if (2 * ++size > keys.length) {
+                grow();
+            }
+            return 48L + length;  // the array's header and the slot, roughly
+        }
+
+        private void grow() {
+            int[] oh = hashes;
+            byte[][] ok = keys;
+            long[] or = records;
+            int cap = ok.length * 2;
+            hashes = new int[cap];
+            keys = new byte[cap][];
+            records = new long[cap];
+            shift--;
+            for (int j = 0; j < ok.length; j++) {
+                if (ok[j] != null) {
+                    int i = (oh[j] * 0x9E3779B9) >>> shift;
+                    while (keys[i] != null) {
+                        i = (i + 1) & (cap - 1);
+                    }
+                    keys[i] = ok[j];
+                    hashes[i] = oh[j];
+                    records[i] = or[j];
+                }
+            }
+        }
+
+        /** The `hot` keys with the most records, in {@link #HOT_ORDER}. */
+        List<KeyBytes> top(int hot) {
+            java.util.PriorityQueue<KeyBytes> worst = new java.util.PriorityQueue<>(hot + 1, HOT_ORDER.reversed());
+            for (int i = 0; i < keys.length; i++) {
+                if (keys[i] == null) {
+                    continue;
+                }
+                if (worst.size() < hot) {
+                    worst.add(new KeyBytes(keys[i], records[i]));
+                } else {
+                    KeyBytes least = worst.peek();
+                    if (records[i] > least.records
+                        || records[i] == least.records && compareBytes(keys[i], least.bytes) < 0) {
+                        worst.poll();
+                        worst.add(new KeyBytes(keys[i], records[i]));
+                    }
+                }
+            }
+            List<KeyBytes> out = new ArrayList<>(worst);
+            out.sort(HOT_ORDER);
+            return out;
+        }
+    }
+
     /** One task of {@link #summarizeTopic}. */
     static final class TopicTask implements FlatMapFunction<Iterator<InternalRow>, byte[]> {
         private static final long serialVersionUID = 1L;
@@ -724,38 +810,46 @@ public final class KafkaMurmur2 {
         private final int slack;
         private final int n;
         private final int hot;
-        private final int keyLimit;
+        private final long keyBudget;
+        private final int[] columns;
 
-        TopicTask(int[] counts, int k, int slack, int n, int hot, int keyLimit) {
+        TopicTask(int[] counts, int k, int slack, int n, int hot, long keyBudget, int[] columns) {
             this.counts = counts;
             this.k = k;
             this.slack = slack;
             this.n = n;
             this.hot = hot;
-            this.keyLimit = keyLimit;
+            this.keyBudget = keyBudget;
+            this.columns = columns;
         }
 
         @Override
-        @SuppressWarnings("unchecked")
         public Iterator<byte[]> call(Iterator<InternalRow> rows) {
+            final int keyAt = columns[0];
+            final int valueAt = columns[1];
+            final int partitionAt = columns[2];
+            final int offsetAt = columns[3];
             Summary s = new Summary(counts, k, slack, BINARY, true);
             TopicSummary t = new TopicSummary(s, n);
-            java.util.HashMap<KeyBytes, long[]>[] keys = new java.util.HashMap[n];
-            int distinct = 0;
+            ExactKeys[] keys = new ExactKeys[n];
+            long used = 0;
             boolean counting = hot > 0;
             while (rows.hasNext()) {
                 InternalRow row = rows.next();
-                long value = row.isNullAt(1) ? 0L : row.getLong(1);
-                int p = row.getInt(2);
+                // UnsafeRow (what the source's scan gives): the key and value as views of the row's bytes, no copy
+                boolean unsafe = row instanceof UnsafeRow;
+                long value = row.isNullAt(valueAt) ? 0L
+                    : unsafe ? row.getUTF8String(valueAt).numBytes() : row.getBinary(valueAt).length;
+                int p = row.getInt(partitionAt);
                 boolean real = p >= 0 && p < n;  // a partition added since the count was read: the what-if only
                 if (real) {
-                    long offset = row.getLong(3);
+                    long offset = row.getLong(offsetAt);
                     t.records[p]++;
                     t.first[p] = Math.min(t.first[p], offset);
                     t.last[p] = Math.max(t.last[p], offset);
                     t.tasks[p] = 1;
                 }
-                if (row.isNullAt(0)) {
+                if (row.isNullAt(keyAt)) {
                     s.nullRecords++;
                     s.nullBytes += value;
                     if (real) {
@@ -764,26 +858,22 @@ public final class KafkaMurmur2 {
                     }
                     continue;
                 }
-                byte[] key = row.getBinary(0);
-                int hash = s.addBytes(key, value);
+                UTF8String key = unsafe ? row.getUTF8String(keyAt) : UTF8String.fromBytes(row.getBinary(keyAt));
+                int hash = s.addView(key, value);
                 if (!real) {
                     continue;
                 }
-                t.bytes[p] += key.length + value;
+                t.bytes[p] += key.numBytes() + value;
                 if (toPositive(hash) % n != p) {
                     t.misplaced[p]++;
                 }
                 if (counting) {
-                    java.util.HashMap<KeyBytes, long[]> m = keys[p];
+                    ExactKeys m = keys[p];
                     if (m == null) {
-                        m = keys[p] = new java.util.HashMap<>();
+                        m = keys[p] = new ExactKeys();
                     }
-                    long[] c = m.get(new KeyBytes(key, hash));
-                    if (c != null) {
-                        c[0]++;
-                    } else if (++distinct <= keyLimit) {
-                        m.put(new KeyBytes(key, hash), new long[] {1});
-                    } else {
+                    used += m.add(hash, key.getBaseObject(), key.getBaseOffset(), key.numBytes());
+                    if (used > keyBudget) {
                         counting = false;  // too many keys for this task: its partitions' hot keys are counted by Spark
                         Arrays.fill(keys, null);
                     }
@@ -792,32 +882,10 @@ public final class KafkaMurmur2 {
             for (int p = 0; p < n; p++) {
                 if (t.tasks[p] > 0 && (counting || hot == 0)) {
                     t.exact[p] = true;
-                    t.top[p] = keys[p] == null ? new ArrayList<>() : top(keys[p], hot);
+                    t.top[p] = keys[p] == null ? new ArrayList<>() : keys[p].top(hot);
                 }
             }
             return Collections.singletonList(t.toBytes()).iterator();
-        }
-
-        /** The `hot` most frequent keys (ties: ascending key), most frequent first. */
-        private static List<java.util.Map.Entry<KeyBytes, long[]>> top(java.util.HashMap<KeyBytes, long[]> m,
-                                                                           int hot) {
-            java.util.Comparator<java.util.Map.Entry<KeyBytes, long[]>> order = (a, b) -> {
-                int c = Long.compare(b.getValue()[0], a.getValue()[0]);
-                return c != 0 ? c : compareBytes(a.getKey().bytes, b.getKey().bytes);
-            };
-            java.util.PriorityQueue<java.util.Map.Entry<KeyBytes, long[]>> worst =
-                new java.util.PriorityQueue<>(hot + 1, order.reversed());
-            for (java.util.Map.Entry<KeyBytes, long[]> e : m.entrySet()) {
-                if (worst.size() < hot) {
-                    worst.add(e);
-                } else if (order.compare(e, worst.peek()) < 0) {
-                    worst.poll();
-                    worst.add(e);
-                }
-            }
-            List<java.util.Map.Entry<KeyBytes, long[]>> out = new ArrayList<>(worst);
-            out.sort(order);
-            return out;
         }
     }
 
@@ -854,7 +922,7 @@ public final class KafkaMurmur2 {
         final long[] misplaced;
         final int[] tasks;  // the tasks that read records of the partition (more than one: its hot keys are not exact)
         final boolean[] exact;  // top holds the partition's exact hot keys
-        final List<java.util.Map.Entry<KeyBytes, long[]>>[] top;
+        final List<KeyBytes>[] top;
 
         @SuppressWarnings("unchecked")
         TopicSummary(Summary summary, int n) {
@@ -905,8 +973,8 @@ public final class KafkaMurmur2 {
             for (int p = 0; p < n; p++) {
                 size += 6 * 8 + 4 + 1 + 4;
                 if (top[p] != null) {
-                    for (java.util.Map.Entry<KeyBytes, long[]> e : top[p]) {
-                        size += 8 + 4 + e.getKey().bytes.length;
+                    for (KeyBytes e : top[p]) {
+                        size += 8 + 4 + e.bytes.length;
                     }
                 }
             }
@@ -915,11 +983,11 @@ public final class KafkaMurmur2 {
             for (int p = 0; p < n; p++) {
                 out.putLong(records[p]).putLong(bytes[p]).putLong(nullKeys[p]).putLong(first[p]).putLong(last[p])
                     .putLong(misplaced[p]).putInt(tasks[p]).put((byte) (exact[p] ? 1 : 0));
-                List<java.util.Map.Entry<KeyBytes, long[]>> keys = top[p];
+                List<KeyBytes> keys = top[p];
                 out.putInt(keys == null ? 0 : keys.size());
                 if (keys != null) {
-                    for (java.util.Map.Entry<KeyBytes, long[]> e : keys) {
-                        out.putLong(e.getValue()[0]).putInt(e.getKey().bytes.length).put(e.getKey().bytes);
+                    for (KeyBytes e : keys) {
+                        out.putLong(e.records).putInt(e.bytes.length).put(e.bytes);
                     }
                 }
             }
@@ -948,7 +1016,7 @@ public final class KafkaMurmur2 {
                     long c = in.getLong();
                     byte[] key = new byte[in.getInt()];
                     in.get(key);
-                    t.top[p].add(new java.util.AbstractMap.SimpleEntry<>(new KeyBytes(key, 0), new long[] {c}));
+                    t.top[p].add(new KeyBytes(key, c));
                 }
             }
             return t;
