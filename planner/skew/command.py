@@ -203,7 +203,6 @@ def _run_topic(
         exact_top=exact_top,
     )
     spec = _with_udf(spec, progress)
-    from planner.skew import job
     from planner.skew.jvmhash import register
     from planner.skew.spark import session
 
@@ -211,18 +210,7 @@ def _run_topic(
     with session(master, verbose, conf, jars=jars + ([spec.udf_jar] if spec.udf_jar else [])) as spark:
         jvm = bool(spec.udf_jar) and register(spark, spec.udf_jar)
         progress(f"reading {url.url} ({rng.describe()}) with Spark's Kafka source")
-        rows = ks.read_topic(spark, url, real_n, rng, client, key_type)
-        try:
-            real = ks.real_pass(rows, url, real_n, key_type, jvm)
-            counts = job.run(spark, replace(spec, reader="spark"), progress, df=rows)
-        except PlannerError:
-            raise
-        except Exception as exc:
-            from planner.skew.spark import _first_line
-
-            raise PlannerError(f"reading {url.url} failed: {_first_line(exc)}") from None
-        finally:
-            rows.unpersist()
+        real, counts = ks.count_topic(spark, url, real_n, rng, client, replace(spec, reader="spark"), jvm, progress)
     real_counts = ks.TopicCounts(url.url, url.topic, real_n, rng.describe(), tuple(real))
     report = build_report(
         counts,

@@ -510,10 +510,12 @@ def run(
     progress: Callable[[str], None] = lambda s: None,
     output_keys: str | None = None,
     df=None,
+    counted=None,
 ) -> Counts:
     """Run the job on `spark`; `output_keys`: also write every distinct key with its records, bytes and partition
     (Parquet, a Spark output directory) there; `df`: the rows to count, already read (a topic's records), instead of
-    reading `spec.keys`."""
+    reading `spec.keys`; `counted`: the counting pass's result, already made over `df` in the JVM (a topic's one pass,
+    `planner.skew.kafkasource.topic_pass`), so only the hot keys' second pass, if any, reads `df`."""
     if not spec.counts:
         raise PlannerError("no partition count to evaluate: give --partitions N or --topology with --topic")
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(ARROW_BATCH))
@@ -534,9 +536,14 @@ def run(
     how = "pyarrow reads the row groups" if units is not None else "Spark reads, mapInArrow"
     if jvm:
         how = "murmur2 in the JVM, one Spark job" + (" keeping hot-key summaries" if heavy_k else "")
-    progress(f"hashing keys of {spec.keys} for {len(spec.counts)} partition count(s) in one pass ({how})")
     try:
-        records, nbytes, null_records, null_bytes, unreadable, heavy = _count(spark, keys, units, spec, heavy_k, jvm)
+        if counted is not None:
+            records, nbytes, null_records, null_bytes, unreadable, heavy = counted
+        else:
+            progress(f"hashing keys of {spec.keys} for {len(spec.counts)} partition count(s) in one pass ({how})")
+            records, nbytes, null_records, null_bytes, unreadable, heavy = _count(
+                spark, keys, units, spec, heavy_k, jvm
+            )
     except PlannerError:
         raise
     except Exception as exc:

@@ -60,8 +60,6 @@ def summary_in_jvm(spark, keys, counts, heavy_k: int, slack: int | None = None):
     """The whole counting pass in the JVM (`KafkaMurmur2.summarize`: one Spark job over the rows of `keys`, no
     Python): the tuple of the Arrow paths, with the hot-key summary as (estimates by uint32 hash, err, counters),
     counters being (serialized key, n, u, record bytes, collided) — see `planner.skew.heavy.proven_top`."""
-    import numpy as np
-
     from planner.skew.jvmhash import summarizer
 
     kind = KINDS[keys.schema["_k"].dataType.simpleString()]
@@ -77,7 +75,12 @@ def summary_in_jvm(spark, keys, counts, heavy_k: int, slack: int | None = None):
             (2 if "_v" in cols else 1) if "_bad" in cols else -1,
         )
     )
-    pos = 0
+    return decode_summary(raw)[0]
+
+
+def decode_summary(raw: bytes, pos: int = 0):
+    """`KafkaMurmur2.Summary.toBytes` at `pos` of `raw`: (the tuple `summary_in_jvm` returns, the position after)."""
+    import numpy as np
 
     def take(dtype: str, n: int):
         nonlocal pos
@@ -99,4 +102,4 @@ def summary_in_jvm(spark, keys, counts, heavy_k: int, slack: int | None = None):
         estimates[h & 0xFFFFFFFF] = mg
         counters.append((raw[pos : pos + size], n, u, w, collided))
         pos += size
-    return records, nbytes, null_records, null_bytes, unreadable, (estimates, err, counters)
+    return (records, nbytes, null_records, null_bytes, unreadable, (estimates, err, counters)), pos

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import struct
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -119,10 +120,20 @@ def _offsets_json(topic: str, partitions: int, offset: int) -> str:
     return json.dumps({topic: {str(p): offset for p in range(partitions)}})
 
 
-def reader_options(url: TopicUrl, partitions: int, rng: Range, client: dict[str, str]) -> dict[str, str]:
-    """The options of `spark.read.format("kafka")` for the topic, the range and the client settings."""
+def reader_options(
+    url: TopicUrl, partitions: int, rng: Range, client: dict[str, str], pinned: dict[int, tuple[int, int]] | None = None
+) -> dict[str, str]:
+    """The options of `spark.read.format("kafka")` for the topic, the range and the client settings; `pinned`: read
+    exactly these partitions, each from its first offset to its last (both included) instead of the range."""
     opts = {f"kafka.{k}": v for k, v in client.items()}
     opts.update({"kafka.bootstrap.servers": url.bootstrap, "subscribe": url.topic, "failOnDataLoss": "false"})
+    if pinned is not None:
+        del opts["subscribe"]
+        parts = sorted(pinned)
+        opts["assign"] = json.dumps({url.topic: parts})
+        opts["startingOffsets"] = json.dumps({url.topic: {str(p): pinned[p][0] for p in parts}})
+        opts["endingOffsets"] = json.dumps({url.topic: {str(p): pinned[p][1] + 1 for p in parts}})
+        return opts
     for bound, (kind, value) in (("starting", rng.start), ("ending", rng.end)):
         if kind in ("earliest", "latest"):
             opts[f"{bound}Offsets"] = kind
@@ -194,14 +205,24 @@ class TopicCounts:
         return None if any(v is None for v in vals) else sum(v or 0 for v in vals)
 
 
-def read_topic(spark, url: TopicUrl, partitions: int, rng: Range, client: dict[str, str], key_type: str):
-    """The topic's records as `key` (the key type: string or binary), `_value_bytes`, `partition`, `offset`;
-    persisted, as the real pass and the what-if pass both read it."""
+def read_topic(
+    spark,
+    url: TopicUrl,
+    partitions: int,
+    rng: Range,
+    client: dict[str, str],
+    key_type: str,
+    pinned: dict[int, tuple[int, int]] | None = None,
+    persist: bool = True,
+):
+    """The topic's records as `key` (the key type: string or binary, or `raw`: the bytes as they are),
+    `_value_bytes`, `partition`, `offset`; persisted unless told not (the two-pass path without the murmur2 jar
+    reads it twice); `pinned`: see `reader_options`."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     reader = spark.read.format(SOURCE)
-    for k, v in reader_options(url, partitions, rng, client).items():
+    for k, v in reader_options(url, partitions, rng, client, pinned).items():
         reader = reader.option(k, v)
     try:
         df = reader.load()
@@ -211,7 +232,9 @@ def read_topic(spark, url: TopicUrl, partitions: int, rng: Range, client: dict[s
             F.coalesce(F.octet_length("value"), F.lit(0)).cast("bigint").alias("_value_bytes"),
             F.col("partition"),
             F.col("offset"),
-        ).persist(StorageLevel.MEMORY_AND_DISK)
+        )
+        if persist:
+            rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
     except Exception as exc:
         from planner.skew.spark import _first_line
 
@@ -219,7 +242,145 @@ def read_topic(spark, url: TopicUrl, partitions: int, rng: Range, client: dict[s
     return rows
 
 
-def real_pass(rows, url: TopicUrl, partitions: int, key_type: str, jvm: bool, hot: int = 3) -> list[RealPartition]:
+HOT = 3  # the keys shown for every partition above the mean
+KEY_BUDGET = 64 << 20  # heap a task of the one pass gives the exact per-key counts of the hot keys (then Spark counts)
+
+
+def topic_pass(
+    spark, url: TopicUrl, partitions: int, rng: Range, client: dict[str, str], key_type: str, counts, heavy_k: int,
+    slack: int | None = None, hot: int = HOT, key_budget: int = KEY_BUDGET,
+):  # fmt: skip
+    """The real pass and the what-if counting in one Spark job over the Kafka source's rows, all in the JVM
+    (`KafkaMurmur2.summarizeTopic`): (the real partitions as `real_pass` gives them, the counting tuple
+    `planner.skew.job.run` takes as `counted`, the topic's records pinned to the offsets read, for any later pass:
+    the hot keys of the summaries cannot prove, --exact-top). Each partition's hot keys are counted exactly in the
+    task that read it; where Spark split a partition over tasks or a task's distinct keys outgrew `key_budget` bytes,
+    Spark's group-by counts that partition's, over the same offsets."""
+    from planner.skew.jvmcount import SLACK, decode_summary
+    from planner.skew.jvmhash import summarizer
+
+    reader = spark.read.format(SOURCE)
+    for k, v in reader_options(url, partitions, rng, client).items():
+        reader = reader.option(k, v)
+    try:
+        source = reader.load()  # the source's own rows: the JVM reads key and value sizes where they lie
+        columns = ",".join(str(source.columns.index(c)) for c in ("key", "value", "partition", "offset"))
+    except Exception as exc:
+        from planner.skew.spark import _first_line
+
+        raise PlannerError(f"cannot read {url.url} with Spark's Kafka source: {_first_line(exc)}") from None
+    raw = bytes(
+        summarizer(spark).summarizeTopic(
+            source._jdf,
+            ",".join(str(int(n)) for n in counts),
+            int(heavy_k),
+            int(max(slack or SLACK, heavy_k)),
+            int(partitions),
+            int(hot),
+            int(key_budget),
+            columns,
+        )
+    )
+    (size,) = struct.unpack_from(">i", raw, 0)
+    counted, _ = decode_summary(raw, 4)
+    pos = 4 + size
+    (n,) = struct.unpack_from(">i", raw, pos)
+    pos += 4
+    entry = struct.Struct(">qqqqqqi?i")
+    figures, tops, inexact = [], {}, []
+    for p in range(n):
+        records, nbytes, null_keys, first, last, moved, _tasks, exact, listed = entry.unpack_from(raw, pos)
+        pos += entry.size
+        keys = []
+        for _ in range(listed):
+            count, length = struct.unpack_from(">qi", raw, pos)
+            pos += 12
+            keys.append((_shown(raw[pos : pos + length], key_type), count))
+            pos += length
+        figures.append((records, nbytes, null_keys, first, last, moved))
+        tops[p] = keys
+        if not exact:
+            inexact.append(p)
+    pinned = {p: (f[3], f[4]) for p, f in enumerate(figures) if f[0]}
+    later = read_topic(spark, url, partitions, rng, client, key_type, pinned=pinned or None, persist=False)
+    if not pinned:  # nothing was read: nor will a later pass
+        later = later.limit(0)
+    total = sum(f[0] for f in figures)
+    mean = total / partitions if partitions else 0
+    hot_parts = [p for p, f in enumerate(figures) if f[0] > mean] if total and hot > 0 else []
+    redo = [p for p in hot_parts if p in inexact]
+    if redo:
+        tops.update(_exact_hot_keys(later, redo, hot))
+    real = [
+        RealPartition(
+            partition=p,
+            records=records,
+            bytes=nbytes,
+            null_keys=null_keys,
+            first_offset=first if records else None,
+            last_offset=last if records else None,
+            misplaced=moved,
+            hot_keys=tuple(tops.get(p, ())) if p in hot_parts else (),
+        )
+        for p, (records, nbytes, null_keys, first, last, moved) in enumerate(figures)
+    ]
+    return real, counted, later
+
+
+def count_topic(spark, url: TopicUrl, partitions: int, rng: Range, client: dict[str, str], spec, jvm: bool, progress):
+    """The real partitions and the job's `Counts` (`planner.skew.job.JobSpec` `spec`, its key type the topic's):
+    with the murmur2 jar (`jvm`), `topic_pass`'s one pass; else the topic persisted, `real_pass` and the job over it."""
+    from planner.skew import job
+
+    rows = None
+    try:
+        if jvm:
+            heavy_k = spec.heavy_k if spec.top > 0 and not spec.exact_top else 0
+            real, counted, later = topic_pass(spark, url, partitions, rng, client, spec.key_type, spec.counts, heavy_k)
+            return real, job.run(spark, spec, progress, df=later, counted=counted)
+        rows = read_topic(spark, url, partitions, rng, client, spec.key_type)
+        real = real_pass(rows, url, partitions, spec.key_type, jvm)
+        return real, job.run(spark, spec, progress, df=rows)
+    except PlannerError:
+        raise
+    except Exception as exc:
+        from planner.skew.spark import _first_line
+
+        raise PlannerError(f"reading {url.url} failed: {_first_line(exc)}") from None
+    finally:
+        if rows is not None:
+            rows.unpersist()
+
+
+def _shown(raw: bytes, key_type: str) -> str:
+    """A key as the real pass shows it: the text Spark makes of its bytes (invalid UTF-8 replaced), or hex."""
+    return raw.hex() if key_type != "string" else raw.decode("utf-8", errors="replace")
+
+
+def _exact_hot_keys(rows, hot_parts: list[int], hot: int) -> dict[int, list[tuple[str, int]]]:
+    """The `hot` most frequent keys of each of `hot_parts` (ties: ascending key), by Spark's group-by over `rows`."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    w = Window.partitionBy("partition").orderBy(F.col("n").desc(), F.col("key").asc())
+    ranked = (
+        rows.where(F.col("partition").isin(hot_parts) & F.col("key").isNotNull())
+        .groupBy("partition", "key")
+        .agg(F.count(F.lit(1)).alias("n"))
+        .withColumn("rank", F.row_number().over(w))
+        .where(F.col("rank") <= hot)
+        .orderBy("partition", "rank")
+        .collect()
+    )
+    hot_keys: dict[int, list[tuple[str, int]]] = {}
+    for r in ranked:
+        k = r["key"]
+        text = bytes(k).hex() if isinstance(k, (bytes, bytearray)) else str(k)
+        hot_keys.setdefault(r["partition"], []).append((text, int(r["n"])))
+    return hot_keys
+
+
+def real_pass(rows, url: TopicUrl, partitions: int, key_type: str, jvm: bool, hot: int = HOT) -> list[RealPartition]:
     """Per partition: records, bytes, null keys, offsets, records not where murmur2 puts them; and the `hot` keys of
     every partition above the mean."""
     from pyspark.sql import functions as F
@@ -241,24 +402,7 @@ def real_pass(rows, url: TopicUrl, partitions: int, key_type: str, jvm: bool, ho
     total = sum(int(r["records"]) for r in got.values())
     mean = total / partitions if partitions else 0
     hot_parts = [p for p, r in got.items() if int(r["records"]) > mean] if total else []
-    hot_keys: dict[int, list[tuple[str, int]]] = {}
-    if hot_parts and hot > 0:
-        from pyspark.sql import Window
-
-        w = Window.partitionBy("partition").orderBy(F.col("n").desc(), F.col("key").asc())
-        ranked = (
-            rows.where(F.col("partition").isin(hot_parts) & F.col("key").isNotNull())
-            .groupBy("partition", "key")
-            .agg(F.count(F.lit(1)).alias("n"))
-            .withColumn("rank", F.row_number().over(w))
-            .where(F.col("rank") <= hot)
-            .orderBy("partition", "rank")
-            .collect()
-        )
-        for r in ranked:
-            k = r["key"]
-            text = bytes(k).hex() if isinstance(k, (bytes, bytearray)) else str(k)
-            hot_keys.setdefault(r["partition"], []).append((text, int(r["n"])))
+    hot_keys = _exact_hot_keys(rows, hot_parts, hot) if hot_parts and hot > 0 else {}
     out = []
     for p in range(partitions):
         r = got.get(p)

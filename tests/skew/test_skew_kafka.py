@@ -175,3 +175,47 @@ def test_missing_jars_and_bad_urls_are_one_line(tmp_path, spark_subprocess_env):
     with pytest.raises(PlannerError) as exc:
         parse_topic_url("kafka://a:1")
     assert str(exc.value) == "kafka://a:1: expected kafka://host:port[,host:port...]/TOPIC"
+
+
+ONE_PASS = """
+import json, sys
+from planner.skew import job, kafkasource as ks
+from planner.skew.jvmhash import compile_jar, register
+from planner.skew.spark import session
+
+url, n = ks.parse_topic_url(sys.argv[1]), int(sys.argv[2])
+jar = compile_jar().jar
+out = []
+with session("local[2]", jars=ks.source_jars() + [jar]) as spark:
+    assert register(spark, jar)
+    for top, exact in ((5, False), (1000, True)):
+        spec = job.JobSpec(keys=url.url, input_format="kafka", key_column="key", value_bytes_column="_value_bytes",
+                           counts=(n, 12), primary=n, top=top, exact_top=exact, reader="spark", udf_jar=jar)
+        rows = ks.read_topic(spark, url, n, ks.Range(), {}, "string")
+        real, counts = ks.real_pass(rows, url, n, "string", True), job.run(spark, spec, df=rows)
+        rows.unpersist()
+        heavy_k = spec.heavy_k if top and not exact else 0
+        spilled = ks.topic_pass(spark, url, n, ks.Range(), {}, "string", spec.counts, heavy_k, key_budget=0)[0]
+        out.append({
+            "one pass": ks.count_topic(spark, url, n, ks.Range(), {}, spec, True, lambda s: None) == (real, counts),
+            "spilled": spilled == real,
+            "hot keys": sum(len(p.hot_keys) for p in real),
+            "misplaced": sum(p.misplaced for p in real),
+        })
+print(json.dumps(out))
+"""
+
+
+def test_the_one_pass_equals_the_persisted_two_pass_path(kafka, spark_subprocess_env):
+    """`count_topic`'s one pass in the JVM gives what the persisted real pass and job give (hot keys exact, with the
+    summaries' top and --exact-top's group-by); with no heap for exact counts, Spark's group-by gives the same."""
+    for topic, n, custom in (("orders", 6, False), ("orders-rr", 3, True)):
+        done = subprocess.run(
+            [sys.executable, "-c", ONE_PASS, f"{kafka.url}/{topic}", str(n)],
+            capture_output=True, text=True, env=spark_subprocess_env, timeout=600,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-3000:]
+        got = json.loads(done.stdout.splitlines()[-1])
+        assert [g["one pass"] and g["spilled"] for g in got] == [True, True]
+        assert [g["misplaced"] > 0 for g in got] == [custom, custom]  # RoundRobinPartitioner's keys: misplaced
+        assert all(g["hot keys"] > 0 for g in got)

@@ -27,6 +27,7 @@ import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.api.java.UDF1;
 import org.apache.spark.sql.api.java.UDF2;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.execution.QueryExecution;
 import org.apache.spark.unsafe.Platform;
 import org.apache.spark.unsafe.array.ByteArrayMethods;
@@ -378,7 +379,26 @@ public final class KafkaMurmur2 {
                 length = 8;
                 hash = murmur2(number);
             }
-            long size = length + value;
+            place(hash, length + value, text, blob, number);
+        }
+
+        /** A BINARY key of `value` bytes (its record's value), already read: counted as {@link #add}; its murmur2. */
+        int addBytes(byte[] blob, long value) {
+            int hash = murmur2(blob);
+            place(hash, blob.length + value, null, blob, 0);
+            return hash;
+        }
+
+        /** A key Spark holds (a view of its bytes, no copy) of `value` bytes: counted as {@link #add}; its murmur2. */
+        int addView(UTF8String text, long value) {
+            int length = text.numBytes();
+            int hash = murmur2(text.getBaseObject(), text.getBaseOffset(), length);
+            place(hash, length + value, text, null, 0);
+            return hash;
+        }
+
+        /** One keyed record of `size` bytes whose key hashes to `hash`, into every count and the hot-key table. */
+        private void place(int hash, long size, UTF8String text, byte[] blob, long number) {
             int p = toPositive(hash);
             for (int i = 0; i < counts.length; i++) {
                 int q = p % counts[i];
@@ -651,6 +671,355 @@ public final class KafkaMurmur2 {
                 }
             }
             return out.array();
+        }
+    }
+
+    /**
+     * `skew kafka://…/topic`'s one pass over the rows of Spark's Kafka source as it gives them (`columns`: the
+     * positions of key, value, partition and offset; planner/skew/kafkasource.py), key and value read where the row
+     * holds them: the {@link Summary} of the keys, as {@link #summarize} makes it (the what-if counts and the hot-key
+     * counters; a record's bytes are its key's and value's), and beside it, per partition the records really are in
+     * (the first `realPartitions`), its records, bytes, null keys, first and last offsets, the keyed records murmur2
+     * puts in another partition, and its `hot` most frequent keys, counted exactly when one task read the whole
+     * partition and the task's distinct keys took at most about `keyBudget` bytes of heap (Spark's Kafka
+     * source reads each topic-partition in one task unless told to split). Returns {@link TopicSummary#toBytes}.
+     */
+    public static byte[] summarizeTopic(Object rows, String partitionCounts, int k, int slack, int realPartitions,
+                                        int hot, long keyBudget, String columns)
+        throws ReflectiveOperationException {
+        int[] counts = Arrays.stream(partitionCounts.split(",")).mapToInt(Integer::parseInt).toArray();
+        QueryExecution qe = (QueryExecution) rows.getClass().getMethod("queryExecution").invoke(rows);
+        return qe.toRdd().toJavaRDD()
+            .mapPartitions(new TopicTask(counts, k, slack, realPartitions, hot, keyBudget,
+                Arrays.stream(columns.split(",")).mapToInt(Integer::parseInt).toArray()))
+            .reduce(new TopicMerge(k, slack, realPartitions));
+    }
+
+    /** A key and its records (a partition's hot keys). */
+    static final class KeyBytes {
+        final byte[] bytes;
+        final long records;
+
+        KeyBytes(byte[] bytes, long records) {
+            this.bytes = bytes;
+            this.records = records;
+        }
+    }
+
+    /** Spark's order of BINARY (and of strings, by their UTF-8 bytes): unsigned bytes, a prefix first. */
+    static int compareBytes(byte[] a, byte[] b) {
+        int n = Math.min(a.length, b.length);
+        for (int i = 0; i < n; i++) {
+            int d = (a[i] & 0xff) - (b[i] & 0xff);
+            if (d != 0) {
+                return d;
+            }
+        }
+        return a.length - b.length;
+    }
+
+    /** Most records first, ties by ascending key (the real pass's order). */
+    static final java.util.Comparator<KeyBytes> HOT_ORDER = (a, b) -> {
+        int c = Long.compare(b.records, a.records);
+        return c != 0 ? c : compareBytes(a.bytes, b.bytes);
+    };
+
+    /** Exact records per distinct key of one partition: open addressing by the keys' murmur2, a key's bytes copied
+     * once, when it first comes. */
+    static final class ExactKeys {
+        int[] hashes = new int[1024];
+        byte[][] keys = new byte[1024][];
+        long[] records = new long[1024];
+        int shift = 22;  // 32 - log2(capacity)
+        int size;
+
+        /** One record of the key at `offset` of `base`, `length` bytes; the bytes this key added to the table. */
+        long add(int hash, Object base, long offset, int length) {
+            int mask = keys.length - 1;
+            int i = (hash * 0x9E3779B9) >>> shift;
+            for (byte[] kept = keys[i]; kept != null; kept = keys[i]) {
+                if (hashes[i] == hash && kept.length == length
+                    && ByteArrayMethods.arrayEquals(kept, Platform.BYTE_ARRAY_OFFSET, base, offset, length)) {
+                    records[i]++;
+                    return 0;
+                }
+                i = (i + 1) & mask;
+            }
+            byte[] key = new byte[length];
+            Platform.copyMemory(base, offset, key, Platform.BYTE_ARRAY_OFFSET, length);
+            keys[i] = key;
+            hashes[i] = hash;
+            records[i] = 1;
+            if (2 * ++size > keys.length) {
+                grow();
+            }
+            return 48L + length;  // the array's header and the slot, roughly
+        }
+
+        private void grow() {
+            int[] oh = hashes;
+            byte[][] ok = keys;
+            long[] or = records;
+            int cap = ok.length * 2;
+            hashes = new int[cap];
+            keys = new byte[cap][];
+            records = new long[cap];
+            shift--;
+            for (int j = 0; j < ok.length; j++) {
+                if (ok[j] != null) {
+                    int i = (oh[j] * 0x9E3779B9) >>> shift;
+                    while (keys[i] != null) {
+                        i = (i + 1) & (cap - 1);
+                    }
+                    keys[i] = ok[j];
+                    hashes[i] = oh[j];
+                    records[i] = or[j];
+                }
+            }
+        }
+
+        /** The `hot` keys with the most records, in {@link #HOT_ORDER}. */
+        List<KeyBytes> top(int hot) {
+            java.util.PriorityQueue<KeyBytes> worst = new java.util.PriorityQueue<>(hot + 1, HOT_ORDER.reversed());
+            for (int i = 0; i < keys.length; i++) {
+                if (keys[i] == null) {
+                    continue;
+                }
+                if (worst.size() < hot) {
+                    worst.add(new KeyBytes(keys[i], records[i]));
+                } else {
+                    KeyBytes least = worst.peek();
+                    if (records[i] > least.records
+                        || records[i] == least.records && compareBytes(keys[i], least.bytes) < 0) {
+                        worst.poll();
+                        worst.add(new KeyBytes(keys[i], records[i]));
+                    }
+                }
+            }
+            List<KeyBytes> out = new ArrayList<>(worst);
+            out.sort(HOT_ORDER);
+            return out;
+        }
+    }
+
+    /** One task of {@link #summarizeTopic}. */
+    static final class TopicTask implements FlatMapFunction<Iterator<InternalRow>, byte[]> {
+        private static final long serialVersionUID = 1L;
+        private final int[] counts;
+        private final int k;
+        private final int slack;
+        private final int n;
+        private final int hot;
+        private final long keyBudget;
+        private final int[] columns;
+
+        TopicTask(int[] counts, int k, int slack, int n, int hot, long keyBudget, int[] columns) {
+            this.counts = counts;
+            this.k = k;
+            this.slack = slack;
+            this.n = n;
+            this.hot = hot;
+            this.keyBudget = keyBudget;
+            this.columns = columns;
+        }
+
+        @Override
+        public Iterator<byte[]> call(Iterator<InternalRow> rows) {
+            final int keyAt = columns[0];
+            final int valueAt = columns[1];
+            final int partitionAt = columns[2];
+            final int offsetAt = columns[3];
+            Summary s = new Summary(counts, k, slack, BINARY, true);
+            TopicSummary t = new TopicSummary(s, n);
+            ExactKeys[] keys = new ExactKeys[n];
+            long used = 0;
+            boolean counting = hot > 0;
+            while (rows.hasNext()) {
+                InternalRow row = rows.next();
+                // UnsafeRow (what the source's scan gives): the key and value as views of the row's bytes, no copy
+                boolean unsafe = row instanceof UnsafeRow;
+                long value = row.isNullAt(valueAt) ? 0L
+                    : unsafe ? row.getUTF8String(valueAt).numBytes() : row.getBinary(valueAt).length;
+                int p = row.getInt(partitionAt);
+                boolean real = p >= 0 && p < n;  // a partition added since the count was read: the what-if only
+                if (real) {
+                    long offset = row.getLong(offsetAt);
+                    t.records[p]++;
+                    t.first[p] = Math.min(t.first[p], offset);
+                    t.last[p] = Math.max(t.last[p], offset);
+                    t.tasks[p] = 1;
+                }
+                if (row.isNullAt(keyAt)) {
+                    s.nullRecords++;
+                    s.nullBytes += value;
+                    if (real) {
+                        t.nullKeys[p]++;
+                        t.bytes[p] += value;
+                    }
+                    continue;
+                }
+                UTF8String key = unsafe ? row.getUTF8String(keyAt) : UTF8String.fromBytes(row.getBinary(keyAt));
+                int hash = s.addView(key, value);
+                if (!real) {
+                    continue;
+                }
+                t.bytes[p] += key.numBytes() + value;
+                if (toPositive(hash) % n != p) {
+                    t.misplaced[p]++;
+                }
+                if (counting) {
+                    ExactKeys m = keys[p];
+                    if (m == null) {
+                        m = keys[p] = new ExactKeys();
+                    }
+                    used += m.add(hash, key.getBaseObject(), key.getBaseOffset(), key.numBytes());
+                    if (used > keyBudget) {
+                        counting = false;  // too many keys for this task: its partitions' hot keys are counted by Spark
+                        Arrays.fill(keys, null);
+                    }
+                }
+            }
+            for (int p = 0; p < n; p++) {
+                if (t.tasks[p] > 0 && (counting || hot == 0)) {
+                    t.exact[p] = true;
+                    t.top[p] = keys[p] == null ? new ArrayList<>() : keys[p].top(hot);
+                }
+            }
+            return Collections.singletonList(t.toBytes()).iterator();
+        }
+    }
+
+    /** Two tasks' topic summaries into one. */
+    static final class TopicMerge implements Function2<byte[], byte[], byte[]> {
+        private static final long serialVersionUID = 1L;
+        private final int k;
+        private final int slack;
+        private final int n;
+
+        TopicMerge(int k, int slack, int n) {
+            this.k = k;
+            this.slack = slack;
+            this.n = n;
+        }
+
+        @Override
+        public byte[] call(byte[] a, byte[] b) {
+            TopicSummary s = TopicSummary.fromBytes(a, k, slack);
+            s.merge(TopicSummary.fromBytes(b, k, slack));
+            return s.toBytes();
+        }
+    }
+
+    /** {@link #summarizeTopic}'s result: the keys' {@link Summary} and the real partitions' figures. */
+    static final class TopicSummary {
+        final Summary summary;
+        final int n;
+        final long[] records;
+        final long[] bytes;
+        final long[] nullKeys;
+        final long[] first;
+        final long[] last;
+        final long[] misplaced;
+        final int[] tasks;  // the tasks that read records of the partition (more than one: its hot keys are not exact)
+        final boolean[] exact;  // top holds the partition's exact hot keys
+        final List<KeyBytes>[] top;
+
+        @SuppressWarnings("unchecked")
+        TopicSummary(Summary summary, int n) {
+            this.summary = summary;
+            this.n = n;
+            records = new long[n];
+            bytes = new long[n];
+            nullKeys = new long[n];
+            first = new long[n];
+            last = new long[n];
+            misplaced = new long[n];
+            tasks = new int[n];
+            exact = new boolean[n];
+            top = new List[n];
+            Arrays.fill(first, Long.MAX_VALUE);
+            Arrays.fill(last, Long.MIN_VALUE);
+        }
+
+        void merge(TopicSummary o) {
+            summary.merge(o.summary);
+            for (int p = 0; p < n; p++) {
+                if (o.tasks[p] == 0) {
+                    continue;
+                }
+                if (tasks[p] == 0) {
+                    exact[p] = o.exact[p];
+                    top[p] = o.top[p];
+                } else {
+                    exact[p] = false;
+                    top[p] = null;
+                }
+                tasks[p] += o.tasks[p];
+                records[p] += o.records[p];
+                bytes[p] += o.bytes[p];
+                nullKeys[p] += o.nullKeys[p];
+                misplaced[p] += o.misplaced[p];
+                first[p] = Math.min(first[p], o.first[p]);
+                last[p] = Math.max(last[p], o.last[p]);
+            }
+        }
+
+        /** Big-endian: the summary's length and {@link Summary#toBytes}; the partition count; per partition records,
+         * bytes, null keys, first and last offsets, misplaced records, tasks, exact, then its hot keys (count, then
+         * per key records, length, bytes). */
+        byte[] toBytes() {
+            byte[] head = summary.toBytes();
+            int size = 4 + head.length + 4;
+            for (int p = 0; p < n; p++) {
+                size += 6 * 8 + 4 + 1 + 4;
+                if (top[p] != null) {
+                    for (KeyBytes e : top[p]) {
+                        size += 8 + 4 + e.bytes.length;
+                    }
+                }
+            }
+            ByteBuffer out = ByteBuffer.allocate(size);
+            out.putInt(head.length).put(head).putInt(n);
+            for (int p = 0; p < n; p++) {
+                out.putLong(records[p]).putLong(bytes[p]).putLong(nullKeys[p]).putLong(first[p]).putLong(last[p])
+                    .putLong(misplaced[p]).putInt(tasks[p]).put((byte) (exact[p] ? 1 : 0));
+                List<KeyBytes> keys = top[p];
+                out.putInt(keys == null ? 0 : keys.size());
+                if (keys != null) {
+                    for (KeyBytes e : keys) {
+                        out.putLong(e.records).putInt(e.bytes.length).put(e.bytes);
+                    }
+                }
+            }
+            return out.array();
+        }
+
+        static TopicSummary fromBytes(byte[] raw, int k, int slack) {
+            ByteBuffer in = ByteBuffer.wrap(raw);
+            byte[] head = new byte[in.getInt()];
+            in.get(head);
+            TopicSummary t = new TopicSummary(Summary.fromBytes(head, k, slack, BINARY, true), in.getInt());
+            for (int p = 0; p < t.n; p++) {
+                t.records[p] = in.getLong();
+                t.bytes[p] = in.getLong();
+                t.nullKeys[p] = in.getLong();
+                t.first[p] = in.getLong();
+                t.last[p] = in.getLong();
+                t.misplaced[p] = in.getLong();
+                t.tasks[p] = in.getInt();
+                t.exact[p] = in.get() != 0;
+                int keys = in.getInt();
+                if (t.exact[p]) {
+                    t.top[p] = new ArrayList<>();
+                }
+                for (int j = 0; j < keys; j++) {
+                    long c = in.getLong();
+                    byte[] key = new byte[in.getInt()];
+                    in.get(key);
+                    t.top[p].add(new KeyBytes(key, c));
+                }
+            }
+            return t;
         }
     }
 }
