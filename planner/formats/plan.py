@@ -388,7 +388,7 @@ def _bytes_line(plan: Plan, s: dict) -> str:
 
 def _unknown_size_notes(plan: Plan, copies: int) -> list[str]:
     """Where sizes are known for some topics and the plan copies replicas of others (replace-broker,
-    set-replication-factor, a checked file; the goals' plans name them already, `byte_balance.byte_notes`): which
+    set-replication-factor, a checked file; the goals' plans name them already, `byte_balance.ByteGoal.notes`): which
     topics, so that "plus N replica(s) of unknown size" is not read as 0 B."""
     if not copies or any(getattr(n, "kind", None) == "unknown-sizes" for n in plan.notes):
         return []
