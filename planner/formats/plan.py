@@ -287,6 +287,7 @@ def plan_stats(plan: Plan) -> dict:
         "bytes_lower_bound": plan.bytes_lower_bound,
         "unknown_size_moves": m.unknown_size_moves,
         "unmet_by_max_moves": list(plan.unmet),
+        "strategy": plan.strategy,  # the search's strategy that made the plan (rebalance, decommission), else None
         "metrics": {"before": m.before.__dict__, "after": m.after.__dict__},
         "partitions_touched": len(plan.proposed),
         "bytes_to_move": m.bytes_moved,  # Plan.moved_bytes()

@@ -87,10 +87,10 @@ GOALS: list[Registered] = [
 ]
 
 
-def register(entry: Registered, after: str | None = None) -> None:
-    """Add a goal to the list: last, or right after the goal named `after` (it then runs, and its term of the
-    objective counts, after that goal's and before the later ones')."""
-    at = len(GOALS) if after is None else next(k for k, e in enumerate(GOALS) if e.name == after) + 1
+def register(entry: Registered, before: str | None = None) -> None:
+    """Add a goal to the list: last, or right before the goal named `before` (it then runs, and its term of the
+    objective counts, before that goal's)."""
+    at = len(GOALS) if before is None else next(k for k, e in enumerate(GOALS) if e.name == before)
     GOALS.insert(at, entry)
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Iterable, ParamSpec, Sequence, TypeVar, cast
 
 from planner.model import INTERNAL_TOPICS, Cluster, Partition, PlannerError
-from planner.rebalance.goals import count_range, rack_flow, topic_keep
+from planner.rebalance.goals import count_range, rack_flow, registry, topic_keep
 from planner.rebalance.goals.base import Findings, Frozen, Goal, Note, in_progress_note
 from planner.rebalance.goals.budget import Deadline
 from planner.rebalance.goals.byte_balance import limits
@@ -32,7 +32,7 @@ from planner.rebalance.goals.exchange import fewer_bytes
 from planner.rebalance.goals.hard import HardGoal, targets_of, unsafe_of
 from planner.rebalance.goals.objective import Objective
 from planner.rebalance.goals.refit import as_good, figures, may_refit, refit
-from planner.rebalance.goals.registry import GOALS, Options, Variant, made, measuring
+from planner.rebalance.goals.registry import Options, Variant, made, measuring
 from planner.rebalance.goals.replica_count import BYTE_PARTITIONS, TRIAL_REPLICAS, try_shares
 from planner.rebalance.goals.shares import FINE_LEVELS, joint_lower_bound
 from planner.rebalance.goals.snapshot import Run, Snapshot, take_over
@@ -664,7 +664,7 @@ def _notes(
     for tells none), the hard goal's, then the plan's own."""
     ran = {g.name: g for g in goals}
     notes: list[Note] = []
-    for entry, g in zip(GOALS, measured):
+    for entry, g in zip(registry.GOALS, measured):
         if entry.told(options):
             notes += ran.get(entry.name, g).notes(st)
     notes += hard.notes(st)
