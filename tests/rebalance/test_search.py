@@ -39,7 +39,7 @@ def test_the_plan_names_the_strategy_that_made_it():
 
 def test_a_capped_plan_that_the_cap_does_not_bind_is_the_uncapped_plan():
     # scale-out.yaml: 12 moves reach every goal; capped at 12 the goals take greedier steps, so the plan without the
-    # cap is the plan (`search._uncapped`), named so; capped at 11 it does not fit, and the capped plan stands
+    # cap is the plan (`search.Uncapped`), named so; capped at 11 it does not fit, and the capped plan stands
     scale_out = load_cluster(SCALE_OUT, None)
     plan = balance(scale_out, max_moves=12)
     assert (plan.strategy, plan.replica_moves) == ("uncapped", 12)

@@ -2,17 +2,19 @@
 plan by the objective (`objective.Objective`). Pure, deterministic.
 
 `balance` reads as: the lower bounds (each goal's `lower_bound`); the hard goal (`hard.HardGoal`: replicas only on
-target brokers, rack-unsafe partitions repaired); then the strategies of `PORTFOLIO` that apply, each a run of the
-goals in order from the same start, set up its own way (`Strategy`); the best plan kept (`_best_of`: nearer the goals
-in goal order, then fewer copies, then fewer bytes; the first on a tie); then second plans of it as if applied taken
-over (`_settle`); then the notes (each goal's `notes`) and, under --max-moves, the plan without the cap where it fits
-(`_uncapped`). The plan names the strategy that made it (`Plan.strategy`).
+target brokers, rack-unsafe partitions repaired); then the strategies of `PORTFOLIO` offered for this plan, each that
+applies after what those before it found, a run of the goals in order from the same start, set up its own way
+(`GoalRun`); the best plan kept (`search_plans`: nearer the goals in goal order, then fewer copies, then fewer bytes;
+the first on a tie); then second plans of it as if applied taken over (`SecondPlan`); then the notes (each goal's
+`notes`) and, under --max-moves, the plan without the cap where it fits (`Uncapped`). The plan
+names what made it (`Plan.strategy`: the strategy, then the re-seed and passes kept, joined by "+").
 
 Within a strategy's run (`GoalRun.run`): the goals in order, each under the constraints those before it hand on
-(`base.Frozen`), again while that comes nearer (`_run`); the run again from a re-seed where one applies (`RESEEDS`:
-the count goal aiming at the topic shares, or racks of different sizes re-seeded by `rack_flow`), the nearer kept;
-then the polish passes (`_polish`: `refit`, the byte exchange). What a run found that later strategies ask about comes
-back in its `Outcome` (the goals record it in the run's `base.Findings`).
+(`base.Frozen`), again while that comes nearer (`_run`); the run again from a re-seed where one applies (`_run_best`:
+"topic-shares", the count goal aiming at the topic shares; "rack-flow", racks of different sizes re-seeded by
+`rack_flow`), the nearer kept; then the polish passes (`_polish`: "uneven-refit", "byte-exchange"). What a run found
+that later strategies ask about comes back in its `Outcome` (the goals record it in the run's `base.Findings`), never
+as a flag on a goal read back.
 """
 
 from __future__ import annotations
@@ -184,11 +186,12 @@ def balance(
         """A second plan, of this plan as if applied, made as the user would make it."""
         return replan(cluster.with_assignment(_proposed(parts, st)))
 
-    search = Search(st, options, objective, polish, byte_tolerance if sized else None, second)
+    uncapped = functools.partial(replan, cluster, goal=goal, progress=progress, max_moves=None, polish=True)
+    search = Search(st, options, objective, polish, byte_tolerance if sized else None, second, uncapped)
     outcome = search_plans(search)
     strategy = outcome.name
-    if polish and _settle(st, objective, second):
-        strategy += "+second-plan"
+    if SECOND_PLAN.applies(search) and SECOND_PLAN.run(search):
+        strategy += "+" + SECOND_PLAN.name
     notes = _notes(st, hard, measured, outcome.goals, options, moving, skipped)
     late = st.deadline.note()
     notes += [late] if late is not None else []
@@ -202,9 +205,9 @@ def balance(
     forced = _forced_bound(st, notes)
     if forced is not None:
         lower = forced
-    free, fits = _uncapped(st, polish, functools.partial(replan, cluster, goal=goal, progress=progress))
+    free, fits = UNCAPPED.run(search) if UNCAPPED.applies(search) else (None, False)
     if free is not None and fits:
-        return replace(free, strategy="uncapped")
+        return replace(free, strategy=UNCAPPED.name)
     proposed = _proposed(parts, st)
     notes += _leaderless(cluster, proposed)
     return Plan(
@@ -219,22 +222,8 @@ def balance(
     )
 
 
-def _uncapped(st: State, polish: bool, replan: Callable[..., Plan]) -> tuple[Plan | None, bool]:
-    """Where --max-moves cut a goal short (`st.capped`): the plan without the cap (`replan`). Its bounds are the
-    capped plan's: those of a plan reaching the goals, which the capped plan's own figures do not give (its counts,
-    left wide by the cap, would pass for wide racks: decommission of 6 on six-brokers.yaml capped at 0 printed
-    "lower bound 33" where every goal needs 37). And where it reaches every goal within the cap, it is the plan: the
-    goals under a budget take other, greedier steps than without one, so a cap the goals do not need would otherwise
-    change the plan (scale-out.yaml: 12 moves reach every goal; capped at 12, the plan left the bytes unmet). Both
-    make the same required moves (`st.optional_from`): the hard goal runs first, uncapped, in both."""
-    if not st.capped or not polish or st.max_moves is None:
-        return None, False
-    free = replan(max_moves=None, polish=True)
-    return free, free.replica_moves - st.optional_from <= st.max_moves
-
-
 def _plan_bounds(free: Plan | None, lower: int, bytes_lower: int | None) -> dict:
-    """The plan's bounds: of the plan without the cap where there is one (`_uncapped`), else its own."""
+    """The plan's bounds: of the plan without the cap where there is one (`Uncapped`), else its own."""
     if free is None:
         return {"lower_bound": lower, "bytes_lower_bound": bytes_lower}
     return {"lower_bound": free.lower_bound, "bytes_lower_bound": free.bytes_lower_bound}
@@ -294,6 +283,7 @@ class Search:
     polish: bool
     tolerance: float | None
     second: Callable[[], Plan]
+    uncapped: Callable[[], Plan]  # the plan without --max-moves (and polished)
 
     @property
     def weigh(self) -> bool:
@@ -626,29 +616,67 @@ def _fewer_bytes(st: State, goals: Sequence[Goal], limit: dict | None, objective
     return fewer_bytes(st, limit)
 
 
-SETTLE = 2  # second plans of the plan as if applied taken over at most (`_settle`)
+SETTLE = 2  # second plans of the plan as if applied taken over at most (`SecondPlan`)
 
 
-def _settle(st: State, objective: Objective, second: Callable[[], Plan]) -> bool:
-    """Where a goal is unmet, a second plan of the plan as if applied can still move replicas: from a placement the
-    rack repairs made safe, `rack_flow` applies where it did not from the input, and may reach the topic goal further.
-    Up to `RELAXED_REPLICAS` replicas, without a move cap or disk-space limits, such a second plan's placement is
-    taken over (it comes closer to the goals, or it would move nothing), at most `SETTLE` times, so that the applied
-    plan is a fixed point. Whether it took one over."""
-    if st.max_moves is not None or st.usable or sum(map(len, st.reps)) > RELAXED_REPLICAS:
-        return False  # a cap and disk space count what is copied from the input, which a second plan does not see
-    if not any(objective.distance(st)):
-        return False
-    took = False
-    for _ in range(SETTLE):
-        if st.deadline.out("the second plans"):
-            return took
-        moved = second().proposed
-        if not moved:
-            return took
-        take_over(st, moved)
-        took = True
-    return took
+@dataclass(frozen=True)
+class SecondPlan:
+    """After the best plan, where a goal is unmet, a second plan of the plan as if applied can still move replicas:
+    from a placement the rack repairs made safe, `rack_flow` applies where it did not from the input, and may reach
+    the topic goal further. Applies when polishing, up to `RELAXED_REPLICAS` replicas, without a move cap or disk-space
+    limits (both count what is copied from the input, which a second plan does not see), where a goal is unmet. Its
+    run takes such a second plan's placement over (it comes closer to the goals, or it would move nothing), at most
+    `SETTLE` times, so that the applied plan is a fixed point."""
+
+    name: str = "second-plan"
+
+    def applies(self, search: Search) -> bool:
+        st = search.st
+        if not search.polish or st.max_moves is not None or st.usable or sum(map(len, st.reps)) > RELAXED_REPLICAS:
+            return False
+        return any(search.objective.distance(st))
+
+    def run(self, search: Search) -> bool:
+        """Whether it took a second plan over."""
+        st = search.st
+        took = False
+        for _ in range(SETTLE):
+            if st.deadline.out("the second plans"):
+                return took
+            moved = search.second().proposed
+            if not moved:
+                return took
+            take_over(st, moved)
+            took = True
+        return took
+
+
+@dataclass(frozen=True)
+class Uncapped:
+    """Where --max-moves cut a goal short (`st.capped`, when polishing): the plan without the cap
+    (`Search.uncapped`). Its bounds are the capped plan's: those of a plan reaching the goals, which the capped plan's
+    own figures do not give (its counts, left wide by the cap, would pass for wide racks: decommission of 6 on
+    six-brokers.yaml capped at 0 printed "lower bound 33" where every goal needs 37). And where it reaches every goal
+    within the cap, it is the plan: the goals under a budget take other, greedier steps than without one, so a cap the
+    goals do not need would otherwise change the plan (scale-out.yaml: 12 moves reach every goal; capped at 12, the
+    plan left the bytes unmet). Both make the same required moves (`st.optional_from`): the hard goal runs first,
+    uncapped, in both."""
+
+    name: str = "uncapped"
+
+    def applies(self, search: Search) -> bool:
+        st = search.st
+        return bool(st.capped) and search.polish and st.max_moves is not None
+
+    def run(self, search: Search) -> tuple[Plan, bool]:
+        """The plan without the cap, and whether it fits within it."""
+        st = search.st
+        free = search.uncapped()
+        assert st.max_moves is not None
+        return free, free.replica_moves - st.optional_from <= st.max_moves
+
+
+SECOND_PLAN, UNCAPPED = SecondPlan(), Uncapped()
 
 
 def _notes(
