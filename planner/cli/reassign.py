@@ -9,7 +9,7 @@ import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterator, List, Optional
+from typing import TYPE_CHECKING, Callable, Iterator, List, Optional
 
 import typer
 
@@ -19,6 +19,9 @@ from planner.cli.app import app
 from planner.cli.common import EXIT_CODE, OFFLINE, STILL_MOVING, TOPOLOGY, note
 from planner.model import RATE_HELP, Cluster, PlannerError, parse_id_list, parse_rate, parse_size
 from planner.rebalance.goals.budget import Deadline
+
+if TYPE_CHECKING:
+    from planner.rebalance.moves import Plan
 
 reassign = typer.Typer(
     no_args_is_help=True,
@@ -50,6 +53,11 @@ TIME_LIMIT = typer.Option(
     metavar="SECONDS",
     help="Plan for at most this long (wall clock); when the time is up, the best plan found so far, with a note "
     "naming the stage that stopped.",
+)
+VERBOSE = typer.Option(
+    False,
+    "--verbose",
+    help="Every progress line on stderr whatever the cluster's size, and the search's strategy that made the plan.",
 )
 NO_RACK_REPAIR = typer.Option(
     False,
@@ -175,16 +183,23 @@ FORMAT = typer.Option(
 )
 
 
-def _progress_for(cluster: Cluster):
-    # every step's line on a big cluster; on a terminal (stderr), from a thousand partitions, where stages take seconds
+def _progress_for(cluster: Cluster, verbose: bool = False):
+    # every step's line on a big cluster; on a terminal (stderr), from a thousand partitions, where stages take seconds;
+    # with --verbose, always
     partitions = sum(t.partition_count for t in cluster.topics)
-    big = partitions > 20_000 or (partitions > 1_000 and sys.stderr.isatty())
+    big = verbose or partitions > 20_000 or (partitions > 1_000 and sys.stderr.isatty())
 
     def say(msg: str) -> None:
         if big:
             print(f"... {msg}", file=sys.stderr, flush=True)
 
     return say
+
+
+def _say_strategy(plan: Plan, say: Callable[[str], None]) -> None:
+    """--verbose: the progress line naming the search's strategy that made the plan (`goals.search`)."""
+    if plan.strategy is not None:
+        say(f"strategy: {plan.strategy}")
 
 
 @contextmanager
@@ -357,6 +372,7 @@ def rebalance_cmd(
     no_leader_balance: bool = NO_LEADER_BALANCE,
     no_rack_repair: bool = NO_RACK_REPAIR,
     time_limit: float = TIME_LIMIT,
+    verbose: bool = VERBOSE,
     batch_size: Optional[int] = BATCH,
     batch_bytes: Optional[str] = BATCH_BYTES,
     no_canary: bool = NO_CANARY,
@@ -374,14 +390,10 @@ def rebalance_cmd(
     _check_output_dir(output_dir)
     with _loaded(topology, offline_brokers, sizes) as cluster:
         brokers = parse_id_list(broker_list, "--broker-list") if broker_list is not None else None
-        plan = balance(
-            cluster,
-            brokers=brokers,
-            topics=topic,
-            progress=_progress_for(cluster),
-            rack_repair=not no_rack_repair,
-            **options,
-        )
+        say = _progress_for(cluster, verbose)
+        plan = balance(cluster, brokers=brokers, topics=topic, progress=say, rack_repair=not no_rack_repair, **options)
+        if verbose:
+            _say_strategy(plan, say)
         _emit(plan, output_dir, fmt, Carry(throttle, batch_size, batch_bytes, no_canary, bootstrap_server))
 
 
@@ -396,6 +408,7 @@ def decommission_cmd(
     no_leader_balance: bool = NO_LEADER_BALANCE,
     no_rack_repair: bool = NO_RACK_REPAIR,
     time_limit: float = TIME_LIMIT,
+    verbose: bool = VERBOSE,
     batch_size: Optional[int] = BATCH,
     batch_bytes: Optional[str] = BATCH_BYTES,
     no_canary: bool = NO_CANARY,
@@ -412,13 +425,11 @@ def decommission_cmd(
     options = _goal_options(max_moves, exclude_topic, exclude_internal, byte_tolerance, no_leader_balance, time_limit)
     _check_output_dir(output_dir)
     with _loaded(topology, offline_brokers, sizes) as cluster:
-        plan = decommission(
-            cluster,
-            parse_id_list(brokers, "--brokers"),
-            progress=_progress_for(cluster),
-            rack_repair=not no_rack_repair,
-            **options,
-        )
+        say = _progress_for(cluster, verbose)
+        ids = parse_id_list(brokers, "--brokers")
+        plan = decommission(cluster, ids, progress=say, rack_repair=not no_rack_repair, **options)
+        if verbose:
+            _say_strategy(plan, say)
         _emit(plan, output_dir, fmt, Carry(throttle, batch_size, batch_bytes, no_canary, bootstrap_server))
 
 

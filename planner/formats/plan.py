@@ -287,6 +287,7 @@ def plan_stats(plan: Plan) -> dict:
         "bytes_lower_bound": plan.bytes_lower_bound,
         "unknown_size_moves": m.unknown_size_moves,
         "unmet_by_max_moves": list(plan.unmet),
+        "strategy": plan.strategy,  # the search's strategy that made the plan (rebalance, decommission), else None
         "metrics": {"before": m.before.__dict__, "after": m.after.__dict__},
         "partitions_touched": len(plan.proposed),
         "bytes_to_move": m.bytes_moved,  # Plan.moved_bytes()
@@ -388,7 +389,7 @@ def _bytes_line(plan: Plan, s: dict) -> str:
 
 def _unknown_size_notes(plan: Plan, copies: int) -> list[str]:
     """Where sizes are known for some topics and the plan copies replicas of others (replace-broker,
-    set-replication-factor, a checked file; the goals' plans name them already, `byte_balance.byte_notes`): which
+    set-replication-factor, a checked file; the goals' plans name them already, `byte_balance.ByteGoal.notes`): which
     topics, so that "plus N replica(s) of unknown size" is not read as 0 B."""
     if not copies or any(getattr(n, "kind", None) == "unknown-sizes" for n in plan.notes):
         return []

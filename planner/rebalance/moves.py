@@ -29,6 +29,7 @@ class Plan:
     unmet: tuple[str, ...] = ()  # goals the move cap left unmet
     # lower bounds of the preferred-leader spread and the largest topic leader spread (elect-leaders), else None
     leader_bounds: tuple[int, int] | None = None
+    strategy: str | None = None  # the search's strategy that made the plan (`goals.search`), else None
 
     # derived once per plan (a frozen dataclass: its fields never change), as a plan of a million partitions is
     # summarised, rendered and written by several readers

@@ -9,10 +9,11 @@ priorities, in spirit).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Protocol, Sequence
 
 if TYPE_CHECKING:
     from planner.rebalance.goals.state import State
+    from planner.rebalance.notes import Note
 
 Change = tuple[int, int, int]  # (partition index, broker losing the replica, broker taking it), in place
 
@@ -22,11 +23,59 @@ class Constraint(Protocol):
         """May these replica changes be made (together) without undoing the goal that set this constraint?"""
 
 
-class Goal(Protocol):
+class Goal:
+    """The whole interface of a goal: one class in its own module, listed in `registry.GOALS` (the goals in order),
+    whose docstring states its contract in three parts, Goal / Constraints / Algorithm.
+
+    - `optimize(st, frozen)`: improve `st` in place with the fewest replica moves, then the fewest bytes moved, making
+      only changes `frozen` (the constraints of the goals before it) accepts; return the constraint that keeps what
+      it reached (None: it hands none on).
+    - `measure(st)`: its term of the objective (`objective.Objective`): how far `st` is from the goal, 0 where it is
+      reached. `spread_term(st, term)`: the term where racks may keep the replica counts wider than 1 (by default the
+      same).
+    - `lower_bound(st, repaired, unsafe)`: the fewest replica moves (or bytes) any plan reaching it needs, None where
+      it gives none; `repaired`: as if every rack-unsafe partition were repaired, `unsafe`: `hard.unsafe_of(st)`.
+    - `notes(st)`: what the plan must tell about it (`Note` data), read after the search.
+
+    What a run of a goal found that the search asks about afterwards it records in the `Findings` it was made with
+    (never a flag on the goal read back)."""
+
     name: str
 
     def optimize(self, st: "State", frozen: "Frozen") -> Constraint | None:
         """Improve `st` in place within `frozen`; return the constraint that keeps what this goal reached."""
+        raise NotImplementedError
+
+    def measure(self, st: "State") -> float:
+        """How far `st` is from this goal (0: reached): its term of the objective."""
+        raise NotImplementedError
+
+    def spread_term(self, st: "State", term: float) -> object:
+        """This goal's term (`measure`) as compared where racks may keep the replica counts wider than 1."""
+        return term
+
+    def lower_bound(self, st: "State", repaired: bool, unsafe: list[tuple[int, int, list[int]]]) -> object:
+        """The fewest moves (or bytes) any plan reaching this goal needs; None where the goal gives no bound."""
+        return None
+
+    def notes(self, st: "State") -> list[Note]:
+        """What the plan must tell about this goal (after the search)."""
+        return []
+
+
+class Findings:
+    """What the goals of one strategy's run found that the search asks about afterwards, by name (the count goal's
+    "weighed": its slots by bytes were other slots than without; the byte goal's "freed": it took a step that copies
+    nothing more). Filled by the goals as they run; the strategy's outcome carries it."""
+
+    def __init__(self) -> None:
+        self.found: set[str] = set()
+
+    def record(self, what: str) -> None:
+        self.found.add(what)
+
+    def __contains__(self, what: object) -> bool:
+        return what in self.found
 
 
 @dataclass
@@ -81,3 +130,36 @@ class CountConstraint:
                 if not keeps(st.count[b], d, self.lo[g], self.hi[g]):
                     return False
         return True
+
+
+def off_even(values: Iterable[int], n: int, total: int) -> int:
+    """How far `values` (of n brokers, summing to `total`; brokers not listed hold 0) are from the even share:
+    replicas above its ceiling plus replicas missing below its floor. No broker (every target closed and empty: none
+    can lead) lists none: 0."""
+    if not n:
+        return 0
+    q, r = divmod(total, n)
+    if not q:  # floor 0, ceiling 1 (or 0 with nothing to share): each value above 1 is off by its excess
+        return total - sum(map(bool, values))
+    hi = q + (1 if r else 0)
+    listed = 0
+    off = 0
+    for v in values:
+        listed += 1
+        off += max(0, v - hi) + max(0, q - v)
+    return off + (n - listed) * q
+
+
+def kept_terms(st: "State", name: str, basis: object, touched: set[int], term: Callable[[int], int]) -> int:
+    """The sum over topics of `term`, kept in `st.terms[name]` while `basis` (the brokers it counts over) stays the
+    same object: only the topics in `touched` (emptied here) are recounted."""
+    kept = st.terms.get(name)
+    if kept is None or kept[0] is not basis:
+        kept = (basis, {})
+        st.terms[name] = kept
+        touched.update(range(len(st.topic_names)))
+    terms = kept[1]
+    for t in touched:
+        terms[t] = term(t)
+    touched.clear()
+    return sum(terms.values())

@@ -23,7 +23,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Collection, Iterator, Sequence
 
-from planner.rebalance.goals.base import Change, CountConstraint, Frozen
+from planner.rebalance.goals.base import Change, CountConstraint, Findings, Frozen, Goal
+from planner.rebalance.goals.geometry import targets_of
 from planner.rebalance.goals.state import State
 from planner.rebalance.notes import Note
 
@@ -40,7 +41,7 @@ def limits(st: State, tolerance: float) -> dict[str | None, float]:
     return out
 
 
-def bytes_lower_bound(st: State, tolerance: float, by_rack: dict | None) -> tuple[int, int]:
+def _bytes_lower_bound(st: State, tolerance: float, by_rack: dict | None) -> tuple[int, int]:
     """Fewest bytes any plan reaching the replica-count and byte goals copies, and any reaching the per-topic goal too:
     every replica leaves a broker, and broker b must lose at least its bytes above the limit and at least its replicas
     above the ceiling of the mean (the smallest of them at the least), all of them when b is not a target. With the
@@ -147,13 +148,27 @@ class _TopicSheds:
 
 
 @dataclass
-class ByteGoal:
+class ByteGoal(Goal):
+    """Goal: bytes per target broker (known sizes only) within the tolerance: the largest broker of each group at most
+    (1 + tolerance) × the group's mean. Measured as the bytes above that limit, summed over the brokers (`measure`;
+    0 where bytes are not balanced: `measured`); bounded below by the bytes any plan must copy (`lower_bound`).
+
+    Constraints: those of every goal before it (`Frozen`: counts, topic spreads, preferred leaders in their ranges);
+    partitions of unknown size never move for it. It hands none on: it is the last goal.
+
+    Algorithm: each step takes the heaviest broker above the limit and one of the 64 lightest: first a change that
+    copies no replica the plan does not copy already (`_Free`, where `free`; "freed" recorded in `found`), else the
+    single move or exchange (big for small) that brings the heavy broker within the limit with the fewest copies and
+    then bytes, else the largest step; a candidate is checked against the constraints only when it would beat the
+    best so far (module docstring)."""
+
     tolerance: float = 0.10
     say: Callable[[str], None] = lambda msg: None
     name: str = "bytes"
-    unmet: list = field(default_factory=list)
+    unmet: list = field(default_factory=list)  # the groups the last run left above the limit (its notes)
     free: bool = True  # first a change that copies nothing more (`_Free`)
-    freed: int = 0  # the steps that took one
+    found: Findings = field(default_factory=Findings)  # "freed": a step took one
+    measured: bool = True  # its term counts: bytes are balanced (sizes known, and asked for)
 
     def optimize(self, st: State, frozen: Frozen) -> None:
         self.say("balancing bytes")
@@ -163,6 +178,35 @@ class ByteGoal:
         for g, members in st.groups.items():
             self._balance(st, frozen, members, limit[g], sizes)
         return None
+
+    def measure(self, st: State) -> float:
+        """The bytes above the limit (`limits`), summed over the brokers of each group; 0.0 where not `measured`."""
+        if not self.measured:
+            return 0.0
+        limit = limits(st, self.tolerance)
+        return sum(max(0.0, st.bytes[b] - limit[g]) for g, members in st.groups.items() for b in members)
+
+    def lower_bound(
+        self, st: State, repaired: bool, unsafe: list[tuple[int, int, list[int]]] | None = None
+    ) -> tuple[int, int] | None:
+        """`_bytes_lower_bound` (without and with the topic goal's sheds) where sizes are known, else None."""
+        by_rack = targets_of(st, repaired)[1]
+        return _bytes_lower_bound(st, self.tolerance, by_rack) if st.has_sizes else None
+
+    def notes(self, st: State) -> list[Note]:
+        """Topics of unknown size (where others are known): unknown-sizes; groups the last run left above the limit:
+        unmet, with the largest broker's bytes over its group's mean and the limit's."""
+        notes = []
+        unknown = sorted({st.parts[i].topic for i in range(len(st.reps)) if not st.known(i)})
+        if st.has_sizes and unknown:
+            notes.append(Note("bytes", "unknown-sizes", len(unknown), topics=tuple(unknown)))
+        if self.unmet:
+            worst = 0.0
+            for members in self.unmet:
+                mean = sum(st.bytes[b] for b in members) / len(members)
+                worst = max(worst, max(st.bytes[b] for b in members) / mean if mean else 1.0)
+            notes.append(Note("bytes", "unmet", len(self.unmet), values=(worst, 1 + self.tolerance)))
+        return notes
 
     def _balance(self, st: State, frozen: Frozen, members: Sequence[int], limit: float, sizes: SizeIndex) -> None:
         order = sorted((st.bytes[b], b) for b in members)  # (bytes, broker), kept current by the goal's moves
@@ -207,7 +251,7 @@ class ByteGoal:
         against the earlier goals' constraints only when it would beat the best found so far."""
         free = _free_step(st, frozen, sizes, heavy, lights, limit) if self.free else None
         if free is not None:
-            self.freed += 1
+            self.found.record("freed")
             return free
         best: list = [None]  # (key, changes)
         held = _Heavy(st, heavy, sizes)
@@ -616,17 +660,3 @@ def _next(positions: list[int], at: int, end: int) -> int:
     """The first of the sorted `positions` at or after `at` (`end` if none)."""
     k = bisect.bisect_left(positions, at)
     return positions[k] if k < len(positions) else end
-
-
-def byte_notes(st: State, goal: ByteGoal | None, tolerance: float) -> list[Note]:
-    notes = []
-    unknown = sorted({st.parts[i].topic for i in range(len(st.reps)) if not st.known(i)})
-    if st.has_sizes and unknown:
-        notes.append(Note("bytes", "unknown-sizes", len(unknown), topics=tuple(unknown)))
-    if goal is not None and goal.unmet:
-        worst = 0.0
-        for members in goal.unmet:
-            mean = sum(st.bytes[b] for b in members) / len(members)
-            worst = max(worst, max(st.bytes[b] for b in members) / mean if mean else 1.0)
-        notes.append(Note("bytes", "unmet", len(goal.unmet), values=(worst, 1 + tolerance)))
-    return notes

@@ -119,6 +119,38 @@ class RackLimits:
         return max(-(-low // m) - (total - low) // rest, -(-(total - high) // rest) - high // m)
 
 
+def unsafe_of(st: State) -> list[tuple[int, int, list[int]]]:
+    """Rack-unsafe partitions that may move and can be made rack-safe: (index, racks it lacks, brokers whose replica
+    shares a rack with another replica of it). Those that cannot (too few of the racks they lack have a target broker
+    that takes the copy: not closed, enough usable bytes) go to `st.unrepairable`."""
+    n = st.n_racks
+    st.unrepairable = []
+    if not n:
+        return []
+    out = []
+    rack = st.rack_of.get
+    for i, r in enumerate(st.reps):
+        if len(set(map(rack, r))) >= min(len(r), n) or i in st.fixed:
+            continue  # rack-safe (most partitions: one set of racks each, no list)
+        racks = [rack(b) for b in r]
+        lacks = min(len(r), n) - len(set(racks))
+        if (st.closed or st.usable) and len(_open_racks(st, i, set(racks))) < lacks:
+            st.unrepairable.append(i)
+            continue
+        out.append((i, lacks, [b for b, k in zip(r, racks) if racks.count(k) > 1]))
+    return out
+
+
+def _open_racks(st: State, i: int, used: set) -> set:
+    """The racks partition i does not use that have a target broker taking its copy (not closed, room for it)."""
+    size = st.sz(i)
+    return {
+        st.rack_of.get(b)
+        for b in st.targets
+        if st.rack_of.get(b) not in used and b not in st.closed and (b not in st.usable or st.usable[b] >= size)
+    }
+
+
 def targets_of(st: State, repaired: bool = False) -> tuple[dict[int, int], dict[str, list[int]] | None]:
     """Per-broker replica-count targets. When every partition has one replica in each rack (RF == racks, all
     rack-safe, or about to be repaired when `repaired`: not those no move can repair), each rack holds exactly one

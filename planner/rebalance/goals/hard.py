@@ -12,88 +12,29 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from planner.model import PlannerError
-from planner.rebalance.goals.base import Constraint, Frozen
-from planner.rebalance.goals.geometry import targets_of
+from planner.rebalance.goals.base import Constraint, Frozen, Goal
+from planner.rebalance.goals.geometry import targets_of, unsafe_of
 from planner.rebalance.goals.pick import BrokerHeap
 from planner.rebalance.goals.state import State
-from planner.rebalance.moves import excess, lower_bound, movable_counts, repair_removals
-
-
-def unsafe_of(st: State) -> list[tuple[int, int, list[int]]]:
-    """Rack-unsafe partitions that may move and can be made rack-safe: (index, racks it lacks, brokers whose replica
-    shares a rack with another replica of it). Those that cannot (too few of the racks they lack have a target broker
-    that takes the copy: not closed, enough usable bytes) go to `st.unrepairable`."""
-    n = st.n_racks
-    st.unrepairable = []
-    if not n:
-        return []
-    out = []
-    rack = st.rack_of.get
-    for i, r in enumerate(st.reps):
-        if len(set(map(rack, r))) >= min(len(r), n) or i in st.fixed:
-            continue  # rack-safe (most partitions: one set of racks each, no list)
-        racks = [rack(b) for b in r]
-        lacks = min(len(r), n) - len(set(racks))
-        if (st.closed or st.usable) and len(_open_racks(st, i, set(racks))) < lacks:
-            st.unrepairable.append(i)
-            continue
-        out.append((i, lacks, [b for b, k in zip(r, racks) if racks.count(k) > 1]))
-    return out
-
-
-def _open_racks(st: State, i: int, used: set) -> set:
-    """The racks partition i does not use that have a target broker taking its copy (not closed, room for it)."""
-    size = st.sz(i)
-    return {
-        st.rack_of.get(b)
-        for b in st.targets
-        if st.rack_of.get(b) not in used and b not in st.closed and (b not in st.usable or st.usable[b] >= size)
-    }
-
-
-def count_lower_bound(st: State, rack_repair: bool, unsafe: list[tuple[int, int, list[int]]] | None = None) -> int:
-    """Fewest replica moves any plan reaching the hard and replica-count goals needs (`moves.lower_bound`); `unsafe`:
-    `unsafe_of(st)` where the caller has it."""
-    target, by_rack = targets_of(st, repaired=rack_repair)
-    unsafe = (unsafe_of(st) if unsafe is None else unsafe) if rack_repair else []
-    # replicas of partitions that never move (mid-reassignment, excluded) stay: a bound counting them would exceed
-    # the plan
-    movable = movable_counts(st.count, (st.reps[i] for i in st.fixed), st.target_set)
-    if not unsafe:
-        return excess({b: c for b, c in movable.items() if c}, target)
-    total = sum(len(r) for r in st.reps)
-    groups = [(m, len(st.reps)) for m in by_rack.values()] if by_rack else [(st.targets, total)]
-    if st.closed:
-        movable, groups = _open_groups(movable, groups, st.closed)
-    return lower_bound(movable, groups, [(lacks, dup) for _, lacks, dup in unsafe])
-
-
-def _open_groups(
-    counts: dict[int, int], groups: Sequence[tuple[Sequence[int], int]], closed: frozenset[int]
-) -> tuple[dict[int, int], list[tuple[list[int], int]]]:
-    """The counts and groups `lower_bound` reads, as `count_targets` shares a group out: a closed broker holding less
-    than its share keeps what it holds (it takes none), so it leaves the group with its replicas and the others share
-    the rest (else the bound would have the others shed replicas for it to take)."""
-    counts = dict(counts)
-    out = []
-    for members, total in groups:
-        members = list(members)
-        while members:
-            q, r = divmod(total, len(members))
-            order = sorted(members, key=lambda b: (-counts.get(b, 0), b))
-            share = {b: q + (1 if i < r else 0) for i, b in enumerate(order)}
-            low = [b for b in members if b in closed and counts.get(b, 0) < share[b]]
-            if not low:
-                break
-            for b in low:
-                members.remove(b)
-                total -= counts.pop(b, 0)
-        out.append((members, total))
-    return counts, out
+from planner.rebalance.moves import repair_removals
+from planner.rebalance.notes import Note
 
 
 @dataclass
-class HardGoal:
+class HardGoal(Goal):
+    """Goal: replicas only on target brokers, rack-unsafe partitions repaired (where `rack_repair`) with the fewest
+    moves. Runs once, before the search, uncapped: what it moves is required (`State.optional_from`). Its measure is 0
+    (after it runs, what it requires holds); the replica-count goal's bound counts its moves.
+
+    Constraints: partitions mid-reassignment and of excluded topics never move (`State.fixed`); no replica onto a
+    broker whose log dirs are all cordoned (KIP-1066); replication factor kept, no two replicas of a partition on one
+    broker, rack safety never lowered (`State.can_move`, which every later goal's moves pass too).
+
+    Algorithm: every replica on a broker outside the targets moves to the target with the lowest count that keeps the
+    partition rack-safe, broker by broker, the largest partitions first; then the repairs the count bound's flow
+    chooses (`repair`). It sets the groups of brokers the later goals balance together (per rack where every partition
+    keeps one replica per rack)."""
+
     rack_repair: bool = True
     say: Callable[[str], None] = lambda msg: None
     name: str = "hard"
@@ -124,6 +65,20 @@ class HardGoal:
         if by_rack:
             st.groups = dict(sorted(by_rack.items()))
         return None
+
+    def measure(self, st: State) -> int:
+        return 0
+
+    def notes(self, st: State) -> list[Note]:
+        """Partitions it made rack-safe (with the moves that took): rack-repaired; rack-unsafe ones it could not:
+        unrepaired."""
+        notes = []
+        if self.repaired:
+            notes.append(Note("hard", "rack-repaired", self.repaired, values=(self.repair_moves,)))
+        if self.unrepaired:
+            left = tuple(sorted(st.parts[i].tp for i in self.unrepaired))
+            notes.append(Note("hard", "unrepaired", len(left), partitions=left))
+        return notes
 
     def _forced(self, st: State, target: dict[int, int]) -> None:
         """Every replica on a broker outside the target set moves (decommission, offline brokers)."""

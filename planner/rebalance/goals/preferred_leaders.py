@@ -12,7 +12,7 @@ from typing import Callable, Collection, Mapping, Sequence, cast
 from planner.leadership import cluster_states
 from planner.model import INTERNAL_TOPICS, Cluster, Partition, TopicPartition
 from planner.rebalance.flow import Network
-from planner.rebalance.goals.base import Change, Frozen, keeps, net_deltas
+from planner.rebalance.goals.base import Change, Frozen, Goal, keeps, kept_terms, net_deltas, off_even
 from planner.rebalance.goals.state import State
 from planner.rebalance.leaders import balance_preferred, isr_eligibility
 from planner.rebalance.moves import names_offline, select_partitions
@@ -44,11 +44,37 @@ class LeaderConstraint:
 
 
 @dataclass
-class PreferredLeaderGoal:
+class PreferredLeaderGoal(Goal):
+    """Goal: each topic's preferred leaders per broker within 1, then every broker's within 1, over the brokers that
+    can lead (`State.lead_targets`). Measured as the leaders off the even share per broker and per topic (`measure`).
+
+    Constraints: every placement goal before it (reordering a replica list moves no data, so it undoes none); it hands
+    on `LeaderConstraint` (the leader counts per broker and per topic stay in the ranges reached), which the byte
+    goal's moves of a partition's head replica pass.
+
+    Algorithm: reordering replica lists only: each topic's leaders by flow (`flow_leaders`), then every broker's by
+    handing leadership from a broker leading more of the partition's topic to one leading less; where no choice keeps
+    both, every broker within 1 first, then the narrowest topic spread and fewest topics above 1 (`keep_most`)."""
+
     say: Callable[[str], None] = lambda msg: None
     name: str = "preferred-leaders"
     eligible: tuple[list, Callable[[int, int], bool]] | None = None
     applied: tuple[State, Callable[[int, int], bool]] | None = None
+
+    def measure(self, st: State) -> int:
+        """The leaders off the even share (`base.off_even`) over the brokers that can lead, then each topic's (kept per
+        topic in `st.terms`: only the topics reorderings touched are recounted)."""
+        st.settle_leads()
+        n = len(st.lead)
+        lead = off_even(st.lead.values(), n, sum(st.lead.values())) if st.lead else 0
+        values = st.tleaders
+        lead += kept_terms(
+            st, "lead", st.lead_targets, st.led, lambda t: off_even(values[t].values(), n, sum(values[t].values()))
+        )
+        return lead
+
+    def notes(self, st: State) -> list[Note]:
+        return _leader_notes(st, self.name)
 
     def optimize(self, st: State, frozen: Frozen) -> LeaderConstraint:
         self.say("balancing preferred leaders")
@@ -165,7 +191,7 @@ def _within_one(st: State) -> bool:
     return all(hi - lo <= 1 for lo, hi in (st.topic_lead_range(t) for t in range(len(st.topic_names))))
 
 
-def leader_notes(st: State, name: str) -> list[Note]:
+def _leader_notes(st: State, name: str) -> list[Note]:
     """The brokers' leaders above a spread of 1: unmet. Topics whose leaders stay above 1: those no choice of leaders
     on their placement brings within 1 (`placed_topics`), topics-placed; the others, topics-unmet. Internal topics
     above 1 once more: internal-unmet."""

@@ -16,15 +16,40 @@ import functools
 import heapq
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Sequence
 
-from planner.rebalance.goals.base import Change, CountConstraint, Frozen
-from planner.rebalance.goals.geometry import racks_force, targets_of
+from planner.rebalance.goals.base import Change, CountConstraint, Findings, Frozen, Goal, off_even
+from planner.rebalance.goals.geometry import racks_force, targets_of, unsafe_of
 from planner.rebalance.goals.pick import BrokerHeap
 from planner.rebalance.goals.shares import LEVELS, topic_shares
 from planner.rebalance.goals.state import State
 from planner.rebalance.goals.uneven import count_range
+from planner.rebalance.moves import excess, lower_bound, movable_counts
 from planner.rebalance.notes import Note
+
+
+def _open_groups(
+    counts: dict[int, int], groups: Sequence[tuple[Sequence[int], int]], closed: frozenset[int]
+) -> tuple[dict[int, int], list[tuple[list[int], int]]]:
+    """The counts and groups `lower_bound` reads, as `count_targets` shares a group out: a closed broker holding less
+    than its share keeps what it holds (it takes none), so it leaves the group with its replicas and the others share
+    the rest (else the bound would have the others shed replicas for it to take)."""
+    counts = dict(counts)
+    out = []
+    for members, total in groups:
+        members = list(members)
+        while members:
+            q, r = divmod(total, len(members))
+            order = sorted(members, key=lambda b: (-counts.get(b, 0), b))
+            share = {b: q + (1 if i < r else 0) for i, b in enumerate(order)}
+            low = [b for b in members if b in closed and counts.get(b, 0) < share[b]]
+            if not low:
+                break
+            for b in low:
+                members.remove(b)
+                total -= counts.pop(b, 0)
+        out.append((members, total))
+    return counts, out
 
 
 def topic_ceilings(st: State) -> dict[tuple[str | None, int], int]:
@@ -77,7 +102,21 @@ def _sources(st: State, b: int, ceil: dict, want: float) -> Iterator[int]:
 
 
 @dataclass
-class ReplicaCountGoal:
+class ReplicaCountGoal(Goal):
+    """Goal: every target broker's replica count within 1 of the others' (per rack when every partition keeps one
+    replica per rack); where racks of different sizes keep the counts wider, the narrowest count range racks allow.
+    Measured as the replicas above the even share's ceiling plus those missing below its floor, per group of brokers
+    balanced together (`measure`); bounded below by `moves.lower_bound` (`lower_bound`).
+
+    Constraints: those of the hard goal (`State.can_move`: replication factor kept, rack safety never lowered, no
+    replica onto a closed broker); it hands on `CountConstraint` (every count stays in the range reached).
+
+    Algorithm: targets floor/ceiling of the mean, the +1s to the brokers holding most; replicas leave only brokers
+    above their target for brokers below theirs, first towards each topic's even share (`shares.topic_shares`,
+    optionally its slots chosen for the bytes they keep, `by_bytes`), then directly; where racks forbid within 1,
+    the fewest moves between racks to the narrowest range (`count_range.reach`). Which replicas leave is chosen for
+    the goals after it (module docstring)."""
+
     say: Callable[[str], None] = lambda msg: None
     level_bytes: bool = False  # the byte goal follows: take the sizes that reach its limit (else the smallest)
     tolerance: float = 0.10  # the byte goal's: a broker may end at (1 + tolerance) x its group's mean
@@ -88,7 +127,7 @@ class ReplicaCountGoal:
     left: dict = field(default_factory=dict)  # broker -> replicas it has still to give up for the topic shares
     by_bytes: bool = False  # with `level_bytes`, the topics' +1 slots chosen for the bytes they keep as well
     chained: set = field(default_factory=set)  # topics reaching their shares through a third broker (`_reach`)
-    weighed: bool = False  # `by_bytes` chose other shares than without it (else the plan is the one without)
+    found: Findings = field(default_factory=Findings)  # "weighed": `by_bytes` chose other shares than without it
     levels: int = LEVELS  # `by_bytes`' steps (`shares.LEVELS`)
 
     def optimize(self, st: State, frozen: Frozen) -> CountConstraint:
@@ -139,6 +178,67 @@ class ReplicaCountGoal:
             st.capped.append(self.name)
         return CountConstraint(lo, hi)
 
+    def measure(self, st: State) -> int:
+        """The replicas off the even share (`base.off_even`) of each group of brokers balanced together."""
+        count = 0
+        for members in st.groups.values():
+            count += off_even((st.count[b] for b in members), len(members), sum(st.count[b] for b in members))
+        return count
+
+    def spread_term(self, st: State, term: float) -> int:
+        """The spread of the counts over the target brokers (what the summary shows where racks keep them wider)."""
+        counts = [st.count[b] for b in st.targets]
+        return max(counts) - min(counts)
+
+    def lower_bound(self, st: State, repaired: bool, unsafe: list[tuple[int, int, list[int]]] | None = None) -> int:
+        """Fewest replica moves any plan reaching the hard and replica-count goals needs (`moves.lower_bound`);
+        `unsafe`: `unsafe_of(st)` where the caller has it."""
+        target, by_rack = targets_of(st, repaired=repaired)
+        unsafe = (unsafe_of(st) if unsafe is None else unsafe) if repaired else []
+        # replicas of partitions that never move (mid-reassignment, excluded) stay: a bound counting them would exceed
+        # the plan
+        movable = movable_counts(st.count, (st.reps[i] for i in st.fixed), st.target_set)
+        if not unsafe:
+            return excess({b: c for b, c in movable.items() if c}, target)
+        total = sum(len(r) for r in st.reps)
+        groups = [(m, len(st.reps)) for m in by_rack.values()] if by_rack else [(st.targets, total)]
+        if st.closed:
+            movable, groups = _open_groups(movable, groups, st.closed)
+        return lower_bound(movable, groups, [(lacks, dup) for _, lacks, dup in unsafe])
+
+    def notes(self, st: State) -> list[Note]:
+        """Counts above a spread of 1 in a group: unmet (with 1 where that is the narrowest racks allow); per rack
+        only, racks of different sizes: per-rack."""
+        notes = []
+        for g, members in st.groups.items():
+            hi, lo = max(st.count[b] for b in members), st.low({b: st.count[b] for b in members})
+            if hi - lo > 1:
+                # a third value 1: the narrowest range racks allow (`count_range.narrowest`), no plan reaches a narrower
+                narrowest = g is None and count_range.applies(st) and count_range.narrowest(st) == (lo, hi)
+                notes.append(
+                    Note(
+                        self.name,
+                        "unmet",
+                        hi - lo,
+                        values=(lo, hi, 1) if narrowest else (lo, hi),
+                        topics=(g,) if g is not None else (),
+                    )
+                )
+        sizes = tuple(len(m) for m in st.groups.values())
+        if None not in st.groups and len(set(sizes)) > 1:
+            hi, lo = max(st.count[b] for b in st.targets), st.low({b: st.count[b] for b in st.targets})
+            if hi - lo > 1:
+                notes.append(
+                    Note(
+                        self.name,
+                        "per-rack",
+                        len(st.groups),
+                        topics=tuple(str(g) for g in st.groups),
+                        values=(lo, hi) + sizes,
+                    )
+                )
+        return notes
+
     def _by_topic(self, st: State, target: dict[int, int], heap: BrokerHeap) -> None:
         """First each topic's replicas from the brokers holding more than their share of it (`shares.topic_shares`)
         to those holding less, where racks allow."""
@@ -174,16 +274,16 @@ class ReplicaCountGoal:
         limit: float,
     ) -> None:
         """The topic shares (`shares`: `shares.topic_shares` of one group) whose slots keep the most bytes as well
-        (under the byte `limit`), `weighed` set where they are not those chosen without bytes. Where racks then let a
-        topic reach its share only through a third broker (a move more), that topic's slots are chosen as without
-        bytes (`pinned`) and the others again, at most PINS times; where other topics still do, every topic's slots as
-        without bytes."""
+        (under the byte `limit`), "weighed" recorded (`found`) where they are not those chosen without bytes. Where
+        racks then let a topic reach its share only through a third broker (a move more), that topic's slots are
+        chosen as without bytes (`pinned`) and the others again, at most PINS times; where other topics still do, every
+        topic's slots as without bytes."""
         moves = st.moves
         plain, weighed = shares(), shares(limit)
         if weighed == plain:
             self._reach(st, target, heap, parts, plain)
             return
-        self.weighed = True
+        self.found.record("weighed")
         log: list[Change] = []
         self._reach(st, target, heap, parts, weighed, log)
         pinned: set[int] = set()
@@ -517,35 +617,3 @@ def _even_racks(st: State) -> bool:
     (where it does, the targets of `shares` are out of reach and chasing them costs moves)."""
     sizes = Counter(st.rack_of.get(b) for b in st.targets)
     return None in sizes and len(sizes) == 1 or None not in sizes and len(set(sizes.values())) == 1
-
-
-def count_notes(st: State, name: str) -> list[Note]:
-    notes = []
-    for g, members in st.groups.items():
-        hi, lo = max(st.count[b] for b in members), st.low({b: st.count[b] for b in members})
-        if hi - lo > 1:
-            # a third value 1: the narrowest range racks allow (`count_range.narrowest`), no plan reaches a narrower
-            narrowest = g is None and count_range.applies(st) and count_range.narrowest(st) == (lo, hi)
-            notes.append(
-                Note(
-                    name,
-                    "unmet",
-                    hi - lo,
-                    values=(lo, hi, 1) if narrowest else (lo, hi),
-                    topics=(g,) if g is not None else (),
-                )
-            )
-    sizes = tuple(len(m) for m in st.groups.values())
-    if None not in st.groups and len(set(sizes)) > 1:
-        hi, lo = max(st.count[b] for b in st.targets), st.low({b: st.count[b] for b in st.targets})
-        if hi - lo > 1:
-            notes.append(
-                Note(
-                    name,
-                    "per-rack",
-                    len(st.groups),
-                    topics=tuple(str(g) for g in st.groups),
-                    values=(lo, hi) + sizes,
-                )
-            )
-    return notes

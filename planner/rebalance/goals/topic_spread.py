@@ -13,13 +13,15 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Iterator, Sequence
 
-from planner.rebalance.goals.base import Change, Frozen, keeps
-from planner.rebalance.goals.geometry import Forced, balanced_in, forced_topics
+from planner.rebalance.goals.base import Change, Frozen, Goal, keeps, kept_terms, off_even
+from planner.rebalance.goals.geometry import Forced, balanced_in, forced_topics, spreads, targets_of
 from planner.rebalance.goals.geometry import spread as _spread
 from planner.rebalance.goals.state import State
+from planner.rebalance.goals.uneven import topic_keep
+from planner.rebalance.moves import count_targets, excess
 from planner.rebalance.notes import Note
 
 
@@ -57,7 +59,19 @@ def _order(st: State, i: int, src: int, dst: int) -> tuple:
 
 
 @dataclass
-class TopicSpreadGoal:
+class TopicSpreadGoal(Goal):
+    """Goal: each topic's replicas per target broker within 1 of its even share (floor or ceiling), per group of
+    brokers balanced together; a topic racks force wider (`forced_topics`) within 1 over each class of brokers it is
+    balanced in. Measured as each topic's replicas off its even share in each such set (`measure`); bounded below by
+    the replicas above the shares' ceilings (`lower_bound`).
+
+    Constraints: those of the hard and replica-count goals (`CountConstraint`: every count stays in its range); it
+    hands on `TopicConstraint` (each topic's count per broker stays in the range reached).
+
+    Algorithm: a topic's replica moves from a broker holding most of it to one holding fewest: alone when the counts
+    stay in range, else exchanged for a replica of another topic (two moves, counts unchanged), else rotated through a
+    third broker where racks forbid the exchange (three moves); cheapest first (module docstring)."""
+
     say: Callable[[str], None] = lambda msg: None
     name: str = "topic-spread"
     rotations: int = 0  # three-move rotations still to try in this run (each searches many replicas)
@@ -98,6 +112,56 @@ class TopicSpreadGoal:
             st.capped.append(self.name)
         self.exchanges = None
         return TopicConstraint(lo, hi, classes)
+
+    def measure(self, st: State) -> int:
+        """Each topic's replicas off its even share (`base.off_even`) in each group of brokers balanced together; a
+        topic racks force wider (`forced_topics`), over each class of brokers it is balanced in instead. Kept per topic
+        in `st.terms` (only the topics moves touched are recounted)."""
+        group_of = {b: g for g, members in st.groups.items() for b in members}
+        sizes = {g: len(members) for g, members in st.groups.items()}
+        topic = kept_terms(st, "topic", st.groups, st.touched, lambda t: _topic_term(st.holders[t], group_of, sizes))
+        forced = forced_topics(st) if None in st.groups else {}  # of this placement, as a second plan finds them
+        for t, why in forced.items():  # a topic racks spread wider: over each class of brokers it is balanced in
+            topic -= st.terms["topic"][1][t]
+            for inside in why.classes:
+                v = [c for b, c in st.holders[t].items() if b in inside]
+                topic += off_even(v, len(inside), sum(v))
+        return topic
+
+    def spread_term(self, st: State, term: float) -> tuple[int, float]:
+        """First the topics above a spread of 1 where this goal balances them (what the summary names: `topic_keep`
+        may keep more topics within 1 at more replicas off their shares in all), then the term."""
+        return sum(1 for s, _ in spreads(st) if s > 1), term
+
+    def lower_bound(self, st: State, repaired: bool, unsafe: list[tuple[int, int, list[int]]] | None = None) -> int:
+        """Replicas of each topic above its even share's ceiling (the +1s to the brokers holding most), summed: every
+        move takes one replica of one topic off a broker. Per rack when every partition keeps one replica per rack."""
+        _, by_rack = targets_of(st, repaired=repaired)
+        total = 0
+        shares = Counter(st.topic_of)  # partitions per topic: one replica each per rack
+        # replicas of partitions that never move (mid-reassignment, excluded) on brokers outside the targets stay
+        # there: not counted (as `ReplicaCountGoal.lower_bound` does), else the bound would exceed a plan that moves
+        # every other replica
+        stranded: Counter = Counter()
+        for i in st.fixed:
+            for b in st.reps[i]:
+                if b not in st.target_set:
+                    stranded[(st.topic_of[i], b)] += 1
+        for t in range(len(st.topic_names)):
+            counts = {b: c - stranded[(t, b)] for b, c in st.holders[t].items() if c > stranded[(t, b)]}
+            if by_rack is None:
+                total += _excess_over_share(st, counts)
+                continue
+            share = shares[t]
+            for members in by_rack.values():
+                inside = {b: counts.get(b, 0) for b in members}
+                total += excess(inside, count_targets(inside, members, share, st.closed))
+        return total
+
+    def notes(self, st: State) -> list[Note]:
+        """`_topic_notes`, its unmet note split where the replica counts and racks together keep topics above a spread
+        of 1 (`count_forced`)."""
+        return _count_forced(st, _topic_notes(st, self.name))
 
     @staticmethod
     def _work(
@@ -392,7 +456,7 @@ def _even_racks(st: State) -> bool:
     return None not in sizes and len(set(sizes.values())) == 1
 
 
-def topic_notes(st: State, name: str) -> list[Note]:
+def _topic_notes(st: State, name: str) -> list[Note]:
     """Topics above a spread of 1 where they are balanced: unmet; topics above 1 over all brokers only, balanced per
     rack (every partition keeps one replica per rack) or forced (`forced_topics`, their lower bounds as `values`):
     rack-forced."""
@@ -414,3 +478,49 @@ def topic_notes(st: State, name: str) -> list[Note]:
         bounded = None in st.groups and len(bounds) == len(forced)
         notes.append(Note(name, "rack-forced", len(forced), topics=tuple(forced), values=tuple(bounds) * bounded))
     return notes
+
+
+def _count_forced(st: State, notes: list[Note]) -> list[Note]:
+    """The topic goal's unmet note split: the topics the replica counts and racks together keep above a spread of 1
+    (`topic_keep.count_forced`) noted as count-forced, each with its spread over all target brokers."""
+    unmet = next((n for n in notes if n.kind == "unmet"), None)
+    if unmet is None:
+        return notes
+    index = {name: t for t, name in enumerate(st.topic_names)}
+    proven = {st.topic_names[t] for t in topic_keep.count_forced(st, [index[name] for name in unmet.topics])}
+    if not proven:
+        return notes
+    left = tuple(name for name in unmet.topics if name not in proven)
+    forced = tuple(name for name in unmet.topics if name in proven)
+    reached = spreads(st)
+    out = [n for n in notes if n is not unmet]
+    out += [replace(unmet, count=len(left), topics=left)] if left else []
+    values = tuple(reached[index[name]][1] for name in forced)
+    return out + [Note(unmet.goal, "count-forced", len(forced), topics=forced, values=values)]
+
+
+def _excess_over_share(st: State, counts: dict[int, int]) -> int:
+    """`excess` over `count_targets` of one topic's replicas per broker (`counts`: the brokers holding any) on the
+    target brokers: without closed brokers, the +1s go to the targets holding most, so only the holders count."""
+    total = sum(counts.values())
+    if st.closed:
+        return excess(counts, count_targets(counts, st.targets, total, st.closed))
+    q, r = divmod(total, len(st.targets))
+    # a broker among the r holding most takes one more than q: those holding more than q come first, so
+    # min(r, how many hold more) of them hold one replica less above their target
+    over = [c - q for b, c in counts.items() if b in st.target_set and c > q]
+    outside = sum(c for b, c in counts.items() if b not in st.target_set)
+    return sum(over) - min(r, len(over)) + outside
+
+
+def _topic_term(holders: dict[int, int], group_of: dict[int, str | None], sizes: dict[str | None, int]) -> int:
+    """`off_even` of one topic's replicas per broker in each group of brokers balanced together."""
+    if len(sizes) == 1:
+        ((g, n),) = sizes.items()
+        values = [c for b, c in holders.items() if b in group_of]
+        return off_even(values, n, sum(values))
+    per_group: dict[str | None, list[int]] = {}
+    for b, c in holders.items():
+        if b in group_of:
+            per_group.setdefault(group_of[b], []).append(c)
+    return sum(off_even(v, sizes[g], sum(v)) for g, v in per_group.items())

@@ -1,15 +1,18 @@
 """The goals' working state: its indexes built at once equal those of replica-by-replica counting, a state started
-from a placement counts that placement as home, and `_distance`'s kept per-topic terms equal a full recount after
-moves."""
+from a placement counts that placement as home, and the objective's distance (each goal's `measure`, kept per topic)
+equals a full recount after moves."""
 
 import gc
 import random
 from collections import Counter
 
 from planner.rebalance.decommission import decommission
-from planner.rebalance.goals import _distance, _off_even, balance
+from planner.rebalance.goals import balance
+from planner.rebalance.goals.base import off_even as _off_even
 from planner.rebalance.goals.byte_balance import limits
 from planner.rebalance.goals.geometry import forced_topics
+from planner.rebalance.goals.objective import Objective
+from planner.rebalance.goals.registry import Options, measuring
 from planner.rebalance.goals.state import State
 from planner.rebalance.moves import select_partitions, with_sizes
 from tests.rebalance.rebalance_scenarios import scale_out
@@ -83,6 +86,11 @@ def test_state_from_a_placement_counts_it_as_home():
     assert all(not s for s in fresh.foreign.values()) and all(not s for s in fresh.departed.values())
     assert fresh.count[moved[0][0]] == st.count[moved[0][0]] + 1
     assert {i for i, home in enumerate(fresh.home) if moved[0][0] in home} == fresh.where[moved[0][0]]
+
+
+def _distance(st: State, tolerance: float) -> tuple:
+    """The objective's distance, bytes balanced at `tolerance`."""
+    return Objective(measuring(Options(lambda msg: None, True, True, tolerance))).distance(st)
 
 
 def _full_distance(st: State, tolerance: float) -> tuple:

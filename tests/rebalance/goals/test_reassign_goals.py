@@ -156,7 +156,7 @@ def test_a_decommission_that_repairs_racks_is_a_fixed_point_where_the_rack_flow_
     # hypothesis found it: racks of 4/2/1 target brokers once broker 7 goes, 9 partitions rack-unsafe. From the input
     # the rack flow (uneven/rack_flow.py) does not apply (unsafe partitions); from the plan as if applied it does, and a
     # second plan moved 2 replicas (t1's spread, unmet, became one racks force). The plan now takes that second plan
-    # over (goals._settle): 23 moves, and planning its result again moves nothing
+    # over (`search.SecondPlan`): 23 moves, and planning its result again moves nothing
     c = build_cluster(
         8,
         racks=["c", "a", "a", "a", "b", "b", "a", "c"],

@@ -359,7 +359,7 @@ def _by_bytes(
 def _weighted(
     st: State, wants: dict, parts: dict, brokers: dict, values: dict, penalty: dict, within: dict, like: dict
 ) -> dict | None:
-    """`slots.weighted_slots`, once per plan for the same arguments (`State.memo`): `goals._best_of` makes a plan
+    """`slots.weighted_slots`, once per plan for the same arguments (`State.memo`): `search.search_plans` makes a plan
     again from the same start (the byte goal's steps another way), whose count goal asks for the same flows."""
     key = (
         "weighted_slots",

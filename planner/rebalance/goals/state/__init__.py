@@ -55,9 +55,9 @@ class State:
         self._ranked: dict[tuple[int, bool], list[int]] = {}  # (broker, at home) -> `_key`s of its replicas, sorted
         self._events: dict[int, list[int]] | None = None  # broker -> its index changes `defer`red, in order
         # topics whose replicas (`touched`) or preferred leaders (`led`) moved since a reader last took them (sets
-        # the reader empties: `_distance` recounts only those topics)
+        # the reader empties: the goals' `measure` recounts only those topics)
         self.touched = set(range(len(self.topic_names)))
-        self.terms: dict[str, tuple[object, dict[int, int]]] = {}  # `_distance`'s per-topic terms, by what they count
+        self.terms: dict[str, tuple[object, dict[int, int]]] = {}  # per-topic terms of `measure`, by basis
         self._span = (max((s or 0 for s in self.size), default=0) + 1, len(parts) or 1)
         self._index(cluster.broker_ids)
         self.copies = 0  # replicas the plan copies so far: brokers in a new list that are not in the old one

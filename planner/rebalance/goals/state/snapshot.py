@@ -27,7 +27,7 @@ class Snapshot:
 
 class Run:
     """A state's placement (`Snapshot`), the goals it names as cut short or stopped by disk space, and the goals that
-    made it with its score (`balance`'s `_score`): to take a plan back."""
+    made it with its score (`objective.Objective.score`): to take a plan back."""
 
     def __init__(self, st: State, goals: Sequence[Goal] = (), score: tuple = ()):
         self.snapshot, self.capped, self.full = Snapshot(st), list(st.capped), set(st.full)

@@ -123,7 +123,7 @@ def may_refit(st: State, sized: bool) -> bool:
     return rack_flow.applies(st)
 
 
-def refit(st: State, start: Run, goals: Sequence[Goal], second: Callable[[], Plan]) -> None:
+def refit(st: State, start: Run, goals: Sequence[Goal], second: Callable[[], Plan]) -> bool:
     """Where racks keep the counts and some topics wider than 1: the fewest moves from `start` (`may_refit`) to the
     figures the plan reached (`_Reached.fewer`), kept where that copies fewer replicas and a second plan of it moves
     nothing. Where that second plan moves to figures as good, copying fewer in all than the plan did, the same from
@@ -131,7 +131,7 @@ def refit(st: State, start: Run, goals: Sequence[Goal], second: Callable[[], Pla
     says: within the ranges reached, the fewest moves may leave more of a topic's replicas off its even share at the
     same spread, which a second plan then moves back (the goals count them), so each such replica costs as much as a
     move, or each broker holds the topic no further from its share than the plan did. Else the plan stays as it
-    was."""
+    was. Whether a refit was kept."""
     kept = Snapshot(st)
     for tight, weight in WAYS:
         for _ in range(REFITS):
@@ -141,8 +141,9 @@ def refit(st: State, start: Run, goals: Sequence[Goal], second: Callable[[], Pla
                 break
             moved = second().proposed
             if not moved:
-                return
+                return True
             take_over(st, moved)
             if st.copies >= kept.copies or not as_good(figures(st), reached.figures):
                 break
         kept.restore(st)
+    return False

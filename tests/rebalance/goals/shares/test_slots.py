@@ -193,7 +193,7 @@ def test_the_plus_ones_go_where_the_bytes_they_keep_count():
 
 
 def test_the_plus_ones_flow_runs_once_for_the_same_arguments(monkeypatch):
-    # the case above: the plans `goals._best_of` makes from the same start ask the count goal's flows by bytes
+    # the case above: the plans `search.search_plans` makes from the same start ask the count goal's flows by bytes
     # (`shares._by_bytes`, in 64 steps and in the plan in finer steps 256) 8 times for 3 different arguments; each
     # runs once (`shares._weighted`, kept in `State.flows`), and the plan is the same as with a flow per ask
     c = _plus_ones_case()
