@@ -34,7 +34,7 @@ class Goal:
       reached. `spread_term(st, term)`: the term where racks may keep the replica counts wider than 1 (by default the
       same).
     - `lower_bound(st, repaired, unsafe)`: the fewest replica moves (or bytes) any plan reaching it needs, None where
-      it gives none; `repaired`: as if every rack-unsafe partition were repaired, `unsafe`: `hard.unsafe_of(st)`.
+      it gives none; `repaired`: as if every rack-unsafe partition were repaired, `unsafe`: `geometry.unsafe_of(st)`.
     - `notes(st)`: what the plan must tell about it (`Note` data), read after the search.
 
     What a run of a goal found that the search asks about afterwards it records in the `Findings` it was made with

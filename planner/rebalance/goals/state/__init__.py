@@ -66,7 +66,7 @@ class State:
         self.usable = {b.id: b.usable_bytes for b in cluster.brokers if b.usable_bytes is not None}
         self.incoming: dict[int, int] = {b: 0 for b in cluster.broker_ids}
         self.full: set[int] = set()
-        # rack-unsafe partitions that no move can make rack-safe (`hard.unsafe_of`): every target broker of a rack
+        # rack-unsafe partitions that no move can make rack-safe (`geometry.unsafe_of`): every target broker of a rack
         # they lack is closed or reports too few usable bytes for the copy
         self.unrepairable: list[int] = []
         self.max_moves = max_moves
