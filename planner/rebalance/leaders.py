@@ -21,8 +21,8 @@ Where both reach within 1 they differ: partitions p0 = [1, 0] and p1 = [1, 0] ov
 both): the hand-overs give p0 to broker 0, the flow keeps p0 on broker 1 (its current head is offered first) and
 gives p1 (tests/rebalance/test_preferred_leaders.py). Session 32 tried a least-cost flow (the narrowest spread, then
 the fewest changes of head) in place of `balance_preferred`: it changed the lists of 47 of the 100 golden cases (4
-to a narrower spread above 1, by leaving more heads on brokers outside `brokers`; 96 equally good) and 379 of the
-first 514 plans `bench.plan_digests` digests (the other 28 took too long with it).
+to a narrower spread above 1, by leaving more heads on brokers outside `brokers`; 96 equally good) and 405 of the
+542 plans `bench.plan_digests` digests.
 """
 
 from __future__ import annotations
