@@ -27,7 +27,7 @@ import zipfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from planner.model import PlannerError
+from planner.model import EnvironmentFailure, PlannerError
 
 APP_NAME = "kafka-planner skew"
 
@@ -349,6 +349,25 @@ def _start(builder, master: str):
     return spark
 
 
+# the open files Spark's driver JVM needs on `local[*]` (its jars, sockets, shuffle and block-manager files): about
+# 300 to start and run the skew job; measured: it fails at `ulimit -n 256` (with Java's stack lines), runs at 512
+SPARK_OPEN_FILES = 512
+
+
+def check_open_files(limit: int | None = None) -> None:
+    """Refuse, in one line, to start Spark under an open-files limit (`ulimit -n`, RLIMIT_NOFILE's soft limit, which
+    the JVM inherits) too low for it: the JVM would fail part-way with its stack trace instead."""
+    if limit is None:
+        import resource
+
+        limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    if limit != -1 and limit < SPARK_OPEN_FILES:  # -1: RLIM_INFINITY
+        raise EnvironmentFailure(
+            f"cannot start Spark: the open-files limit (ulimit -n) is {limit}, Spark needs at least "
+            f"{SPARK_OPEN_FILES}; raise it (e.g. ulimit -n 4096)"
+        )
+
+
 @contextmanager
 def session(master: str = "local[*]", verbose: bool = False, conf: dict[str, str] | None = None, jars=()):
     """A SparkSession for `master`; stopped on exit unless it was already running in this process. `jars` go on
@@ -363,6 +382,7 @@ def session(master: str = "local[*]", verbose: bool = False, conf: dict[str, str
     if active is not None:
         yield active
         return
+    check_open_files()
     builder = _builder(master, verbose, conf, jars)
     previous = {signum: signal.getsignal(signum) for signum in _STOPS}
     spark = _start(builder, master)

@@ -8,6 +8,10 @@ checked against Kafka's partitioner (murmur2) key by key.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -138,3 +142,29 @@ def test_csv_blank_lines_counted_here_as_spark_counts_them(spark, tmp_path):
     bom = tmp_path / "bom.csv"
     bom.write_bytes(b"\xef\xbb\xbfkey\n\n")
     assert _local_blank_lines(str(bom)) is None  # Hadoop's reader decides
+
+
+def test_spark_under_too_low_an_open_files_limit_is_one_line_before_any_jvm(tmp_path):
+    # measured: Spark's driver JVM fails at `ulimit -n 256` with Java's stack lines; refused before it starts
+    path = tmp_path / "keys.txt"
+    path.write_text("a\nb\n")
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run(
+        [
+            "bash",
+            "-c",
+            f'ulimit -n 256 && exec "$0" -m planner skew --keys {path} --partitions 3 --engine spark',
+            sys.executable,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env={"PATH": os.environ.get("PATH", "")},
+        timeout=120,
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        1,
+        "",
+        "error: cannot start Spark: the open-files limit (ulimit -n) is 256, Spark needs at least 512; raise it "
+        "(e.g. ulimit -n 4096)\n",
+    )
