@@ -16,7 +16,7 @@ from planner.rebalance.goals.base import Frozen, Goal
 from planner.rebalance.goals.state import State
 from planner.rebalance.replication import set_replication_factor
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SIX = str(ROOT / "topologies" / "six-brokers.yaml")
 SCALE_OUT = str(ROOT / "examples" / "reassign" / "scale-out.yaml")
 
