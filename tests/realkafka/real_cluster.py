@@ -125,8 +125,8 @@ def _kill_all() -> None:
         if proc.poll() is None:
             try:
                 os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:  # not a group leader (`track`ed from elsewhere): the process alone
-                proc.kill()
+            except ProcessLookupError:
+                pass
     for proc in procs:
         try:
             proc.wait(10)
@@ -161,15 +161,6 @@ def _guard() -> None:
     for sig in (signal.SIGTERM, signal.SIGHUP):
         _PREVIOUS[sig] = signal.getsignal(sig)
         signal.signal(sig, _on_signal)
-
-
-def track(proc: subprocess.Popen) -> subprocess.Popen:
-    """A server process another helper started (Debian's ZooKeeper of tests/adapters/zk) killed with the JVMs here
-    when pytest is stopped or exits."""
-    _guard()
-    with _LIVE_LOCK:
-        _LIVE.add(proc)
-    return proc
 
 
 def _spawn(args: list[str], log: Path) -> subprocess.Popen:

@@ -195,9 +195,6 @@ class ZkServer:
             stdout=self.log,
             stderr=subprocess.STDOUT,
         )
-        from realkafka.real_cluster import track  # killed with the Kafka JVMs when pytest is stopped
-
-        track(self.proc)
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
