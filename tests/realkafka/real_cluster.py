@@ -144,23 +144,20 @@ def _on_signal(signum, frame):  # pragma: no cover - only when pytest is killed
 
 _PREVIOUS: dict[int, object] = {}
 _GUARDED = False
-_AT_EXIT = False
 
 
 def _guard() -> None:
-    """No JVM outlives pytest (atexit, SIGTERM, SIGHUP; Ctrl-C unwinds through the fixture finalizer and then atexit).
-    The signal handlers can only be set from the main thread: `start` calls this there before its threads spawn the
-    JVMs (a first call from a spawning thread set none, and a SIGTERM to pytest then left every JVM running)."""
-    global _GUARDED, _AT_EXIT
-    if not _AT_EXIT:
-        _AT_EXIT = True
-        atexit.register(_kill_all)
-    if _GUARDED or threading.current_thread() is not threading.main_thread():
+    """Once per process: no JVM outlives pytest (atexit, SIGTERM, SIGHUP; Ctrl-C unwinds through the fixture
+    finalizer and then atexit)."""
+    global _GUARDED
+    if _GUARDED:
         return
     _GUARDED = True
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        _PREVIOUS[sig] = signal.getsignal(sig)
-        signal.signal(sig, _on_signal)
+    atexit.register(_kill_all)
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            _PREVIOUS[sig] = signal.getsignal(sig)
+            signal.signal(sig, _on_signal)
 
 
 def _spawn(args: list[str], log: Path) -> subprocess.Popen:
@@ -325,7 +322,6 @@ class KafkaCluster:
         """Certificates, storage formatted and all five JVMs started in parallel; returns when the controller's
         metadata shows every broker unfenced (asked over the Admin API, no fixed sleep)."""
         began = time.monotonic()
-        _guard()  # from the main thread, before the threads that spawn the JVMs
         self._make_certificates()
         nodes = [self._add_node(self.controller_id, None)] + [self._add_node(i, r) for i, r in self._initial.items()]
         try:

@@ -24,7 +24,6 @@ from realkafka.real_cluster import (
     ROOT,
     KafkaCluster,
     Node,
-    _guard,
     _kill_group,
     _spawn,
     free_port,
@@ -157,7 +156,6 @@ class ZkKafkaCluster(KafkaCluster):
     def start(self, timeout: float = 180.0) -> ZkKafkaCluster:
         """ZooKeeper, then the three brokers in parallel; returns when the metadata lists every broker."""
         began = time.monotonic()
-        _guard()  # from the main thread, before the threads that spawn the JVMs
         try:
             self._start_zookeeper()
             nodes = [self._add_node(i, r) for i, r in self._initial.items()]
