@@ -10,8 +10,9 @@ Inputs (any of the first two, the rest optional):
   what those outputs lack: racks, hosts, brokers with no replicas. When given, it is the whole list of brokers.
 
 Where two inputs disagree the error is one line naming the file and the field. Brokers whose state the inputs imply
-are marked offline: a partition without a leader keeps its last ISR member, which is therefore down (Kafka never
-empties the ISR), and with unclean election enabled none of its replicas can be up.
+are marked down (offline in ZooKeeper mode, fenced in KRaft, as the Admin API shows a stopped broker): a partition
+without a leader keeps its last ISR member, which is therefore down (Kafka never empties the ISR, except into the ELR
+of KIP-966, whose members are then down too), and with unclean election enabled none of its replicas can be up.
 """
 
 from __future__ import annotations
@@ -24,7 +25,18 @@ import yaml
 
 from planner.adapters.files import read_option_file
 from planner.adapters.topology_yaml import parse_topology
-from planner.model import NO_LEADER, OFFLINE, ONLINE, Broker, Cluster, Partition, PlannerError, Topic, TopicPartition
+from planner.model import (
+    FENCED,
+    NO_LEADER,
+    OFFLINE,
+    ONLINE,
+    Broker,
+    Cluster,
+    Partition,
+    PlannerError,
+    Topic,
+    TopicPartition,
+)
 
 
 # -- what the parsers of the formats layer give (the CLI passes them in: adapters do not import formats) -----------
@@ -259,6 +271,12 @@ def _down(topics: dict[str, Topic]) -> set[int]:
         for p in t.partitions:
             if p.observed is not None and p.observed.leader == NO_LEADER:
                 down.update(p.observed.isr)
+                # KIP-966 (KRaft 4.1+ by default): the last ISR member fenced leaves an empty ISR and moves to the
+                # ELR; an ELR member may lead when the ISR is empty (PartitionChangeBuilder.isValidNewLeader) and is
+                # elected as soon as it is unfenced (ReplicationControlManager.handleBrokerUnfenced runs an election
+                # on every partition with no leader), so a partition still without a leader has every ELR member
+                # down (not so LastKnownElr: a broker back from an unclean shutdown leaves the ELR and may be up)
+                down.update(p.observed.elr or ())
                 if unclean:
                     down.update(p.replicas)
     return down
@@ -331,16 +349,19 @@ def build_twin(files: TwinFiles, parsers: TwinParsers, notes: list[str] | None =
         entries = parsers.assignment(read_option_file(files.assignment, "--assignment"), files.assignment)
         _merge_assignment(topics, described, files.describe, entries, files.assignment)
     brokers = _brokers(topics, declared, described, files, entries)
+    shown = described.mode if described and described.mode != "unknown" else "kraft"
+    mode = (declared.mode if declared else None) or shown
+    # a broker down: gone from /brokers/ids in ZooKeeper mode (offline); in KRaft it stays registered and the
+    # controller fences it (ClusterControlManager), as DescribeCluster shows it until `kafka-cluster.sh unregister`
+    down_state = FENCED if mode == "kraft" else OFFLINE
     down = _down(topics)
-    brokers = tuple(replace(b, state=OFFLINE) if b.id in down and b.state == ONLINE else b for b in brokers)
+    brokers = tuple(replace(b, state=down_state) if b.id in down and b.state == ONLINE else b for b in brokers)
     if files.log_dirs:
         report = parsers.log_dirs(read_option_file(files.log_dirs, "--log-dirs"), files.log_dirs)
         _check_log_dirs(report, topics, brokers, files.log_dirs)
         _with_sizes(topics, report.sizes())
     if described is not None and notes is not None:
         notes.extend(_describe_notes(described, str(files.describe), declared))
-    shown = described.mode if described and described.mode != "unknown" else "kraft"
-    mode = (declared.mode if declared else None) or shown
     return Cluster(
         brokers=brokers,
         topics=tuple(topics[n] for n in sorted(topics)),

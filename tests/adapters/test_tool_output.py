@@ -99,6 +99,28 @@ def test_brokers_down_as_the_describe_text_shows(tmp_path):
     )
 
 
+def test_elr_members_of_a_leaderless_partition_are_down(tmp_path):
+    # kafka-topics.sh 4.4 against a 4.4 cluster (KIP-966 on): broker 3 fenced took one-0's last ISR member into the
+    # ELR (empty ISR, LastKnownElr 3); brokers 2 and 4, both in the ELR of e-0, are down too; e-1 keeps its leader,
+    # so broker 1 of its ELR (a replica out of the ISR) may be up, and LastKnownElr 5 of e-2 (out of the ELR after
+    # an unclean shutdown) may be up as well
+    describe = (
+        "Topic: e\tTopicId: 9xGhoF4IRiS6C6DeW1JZ6A\tPartitionCount: 3\tReplicationFactor: 2\t"
+        "Configs: min.insync.replicas=2\n"
+        "\tTopic: e\tPartition: 0\tLeader: none\tReplicas: 2,4\tIsr: \tElr: 2,4\tLastKnownElr: 4\n"
+        "\tTopic: e\tPartition: 1\tLeader: 6\tReplicas: 6,1\tIsr: 6\tElr: 1\tLastKnownElr: \n"
+        "\tTopic: e\tPartition: 2\tLeader: none\tReplicas: 5,6\tIsr: \tElr: \tLastKnownElr: 5\n"
+        "Topic: one\tTopicId: Yb2nq1VDRVqvMa1q0gGDCw\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n"
+        "\tTopic: one\tPartition: 0\tLeader: none\tReplicas: 3\tIsr: \tElr: 3\tLastKnownElr: 3\n"
+    )
+    text = twin_yaml(tmp_path, describe=describe, racks="1:a,2:b,3:c,4:a,5:b,6:c")
+    assert text.split("topics:")[0] == (
+        "mode: kraft\nbrokers:\n  - {id: 1, rack: a}\n  - {id: 2, rack: b, state: fenced}\n"
+        "  - {id: 3, rack: c, state: fenced}\n  - {id: 4, rack: a, state: fenced}\n  - {id: 5, rack: b}\n"
+        "  - {id: 6, rack: c}\n"
+    )
+
+
 def test_brokers_file_mode_wins(tmp_path):
     describe = (
         "Topic: a\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n"
