@@ -14,6 +14,7 @@ import os
 import time
 
 import pytest
+import yaml
 from realkafka.plan_steps import state, throttle_lines
 from realkafka.real_cluster import PRODUCER_PERF, REASSIGN, SCRAM_PASSWORD, TOPICS
 
@@ -126,6 +127,19 @@ def _killed_resumed_rolled_back(cluster, planner_cli, tmp_path, plan: str, rollb
         # of the ISRs as `brokerToRemove`); only its restart after an unclean shutdown differs (it leaves the ELRs,
         # handleBrokerUncleanShutdown), and the prediction is of the cluster while it is down.
         assert theirs == predicted
+        # a twin built from that capture has broker 4 down as the Admin API reads it: fenced (registered, not
+        # active), found as the ELR member of the leaderless one-0 (KIP-966 leaves its ISR empty)
+        (tmp_path / "describe.txt").write_text(theirs)
+        racks = ",".join(f"{b}:{r}" for b, r in cluster.brokers.items())
+        code, twin, err = planner_cli("twin", "--describe", str(tmp_path / "describe.txt"), "--racks", racks, "-q")
+        assert code == 0, err
+        code, exported, err = planner_cli("kafka", "export", cluster.url)
+        assert code == 0, err
+        assert (
+            [(b["id"], b["rack"], b.get("state", "online")) for b in yaml.safe_load(twin)["brokers"]]
+            == [(b["id"], b["rack"], b.get("state", "online")) for b in yaml.safe_load(exported)["brokers"]]
+            == [(1, "rack-a", "online"), (2, "rack-b", "online"), (3, "rack-c", "online"), (4, "rack-a", "fenced")]
+        )
         assert f"\tTopic: {ONE}\tPartition: 0\tLeader: none\tReplicas: 4\tIsr: \tElr: 4\tLastKnownElr: 4\n" in theirs
         assert f"\tTopic: {MIN2}\tPartition: 0\tLeader: 1\tReplicas: 4,1\tIsr: 1\tElr: 4\tLastKnownElr: \n" in theirs
         assert (
