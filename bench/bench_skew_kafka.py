@@ -114,6 +114,14 @@ def _kafka() -> None:
     cluster = KafkaCluster()
     try:
         cluster.start()
+        # issue 29's figures of the tests' cluster: its start (certificates, storage formatted, five JVMs, until
+        # every broker is unfenced) and each JVM's resident memory once started (heap -Xmx256m each, SERVER_JVM)
+        rss = ", ".join(f"{i} {b / 2**20:.0f} MiB" for i, b in sorted(cluster.rss_bytes().items()))
+        print(
+            f"   real Kafka {cluster.version} cluster (controller 100, brokers 1-4): started in "
+            f"{cluster.started_seconds:.1f} s; resident memory by node: {rss}; load {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
         cluster.create_topic("bench-keys", [[1], [2], [3], [4], [1], [2]])
         lines = "".join(f"user-{(i * 7919) % 250_000}\tv\n" for i in range(RECORDS))
         code, _, err = cluster.run_tool(
