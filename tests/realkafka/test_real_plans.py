@@ -23,11 +23,6 @@ from testkit import run_planner
 THROTTLE = 10_000_000  # B/s: the topics are empty, the throttle is set, checked and cleared all the same
 
 
-def only(topic: str) -> list[str]:
-    """Plans without --topic: never move anything but `topic` (other tests' topics and __consumer_offsets)."""
-    return ["--exclude-internal", "--exclude-topic", f"(?!{topic}$).*"]
-
-
 # kind: (the topic's assignment at the start, the plan's options, the replicas the plan ends with,
 #        the partitions leader-election.json names)
 CASES = {
@@ -37,30 +32,6 @@ CASES = {
         {0: [1, 2], 1: [2, 3], 2: [3, 4], 3: [5, 1], 4: [1, 5], 5: [4, 2]},
         [5],
     ),
-    "decommission": (
-        [[1, 4], [4, 2], [3, 4], [2, 3]],
-        lambda t: ["--brokers", "4", *only(t)],
-        None,
-        None,
-    ),
-    "replace-broker": (
-        [[2, 3], [3, 2], [1, 2]],
-        lambda t: ["--source", "3", "--target", "4", *only(t)],
-        None,
-        None,
-    ),
-    "set-replication-factor": (
-        [[1, 2], [2, 3], [3, 1]],
-        lambda t: ["--topic", t, "--replication-factor", "3"],
-        None,
-        None,
-    ),
-    "elect-leaders": (
-        [[1, 2], [1, 3], [1, 4], [1, 2]],
-        lambda t: ["--topic", t],
-        None,
-        None,
-    ),
 }
 
 
@@ -68,8 +39,7 @@ CASES = {
     "kind, forward",
     [
         ("rebalance", "kafka"),
-        # not yet pinned (their expected replicas are None): decommission/planner, replace-broker/kafka,
-        # set-replication-factor/planner, elect-leaders/kafka
+        # decommission, replace-broker, set-replication-factor and elect-leaders: test_real_plan_kinds.py
     ],
 )
 def test_plan_carried_out_and_rolled_back(real_kafka, tmp_path, kind, forward):
