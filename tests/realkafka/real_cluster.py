@@ -3,13 +3,13 @@ three racks, each broker with a PLAINTEXT and a SASL_SSL (SCRAM-SHA-512) listene
 `java -cp <jars> <main class>`.
 
 The jars come from `make kafka` (tests/kafka/pom.xml, copied into .kafka/<version>/lib); nothing is downloaded here.
-Every JVM runs in its own process group and is stopped by `KafkaCluster.stop()`, by the atexit hook and by the
-SIGTERM/SIGHUP handlers this module installs, so none outlives pytest.
+Every JVM runs in its own process group, stopped by `KafkaCluster.stop()`; the sidecar reaper (tests/reaper.py) kills
+those still running when pytest ends by any other way (SIGTERM, SIGKILL, an exit past the finalizers), so none outlives
+pytest. No signal handler is installed here.
 """
 
 from __future__ import annotations
 
-import atexit
 import base64
 import os
 import shutil
@@ -17,12 +17,13 @@ import signal
 import socket
 import subprocess
 import tempfile
-import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+
+from reaper import forget, popen, remove_at_end
 
 ROOT = Path(__file__).resolve().parents[2]
 KAFKA_VERSION = "4.4.0"  # tests/kafka/pom.xml's kafka.version and the Makefile's KAFKA_VERSION
@@ -95,12 +96,8 @@ def java() -> str:
     return str(Path(home) / "bin" / "java") if home else "java"
 
 
-_LIVE: set[subprocess.Popen] = set()
-_LIVE_LOCK = threading.Lock()
-
-
 def _kill_group(proc: subprocess.Popen, grace: float = 10.0) -> None:
-    """SIGTERM the JVM's process group, SIGKILL it after `grace` seconds."""
+    """SIGTERM the JVM's process group, SIGKILL it after `grace` seconds; then the reaper forgets it."""
     if proc.poll() is None:
         try:
             os.killpg(proc.pid, signal.SIGTERM)
@@ -114,61 +111,13 @@ def _kill_group(proc: subprocess.Popen, grace: float = 10.0) -> None:
             except ProcessLookupError:
                 pass
             proc.wait(10)
-    with _LIVE_LOCK:
-        _LIVE.discard(proc)
-
-
-def _kill_all() -> None:
-    with _LIVE_LOCK:
-        procs = list(_LIVE)
-    for proc in procs:
-        if proc.poll() is None:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-    for proc in procs:
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            pass
-
-
-def _on_signal(signum, frame):  # pragma: no cover - only when pytest is killed
-    _kill_all()
-    previous = _PREVIOUS.get(signum)
-    if callable(previous):
-        previous(signum, frame)
-    raise SystemExit(128 + signum)
-
-
-_PREVIOUS: dict[int, object] = {}
-_GUARDED = False
-
-
-def _guard() -> None:
-    """Once per process: no JVM outlives pytest (atexit, SIGTERM, SIGHUP; Ctrl-C unwinds through the fixture
-    finalizer and then atexit)."""
-    global _GUARDED
-    if _GUARDED:
-        return
-    _GUARDED = True
-    atexit.register(_kill_all)
-    if threading.current_thread() is threading.main_thread():
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            _PREVIOUS[sig] = signal.getsignal(sig)
-            signal.signal(sig, _on_signal)
+    forget(proc)
 
 
 def _spawn(args: list[str], log: Path) -> subprocess.Popen:
-    _guard()
+    """A server JVM in its own process group, listed with the reaper until `_kill_group` stops it."""
     with open(log, "ab") as out:
-        proc = subprocess.Popen(
-            args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
-        )
-    with _LIVE_LOCK:
-        _LIVE.add(proc)
-    return proc
+        return popen(args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
 
 
 def write_properties(path: Path, props: dict[str, str]) -> None:
@@ -196,6 +145,8 @@ class KafkaCluster:
         self.version = KAFKA_VERSION
         self.classpath = classpath()
         self.workdir = Path(workdir or tempfile.mkdtemp(prefix="realkafka-"))
+        if workdir is None:
+            remove_at_end(self.workdir)  # by the reaper, should pytest end before `cleanup`
         self.cluster_id = random_cluster_id()
         self.controller_id = CONTROLLER_ID
         self.controller_port = free_port()
@@ -395,20 +346,16 @@ class KafkaCluster:
         """Kafka's tool `main_class` as `java -cp <jars> <main class> args…`: (exit code, stdout, stderr)."""
         cmd = [java(), *TOOL_JVM, *self.log_options, "-Dkafka.test.log.level=ERROR"]
         cmd += ["-cp", self.classpath, main_class, *args]
-        _guard()
-        proc = subprocess.Popen(
+        proc = popen(
             cmd, stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True, start_new_session=True,
+            stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
-        with _LIVE_LOCK:
-            _LIVE.add(proc)
         try:
             out, err = proc.communicate(input, timeout=timeout)
         except BaseException:
             _kill_group(proc, grace=2)
             raise
-        with _LIVE_LOCK:
-            _LIVE.discard(proc)
+        forget(proc)
         return proc.returncode, out, err
 
     def create_topic(self, name: str, assignment: list[list[int]], configs: dict[str, str] | None = None) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 from realkafka.real_cluster import CONSUMER_GROUPS, TOOL_JVM, _kill_group, java
+from reaper import popen
 
 GET_OFFSETS = "org.apache.kafka.tools.GetOffsetShell"  # kafka-get-offsets.sh
 TRANSACTIONS = "org.apache.kafka.tools.TransactionsCommand"  # kafka-transactions.sh
@@ -35,7 +36,7 @@ def cluster(real_kafka):
 
 def harness(cluster, *args: str, **kw) -> subprocess.Popen:
     cmd = [java(), *TOOL_JVM, "-cp", cluster.classpath, str(HARNESS), *args]
-    return subprocess.Popen(cmd, text=True, start_new_session=True, **kw)
+    return popen(cmd, text=True, **kw)  # its own process group, listed with the reaper until _kill_group
 
 
 def produce(cluster, kind: str, source: str) -> list[int]:

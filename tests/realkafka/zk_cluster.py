@@ -3,7 +3,8 @@ ZooKeeper server and three brokers (`zookeeper.connect=127.0.0.1:PORT/CHROOT`) o
 
 3.9 is the last release line with ZooKeeper mode (4.0 removed it). The jars come from `make kafka-zk`
 (tests/kafka/zk-mode/pom.xml, copied into .kafka/3.9.1/lib); nothing is downloaded here. The JVMs run in their own
-process groups and are stopped like real_cluster's (stop(), atexit, SIGTERM/SIGHUP), ZooKeeper last.
+process groups and are stopped like real_cluster's (stop(), ZooKeeper last; the sidecar reaper of tests/reaper.py when
+pytest ends otherwise).
 
 `ZkKafkaCluster` is a `KafkaCluster` (admin, live_brokers, wait_for_brokers, create_topic, wait_for_topic,
 delete_topics, stop_broker, start_broker, run_tool) whose nodes are ZooKeeper-mode brokers, plus `zk_url` (the
@@ -29,6 +30,7 @@ from realkafka.real_cluster import (
     free_port,
     java,
 )
+from reaper import remove_at_end
 
 KAFKA_ZK_VERSION = "3.9.1"  # tests/kafka/zk-mode/pom.xml's kafka.version and the Makefile's KAFKA_ZK_VERSION
 LIB = ROOT / ".kafka" / KAFKA_ZK_VERSION / "lib"
@@ -86,6 +88,8 @@ class ZkKafkaCluster(KafkaCluster):
         self.version = KAFKA_ZK_VERSION
         self.classpath = zk_classpath()
         self.workdir = Path(workdir or tempfile.mkdtemp(prefix="realkafka-zk-"))
+        if workdir is None:
+            remove_at_end(self.workdir)  # by the reaper, should pytest end before `cleanup`
         self.controller_id = -1  # no KRaft controller node; the active controller is one of the brokers
         self.controller_port = -1
         self._nodes: dict[int, Node] = {}

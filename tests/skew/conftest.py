@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pyspark
 import pytest
+from reaper import forget, popen
 
 SPARK_HOME = str(Path(pyspark.__file__).resolve().parent)
 SPARK_CLASS = str(Path(SPARK_HOME) / "bin" / "spark-class")
@@ -66,22 +67,23 @@ def _free_port() -> int:
 
 
 def _stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is not None:
-        return
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=20)
-    except (subprocess.TimeoutExpired, ProcessLookupError):
+    if proc.poll() is None:
         try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait(timeout=10)
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=20)
+        except (subprocess.TimeoutExpired, ProcessLookupError):
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait(timeout=10)
+    forget(proc)
 
 
 @pytest.fixture(scope="session")
 def standalone(tmp_path_factory):
-    """`spark://127.0.0.1:PORT` of a standalone master with one worker (1 core, 512 MB); both stopped at the end."""
+    """`spark://127.0.0.1:PORT` of a standalone master with one worker (1 core, 512 MB); both stopped at the end (each
+    in its own process group, which the sidecar reaper of tests/reaper.py kills if pytest ends before)."""
     work = tmp_path_factory.mktemp("spark-standalone")
     env = spark_env()
     port, ui, worker_ui = _free_port(), _free_port(), _free_port()
@@ -90,7 +92,7 @@ def standalone(tmp_path_factory):
     try:
         master_log = open(work / "master.log", "wb")
         procs.append(
-            subprocess.Popen(
+            popen(
                 [
                     SPARK_CLASS,
                     "org.apache.spark.deploy.master.Master",
@@ -104,13 +106,12 @@ def standalone(tmp_path_factory):
                 env=env,
                 stdout=master_log,
                 stderr=subprocess.STDOUT,
-                start_new_session=True,
                 cwd=work,
             )
         )
         worker_log = open(work / "worker.log", "wb")
         procs.append(
-            subprocess.Popen(
+            popen(
                 [
                     SPARK_CLASS,
                     "org.apache.spark.deploy.worker.Worker",
@@ -129,7 +130,6 @@ def standalone(tmp_path_factory):
                 env=env,
                 stdout=worker_log,
                 stderr=subprocess.STDOUT,
-                start_new_session=True,
                 cwd=work,
             )
         )

@@ -17,8 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Iterator, Sequence
 
 from planner.rebalance.goals.base import Change, Frozen, Goal, keeps, kept_terms, off_even
-from planner.rebalance.goals.geometry import Forced, balanced_in, forced_topics, spreads, targets_of
-from planner.rebalance.goals.geometry import spread as _spread
+from planner.rebalance.goals.geometry import Forced, balanced_in, forced_topics, spread, spreads, targets_of
 from planner.rebalance.goals.state import State
 from planner.rebalance.goals.uneven import topic_keep
 from planner.rebalance.moves import count_targets, excess
@@ -183,7 +182,7 @@ class TopicSpreadGoal(Goal):
         """The moves kept spreading topic t over `members`. With rotations, all or nothing: moves that leave the
         topic's spread above 1 (racks forbid it) are taken back, so they cost no copies."""
         done = self._spread(st, frozen, t, members)
-        if self.rotations == 0 or not done or _spread(st, t, members[1]) <= 1:
+        if self.rotations == 0 or not done or spread(st, t, members[1]) <= 1:
             return len(done)
         for i, src, dst in reversed(done):
             self._moves().move(i, dst, src)
@@ -191,7 +190,7 @@ class TopicSpreadGoal(Goal):
 
     def _spread(self, st: State, frozen: Frozen, t: int, members: tuple[list[int], frozenset[int]]) -> list[Change]:
         done: list[Change] = []
-        if _spread(st, t, members[1]) <= 1:
+        if spread(st, t, members[1]) <= 1:
             return done
         topic = _Topic(st, t, members, self.by_topic[t])
         for _ in range(sum(topic.tc.values()) + 1):
@@ -466,9 +465,9 @@ def _topic_notes(st: State, name: str) -> list[Note]:
     bounds: list[int] = []
     wide = forced_topics(st)
     for t, (topic, where) in enumerate(zip(st.topic_names, balanced_in(st, wide))):
-        if max((_spread(st, t, m) for m in where), default=0) > 1:
+        if max((spread(st, t, m) for m in where), default=0) > 1:
             unmet.append(topic)
-        elif (None not in st.groups or t in wide) and _spread(st, t, st.target_set) > 1:  # each rack within 1
+        elif (None not in st.groups or t in wide) and spread(st, t, st.target_set) > 1:  # each rack within 1
             forced.append(topic)
             bounds += [wide[t].bound] if t in wide else []
     if unmet:

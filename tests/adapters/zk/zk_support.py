@@ -6,8 +6,14 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
+from pathlib import Path
+
+# tests/reaper.py: importable when only this folder is on sys.path too (bench/peers, `python zk_support.py`)
+sys.path.append(str(Path(__file__).resolve().parents[2]))
+from reaper import forget, popen, remove_at_end
 
 JARS = [
     "/usr/share/java/zookeeper.jar",
@@ -144,6 +150,7 @@ class ZkServer:
     def __init__(self, tls: bool = False) -> None:
         self.port = free_port()
         self.dir = tempfile.mkdtemp(prefix="kp-zk-")
+        remove_at_end(self.dir)  # by the reaper, should pytest end before `cleanup`
         self.proc: subprocess.Popen | None = None
         self.tls = tls
         self.ca_file = make_tls_material(self.dir) if tls else None
@@ -181,7 +188,7 @@ class ZkServer:
             else:
                 fh.write(f"clientPort={self.port}\nclientPortAddress=127.0.0.1\n")
         self.log = open(os.path.join(self.dir, "server.log"), "wb")
-        self.proc = subprocess.Popen(
+        self.proc = popen(  # its own process group, killed by the reaper if pytest ends before `stop`
             [
                 "java",
                 "-Xmx256m",
@@ -213,6 +220,8 @@ class ZkServer:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        if self.proc is not None:
+            forget(self.proc)
         self.proc = None
         if getattr(self, "log", None):
             self.log.close()
