@@ -1,18 +1,23 @@
 """KIP-848 server-side `uniform` assignor (the new consumer protocol's default)
 (`group-coordinator/src/main/java/org/apache/kafka/coordinator/group/assignor/UniformAssignor.java`).
 
-Homogeneous groups (one shared subscription) follow `UniformHomogeneousAssignmentBuilder`: members in group order
-(the coordinator's HashMap of member ids) get quota `total // members`, +1 for the first `total % members`; each keeps
-its current partitions of subscribed topics up to its quota and the excess is revoked; the pool — partitions nobody
+Homogeneous groups (one shared subscription) follow Kafka 4.4.0's `UniformHomogeneousAssignmentBuilder`: members in
+group order (the coordinator's HashMap of member ids) get quota `total // members`, and an extra slot while
+`total % members` slots remain; each keeps its current partitions of subscribed topics up to its quota and the excess
+is revoked; a member that cannot fill its extra slot from what it holds gives the slot up to the members after it
+while enough of them remain (so the extras go to members already holding that many); the pool — partitions nobody
 holds (topic by topic, ascending), then the revoked ones — fills the members below quota in order. Kafka walks the
-topics in the iteration order of a HashSet of topic ids (and a member's current topics in HashMap order of their ids):
-when the topology gives every subscribed topic a `topic_id`, that order is reproduced from `Uuid.hashCode`; otherwise
-topics are taken in name order.
+topics in the iteration order of a HashSet of topic ids, and a member's current topics in the order of a HashMap of
+their ids filled in the order of the member's target-assignment record (here: the order the topics first appear in
+`owned`), each topic's partitions in the order of a HashSet: when the topology gives every subscribed topic a
+`topic_id`, those orders are reproduced from `Uuid.hashCode`; otherwise topics are taken in name order.
+tests/realkafka/test_uniform_assignor.py checks all of it against Kafka's own UniformAssignor on seeded groups.
 
 Heterogeneous groups (members subscribing to different topics) follow `UniformHeterogeneousAssignmentBuilder`
 (planner/assignors/uniform_heterogeneous.py), with the same member order. Its last tie-break between topics is
-`Uuid.compareTo` of their ids: topics with a `topic_id` are ordered as Kafka does; topics without one are ordered by
-name, and `inexact_note` says when that stand-in changes the result.
+`Uuid.compareTo` of their ids (signed high, then low 64 bits, as in kafka-clients 4.4.0): topics with a `topic_id` are
+ordered as Kafka does; topics without one are ordered by name, and `inexact_note` says when that stand-in changes the
+result.
 """
 
 from __future__ import annotations
@@ -35,9 +40,12 @@ def uuid_hash_code(topic_id: str) -> int:
     return int32((h >> 32) ^ h)
 
 
-def topic_order(topics: Sequence[str], topic_ids: Mapping[str, str] | None, hash_set: bool = True) -> list[str]:
-    """Kafka's iteration order over topic ids: `new HashSet<>(ids)` (hash_set) or a `new HashMap<>()` keyed by them."""
-    names = sorted_java(list(topics))
+def topic_order(
+    topics: Sequence[str], topic_ids: Mapping[str, str] | None, hash_set: bool = True, as_given: bool = False
+) -> list[str]:
+    """Kafka's iteration order over topic ids: `new HashSet<>(ids)` (hash_set) or a `new HashMap<>()` keyed by them.
+    Ids sharing a bucket keep their insertion order: `topics` as given (as_given), else by name."""
+    names = list(topics) if as_given else sorted_java(list(topics))
     if not topic_ids or any(not topic_ids.get(t) for t in names):
         return names
     capacity = max(int(len(names) / 0.75) + 1, 16) if hash_set else None
@@ -63,17 +71,22 @@ def assign(
     out: dict[str, list[TopicPartition]] = {}
     unfilled: list[tuple[str, int]] = []
     seen: set[TopicPartition] = set()
-    for mid in hashmap_order([m.id for m in members]):
+    member_order = hashmap_order([m.id for m in members])
+    for index, mid in enumerate(member_order):
         quota = min_q
-        if extra > 0:
+        has_extra = extra > 0
+        if has_extra:
             quota += 1
-            extra -= 1
         keep: list[TopicPartition] = []
         current = [
             tp for tp in by_id[mid].owned if tp.topic in topics and tp.partition < topics[tp.topic] and tp not in seen
         ]
-        for topic in topic_order(list(dict.fromkeys(tp.topic for tp in current)), topic_ids, hash_set=False):
-            parts = sorted(tp.partition for tp in current if tp.topic == topic)
+        # the member's current assignment: a HashMap of topic ids filled in the order of its target-assignment record
+        # (Assignment.fromRecord, Collectors.toMap), which is the order its topics first appear in `owned`
+        for topic in topic_order(list(dict.fromkeys(tp.topic for tp in current)), topic_ids, False, as_given=True):
+            # new HashSet<>(the record's partitions): bucket order (ascending below the table size)
+            listed = [tp.partition for tp in current if tp.topic == topic]
+            parts = hashmap_order(listed, initial_capacity=max(int(len(listed) / 0.75) + 1, 16))
             for p in parts:
                 tp = TopicPartition(topic, p)
                 if quota > 0:
@@ -82,6 +95,15 @@ def assign(
                 else:
                     pool.append(tp)
                 seen.add(tp)
+        # 4.x: a member that cannot fill its extra slot from what it holds gives the slot up while enough members
+        # remain after it to take the remaining extras (UniformHomogeneousAssignmentBuilder.maybeRevokePartitions:
+        # `quota > 0 && hasExtra && numberOfMembers - memberIndex > remainingMembersToGetAnExtraPartition`), so the
+        # extras go to members already holding that many and fewer partitions move
+        if quota > 0 and has_extra and len(member_order) - index > extra:
+            quota -= 1
+            has_extra = False
+        if has_extra:
+            extra -= 1
         out[mid] = keep
         if quota > 0:
             unfilled.append((mid, quota))
@@ -99,15 +121,15 @@ def assign(
     return {m.id: sorted(out[m.id], key=lambda tp: (tp.topic, tp.partition)) for m in members}
 
 
-def uuid_sort_key(topic_id: str) -> int:
-    """Uuid.compareTo (apache/kafka trunk: Long.compareUnsigned on the high, then the low 64 bits): the 16 bytes as one
-    unsigned number."""
+def uuid_sort_key(topic_id: str) -> tuple[int, int]:
+    """Uuid.compareTo (kafka-clients 4.4.0, org/apache/kafka/common/Uuid.java): the high 64 bits, then the low 64 bits,
+    each compared as a signed `long` (`this.mostSignificantBits > other.mostSignificantBits`)."""
     import base64
 
     raw = base64.urlsafe_b64decode(topic_id + "=" * (-len(topic_id) % 4))
     if len(raw) != 16:
         raise PlannerError(f"topic id {topic_id!r} is not a 22-character base64url Kafka Uuid")
-    return int.from_bytes(raw, "big")
+    return int.from_bytes(raw[:8], "big", signed=True), int.from_bytes(raw[8:], "big", signed=True)
 
 
 def _current(members: Sequence[Member], topics: Mapping[str, int]) -> dict[str, list[TopicPartition]]:
@@ -128,7 +150,7 @@ def _topic_key(topic_ids: Mapping[str, str] | None):
     """The heterogeneous builder's last tie-break (Uuid.compareTo): topics with a topic id in id order; topics without
     one after them, by name (`inexact_note` says when that stand-in can matter)."""
     ids = topic_ids or {}
-    return lambda t: (0, uuid_sort_key(ids[t]), b"") if ids.get(t) else (1, 0, string_sort_key(t))
+    return lambda t: (0, uuid_sort_key(ids[t]), b"") if ids.get(t) else (1, (0, 0), string_sort_key(t))
 
 
 def _heterogeneous(

@@ -150,10 +150,13 @@ def test_the_three_tied_topics_are_taken_in_topic_id_order():
     }
 
 
-def test_uuid_order_is_unsigned():
-    # Uuid.compareTo: Long.compareUnsigned on the high then the low 64 bits (apache/kafka trunk)
-    low, high = "f_____________________", "AAAAAAAAAAAAAAAAAAAAAA"
-    assert uuid_sort_key(high) == 0 and uuid_sort_key(low) > uuid_sort_key(IDS["topic4"]) > uuid_sort_key(IDS["topic1"])
+def test_uuid_order_is_signed():
+    # Uuid.compareTo of kafka-clients 4.4.0 (the release the real-cluster tests run): the high, then the low 64 bits,
+    # each as a signed long. Checked there: "gAAA…" (high bit set) < ZERO, "AAAAAAAAAAC…" (low long negative) < ZERO,
+    # "f___…" > "gAAA…"; tests/realkafka/test_uniform_assignor.py runs Kafka's builder on random ids.
+    zero, neg_high, neg_low = "AAAAAAAAAAAAAAAAAAAAAA", "gAAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAACAAAAAAAAAAA"
+    assert uuid_sort_key(neg_high) < uuid_sort_key(neg_low) < uuid_sort_key(zero)
+    assert uuid_sort_key("f_____________________") > uuid_sort_key(IDS["topic4"]) > uuid_sort_key(IDS["topic1"])
     assert sorted(IDS.values(), key=uuid_sort_key) == [IDS[t] for t in ("topic1", "topic2", "topic3", "topic4")]
 
 
