@@ -71,12 +71,46 @@ def _publish(staging: Path, out: Path) -> None:
         os.replace(item, target)
 
 
+def _count_on_spark(spec, master: str, verbose: bool, conf, progress, staging: Path | None, output):
+    """The job's counts from Spark; with `staging`, keys.parquet written there (a write the file system refuses is
+    one line naming --output)."""
+    from planner.skew import job
+    from planner.skew.spark import session
+
+    progress(f"starting Spark ({master})")
+    with session(master, verbose, conf, jars=[spec.udf_jar] if spec.udf_jar else []) as spark:
+        try:
+            return job.run(spark, spec, progress, output_keys=str(staging / "keys.parquet") if staging else None)
+        except job.KeysWriteFailed as exc:
+            raise _write_failed(str(output), OSError(0, exc.args[0])) from None
+
+
+def _write_output(report, staging: Path, out_dir: Path, output: str) -> bool:
+    """partitions.parquet and summary.json written beside keys.parquet in `staging`, then the set moved into
+    `out_dir` with Ctrl-C and SIGTERM held back; True once it is there."""
+    import json
+
+    from planner.adapters.files import signals_held
+    from planner.skew.render import summary
+
+    try:
+        _write_partitions_parquet(report, staging / "partitions.parquet")
+        (staging / "summary.json").write_text(json.dumps(summary(report), indent=2) + "\n", encoding="utf-8")
+        with signals_held():
+            _publish(staging, out_dir)
+            return True
+    except OSError as exc:
+        raise _write_failed(output, exc) from None
+
+
 def _write_failed(output: str, exc: OSError) -> PlannerError:
     """An --output file that could not be written (pyarrow words an errno as text): one line naming the folder."""
     from planner.skew.job import write_failure
 
     reason = exc.strerror or write_failure(str(exc)) or str(exc)
-    return PlannerError(f"--output {output}: {reason}; nothing was written there (free space, or choose another folder)")
+    return PlannerError(
+        f"--output {output}: {reason}; nothing was written there (free space, or choose another folder)"
+    )
 
 
 def _with_udf(spec, progress):
@@ -275,7 +309,7 @@ def _run_files(
 ) -> None:
     from planner.skew.detect import check_key_column, detect_format, require_pyspark
     from planner.skew.job import JobSpec, check_local_path, key_column_of
-    from planner.skew.render import render_json, render_table, summary
+    from planner.skew.render import render_json, render_table
     from planner.skew.report import build_report
     from planner.skew.sweep import evaluate_sweep
 
@@ -329,20 +363,10 @@ def _run_files(
             raise PlannerError(f"--output {output}: cannot write there ({exc.strerror or exc})") from None
     published = False
     try:
-        from planner.skew import job
-        from planner.skew.spark import session
-
         if counted is not None:
             counts = counted
         else:
-            progress(f"starting Spark ({master})")
-            with session(master, verbose, conf, jars=[spec.udf_jar] if spec.udf_jar else []) as spark:
-                try:
-                    counts = job.run(
-                        spark, spec, progress, output_keys=str(staging / "keys.parquet") if staging else None
-                    )
-                except job.KeysWriteFailed as exc:
-                    raise _write_failed(str(output), OSError(0, exc.args[0])) from None
+            counts = _count_on_spark(spec, master, verbose, conf, progress, staging, output)
         report = build_report(
             counts,
             source=keys,
@@ -355,18 +379,7 @@ def _run_files(
             topic=topic,
         )
         if staging and out_dir:
-            import json
-
-            from planner.adapters.files import signals_held
-
-            try:
-                _write_partitions_parquet(report, staging / "partitions.parquet")
-                (staging / "summary.json").write_text(json.dumps(summary(report), indent=2) + "\n", encoding="utf-8")
-                with signals_held():
-                    _publish(staging, out_dir)
-                    published = True
-            except OSError as exc:
-                raise _write_failed(str(output), exc) from None
+            published = _write_output(report, staging, out_dir, str(output))
             progress(f"wrote {out_dir / 'partitions.parquet'}, {out_dir / 'keys.parquet'}, {out_dir / 'summary.json'}")
     finally:
         if staging and staging.exists():

@@ -24,7 +24,6 @@ Plan (one pass over the data for every partition count of the sweep):
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path

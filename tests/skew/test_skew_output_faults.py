@@ -58,7 +58,9 @@ def test_sigterm_while_the_files_move_in_leaves_one_whole_set(spark, tmp_path, p
     assert sorted(os.listdir(tmp_path)) == ["k.parquet", "out"]  # no lock file, no temp folder
 
 
-def test_a_full_disk_while_writing_is_one_line_and_keeps_the_earlier_set(spark, tmp_path, planner_cli_here, monkeypatch):
+def test_a_full_disk_while_writing_is_one_line_and_keeps_the_earlier_set(
+    spark, tmp_path, planner_cli_here, monkeypatch
+):
     keys, out = _keys(tmp_path), tmp_path / "out"
     assert _skew(planner_cli_here, keys, out, 8)[0] == 0
 
