@@ -119,9 +119,18 @@ def write_failure(text: str) -> str | None:
 
 
 def _first_line(exc: BaseException) -> str:
+    """A Spark failure as one line; a write refused under `ulimit -f` says so (Spark's shuffle and spill files, in
+    its local dir, outgrow a small limit: measured "java.io.IOException: File too large" under ulimit -f 64)."""
+    import resource
+
     from planner.skew.spark import _first_line as first
 
-    return first(exc)
+    line = first(exc)
+    if write_failure(str(exc)) == "File too large":
+        soft = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+        if soft != resource.RLIM_INFINITY:
+            line += f" (the file size limit, ulimit -f, is {soft} bytes: Spark's shuffle and spill files need more)"
+    return line
 
 
 def key_column_of(spec: JobSpec) -> str:

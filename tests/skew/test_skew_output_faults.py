@@ -103,3 +103,18 @@ def test_spark_failing_to_write_keys_parquet_names_the_folder_and_the_cause(
         "folder)\n",
     )
     assert sorted(os.listdir(tmp_path)) == ["k.parquet"]  # the folders this run made are gone again
+
+
+def test_a_spark_write_refused_by_the_file_size_limit_names_the_limit(monkeypatch):
+    # measured under ulimit -f 64: "counting records per key of --keys K failed: Job aborted due to stage failure: ...
+    # java.io.IOException: File too large" (Spark's shuffle files in its local dir), not naming the limit
+    import resource
+
+    failure = RuntimeError("Job aborted due to stage failure: Lost task 0.0: java.io.IOException: File too large")
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (65536, resource.RLIM_INFINITY))
+    assert job._first_line(failure) == (
+        "Job aborted due to stage failure: Lost task 0.0: java.io.IOException: File too large (the file size limit, "
+        "ulimit -f, is 65536 bytes: Spark's shuffle and spill files need more)"
+    )
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    assert job._first_line(failure).endswith("java.io.IOException: File too large")
