@@ -282,3 +282,23 @@ def test_signals_are_held_while_other_threads_run():
         signal.signal(signal.SIGTERM, old)
         stop.set()
         helper.join()
+
+
+def test_the_console_script_ignores_signals_once_its_command_is_done(topo, tmp_path):
+    # the command gave SIGINT and SIGTERM back to their defaults as it ended, so one arriving in the last instants
+    # ended the process by the signal (exit -15) after the "wrote" line, its output whole (measured with twin -o and
+    # reassign apply --write); the console script (entry.main) now ignores them once the command is done
+    from planner.cli.app import run
+
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    try:
+        with pytest.raises(SystemExit) as done:
+            run(["reassign", "decommission", topo, "--brokers", "1", "--output-dir", str(tmp_path / "p")], exiting=True)
+        assert done.value.code == 0
+        assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == (signal.SIG_IGN, signal.SIG_IGN)
+    finally:
+        signal.signal(signal.SIGINT, before[0])
+        signal.signal(signal.SIGTERM, before[1])
+    with pytest.raises(SystemExit):  # in a process that goes on (a test, an embedding program): given back
+        run(["reassign", "decommission", topo, "--brokers", "1", "--output-dir", str(tmp_path / "q")])
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
