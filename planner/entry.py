@@ -57,7 +57,7 @@ def main() -> None:
         finally:
             if loading is not None:  # planner.cli.app.run installs its own handler where the default is in place
                 loading.signal(loading.SIGTERM, loading.SIG_DFL)
-        run()
+        run(exiting=True)
     except SystemExit as exc:
         if exc.code == 130:
             _forget_unhandled_interrupt()

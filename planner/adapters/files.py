@@ -13,6 +13,7 @@ import secrets
 import shutil
 import signal
 import stat
+import threading
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional
 
@@ -240,19 +241,41 @@ def release_folder_locks() -> None:
         del _HELD[lock]
 
 
-def _no_signals() -> Any:
-    """Ctrl-C and SIGTERM held back while the folders are swapped (two renames that must both happen)."""
+def signals_held() -> Any:
+    """Ctrl-C and SIGTERM held back (delivered when the block ends) while renames that must all happen are made."""
     return _Blocked()
 
 
 class _Blocked:
+    """Masking the signals holds them back only from this thread: the kernel hands a process-directed signal to any
+    thread that does not mask it (a Py4J or kazoo thread), and CPython then runs the Python handler in the main thread
+    at once. So the Python handlers of SIGINT and SIGTERM are also swapped for ones that note the signal, and the
+    first noted one is handed to its own handler when the block ends (measured: SIGTERM during `skew --output`'s
+    moves raised between two of them while Spark's threads ran, leaving the earlier keys.parquet renamed away)."""
+
     _SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
     def __enter__(self) -> None:
+        self._handlers: dict[int, Any] = {}
+        self._pending: list[tuple[int, Any]] = []
+        if threading.current_thread() is threading.main_thread():
+            for signum in self._SIGNALS:
+                handler = signal.getsignal(signum)
+                if callable(handler):
+                    self._handlers[signum] = handler
+                    signal.signal(signum, self._note)
         self._old = signal.pthread_sigmask(signal.SIG_BLOCK, self._SIGNALS)
 
+    def _note(self, signum: int, frame: Any) -> None:
+        self._pending.append((signum, frame))
+
     def __exit__(self, *exc: Any) -> None:
-        signal.pthread_sigmask(signal.SIG_SETMASK, self._old)
+        signal.pthread_sigmask(signal.SIG_SETMASK, self._old)  # a signal masked meanwhile arrives now, noted
+        for signum, handler in self._handlers.items():
+            signal.signal(signum, handler)
+        if self._pending and exc[0] is None:
+            signum, frame = self._pending[0]
+            self._handlers[signum](signum, frame)  # raises KeyboardInterrupt / Terminated, as the signal would have
 
 
 def replace_folder(
@@ -282,7 +305,7 @@ def replace_folder(
                     os.link(os.path.join(real, entry), os.path.join(new, entry), follow_symlinks=False)
         for file_name, text in files.items():
             _write_new(os.path.join(new, file_name), text)
-        with _no_signals():
+        with signals_held():  # the folders' swap: two renames that must both happen
             _swap_in(new, real)
             new = None
     except OSError as exc:

@@ -20,7 +20,7 @@ except KeyboardInterrupt:
 
 
 def main() -> None:
-    run()
+    run(exiting=True)
 
 
 __all__ = ["app", "main"]

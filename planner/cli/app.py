@@ -195,7 +195,11 @@ def _one_blas_thread_under_memory_limit() -> None:
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
-def run(argv: list[str] | None = None) -> None:
+def run(argv: list[str] | None = None, exiting: bool = False) -> None:
+    """The command line `argv` (sys.argv's when None). `exiting`: the process ends after it (the console script), so
+    Ctrl-C and SIGTERM are ignored once the command is done instead of given back to their default action, which
+    ended a process whose output was already whole by the signal (exit -15: measured, SIGTERM at the last instants
+    of `reassign apply --write` and `twin -o`, after the "wrote" line)."""
     _CtrlC.seen = _CtrlC.terminated = False
     _standard_streams()
     _one_blas_thread_under_memory_limit()
@@ -219,9 +223,9 @@ def run(argv: list[str] | None = None) -> None:
     finally:
         release_folder_locks()
         if previous is not None:
-            signal.signal(signal.SIGINT, previous)
+            signal.signal(signal.SIGINT, signal.SIG_IGN if exiting else previous)
         if term is not None:
-            signal.signal(signal.SIGTERM, term)
+            signal.signal(signal.SIGTERM, signal.SIG_IGN if exiting else term)
 
 
 # A tab stays: it neither ends the line nor moves the cursor back, and Kafka's texts keep it.

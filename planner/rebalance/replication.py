@@ -11,12 +11,13 @@ from planner.rebalance.notes import Note, in_progress_note, offline_note, rackle
 
 
 def set_replication_factor(cluster: Cluster, topic: str, rf: int, max_moves: int | None = None) -> Plan:
-    """Add replicas on online brokers (not those whose log dirs are all cordoned, KIP-1066) of racks the partition
-    does not use yet, holding fewest replicas of this topic (so the topic spreads within 1 per broker), then fewest
-    overall (appended, so the preferred leader stays), or remove replicas: out-of-ISR and offline ones first, then
-    those sharing a rack with another replica, then the most loaded; the preferred leader goes last. A partition whose
-    new list would still name a broker that is not online keeps its list, with a note: Kafka's --execute refuses a
-    reassignment naming one ("Unknown broker id").
+    """Replicas on brokers that are not online leave every partition of the topic first (a live broker replaces
+    them where the list falls short of `rf`, with a note; a lost preferred leader is replaced by the replica leading
+    least). Then add replicas on online brokers (not those whose log dirs are all cordoned, KIP-1066) of racks the
+    partition does not use yet, holding fewest replicas of this topic (so the topic spreads within 1 per broker), then
+    fewest overall (appended, so the preferred leader stays), or remove replicas: out-of-ISR ones first, then those
+    sharing a rack with another replica, then the most loaded; the preferred leader goes last. Kafka's --execute
+    refuses a reassignment naming a broker that is not online ("Unknown broker id"), so no new list names one.
 
     `max_moves` caps the replicas added (removing one copies nothing): a partition whose additions do not fit keeps
     its list, named in a note, and the plan says the new replication factor was left unmet; a second plan takes the
@@ -42,10 +43,11 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int, max_moves: int
             skipped.append(p.tp)
             continue
         reps = list(p.replicas)
-        # raised on a cluster that lost a broker: a replica on a broker that is not online is replaced by a live one
-        # along with the change (as an operator replaces it: the new list may not name it, Kafka's --execute says
-        # "Unknown broker id"), so the partition reaches the new factor on live brokers
-        dead = [b for b in reps if b not in live] if len(reps) < rf else []
+        # on a cluster that lost a broker, a replica on a broker that is not online leaves the list first and, where
+        # that leaves fewer than `rf`, a live one takes its place along with the change (as an operator replaces
+        # it: the new list may not name it, Kafka's --execute says "Unknown broker id"), so every partition of the
+        # topic reaches the new factor on live brokers: raised, lowered, or already at it (a topic of mixed factors)
+        dead = [b for b in reps if b not in live]
         if dead:
             reps = [b for b in reps if b in live]
             counts.drop(dead)
@@ -70,7 +72,7 @@ def set_replication_factor(cluster: Cluster, topic: str, rf: int, max_moves: int
         copied += added * (p.size or 0)  # every replica added copies the partition: the bytes bound
         if tuple(reps) != p.replicas:
             proposed[p.tp] = tuple(reps)
-            if dead:
+            if dead and added:
                 replaced.append((p.tp, dead))
             before, after = _racks(p.replicas, counts.rack_of), _racks(reps, counts.rack_of)
             # fewer racks than the new list could keep of the old one (RF 3 -> 2 leaving two racks loses no safety):

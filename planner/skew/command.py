@@ -60,12 +60,57 @@ def _write_partitions_parquet(report, path: Path) -> None:
 
 
 def _publish(staging: Path, out: Path) -> None:
-    """Move the finished files from `staging` into `out` (each one whole; nothing is moved if the job failed)."""
-    for item in sorted(staging.iterdir()):
+    """Move the finished files from `staging` (a folder inside `out`) into `out` as one set: an earlier folder in the
+    way (keys.parquet) is renamed into `staging` first, which its caller removes afterwards, so no step deletes
+    anything; the caller holds Ctrl-C and SIGTERM back meanwhile. Before, an interrupt between the moves left the new
+    keys.parquet beside the earlier summary.json, or an earlier keys.parquet deleted and no new one in its place."""
+    for item in sorted(p for p in staging.iterdir() if not p.name.startswith(".")):
         target = out / item.name
-        if target.is_dir() and not target.is_symlink():
-            shutil.rmtree(target)
+        if os.path.lexists(target) and (target.is_dir() or item.is_dir()) and not target.is_symlink():
+            os.rename(target, staging / f".earlier-{item.name}")
         os.replace(item, target)
+
+
+def _count_on_spark(spec, master: str, verbose: bool, conf, progress, staging: Path | None, output):
+    """The job's counts from Spark; with `staging`, keys.parquet written there (a write the file system refuses is
+    one line naming --output)."""
+    from planner.skew import job
+    from planner.skew.spark import session
+
+    progress(f"starting Spark ({master})")
+    with session(master, verbose, conf, jars=[spec.udf_jar] if spec.udf_jar else []) as spark:
+        try:
+            return job.run(spark, spec, progress, output_keys=str(staging / "keys.parquet") if staging else None)
+        except job.KeysWriteFailed as exc:
+            raise _write_failed(str(output), OSError(0, exc.args[0])) from None
+
+
+def _write_output(report, staging: Path, out_dir: Path, output: str) -> bool:
+    """partitions.parquet and summary.json written beside keys.parquet in `staging`, then the set moved into
+    `out_dir` with Ctrl-C and SIGTERM held back; True once it is there."""
+    import json
+
+    from planner.adapters.files import signals_held
+    from planner.skew.render import summary
+
+    try:
+        _write_partitions_parquet(report, staging / "partitions.parquet")
+        (staging / "summary.json").write_text(json.dumps(summary(report), indent=2) + "\n", encoding="utf-8")
+        with signals_held():
+            _publish(staging, out_dir)
+            return True
+    except OSError as exc:
+        raise _write_failed(output, exc) from None
+
+
+def _write_failed(output: str, exc: OSError) -> PlannerError:
+    """An --output file that could not be written (pyarrow words an errno as text): one line naming the folder."""
+    from planner.skew.job import write_failure
+
+    reason = exc.strerror or write_failure(str(exc)) or str(exc)
+    return PlannerError(
+        f"--output {output}: {reason}; nothing was written there (free space, or choose another folder)"
+    )
 
 
 def _with_udf(spec, progress):
@@ -264,7 +309,7 @@ def _run_files(
 ) -> None:
     from planner.skew.detect import check_key_column, detect_format, require_pyspark
     from planner.skew.job import JobSpec, check_local_path, key_column_of
-    from planner.skew.render import render_json, render_table, summary
+    from planner.skew.render import render_json, render_table
     from planner.skew.report import build_report
     from planner.skew.sweep import evaluate_sweep
 
@@ -318,15 +363,10 @@ def _run_files(
             raise PlannerError(f"--output {output}: cannot write there ({exc.strerror or exc})") from None
     published = False
     try:
-        from planner.skew import job
-        from planner.skew.spark import session
-
         if counted is not None:
             counts = counted
         else:
-            progress(f"starting Spark ({master})")
-            with session(master, verbose, conf, jars=[spec.udf_jar] if spec.udf_jar else []) as spark:
-                counts = job.run(spark, spec, progress, output_keys=str(staging / "keys.parquet") if staging else None)
+            counts = _count_on_spark(spec, master, verbose, conf, progress, staging, output)
         report = build_report(
             counts,
             source=keys,
@@ -339,12 +379,7 @@ def _run_files(
             topic=topic,
         )
         if staging and out_dir:
-            import json
-
-            _write_partitions_parquet(report, staging / "partitions.parquet")
-            (staging / "summary.json").write_text(json.dumps(summary(report), indent=2) + "\n", encoding="utf-8")
-            _publish(staging, out_dir)
-            published = True
+            published = _write_output(report, staging, out_dir, str(output))
             progress(f"wrote {out_dir / 'partitions.parquet'}, {out_dir / 'keys.parquet'}, {out_dir / 'summary.json'}")
     finally:
         if staging and staging.exists():

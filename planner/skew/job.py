@@ -23,6 +23,7 @@ Plan (one pass over the data for every partition count of the sweep):
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -100,10 +101,36 @@ class Counts:
         return self.keyed_records + self.null_records + self.unreadable
 
 
+class KeysWriteFailed(PlannerError):
+    """Spark could not write keys.parquet: the file system's reason (`args[0]`), for the caller to name its folder."""
+
+
+# the file system's refusals as the JVM words them (java.io.IOException and Hadoop's FileSystem: strerror texts)
+_WRITE_FAILURES = re.compile(
+    r"No space left on device|File too large|Read-only file system|Disk quota exceeded|Permission denied"
+)
+
+
+def write_failure(text: str) -> str | None:
+    """The file system's reason in a Spark write's error (its stack trace names it in a "Caused by" line; the first
+    line says only TASK_WRITE_FAILED), or None when it is not one of those."""
+    found = _WRITE_FAILURES.search(text)
+    return found.group(0) if found else None
+
+
 def _first_line(exc: BaseException) -> str:
+    """A Spark failure as one line; a write refused under `ulimit -f` says so (Spark's shuffle and spill files, in
+    its local dir, outgrow a small limit: measured "java.io.IOException: File too large" under ulimit -f 64)."""
+    import resource
+
     from planner.skew.spark import _first_line as first
 
-    return first(exc)
+    line = first(exc)
+    if write_failure(str(exc)) == "File too large":
+        soft = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+        if soft != resource.RLIM_INFINITY:
+            line += f" (the file size limit, ulimit -f, is {soft} bytes: Spark's shuffle and spill files need more)"
+    return line
 
 
 def key_column_of(spec: JobSpec) -> str:
@@ -471,13 +498,19 @@ def _per_key(spark, keys, spec: JobSpec, progress, output_keys: str | None):
     if output_keys:
         progress(f"writing per-key results to {output_keys}")
         schema = f"_k {per_key.schema['_k'].dataType.simpleString()}, records bigint, bytes bigint, partition int"
-        (
-            per_key.mapInArrow(partial(partition_batches, n=spec.primary), schema)
-            .withColumnRenamed("_k", "key")
-            .orderBy(F.col("records").desc(), F.col("key").asc())
-            .write.mode("overwrite")
-            .parquet(output_keys)
-        )
+        try:
+            (
+                per_key.mapInArrow(partial(partition_batches, n=spec.primary), schema)
+                .withColumnRenamed("_k", "key")
+                .orderBy(F.col("records").desc(), F.col("key").asc())
+                .write.mode("overwrite")
+                .parquet(output_keys)
+            )
+        except Exception as exc:
+            cause = write_failure(str(exc))
+            if cause is None:
+                raise
+            raise KeysWriteFailed(cause) from None
         distinct = spark.read.parquet(output_keys).count()
         per_key.unpersist()
     return top, distinct

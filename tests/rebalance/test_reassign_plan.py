@@ -350,6 +350,38 @@ def test_plans_name_no_broker_that_is_not_online(make_cluster):
     assert dict(plan.proposed) == {TP("t", 0): (0,), TP("t", 1): (0,), TP("t", 2): (0,), TP("t", 3): (1,)}
 
 
+def test_rf_changes_replace_every_dead_replica_of_the_topic(make_cluster):
+    # issue 33: a partition already at the new factor (a topic of mixed factors), or lowered with more dead replicas
+    # than it sheds, kept its replica on the dead broker: at RF 3 t-0 kept 4 silently, at RF 2 t-2 did; with 3 and 4
+    # dead, lowering to 2 left t-0 and t-1 as they were ("left as they are" note). Now each dead replica leaves and a
+    # live broker takes its place where the list falls short, as an operator replaces a lost broker's replicas
+    c = make_cluster(5, 0, {"t": {0: (4, 0, 1), 1: (0, 1), 2: (2, 4), 3: (1, 2, 3)}}, offline=[4])
+    replaced = (
+        "{} partition(s) kept a replica on broker(s) {}, which are not online: each was replaced by a live broker "
+        "along with the new replication factor ({})"
+    )
+    plan = set_replication_factor(c, "t", 3)
+    # t-0's lost preferred leader is replaced by the replica leading fewest of t (broker 3, added)
+    assert dict(plan.proposed) == {TP("t", 0): (3, 0, 1), TP("t", 1): (0, 1, 2), TP("t", 2): (2, 0, 3)}
+    assert (plan.lower_bound, words(plan)) == (4, (replaced.format(2, 4, "t-0, t-2"),))
+    check_reassignment(c, plan.proposed, "proposed.json")
+    plan = set_replication_factor(c, "t", 2)  # t-0 drops broker 4 and is at 2: dropped, nothing to replace
+    assert dict(plan.proposed) == {TP("t", 0): (0, 1), TP("t", 2): (2, 3), TP("t", 3): (1, 2)}
+    assert (plan.lower_bound, words(plan)) == (
+        1,
+        (
+            replaced.format(1, 4, "t-2"),
+            "1 topic(s) keep a replica spread above 1 per broker (t): racks or replica placement constrain the moves",
+        ),
+    )
+    check_reassignment(c, plan.proposed, "proposed.json")
+    c = make_cluster(5, 0, {"t": {0: (0, 3, 4), 1: (3, 4, 1), 2: (1, 2, 0)}}, offline=[3, 4])
+    plan = set_replication_factor(c, "t", 2)
+    assert dict(plan.proposed) == {TP("t", 0): (0, 2), TP("t", 1): (1, 0), TP("t", 2): (1, 2)}
+    assert (plan.lower_bound, words(plan)) == (2, (replaced.format(2, "3,4", "t-0, t-1"),))
+    check_reassignment(c, plan.proposed, "proposed.json")
+
+
 def test_replace_broker_excluded_topics_and_the_move_cap(make_cluster):
     c = make_cluster(
         5,

@@ -201,7 +201,7 @@ import planner.cli
 # planner.entry, `python -m` ends the process by SIGINT once it has exited (-2 instead of 130; Modules/main.c)
 ctypes.pythonapi.PyRun_SimpleString(b"raise KeyboardInterrupt")
 
-def run(argv=None):
+def run(argv=None, exiting=False):
     print("error: interrupted", file=sys.stderr)
     sys.exit(130)
 

@@ -23,8 +23,67 @@ def _quiet_kazoo_logging() -> None:
     log.propagate = False
 
 
-def _fast_handler():
-    """kazoo's threading handler with a cheaper `select`.
+class _Reached:
+    """One connection kazoo made to a server (TCP, and TLS when asked, done): what the server answered to the
+    handshake on it."""
+
+    def __init__(self) -> None:
+        self.received = 0
+        self.head = b""  # the answer's first bytes (its 4-byte length)
+        self.closed = False
+
+    def phase(self) -> tuple[str, str]:
+        """What the server did after the connection was made: a clause, and the question to ask about it.
+
+        ZooKeeper's ConnectResponse is a 4-byte length then protocolVersion, timeOut, sessionId, passwd, readOnly
+        (zookeeper.jute; kazoo/protocol/serialization.py Connect.deserialize): 41 bytes from a 3.5+ server."""
+        overloaded = "is it a ZooKeeper server, and is it overloaded?"
+        if self.received == 0:
+            if self.closed:
+                return (
+                    "connected, but the server closed the connection without a ZooKeeper handshake answer",
+                    "is it a ZooKeeper server? a TLS port needs --zk-ca-file;",
+                )
+            return "connected, but no ZooKeeper handshake answer", overloaded
+        whole = 4 + int.from_bytes(self.head, "big", signed=True) if len(self.head) == 4 else None
+        if whole is not None and not 4 + 16 <= whole <= 4 + 1024:  # 36 or 37 bytes follow the length
+            return (
+                f"connected, but the handshake answer is not ZooKeeper's: its length field says {whole - 4} bytes",
+                "is it a ZooKeeper server?",
+            )
+        if whole is not None and self.received >= whole:
+            return f"connected, but the {whole}-byte handshake answer is not ZooKeeper's", "is it a ZooKeeper server?"
+        of = f" of the {whole}-byte" if whole is not None else " of the"
+        closed = " before the server closed the connection" if self.closed else ""
+        return f"connected, but only {self.received} bytes{of} ZooKeeper handshake answer came{closed}", overloaded
+
+
+class _CountingSocket:
+    """kazoo's socket to one server, counting the bytes it receives into a `_Reached` (everything else passes)."""
+
+    __slots__ = ("_sock", "_reached")
+
+    def __init__(self, sock, reached: _Reached):
+        self._sock, self._reached = sock, reached
+
+    def recv(self, *args, **kwargs):
+        data = self._sock.recv(*args, **kwargs)
+        reached = self._reached
+        if data:
+            if len(reached.head) < 4:
+                reached.head += data[: 4 - len(reached.head)]
+            reached.received += len(data)
+        else:
+            reached.closed = True
+        return data
+
+    def __getattr__(self, name):
+        return getattr(self._sock, name)
+
+
+def _fast_handler(reached: dict[str, list[_Reached]]):
+    """kazoo's threading handler with a cheaper `select`; it records each connection made (keyed "host:port") and
+    what the server answered on it, so a connection that fails names the phase it stalled in.
 
     kazoo's default builds, registers and closes a fresh epoll selector on every call (several per request: ~half of
     the client's CPU time when 20,000 reads are pipelined). Plain `select.select` does the same job for descriptors
@@ -41,7 +100,33 @@ def _fast_handler():
             except ValueError:  # a descriptor >= FD_SETSIZE
                 return super().select(*args, **kwargs)
 
+        def create_connection(self, *args, **kwargs):
+            # kazoo/handlers/utils.py create_tcp_connection: the TCP connection (and TLS handshake) is made on return;
+            # kazoo then sends its Connect request and reads the answer (protocol/connection.py _connect)
+            sock = super().create_connection(*args, **kwargs)
+            address = kwargs["address"] if "address" in kwargs else args[0]
+            attempt = _Reached()
+            reached.setdefault(f"{kwargs.get('hostname') or address[0]}:{address[1]}", []).append(attempt)
+            return _CountingSocket(sock, attempt)
+
     return FastSelectHandler()
+
+
+def _phases(reached: dict[str, list[_Reached]]) -> tuple[str, str] | None:
+    """(clauses, question) for the servers a connection was made to; None when none was (refused, unreachable, the
+    TLS handshake failed). One server: its phase; several: "host phase; host phase"."""
+    clauses = []
+    for host, attempts in list(reached.items()):  # kazoo's thread may still add to it
+        best = attempts[0]
+        for attempt in list(attempts):  # the attempt that got furthest (a closed one over one still waiting)
+            if (attempt.received, attempt.closed) >= (best.received, best.closed):
+                best = attempt
+        clauses.append((host, *best.phase()))
+    if not clauses:
+        return None
+    if len(clauses) == 1:
+        return clauses[0][1], clauses[0][2]
+    return "; ".join(f"{host} {clause}" for host, clause, _ in clauses), clauses[0][2]
 
 
 class Session:
@@ -60,6 +145,7 @@ class Session:
 
         _quiet_kazoo_logging()
         self.url = zk_url.url
+        self._reached: dict[str, list[_Reached]] = {}
         self.timeout = opts.timeout
         kwargs: dict[str, Any] = {}
         if opts.auth:
@@ -79,7 +165,7 @@ class Session:
             )
         self.client = KazooClient(
             hosts=zk_url.connect_string,
-            handler=_fast_handler(),
+            handler=_fast_handler(self._reached),
             timeout=max(opts.timeout, 1.0),
             connection_retry=KazooRetry(max_tries=-1, delay=0.1, max_delay=1.0),
             **kwargs,
@@ -101,6 +187,12 @@ class Session:
         except KazooTimeoutError:
             self.close(failed=True)
             hosts = ",".join(f"{h}:{p}" for h, p in zk_url.hosts)
+            phases = _phases(self._reached)
+            if phases is not None:  # a connection was made (and its TLS handshake done): the ZooKeeper one stalled
+                raise EnvironmentFailure(
+                    f"{self.url}: cannot connect to ZooKeeper at {hosts} within {opts.timeout:g} s: {phases[0]} "
+                    f"({phases[1]} --zk-timeout sets the wait)"
+                ) from None
             tls = (
                 " with TLS (does the server speak TLS on that port, does the --zk-ca-file CA sign its "
                 "certificate, and does the certificate name the host in the URL?)"

@@ -4,12 +4,14 @@ only the planner's deadline ends the wait: within --zk-timeout (plus the interpr
 
 from __future__ import annotations
 
+import re
 import socket
 import subprocess
 import sys
 import threading
 import time
 
+import pytest
 from testkit import ROOT
 
 # ZooKeeper's ConnectResponse: length, protocol version, timeout, session id, a 16-byte password, read-only flag
@@ -61,6 +63,41 @@ class DripProxy:
             s.close()
 
 
+class StalledListener:
+    """127.0.0.1:`port` accepting connections and then: "silent" reads the Connect request and answers nothing,
+    "partial" answers the first 7 bytes of a 41-byte ConnectResponse and nothing more, "closed" closes at once."""
+
+    def __init__(self, mode: str):
+        self.mode = mode
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self._stop = False
+        self._socks: list[socket.socket] = []
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+
+    def _accept(self) -> None:
+        self.sock.settimeout(0.1)
+        while not self._stop:
+            try:
+                client, _ = self.sock.accept()
+            except OSError:
+                continue
+            if self.mode == "closed":
+                client.close()
+                continue
+            self._socks.append(client)
+            if self.mode == "partial":
+                client.sendall((HANDSHAKE_BYTES - 4).to_bytes(4, "big") + b"\0\0\0")
+
+    def close(self) -> None:
+        self._stop = True
+        self._thread.join()
+        self.sock.close()
+        for s in self._socks:
+            s.close()
+
+
 def _export(url: str, tmp_path) -> tuple[tuple[int, str, str], float]:
     start = time.monotonic()
     proc = subprocess.run(
@@ -73,37 +110,85 @@ def _export(url: str, tmp_path) -> tuple[tuple[int, str, str], float]:
     return (proc.returncode, proc.stdout, proc.stderr), time.monotonic() - start
 
 
-def test_a_handshake_dripped_byte_by_byte_ends_at_the_timeout(zk_server, kafka_url, tmp_path):
-    # before: kazoo's start(timeout) stopped the client at the deadline and then joined its connection thread, which
-    # read the 41-byte answer to its end: about 20 s
-    proxy = DripProxy(zk_server.port, 0.5)
+def _export_through(server, zk_server, kafka_url: str, tmp_path) -> tuple[str, tuple[int, str, str], float]:
+    """`zk export` of kafka_url reached through `server` (a DripProxy or StalledListener), which is closed after:
+    (the URL used, (exit code, stdout, stderr), seconds); nothing may be written."""
     try:
-        url = kafka_url.replace(zk_server.hosts, f"127.0.0.1:{proxy.port}")
+        url = kafka_url.replace(zk_server.hosts, f"127.0.0.1:{server.port}")
         got, seconds = _export(url, tmp_path)
     finally:
-        proxy.close()
-    assert got == (
-        1,
-        "",
-        f"error: {url}: cannot connect to ZooKeeper at 127.0.0.1:{proxy.port} within 2 s (is the server running and "
-        "the address right? --zk-timeout sets the wait)\n",
-    )
-    assert 2 <= seconds < 2 + 6, seconds
+        server.close()
     assert not (tmp_path / "x.yaml").exists()
+    return url, got, seconds
+
+
+def test_a_handshake_dripped_byte_by_byte_ends_at_the_timeout(zk_server, kafka_url, tmp_path):
+    # before: kazoo's start(timeout) stopped the client at the deadline and then joined its connection thread, which
+    # read the 41-byte answer to its end: about 20 s. At a byte per 0.5 s, a few bytes of it came within the 2 s
+    proxy = DripProxy(zk_server.port, 0.5)
+    url, (code, out, err), seconds = _export_through(proxy, zk_server, kafka_url, tmp_path)
+    came = re.fullmatch(
+        re.escape(
+            f"error: {url}: cannot connect to ZooKeeper at 127.0.0.1:{proxy.port} within 2 s: connected, but only "
+        )
+        + r"(\d+) bytes of the( 41-byte)? "
+        + re.escape(
+            "ZooKeeper handshake answer came (is it a ZooKeeper server, and is it overloaded? --zk-timeout sets the "
+            "wait)\n"
+        ),
+        err,
+    )
+    assert (code, out, bool(came)) == (1, "", True), err
+    assert 1 <= int(came[1]) < HANDSHAKE_BYTES and bool(came[2]) == (int(came[1]) >= 4), err
+    assert 2 <= seconds < 2 + 6, seconds
 
 
 def test_answers_dripped_after_the_handshake_end_at_the_timeout(zk_server, kafka_url, tmp_path):
     # before: the wait ended at the deadline, then closing the session waited 10 s more on kazoo's thread; exit 2
-    proxy = DripProxy(zk_server.port, 0.2, after=HANDSHAKE_BYTES)
-    try:
-        url = kafka_url.replace(zk_server.hosts, f"127.0.0.1:{proxy.port}")
-        got, seconds = _export(url, tmp_path)
-    finally:
-        proxy.close()
+    url, got, seconds = _export_through(
+        DripProxy(zk_server.port, 0.2, after=HANDSHAKE_BYTES), zk_server, kafka_url, tmp_path
+    )
     assert got == (
         1,
         "",
         f"error: {url}: no answer from ZooKeeper for /brokers/ids within 2 s (--zk-timeout sets the wait)\n",
     )
     assert 2 <= seconds < 2 + 6, seconds
-    assert not (tmp_path / "x.yaml").exists()
+
+
+@pytest.mark.parametrize(
+    "mode, phase",
+    [
+        (
+            "silent",
+            "connected, but no ZooKeeper handshake answer (is it a ZooKeeper server, and is it overloaded? "
+            "--zk-timeout sets the wait)",
+        ),
+        (
+            "partial",
+            "connected, but only 7 bytes of the 41-byte ZooKeeper handshake answer came (is it a ZooKeeper server, "
+            "and is it overloaded? --zk-timeout sets the wait)",
+        ),
+        (
+            "closed",
+            "connected, but the server closed the connection without a ZooKeeper handshake answer (is it a ZooKeeper "
+            "server? a TLS port needs --zk-ca-file; --zk-timeout sets the wait)",
+        ),
+    ],
+)
+def test_a_stalled_handshake_names_its_phase(mode, phase, tmp_path):
+    # before: all three said "cannot connect ... (is the server running and the address right?)", as for a port
+    # nothing listens on, though the TCP connection was made
+    listener = StalledListener(mode)
+    url = f"zk://127.0.0.1:{listener.port}/kafka"
+    try:
+        got, seconds = _export(url, tmp_path)
+    finally:
+        listener.close()
+    assert got == (
+        1,
+        "",
+        f"error: {url}: cannot connect to ZooKeeper at 127.0.0.1:{listener.port} within 2 s: {phase}\n",
+    )
+    assert 2 <= seconds < 2 + 6, seconds
+    assert list(tmp_path.iterdir()) == []
