@@ -164,8 +164,18 @@ def test_read_only_output_dir(planner_cli_here, topo, tmp_path):
 # --- SIGTERM and a second writer ------------------------------------------------------------------------------------
 
 
+@pytest.fixture
+def sigterm_default():
+    """SIGTERM at its default, as in a fresh `kafka-planner` process, for the tests that send it to this one: the CLI
+    takes SIGTERM only where it is SIG_DFL, and a session fixture run earlier (the Spark session of tests/skew installs
+    its own handler for the whole session) would otherwise receive it."""
+    before = signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    yield
+    signal.signal(signal.SIGTERM, before)
+
+
 @pytest.mark.parametrize("n", range(1, 5))
-def test_sigterm_at_each_file_keeps_the_earlier_plan(planner_cli_here, topo, tmp_path, monkeypatch, n):
+def test_sigterm_at_each_file_keeps_the_earlier_plan(planner_cli_here, topo, tmp_path, monkeypatch, sigterm_default, n):
     # a real SIGTERM to this process while the n-th file of the new plan is written: the handler the CLI installs
     # unwinds as Ctrl-C does, so the sibling .plan.new-* folder and the lock go
     out_dir = tmp_path / "plan"
