@@ -51,12 +51,15 @@ PLUS_ONES = 2  # rounds at most of exchanges across topics (`_plus_ones`), up to
 Departure = tuple[int, int, int, int]  # (-size, partition, broker it left, broker it went to)
 
 
-def fewer_bytes(st: State, limit: dict[str | None, float] | None, leaders: bool = True) -> bool:
+def fewer_bytes(
+    st: State, limit: dict[str | None, float] | None, leaders: bool = True, floor: dict[str | None, float] | None = None
+) -> bool:
     """Exchange departures for smaller replicas at the same figures (see the module), after `shortcuts`; `limit`: per
     group, the most bytes a broker may end with (None: the largest broker's bytes, unchanged); `leaders`: keep every
     broker's and topic's preferred leaders within their ranges (else the caller balances them again). Whether any
-    shortcut or exchange was made."""
-    swaps = _Swaps(st, limit, leaders)
+    shortcut or exchange was made. `floor`: per group, the fewest bytes a broker that may take replicas may end with
+    (one below it may not lose any; None: no floor)."""
+    swaps = _Swaps(st, limit, leaders, floor)
     departures = _departures(st)
     left = _topics_left(st)
     made = _shortcuts(st, swaps, departures, left)
@@ -109,8 +112,22 @@ class _Swaps:
     broker (`caps`), disk space, rack safety and, with `leaders`, the preferred leader counts (every broker's kept as a
     histogram of counts, so that their range costs no pass over the brokers)."""
 
-    def __init__(self, st: State, limit: dict[str | None, float] | None, leaders: bool):
+    def __init__(
+        self,
+        st: State,
+        limit: dict[str | None, float] | None,
+        leaders: bool,
+        floor: dict[str | None, float] | None = None,
+    ):
         self.st, self.leaders = st, leaders
+        # the byte goal's floor: a broker that may take replicas may fall to the floor of its group, not at all where
+        # it is below it (so the exchanges never take a broker the byte goal filled back below its floor)
+        self.floors: dict[int, float] = {}
+        if floor is not None:
+            for g, members in st.groups.items():
+                for b in members:
+                    if b not in st.closed:
+                        self.floors[b] = min(floor[g], st.bytes[b])
         self.caps: dict[int, float] = {}
         for g, members in st.groups.items():
             # a broker may rise to the limit of its group, not at all where it is above it; without a limit, to the
@@ -167,9 +184,11 @@ class _Swaps:
         st = self.st
         if copies > 0:
             return "bytes"
-        held, caps = st.bytes, self.caps
+        held, caps, floors = st.bytes, self.caps, self.floors
         for b, d in load:  # loops, not any() over generators: the exchanges' hot path
             if d > 0 and held[b] + d > caps[b]:
+                return "bytes"
+            if d < 0 and floors and b in floors and held[b] + d < floors[b]:
                 return "bytes"
         usable = st.usable
         if usable:
