@@ -1,6 +1,7 @@
 """Goal 5: bytes per target broker (known sizes only) within a tolerance: the largest broker at most (1 + tolerance) ×
-the mean of its group, reached with the fewest replica moves and then the fewest bytes moved; once inside, nothing
-more moves. Partitions of unknown size never move for this goal.
+the mean of its group (the ceiling), then the smallest that may take replicas at least (1 − tolerance) × that mean (the
+floor, so that a scale-out fills the new brokers), reached with the fewest replica moves and then the fewest bytes
+moved; once inside, nothing more moves. Partitions of unknown size never move for this goal.
 
 Each step takes the heaviest broker above the limit and any other (the 64 lightest). First a change that copies no
 replica the plan does not copy already (`_Free`): a replica the plan moved to the heavy broker going on to the light
@@ -12,6 +13,12 @@ a smaller one on the light broker (two moves, counts unchanged). Preferred: a ch
 within the limit without lifting the light one above it, with the fewest copies and then the fewest bytes; otherwise
 the largest step. Only a candidate that would beat the best so far is checked against the earlier goals' constraints.
 `free=False` leaves out the first kind (`balance` plans both ways on small clusters: neither is better everywhere).
+Under --max-moves, each step goes to the lightest broker that has a change (`ByteGoal._spread_step`), so the few moves
+the cap allows go round the receiving brokers.
+
+The floor (`ByteGoal._fill`) runs after the ceiling, with the same candidates the other way round: the lightest broker
+below the floor takes from one of the 64 heaviest (`_FloorFree`, then `_FloorPair`), each change moving at most what
+leaves the donor at or above the floor and the light broker at or below the ceiling, so neither undoes the other.
 """
 
 from __future__ import annotations
@@ -182,8 +189,9 @@ class _TopicSheds:
 @dataclass
 class ByteGoal(Goal):
     """Goal: bytes per target broker (known sizes only) within the tolerance: the largest broker of each group at most
-    (1 + tolerance) × the group's mean. Measured as the bytes above that limit, summed over the brokers (`measure`;
-    0 where bytes are not balanced: `measured`); bounded below by the bytes any plan must copy (`lower_bound`).
+    (1 + tolerance) × the group's mean, and the smallest that may take replicas at least (1 − tolerance) × it (the
+    floor). Measured as the bytes above that limit and below the floor, summed over the brokers (`measure`; 0 where
+    bytes are not balanced: `measured`); bounded below by the bytes any plan must copy (`lower_bound`).
 
     Constraints: those of every goal before it (`Frozen`: counts, topic spreads, preferred leaders in their ranges);
     partitions of unknown size never move for it. It hands none on: it is the last goal.
@@ -192,7 +200,8 @@ class ByteGoal(Goal):
     copies no replica the plan does not copy already (`_Free`, where `free`; "freed" recorded in `found`), else the
     single move or exchange (big for small) that brings the heavy broker within the limit with the fewest copies and
     then bytes, else the largest step; a candidate is checked against the constraints only when it would beat the
-    best so far (module docstring)."""
+    best so far (module docstring). Then the floor (`_fill`): the lightest broker below it takes from one of the 64
+    heaviest in the same way, within both bounds."""
 
     tolerance: float = 0.10
     say: Callable[[str], None] = lambda msg: None
@@ -323,6 +332,9 @@ class ByteGoal(Goal):
         closed = st.closed
         order = sorted((st.bytes[b], b) for b in members)  # (bytes, broker), kept current by the goal's moves
         stuck: set[int] = set()
+        # donor -> its `_Heavy`, built once and dropped when a step changes what it reads: the donor's replicas (a
+        # step touching it) or where a replica it held before now is (a step moving such a replica)
+        held: dict[int, _Heavy] = {}
         for steps in range(64 * len(st.reps) + 64):
             light = next((b for v, b in order if b not in closed and b not in stuck and v < floor), None)
             if light is None:
@@ -344,7 +356,7 @@ class ByteGoal(Goal):
                     break
                 if b != light:
                     donors.append(b)
-            step = self._fill_step(st, frozen, light, donors, limit, floor, sizes)
+            step = self._fill_step(st, frozen, light, donors, limit, floor, sizes, held)
             if step is None:
                 if not st.allowed(2):
                     st.capped.append(self.name)
@@ -359,6 +371,8 @@ class ByteGoal(Goal):
                 sizes.moved(i, s, d)
             for b in touched:
                 bisect.insort(order, (st.bytes[b], b))
+            for b in touched.union(*(st.home[i] for i, _, _ in step)):
+                held.pop(b, None)
         self.short.append(members)
 
     def _fill_step(
@@ -370,6 +384,7 @@ class ByteGoal(Goal):
         limit: float,
         floor: float,
         sizes: SizeIndex,
+        held: dict[int, _Heavy],
     ) -> list[Change] | None:
         """The best change between the light broker and any of `donors` (the heaviest first), as `_step` ranks them:
         first one that copies nothing more (`_FloorFree`, where `free`), else a move or exchange (`_FloorPair`)."""
@@ -382,7 +397,10 @@ class ByteGoal(Goal):
                 return best[0][1]
         best = [None]
         for donor in donors:
-            _FloorPair(self, st, frozen, _Heavy(st, donor, sizes), light, limit, best, floor).scan()
+            heavy = held.get(donor)
+            if heavy is None:
+                heavy = held[donor] = _Heavy(st, donor, sizes)
+            _FloorPair(self, st, frozen, heavy, light, limit, best, floor).scan()
         return best[0][1] if best[0] else None
 
     def _step(

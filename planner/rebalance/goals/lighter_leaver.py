@@ -6,7 +6,8 @@ broker's replica count, every topic's count per broker and the number of moves s
 size(p) − size(q) (the whole of size(p) when q goes back to a broker it came from). The exchange is made when it keeps
 rack safety (neither partition ends on fewer racks), the preferred leaders (per broker and per topic: p's and q's
 leaders both change or neither does, or the one that changes keeps the counts within their ranges) and the byte
-limit (a's bytes rise by what is saved: at most to the limit, not at all where a is above it).
+limit (a's bytes rise by what is saved: at most to the limit, not at all where a is above it) and the byte goal's floor
+(c's bytes fall by as much: at most to the floor, not at all where c is below it).
 
 Departures are taken largest first, each exchanged for the smallest replica of its topic on its broker that fits
 (a's room under the limit bounds how small), then again those the leader counts held back while that saves bytes.
