@@ -113,3 +113,29 @@ def test_the_summary_shows_bytes_min_over_mean_beside_max_over_mean():
         0.0,
         0.9282,
     )
+
+
+def test_no_plan_reaching_the_byte_goal_copies_less_than_the_bytes_bound():
+    # the bound is at least the brokers' shortfall to the floor: a broker's bytes rise only by the replicas copied
+    # onto it. On the plan digests' seeded small clusters (sizes on half of them, options drawn per seed, no cap), every
+    # plan that reaches the byte goal (no bytes note) copies at least the bound
+    from bench.plan_digests import small_cluster
+    from planner.model import PlannerError
+
+    sized = reached = 0
+    for seed in range(300):
+        c, options = small_cluster(seed)
+        if "max_moves" in options:
+            continue
+        try:
+            plan = balance(c, **options)
+        except PlannerError:
+            continue
+        if plan.bytes_lower_bound is None:
+            continue
+        sized += 1
+        if any(getattr(n, "goal", None) == "bytes" for n in plan.notes):
+            continue
+        reached += 1
+        assert plan.moved_bytes() >= plan.bytes_lower_bound, (seed, options)
+    assert (sized, reached) == (138, 66)
