@@ -350,28 +350,15 @@ class ByteGoal(Goal):
             if not st.allowed():
                 st.capped.append(self.name)
                 break
-            donors: list[int] = []
-            for v, b in reversed(order):  # the heaviest first
-                if len(donors) == LIGHTS or v <= floor:
-                    break
-                if b != light:
-                    donors.append(b)
-            step = self._fill_step(st, frozen, light, donors, limit, floor, sizes, held)
+            step = self._fill_step(st, frozen, light, _donors(order, light, floor), limit, floor, sizes, held)
             if step is None:
                 if not st.allowed(2):
                     st.capped.append(self.name)
                     break
                 stuck.add(light)
                 continue
-            touched = {b for _, s, d in step for b in (s, d)}
-            for b in touched:
-                del order[bisect.bisect_left(order, (st.bytes[b], b))]
-            for i, s, d in step:
-                st.move(i, s, d)
-                sizes.moved(i, s, d)
-            for b in touched:
-                bisect.insort(order, (st.bytes[b], b))
-            for b in touched.union(*(st.home[i] for i, _, _ in step)):
+            _make(st, step, order, sizes)
+            for b in {b for _, s, d in step for b in (s, d)}.union(*(st.home[i] for i, _, _ in step)):
                 held.pop(b, None)
         self.short.append(members)
 
@@ -819,6 +806,30 @@ def _next(positions: list[int], at: int, end: int) -> int:
     """The first of the sorted `positions` at or after `at` (`end` if none)."""
     k = bisect.bisect_left(positions, at)
     return positions[k] if k < len(positions) else end
+
+
+def _donors(order: list[tuple[int, int]], light: int, floor: float) -> list[int]:
+    """The floor's donors: the 64 heaviest brokers of `order` ((bytes, broker), sorted) above the floor, heaviest
+    first, but the light broker."""
+    donors: list[int] = []
+    for v, b in reversed(order):
+        if len(donors) == LIGHTS or v <= floor:
+            break
+        if b != light:
+            donors.append(b)
+    return donors
+
+
+def _make(st: State, step: Sequence[Change], order: list[tuple[int, int]], sizes: SizeIndex) -> None:
+    """The step's moves made, `order` ((bytes, broker), sorted) and `sizes` kept current."""
+    touched = {b for _, s, d in step for b in (s, d)}
+    for b in touched:
+        del order[bisect.bisect_left(order, (st.bytes[b], b))]
+    for i, s, d in step:
+        st.move(i, s, d)
+        sizes.moved(i, s, d)
+    for b in touched:
+        bisect.insort(order, (st.bytes[b], b))
 
 
 class _FloorPair(_Pair):
