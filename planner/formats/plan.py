@@ -133,6 +133,12 @@ def _word_bytes(n, fixed: bool = False) -> str | None:
             f"{n.count} topic(s) have no known size ({_names(n.topics)}): counted as unknown, not 0 B, and never "
             "moved to balance bytes"
         )
+    if n.kind.startswith("unmet-floor"):
+        return (
+            f"bytes per broker could not be brought within the tolerance: the smallest broker holds "
+            f"{n.values[0]:.3f} × the mean, against {_ratio(n.values[1])}"
+            + (" (--max-moves was reached)" if n.kind == "unmet-floor-capped" else "")
+        )
     return (
         f"bytes per broker could not be brought within the tolerance: the largest broker holds "
         f"{n.values[0]:.3f} × the mean, against {_ratio(n.values[1])}"
@@ -329,6 +335,7 @@ _METRIC_ROWS = (
     ("largest topic leader spread", "topic_leader_spread", "topics_leader_spread_over_1"),
     ("internal-topic leader spread", "internal_leader_spread", None),
     ("bytes max/mean", "bytes_max_over_mean", None),
+    ("bytes min/mean", "bytes_min_over_mean", None),
     ("rack-unsafe partitions", "rack_unsafe", None),
 )
 

@@ -3,7 +3,7 @@
 `plan_metrics(before, after, sizes)` scores any tool's plan (ours, or a peer's applied to the same cluster) with the
 same code: replica moves and bytes moved, then for the cluster before and after the plan, over the target brokers:
 replica spread, preferred-leader spread, the largest per-topic replica and leader spread and how many topics exceed
-1, the internal topics' leader spread, bytes max/mean, rack-unsafe partitions.
+1, the internal topics' leader spread, bytes max/mean and min/mean, rack-unsafe partitions.
 
 A spread is max − min over the target brokers (a broker holding nothing counts as 0). Sizes: bytes on one replica
 of a partition; partitions without a known size count as unknown (never as 0 B): they add nothing to the byte
@@ -36,6 +36,7 @@ class PlacementMetrics:
     bytes_max_over_mean: float | None  # largest broker's bytes / mean bytes; None when no size is known
     bytes_spread: int | None  # max − min bytes
     rack_unsafe: int  # partitions with fewer distinct racks than min(RF, racks)
+    bytes_min_over_mean: float | None = None  # smallest broker's bytes / mean bytes; None when no size is known
 
 
 @dataclass(frozen=True)
@@ -141,6 +142,7 @@ def metrics_of(t: Tally, brokers: Sequence[int]) -> PlacementMetrics:
         bytes_max_over_mean=(max(data.values()) / mean if mean else 1.0) if t.known and data else None,
         bytes_spread=_spread(data.values()) if t.known else None,
         rack_unsafe=t.unsafe,
+        bytes_min_over_mean=(min(data.values()) / mean if mean else 1.0) if t.known and data else None,
     )
 
 

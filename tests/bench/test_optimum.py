@@ -101,7 +101,9 @@ def test_our_scale_out_plan_makes_the_fewest_moves_possible():
     plan = balance(with_sizes(s.cluster, s.sizes))
     o = certify(s.cluster, plan.after, None, s.targets)
     assert (o.moves.low, o.moves.high, o.moves.proven, o.leaders) == (568, 568, True, "checked")
-    assert plan.replica_moves == 568
+    # 569 since the byte goal's floor (issue 32) fills the new brokers to 0.9 x the mean: one move more than the
+    # fewest for the figures the certifier is given here (no sizes), the price of that floor
+    assert plan.replica_moves == 569
 
 
 def test_the_planner_never_imports_scipy():

@@ -46,11 +46,12 @@ def test_the_twin_plans(planner_cli_here):
 
 def test_a_bytes_bound_above_the_plan_says_the_goals_are_out_of_reach(planner_cli_here):
     # the bytes bound is that of a plan reaching every goal; racks keep the counts and the bytes out of reach here, and
-    # the plan copies less than it: the line says why instead of a bound above the figure it bounds
+    # the plan copies less than it: the line says why instead of a bound above the figure it bounds (34.6 GiB before
+    # the byte goal's floor, issue 32: broker 4 must take its shortfall to 0.9 x the mean)
     code, out, _ = planner_cli_here("reassign", "rebalance", str(EX / "twin.yaml"))
     assert code == 0
     assert out.splitlines()[3] == (
-        "Bytes to move:          23.0 GiB (24696061952 B; lower bound 34.6 GiB: the goals are out of reach here, "
+        "Bytes to move:          23.0 GiB (24696061952 B; lower bound 44.5 GiB: the goals are out of reach here, "
         "see the notes)"
     )
 

@@ -155,8 +155,9 @@ def test_a_partition_no_move_can_repair_is_named_and_left_out_of_the_bound(make_
     c = replace(c, brokers=tuple(replace(b, usable_bytes=50) if b.id == 3 else b for b in c.brokers))
     plan = balance(with_sizes(c, {p.tp: 100 for p in c.partitions()}))
     assert (dict(plan.proposed), plan.replica_moves, plan.lower_bound) == ({}, 0, 0)
-    assert [n.kind for n in plan.notes] == ["unmet", "unrepaired", "disk-space"]
-    assert word_note(plan.notes[1]) == unrepaired
+    # broker 3 can take nothing: above the ceiling and below the floor both (issue 32)
+    assert [n.kind for n in plan.notes] == ["unmet", "unmet-floor", "unrepaired", "disk-space"]
+    assert word_note(plan.notes[2]) == unrepaired
 
 
 def test_the_repair_bound_lets_a_cordoned_broker_below_its_share_keep_what_it_holds(make_cluster):

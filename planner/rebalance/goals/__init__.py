@@ -11,7 +11,8 @@ hand on, so a later goal never undoes an earlier one:
 2. replica count per target broker within 1 (`replica_count.py`);
 3. each topic's replicas per broker within 1 of its even share (`topic_spread.py`);
 4. preferred leaders per broker and per topic within 1 (`preferred_leaders.py`): reordering only, no data moves;
-5. bytes per broker within a tolerance of the mean (`byte_balance.py`), when sizes are known.
+5. bytes per broker within a tolerance of the mean, the largest and the smallest (`byte_balance.py`), when sizes are
+   known.
 
 over a portfolio of named strategies (`search.py`), keeping the best plan by the objective (`objective.py`). What a
 goal could not reach, and why, comes back as `rebalance.notes.Note` data for the renderer to word.

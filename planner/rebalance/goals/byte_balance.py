@@ -1,6 +1,7 @@
 """Goal 5: bytes per target broker (known sizes only) within a tolerance: the largest broker at most (1 + tolerance) ×
-the mean of its group, reached with the fewest replica moves and then the fewest bytes moved; once inside, nothing
-more moves. Partitions of unknown size never move for this goal.
+the mean of its group (the ceiling), then the smallest that may take replicas at least (1 − tolerance) × that mean (the
+floor, so that a scale-out fills the new brokers), reached with the fewest replica moves and then the fewest bytes
+moved; once inside, nothing more moves. Partitions of unknown size never move for this goal.
 
 Each step takes the heaviest broker above the limit and any other (the 64 lightest). First a change that copies no
 replica the plan does not copy already (`_Free`): a replica the plan moved to the heavy broker going on to the light
@@ -12,6 +13,12 @@ a smaller one on the light broker (two moves, counts unchanged). Preferred: a ch
 within the limit without lifting the light one above it, with the fewest copies and then the fewest bytes; otherwise
 the largest step. Only a candidate that would beat the best so far is checked against the earlier goals' constraints.
 `free=False` leaves out the first kind (`balance` plans both ways on small clusters: neither is better everywhere).
+Under --max-moves, each step goes to the lightest broker that has a change (`ByteGoal._spread_step`), so the few moves
+the cap allows go round the receiving brokers.
+
+The floor (`ByteGoal._fill`) runs after the ceiling, with the same candidates the other way round: the lightest broker
+below the floor takes from one of the 64 heaviest (`_FloorFree`, then `_FloorPair`), each change moving at most what
+leaves the donor at or above the floor and the light broker at or below the ceiling, so neither undoes the other.
 """
 
 from __future__ import annotations
@@ -39,6 +46,38 @@ def limits(st: State, tolerance: float) -> dict[str | None, float]:
         total = sum(st.bytes[b] for b in members)
         out[g] = (1 + tolerance) * total / len(members)
     return out
+
+
+def floors(st: State, tolerance: float) -> dict[str | None, float]:
+    """Per group: the fewest bytes a broker that may take replicas should hold, (1 - tolerance) × the group's mean
+    (known sizes; a cordoned broker takes none, so no floor holds it)."""
+    out = {}
+    for g, members in st.groups.items():
+        total = sum(st.bytes[b] for b in members)
+        out[g] = (1 - tolerance) * total / len(members)
+    return out
+
+
+def _floor_lower_bound(st: State, tolerance: float, by_rack: dict | None) -> int:
+    """Fewest bytes any plan reaching the byte goal's floor copies: a broker's bytes rise only by the replicas copied
+    onto it, so each broker that may take replicas (not cordoned) below (1 - tolerance) × the mean its group ends with
+    takes copies of at least its shortfall. The mean a group ends with: per rack when every partition keeps one replica
+    per rack (`by_rack`: each rack ends with one replica of each partition, as `_bytes_lower_bound` counts), else the
+    bytes of every replica less those of the partitions that never move held outside the targets (they stay there),
+    over the targets. Unknown sizes count 0."""
+    groups = list(by_rack.values()) if by_rack else [st.targets]
+    if by_rack:
+        total = sum(st.sz(i) for i in range(len(st.reps)))
+    else:
+        total = sum(st.bytes[b] for b in st.cluster.broker_ids)
+        total -= sum(
+            st.sz(i) for b in st.cluster.broker_ids if b not in st.target_set for i in st.where[b] if i in st.fixed
+        )
+    short = 0
+    for members in groups:
+        floor = (1 - tolerance) * total / len(members)
+        short += sum(int(max(0.0, floor - st.bytes[b])) for b in members if b not in st.closed)
+    return short
 
 
 def _bytes_lower_bound(st: State, tolerance: float, by_rack: dict | None) -> tuple[int, int]:
@@ -150,8 +189,9 @@ class _TopicSheds:
 @dataclass
 class ByteGoal(Goal):
     """Goal: bytes per target broker (known sizes only) within the tolerance: the largest broker of each group at most
-    (1 + tolerance) × the group's mean. Measured as the bytes above that limit, summed over the brokers (`measure`;
-    0 where bytes are not balanced: `measured`); bounded below by the bytes any plan must copy (`lower_bound`).
+    (1 + tolerance) × the group's mean, and the smallest that may take replicas at least (1 − tolerance) × it (the
+    floor). Measured as the bytes above that limit and below the floor, summed over the brokers (`measure`; 0 where
+    bytes are not balanced: `measured`); bounded below by the bytes any plan must copy (`lower_bound`).
 
     Constraints: those of every goal before it (`Frozen`: counts, topic spreads, preferred leaders in their ranges);
     partitions of unknown size never move for it. It hands none on: it is the last goal.
@@ -160,12 +200,14 @@ class ByteGoal(Goal):
     copies no replica the plan does not copy already (`_Free`, where `free`; "freed" recorded in `found`), else the
     single move or exchange (big for small) that brings the heavy broker within the limit with the fewest copies and
     then bytes, else the largest step; a candidate is checked against the constraints only when it would beat the
-    best so far (module docstring)."""
+    best so far (module docstring). Then the floor (`_fill`): the lightest broker below it takes from one of the 64
+    heaviest in the same way, within both bounds."""
 
     tolerance: float = 0.10
     say: Callable[[str], None] = lambda msg: None
     name: str = "bytes"
     unmet: list = field(default_factory=list)  # the groups the last run left above the limit (its notes)
+    short: list = field(default_factory=list)  # the groups the last run left with a broker below the floor (its notes)
     free: bool = True  # first a change that copies nothing more (`_Free`)
     found: Findings = field(default_factory=Findings)  # "freed": a step took one
     measured: bool = True  # its term counts: bytes are balanced (sizes known, and asked for)
@@ -173,25 +215,38 @@ class ByteGoal(Goal):
     def optimize(self, st: State, frozen: Frozen) -> None:
         self.say("balancing bytes")
         self.unmet = []
-        limit = limits(st, self.tolerance)
+        self.short = []
+        limit, floor = limits(st, self.tolerance), floors(st, self.tolerance)
         sizes = SizeIndex(st)
         for g, members in st.groups.items():
             self._balance(st, frozen, members, limit[g], sizes)
+            self._fill(st, frozen, members, limit[g], floor[g], sizes)
         return None
 
     def measure(self, st: State) -> float:
-        """The bytes above the limit (`limits`), summed over the brokers of each group; 0.0 where not `measured`."""
+        """The bytes above the limit (`limits`) and below the floor (`floors`: brokers that may take replicas), summed
+        over the brokers of each group; 0.0 where not `measured`."""
         if not self.measured:
             return 0.0
-        limit = limits(st, self.tolerance)
-        return sum(max(0.0, st.bytes[b] - limit[g]) for g, members in st.groups.items() for b in members)
+        limit, floor = limits(st, self.tolerance), floors(st, self.tolerance)
+        over = sum(max(0.0, st.bytes[b] - limit[g]) for g, members in st.groups.items() for b in members)
+        closed = st.closed
+        under = sum(
+            max(0.0, floor[g] - st.bytes[b]) for g, members in st.groups.items() for b in members if b not in closed
+        )
+        return over + under
 
     def lower_bound(
         self, st: State, repaired: bool, unsafe: list[tuple[int, int, list[int]]] | None = None
     ) -> tuple[int, int] | None:
-        """`_bytes_lower_bound` (without and with the topic goal's sheds) where sizes are known, else None."""
+        """`_bytes_lower_bound` (without and with the topic goal's sheds) where sizes are known, each at least the
+        bytes the brokers below the floor must take (`_floor_lower_bound`); else None."""
         by_rack = targets_of(st, repaired)[1]
-        return _bytes_lower_bound(st, self.tolerance, by_rack) if st.has_sizes else None
+        if not st.has_sizes:
+            return None
+        plain, with_topics = _bytes_lower_bound(st, self.tolerance, by_rack)
+        short = _floor_lower_bound(st, self.tolerance, by_rack)
+        return max(plain, short), max(with_topics, short)
 
     def notes(self, st: State) -> list[Note]:
         """Topics of unknown size (where others are known): unknown-sizes; groups the last run left above the limit:
@@ -206,6 +261,13 @@ class ByteGoal(Goal):
                 mean = sum(st.bytes[b] for b in members) / len(members)
                 worst = max(worst, max(st.bytes[b] for b in members) / mean if mean else 1.0)
             notes.append(Note("bytes", "unmet", len(self.unmet), values=(worst, 1 + self.tolerance)))
+        if self.short:
+            least = math.inf
+            for members in self.short:
+                mean = sum(st.bytes[b] for b in members) / len(members)
+                low = min(st.bytes[b] for b in members if b not in st.closed)
+                least = min(least, low / mean if mean else 1.0)
+            notes.append(Note("bytes", "unmet-floor", len(self.short), values=(least, 1 - self.tolerance)))
         return notes
 
     def _balance(self, st: State, frozen: Frozen, members: Sequence[int], limit: float, sizes: SizeIndex) -> None:
@@ -229,7 +291,10 @@ class ByteGoal(Goal):
                     break
                 if b != heavy and b not in st.closed:
                     lights.append(b)
-            step = self._step(st, frozen, heavy, lights, limit, sizes)
+            if st.max_moves is None:
+                step = self._step(st, frozen, heavy, lights, limit, sizes)
+            else:
+                step = self._spread_step(st, frozen, heavy, lights, limit, sizes)
             if step is None:
                 if not st.allowed(2):
                     st.capped.append(self.name)
@@ -243,6 +308,87 @@ class ByteGoal(Goal):
             for b in touched:
                 bisect.insort(order, (st.bytes[b], b))
         self.unmet.append(members)
+
+    def _spread_step(
+        self, st: State, frozen: Frozen, heavy: int, lights: Sequence[int], limit: float, sizes: SizeIndex
+    ) -> list[Change] | None:
+        """Under --max-moves: the best change (`_step`) with the lightest of `lights` that has one, so that the few
+        moves the cap allows go round the receiving brokers by how far each is below the others (the best over all
+        of them could hand one new broker most of the bytes, step after step)."""
+        for light in lights:
+            step = self._step(st, frozen, heavy, [light], limit, sizes)
+            if step is not None:
+                return step
+        return None
+
+    def _fill(
+        self, st: State, frozen: Frozen, members: Sequence[int], limit: float, floor: float, sizes: SizeIndex
+    ) -> None:
+        """The floor, after the ceiling (`_balance`): each step takes the lightest broker below the floor (that may take
+        replicas, and has not been found stuck) and one of the 64 heaviest as the donor, and makes the change that
+        brings it up to the floor without taking the donor below the floor or itself above the limit (`_FloorPair`,
+        `_FloorFree`), so neither bound undoes the other; else the largest step within those bounds. A broker no change
+        can raise is left as it is (the next lightest is tried)."""
+        closed = st.closed
+        order = sorted((st.bytes[b], b) for b in members)  # (bytes, broker), kept current by the goal's moves
+        stuck: set[int] = set()
+        # donor -> its `_Heavy`, built once and dropped when a step changes what it reads: the donor's replicas (a
+        # step touching it) or where a replica it held before now is (a step moving such a replica)
+        held: dict[int, _Heavy] = {}
+        for steps in range(64 * len(st.reps) + 64):
+            light = next((b for v, b in order if b not in closed and b not in stuck and v < floor), None)
+            if light is None:
+                if stuck:
+                    break
+                return
+            if st.deadline.out("the byte goal"):
+                break  # the steps made so far stand: each brought a broker nearer the floor
+            if steps and not steps % PROGRESS_STEPS:
+                self.say(
+                    f"balancing bytes: {steps:,} steps, the smallest broker {st.bytes[light] / floor:.3f} × the floor"
+                )
+            if not st.allowed():
+                st.capped.append(self.name)
+                break
+            step = self._fill_step(st, frozen, light, _donors(order, light, floor), limit, floor, sizes, held)
+            if step is None:
+                if not st.allowed(2):
+                    st.capped.append(self.name)
+                    break
+                stuck.add(light)
+                continue
+            _make(st, step, order, sizes)
+            for b in {b for _, s, d in step for b in (s, d)}.union(*(st.home[i] for i, _, _ in step)):
+                held.pop(b, None)
+        self.short.append(members)
+
+    def _fill_step(
+        self,
+        st: State,
+        frozen: Frozen,
+        light: int,
+        donors: Sequence[int],
+        limit: float,
+        floor: float,
+        sizes: SizeIndex,
+        held: dict[int, _Heavy],
+    ) -> list[Change] | None:
+        """The best change between the light broker and any of `donors` (the heaviest first), as `_step` ranks them:
+        first one that copies nothing more (`_FloorFree`, where `free`), else a move or exchange (`_FloorPair`)."""
+        if self.free:
+            best: list = [None]
+            for donor in donors:
+                _FloorFree(st, frozen, sizes, donor, light, limit, best, floor).scan()
+            if best[0] is not None:
+                self.found.record("freed")
+                return best[0][1]
+        best = [None]
+        for donor in donors:
+            heavy = held.get(donor)
+            if heavy is None:
+                heavy = held[donor] = _Heavy(st, donor, sizes)
+            _FloorPair(self, st, frozen, heavy, light, limit, best, floor).scan()
+        return best[0][1] if best[0] else None
 
     def _step(
         self, st: State, frozen: Frozen, heavy: int, lights: Sequence[int], limit: float, sizes: SizeIndex
@@ -660,3 +806,79 @@ def _next(positions: list[int], at: int, end: int) -> int:
     """The first of the sorted `positions` at or after `at` (`end` if none)."""
     k = bisect.bisect_left(positions, at)
     return positions[k] if k < len(positions) else end
+
+
+def _donors(order: list[tuple[int, int]], light: int, floor: float) -> list[int]:
+    """The floor's donors: the 64 heaviest brokers of `order` ((bytes, broker), sorted) above the floor, heaviest
+    first, but the light broker."""
+    donors: list[int] = []
+    for v, b in reversed(order):
+        if len(donors) == LIGHTS or v <= floor:
+            break
+        if b != light:
+            donors.append(b)
+    return donors
+
+
+def _make(st: State, step: Sequence[Change], order: list[tuple[int, int]], sizes: SizeIndex) -> None:
+    """The step's moves made, `order` ((bytes, broker), sorted) and `sizes` kept current."""
+    touched = {b for _, s, d in step for b in (s, d)}
+    for b in touched:
+        del order[bisect.bisect_left(order, (st.bytes[b], b))]
+    for i, s, d in step:
+        st.move(i, s, d)
+        sizes.moved(i, s, d)
+    for b in touched:
+        bisect.insort(order, (st.bytes[b], b))
+
+
+class _FloorPair(_Pair):
+    """`_Pair` for the floor: the donor (`heavy`) gives the light broker below the floor `want` = floor − its bytes;
+    a change moves at most `room` = min(donor − floor, limit − light) (and less than the gap): the donor stays at or
+    above the floor, the light broker at or below the limit. Candidates moving more are refused."""
+
+    def __init__(
+        self,
+        goal: ByteGoal,
+        st: State,
+        frozen: Frozen,
+        heavy: _Heavy,
+        light: int,
+        limit: float,
+        best: list,
+        floor: float,
+    ):
+        super().__init__(goal, st, frozen, heavy, light, limit, best)
+        donor = heavy.broker
+        self.want = floor - st.bytes[light]
+        self.room = min(st.bytes[donor] - floor, limit - st.bytes[light])
+        self.top = min(self.room, self.gap - 1)
+
+    def scan(self) -> None:
+        if self.top > 0:
+            super().scan()
+
+    def offer(self, changes: list[Change], delta: int) -> bool:
+        if delta > self.top:
+            return False
+        return super().offer(changes, delta)
+
+
+class _FloorFree(_Free):
+    """`_Free` for the floor: the donor (`heavy`) gives the light broker; `want` and `top` as `_FloorPair`'s."""
+
+    def __init__(
+        self,
+        st: State,
+        frozen: Frozen,
+        sizes: SizeIndex,
+        heavy: int,
+        light: int,
+        limit: float,
+        best: list,
+        floor: float,
+    ):
+        super().__init__(st, frozen, sizes, heavy, light, limit, best)
+        self.want = floor - st.bytes[light]
+        self.room = min(st.bytes[heavy] - floor, limit - st.bytes[light])
+        self.top = min(self.room, st.bytes[heavy] - st.bytes[light] - 1)

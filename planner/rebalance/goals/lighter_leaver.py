@@ -6,7 +6,8 @@ broker's replica count, every topic's count per broker and the number of moves s
 size(p) − size(q) (the whole of size(p) when q goes back to a broker it came from). The exchange is made when it keeps
 rack safety (neither partition ends on fewer racks), the preferred leaders (per broker and per topic: p's and q's
 leaders both change or neither does, or the one that changes keeps the counts within their ranges) and the byte
-limit (a's bytes rise by what is saved: at most to the limit, not at all where a is above it).
+limit (a's bytes rise by what is saved: at most to the limit, not at all where a is above it) and the byte goal's floor
+(c's bytes fall by as much: at most to the floor, not at all where c is below it).
 
 Departures are taken largest first, each exchanged for the smallest replica of its topic on its broker that fits
 (a's room under the limit bounds how small), then again those the leader counts held back while that saves bytes.
@@ -51,12 +52,15 @@ PLUS_ONES = 2  # rounds at most of exchanges across topics (`_plus_ones`), up to
 Departure = tuple[int, int, int, int]  # (-size, partition, broker it left, broker it went to)
 
 
-def fewer_bytes(st: State, limit: dict[str | None, float] | None, leaders: bool = True) -> bool:
+def fewer_bytes(
+    st: State, limit: dict[str | None, float] | None, leaders: bool = True, floor: dict[str | None, float] | None = None
+) -> bool:
     """Exchange departures for smaller replicas at the same figures (see the module), after `shortcuts`; `limit`: per
     group, the most bytes a broker may end with (None: the largest broker's bytes, unchanged); `leaders`: keep every
     broker's and topic's preferred leaders within their ranges (else the caller balances them again). Whether any
-    shortcut or exchange was made."""
-    swaps = _Swaps(st, limit, leaders)
+    shortcut or exchange was made. `floor`: per group, the fewest bytes a broker that may take replicas may end with
+    (one below it may not lose any; None: no floor)."""
+    swaps = _Swaps(st, limit, leaders, floor)
     departures = _departures(st)
     left = _topics_left(st)
     made = _shortcuts(st, swaps, departures, left)
@@ -109,8 +113,22 @@ class _Swaps:
     broker (`caps`), disk space, rack safety and, with `leaders`, the preferred leader counts (every broker's kept as a
     histogram of counts, so that their range costs no pass over the brokers)."""
 
-    def __init__(self, st: State, limit: dict[str | None, float] | None, leaders: bool):
+    def __init__(
+        self,
+        st: State,
+        limit: dict[str | None, float] | None,
+        leaders: bool,
+        floor: dict[str | None, float] | None = None,
+    ):
         self.st, self.leaders = st, leaders
+        # the byte goal's floor: a broker that may take replicas may fall to the floor of its group, not at all where
+        # it is below it (so the exchanges never take a broker the byte goal filled back below its floor)
+        self.floors: dict[int, float] = {}
+        if floor is not None:
+            for g, members in st.groups.items():
+                for b in members:
+                    if b not in st.closed:
+                        self.floors[b] = min(floor[g], st.bytes[b])
         self.caps: dict[int, float] = {}
         for g, members in st.groups.items():
             # a broker may rise to the limit of its group, not at all where it is above it; without a limit, to the
@@ -167,9 +185,11 @@ class _Swaps:
         st = self.st
         if copies > 0:
             return "bytes"
-        held, caps = st.bytes, self.caps
+        held, caps, floors = st.bytes, self.caps, self.floors
         for b, d in load:  # loops, not any() over generators: the exchanges' hot path
             if d > 0 and held[b] + d > caps[b]:
+                return "bytes"
+            if d < 0 and floors and b in floors and held[b] + d < floors[b]:
                 return "bytes"
         usable = st.usable
         if usable:

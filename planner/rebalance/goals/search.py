@@ -29,7 +29,7 @@ from planner.model import INTERNAL_TOPICS, Cluster, Partition, PlannerError
 from planner.rebalance.goals import registry
 from planner.rebalance.goals.base import Findings, Frozen, Goal
 from planner.rebalance.goals.budget import Deadline
-from planner.rebalance.goals.byte_balance import limits
+from planner.rebalance.goals.byte_balance import floors, limits
 from planner.rebalance.goals.geometry import spreads, targets_of, unsafe_of
 from planner.rebalance.goals.hard import HardGoal
 from planner.rebalance.goals.lighter_leaver import fewer_bytes
@@ -332,7 +332,8 @@ class GoalRun:
         passes: list[str] = []
         if search.polish:
             limit = limits(st, search.options.byte_tolerance) if search.options.sized else None
-            passes = _polish(st, goals, limit, search, start)
+            floor = floors(st, search.options.byte_tolerance) if search.options.sized else None
+            passes = _polish(st, goals, limit, search, start, floor)
         return Outcome("+".join([self.name, *reseed, *passes]), goals, found)
 
 
@@ -576,7 +577,9 @@ def _attempt_applied(
 RELAXED_REPLICAS = 200_000  # replicas up to which `_fewer_bytes` also tries exchanges that move preferred leaders
 
 
-def _polish(st: State, goals: Sequence[Goal], limit: dict | None, search: Search, start: Run | None) -> list[str]:
+def _polish(
+    st: State, goals: Sequence[Goal], limit: dict | None, search: Search, start: Run | None, floor: dict | None = None
+) -> list[str]:
     """Fewer moves and bytes at the goal figures the goals reached: `refit` (from `start`, where given), then
     `exchange.fewer_bytes`. Where a goal is unmet, a second plan of the plan as if applied could then find moves the
     goals did not see from the input, so the plan would no longer be a fixed point: there each result is kept only if
@@ -591,7 +594,7 @@ def _polish(st: State, goals: Sequence[Goal], limit: dict | None, search: Search
     if unmet and start is not None and refit(st, start, goals, second):
         passes.append("uneven-refit")
     kept = Snapshot(st) if unmet else None
-    if _fewer_bytes(st, goals, limit, search.objective, small):
+    if _fewer_bytes(st, goals, limit, search.objective, small, floor):
         if kept is not None and second().proposed:
             kept.restore(st)
         else:
@@ -599,7 +602,9 @@ def _polish(st: State, goals: Sequence[Goal], limit: dict | None, search: Search
     return passes
 
 
-def _fewer_bytes(st: State, goals: Sequence[Goal], limit: dict | None, objective: Objective, small: bool) -> bool:
+def _fewer_bytes(
+    st: State, goals: Sequence[Goal], limit: dict | None, objective: Objective, small: bool, floor: dict | None = None
+) -> bool:
     """`exchange.fewer_bytes`: whether it changed the plan. Where the leader goal ran and met its goals, first the
     exchanges that move preferred leaders too, then the leader goal again (reordering moves no data): kept when the
     leaders come out within 1 again, everything else as it was (only the moves and bytes drop). Only when `small`
@@ -608,13 +613,13 @@ def _fewer_bytes(st: State, goals: Sequence[Goal], limit: dict | None, objective
     before = objective.distance(st)
     if leader_goal is not None and not objective.term(before, "preferred-leaders") and small:
         kept = Snapshot(st)
-        if not fewer_bytes(st, limit, leaders=False):
+        if not fewer_bytes(st, limit, leaders=False, floor=floor):
             return False
         leader_goal.optimize(st, Frozen())
         if objective.distance(st) <= before:
             return True
         kept.restore(st)
-    return fewer_bytes(st, limit)
+    return fewer_bytes(st, limit, floor=floor)
 
 
 SETTLE = 2  # second plans of the plan as if applied taken over at most (`SecondPlan`)
@@ -712,6 +717,9 @@ def _notes(
     if stranded:
         notes.append(Note("hard", "stranded", len(set(stranded)), partitions=tuple(dict.fromkeys(stranded))))
     notes = [replace(n, kind="unmet-capped") if n.kind == "unmet" and n.goal in st.capped else n for n in notes]
+    notes = [
+        replace(n, kind="unmet-floor-capped") if n.kind == "unmet-floor" and n.goal in st.capped else n for n in notes
+    ]
     if st.capped:
         notes.append(Note("max-moves", "capped", len(set(st.capped)), topics=tuple(dict.fromkeys(st.capped))))
     return notes

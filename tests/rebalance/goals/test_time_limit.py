@@ -46,22 +46,25 @@ def _gib_per_broker(plan) -> dict[int, int]:
 
 def test_a_plan_without_a_limit_has_no_note():
     plan = balance(_cluster(), deadline=Deadline(10, _Clock(10**6)))
-    assert (plan.replica_moves, _gib_per_broker(plan), plan.notes) == (9, {1: 257, 2: 257, 3: 238, 4: 184}, ())
+    # {1: 257, 2: 257, 3: 238, 4: 184} before the byte goal's floor (issue 32) filled broker 4 to 0.9 x the mean
+    assert (plan.replica_moves, _gib_per_broker(plan), plan.notes) == (9, {1: 256, 2: 253, 3: 215, 4: 212}, ())
 
 
 def test_the_time_running_out_in_the_byte_goal_returns_the_plan_so_far_with_a_note():
     # the clock's second reading is the byte goal's first look: the counts and topics are balanced, the bytes not yet
     plan = balance(_cluster(), deadline=Deadline(10, _Clock(1)))
-    assert (plan.replica_moves, _gib_per_broker(plan)) == (10, {1: 257, 2: 256, 3: 218, 4: 205})
+    # {1: 257, 2: 256, 3: 218, 4: 205} before the floor (the polish's exchanges now keep broker 4 at its bytes)
+    assert (plan.replica_moves, _gib_per_broker(plan)) == (10, {1: 251, 2: 256, 3: 218, 4: 211})
     assert [word_note(n) for n in plan.notes] == [
         "time limit of 10 s reached in the byte goal; the plan is the best found so far"
     ]
 
 
 def test_the_time_running_out_between_variants_keeps_the_best_so_far():
-    # the first variant ran to the end: it is the plan, the others are not tried
-    plan = balance(_cluster(), deadline=Deadline(2.5, _Clock(2)))
-    assert (plan.replica_moves, _gib_per_broker(plan)) == (9, {1: 257, 2: 257, 3: 238, 4: 184})
+    # the first variant ran to the end: it is the plan, the others are not tried (the third reading: the byte goal's
+    # floor reads the clock too, issue 32)
+    plan = balance(_cluster(), deadline=Deadline(2.5, _Clock(3)))
+    assert (plan.replica_moves, _gib_per_broker(plan)) == (9, {1: 256, 2: 253, 3: 215, 4: 212})
     assert [word_note(n) for n in plan.notes] == [
         "time limit of 2.5 s reached in the search's variants; the plan is the best found so far"
     ]

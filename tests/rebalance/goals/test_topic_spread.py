@@ -73,7 +73,8 @@ def test_kept_lists_are_a_fresh_search_on_the_peer_decommission_with_sizes(monke
     c = with_sizes(s.cluster, s.sizes)
     counts = _checked(monkeypatch)
     plan = decommission(c, s.decommission)
-    assert (plan.replica_moves, plan.lower_bound, plan.moved_bytes() >> 20) == (283, 283, 95034)
+    # 284 moves, 96.5 GiB with the byte goal's floor (issue 32: the smallest broker at 0.791 x the mean before)
+    assert (plan.replica_moves, plan.lower_bound, plan.moved_bytes() >> 20) == (284, 283, 98805)
     assert counts == {"searches": 112, "reads": 126, "differ": 0}
 
 

@@ -124,7 +124,8 @@ def test_the_decommission_with_racks_of_4_3_3_brokers_meets_the_certified_fewest
     after = s.cluster.with_assignment(plan.proposed)
     o = certify(s.cluster, after, None, s.targets, seconds=60)
     assert (plan.lower_bound, o.moves.low, o.moves.high) == (283, 283, 283)
-    assert plan.replica_moves == 283
+    # 283 before the byte goal's floor (issue 32), which takes one move more (the certifier counts no bytes here)
+    assert plan.replica_moves == 284
 
 
 def test_racks_of_7_4_3_plan_the_fewest_moves_to_the_figures_the_goals_reach():
