@@ -18,9 +18,10 @@ whose reduced cost (on Dijkstra's potentials) is 0, the most flow on every arc.
 from __future__ import annotations
 
 import heapq
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 FAR = 1 << 62  # a distance: not reached; an amount: no limit
+STOP_ROUNDS = 64  # rounds of `min_cost_flow` between two questions to its `stop` (a small flow asks none)
 
 
 class Network:
@@ -164,14 +165,19 @@ class Network:
         """The most flow from s to t (costs play no part), added to what the arcs carry: the amount."""
         return self._blocking(s, t, self.adj, FAR)
 
-    def min_cost_flow(self, s: int, t: int, need: int) -> int:
+    def min_cost_flow(self, s: int, t: int, need: int, stop: Callable[[], bool] | None = None) -> int:
         """Up to `need` more units from s to t at the least cost (costs not negative on the arcs with room, none on
         a cycle of the residual network with room: what the arcs carry already is a least-cost flow): the amount.
         Primal-dual: Dijkstra's distances on the reduced costs raise the potentials, then a blocking flow on the
-        arcs of reduced cost 0, until `need` is sent or t is out of reach."""
+        arcs of reduced cost 0, until `need` is sent or t is out of reach. `stop`: asked every `STOP_ROUNDS` rounds;
+        where it says so, the flow ends there (what was sent so far, less than `need`: the caller's answer is then
+        not the least-cost flow of `need`)."""
         potential = [0] * len(self.adj)
-        sent = 0
+        sent = rounds = 0
         while sent < need:
+            rounds += 1
+            if stop is not None and not rounds % STOP_ROUNDS and stop():
+                break
             dist = self._distances(s, t, potential)
             cut = dist[t]
             if cut == FAR:

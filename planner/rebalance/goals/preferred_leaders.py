@@ -355,7 +355,12 @@ def keep_most(st: State, movable: Sequence[int], eligible: Callable[[int, int], 
         tuple(st.reps[i][0] for i in sorted(set(range(len(st.reps))).difference(movable))),
     )
     if key not in st.memo:
-        st.memo[key] = _Windows(st, movable, eligible).search()
+        if st.deadline.stage is not None:
+            return None  # the time ran out already: the heads as they are
+        found = _Windows(st, movable, eligible).search()
+        if st.deadline.stage is not None:
+            return None  # cut short by the time budget (`_Windows.heads`): no answer to keep
+        st.memo[key] = found
     return cast("dict[int, int] | None", st.memo[key])
 
 
@@ -380,6 +385,11 @@ class _Windows:
         self.flows = 0
 
     def heads(self, windows: dict[int, tuple[int, int]]) -> dict[int, int] | None:
+        """The flow's heads with these windows; None where there are none, or (after the first flow) where the time
+        budget has run out (`State.deadline`): then no more flows (`KEEP_FLOWS` reached)."""
+        if self.flows and self.st.deadline.out("the leader goal"):
+            self.flows = KEEP_FLOWS
+            return None
         self.flows += 1
         return flow_leaders(self.st, self.movable, self.eligible, windows=windows)
 

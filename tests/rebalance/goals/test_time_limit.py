@@ -50,17 +50,30 @@ def test_a_plan_without_a_limit_has_no_note():
 
 
 def test_the_time_running_out_in_the_byte_goal_returns_the_plan_so_far_with_a_note():
-    # the clock's second reading is the byte goal's first look: the counts and topics are balanced, the bytes not yet
+    # the clock's second reading is the byte goal's first look: the counts and topics are balanced, the bytes not yet;
+    # nothing after it runs (no second run of the goals, no polish), so the byte goal's own note tells what is left
     plan = balance(_cluster(), deadline=Deadline(10, _Clock(1)))
-    assert (plan.replica_moves, _gib_per_broker(plan)) == (10, {1: 257, 2: 256, 3: 218, 4: 205})
+    assert (plan.replica_moves, _gib_per_broker(plan)) == (9, {1: 256, 2: 263, 3: 218, 4: 199})
     assert [word_note(n) for n in plan.notes] == [
-        "time limit of 10 s reached in the byte goal; the plan is the best found so far"
+        "bytes per broker could not be brought within the tolerance: the largest broker holds 1.124 × the mean, "
+        "against 1.10",
+        "time limit of 10 s reached in the byte goal; the plan is the best found so far",
+    ]
+
+
+def test_the_time_running_out_before_the_polish_keeps_the_goals_plan():
+    # the byte goal's steps read the clock once (in time); the polish finds the time up: the goals' plan, unpolished
+    plan = balance(_cluster(), deadline=Deadline(10, _Clock(2)))
+    assert (plan.replica_moves, _gib_per_broker(plan)) == (9, {1: 256, 2: 253, 3: 218, 4: 209})
+    assert [word_note(n) for n in plan.notes] == [
+        "time limit of 10 s reached in the polish; the plan is the best found so far"
     ]
 
 
 def test_the_time_running_out_between_variants_keeps_the_best_so_far():
-    # the first variant ran to the end: it is the plan, the others are not tried
-    plan = balance(_cluster(), deadline=Deadline(2.5, _Clock(2)))
+    # the first variant ran to the end (its byte goal and polish read the clock three times): it is the plan, the
+    # others are not tried
+    plan = balance(_cluster(), deadline=Deadline(2.5, _Clock(4)))
     assert (plan.replica_moves, _gib_per_broker(plan)) == (9, {1: 257, 2: 257, 3: 238, 4: 184})
     assert [word_note(n) for n in plan.notes] == [
         "time limit of 2.5 s reached in the search's variants; the plan is the best found so far"
@@ -70,3 +83,15 @@ def test_the_time_running_out_between_variants_keeps_the_best_so_far():
 def test_the_time_limit_must_be_above_zero(topo, planner_cli):
     code, out, err = planner_cli("reassign", "rebalance", topo, "--time-limit", "0")
     assert (code, out, err) == (2, "", "error: --time-limit 0: give a number of seconds above 0\n")
+
+
+def test_the_time_running_out_in_the_topic_goal_returns_a_plan_with_a_note():
+    # 20 topics (the topic goal asks the clock every 16 topics), broker 4 new, no sizes (no byte goal): the clock's
+    # second reading is the topic goal's; the count goal has reached the topic shares already, so the plan is whole
+    topics = {f"t{k:02d}": {p: (1 + (p + k) % 3, 1 + (p + k + 1) % 3) for p in range(6)} for k in range(20)}
+    plan = balance(build_cluster(4, first_id=1, topics=topics), deadline=Deadline(10, _Clock(1)))
+    load = Counter(b for p in plan.after.partitions() for b in p.replicas)
+    assert (plan.replica_moves, dict(sorted(load.items()))) == (60, {1: 60, 2: 60, 3: 60, 4: 60})
+    assert [word_note(n) for n in plan.notes] == [
+        "time limit of 10 s reached in the topic goal; the plan is the best found so far"
+    ]
