@@ -18,6 +18,7 @@ from typing import Mapping, Sequence
 from planner.leadership import partition_state
 from planner.model import Cluster, PlannerError, Topic, TopicPartition
 from planner.rebalance.batches import batches, copied_bytes
+from planner.rebalance.goals.budget import Deadline
 from planner.rebalance.goals.preferred_leaders import elect_leaders, leader_bounds
 from planner.rebalance.moves import Plan, changed_only, names_offline, rack_count, rack_safe, select_partitions
 from planner.rebalance.notes import in_progress_note, offline_note
@@ -106,10 +107,13 @@ def summary_figures(
     return th, batch_count(plan, batch_size)
 
 
-def leader_election(cluster: Cluster, topics: Sequence[str] | None) -> Execution:
+def leader_election(cluster: Cluster, topics: Sequence[str] | None, deadline: Deadline | None = None) -> Execution:
     """Preferred leaders balanced by reordering replica lists (no data moves), and the partitions to elect;
-    partitions mid-reassignment are left as they are, with a note."""
-    proposed, elect = elect_leaders(cluster, topics)
+    partitions mid-reassignment are left as they are, with a note. `deadline`: the time budget (`budget.Deadline`);
+    where it runs out, the reordering found so far, with a note naming the stage."""
+    deadline = deadline if deadline is not None else Deadline()
+    proposed, elect = elect_leaders(cluster, topics, deadline)
+    late = deadline.note()
     parts = select_partitions(cluster, topics)
     skipped = [p.tp for p in parts if p.adding or p.removing]
     offline = [p.tp for p in parts if not (p.adding or p.removing) and names_offline(p.replicas, cluster.online_ids)]
@@ -119,7 +123,9 @@ def leader_election(cluster: Cluster, topics: Sequence[str] | None) -> Execution
         goal="elect-leaders (reorder replica lists, no data movement)",
         lower_bound=0,
         brokers=tuple(sorted(cluster.online_ids)),
-        notes=((in_progress_note(skipped),) if skipped else ()) + ((offline_note(offline),) if offline else ()),
+        notes=((in_progress_note(skipped),) if skipped else ())
+        + ((offline_note(offline),) if offline else ())
+        + ((late,) if late is not None else ()),
         leader_bounds=leader_bounds(cluster, proposed, topics),
     )
     return Execution(plan, [proposed] if proposed else [], elect)

@@ -146,11 +146,11 @@ class Network:
             excess[v] = excess.get(v, 0) + cap[out ^ 1] - cap[into ^ 1]
         return need - evened
 
-    def feasible(self) -> bool:
+    def feasible(self, stop: Callable[[], bool] | None = None) -> bool:
         """Whether a flow kept at every node (a circulation: an s-t flow needs an arc t -> s) meets every bounded
         arc's bounds and every node's supply: the usual reduction, a max flow from a new source into the nodes with
         surplus (`excess`), out of those short to a new sink, that must fill what they lack. Leaves that flow on the
-        arcs (`flow`)."""
+        arcs (`flow`). `stop`: as `max_flow`'s (stopped: False)."""
         s, t = self.node(), self.node()
         need = 0
         for v, e in self.excess.items():
@@ -159,11 +159,12 @@ class Network:
                 need += e
             elif e < 0:
                 self.arc(v, t, -e)
-        return self.max_flow(s, t) == need
+        return self.max_flow(s, t, stop) == need
 
-    def max_flow(self, s: int, t: int) -> int:
-        """The most flow from s to t (costs play no part), added to what the arcs carry: the amount."""
-        return self._blocking(s, t, self.adj, FAR)
+    def max_flow(self, s: int, t: int, stop: Callable[[], bool] | None = None) -> int:
+        """The most flow from s to t (costs play no part), added to what the arcs carry: the amount. `stop`: asked
+        before each blocking flow but the first; where it says so, the flow ends there (less than the most)."""
+        return self._blocking(s, t, self.adj, FAR, stop=stop)
 
     def min_cost_flow(self, s: int, t: int, need: int, stop: Callable[[], bool] | None = None) -> int:
         """Up to `need` more units from s to t at the least cost (costs not negative on the arcs with room, none on
@@ -213,14 +214,25 @@ class Network:
                         heapq.heappush(heap, (nd, v))
         return dist
 
-    def _blocking(self, s: int, t: int, arcs: list, most: int, potential: list[int] | None = None) -> int:
+    def _blocking(
+        self,
+        s: int,
+        t: int,
+        arcs: list,
+        most: int,
+        potential: list[int] | None = None,
+        stop: Callable[[], bool] | None = None,
+    ) -> int:
         """Dinic's flow from s to t over the residual arcs of `arcs` (per node, a list of arc indexes), at most `most`
         units. With `potential` (the least-cost flow), only the arcs of reduced cost 0 (`cost[e]` + the potential of
         its tail = the potential of its head; their twins too): listed in `arcs` (None: not yet) when the search first
         meets their node, in the node's order, as they stay while the potentials do."""
         to, cap, cost, adj = self.to, self.cap, self.cost, self.adj
-        sent = 0
+        sent = phases = 0
         while sent < most:
+            if stop is not None and phases and stop():
+                return sent
+            phases += 1
             level = [-1] * len(arcs)
             level[s] = 0
             queue = [s]

@@ -13,6 +13,7 @@ from planner.leadership import cluster_states
 from planner.model import INTERNAL_TOPICS, Cluster, Partition, TopicPartition
 from planner.rebalance.flow import Network
 from planner.rebalance.goals.base import Change, Frozen, Goal, keeps, kept_terms, net_deltas, off_even
+from planner.rebalance.goals.budget import Deadline
 from planner.rebalance.goals.state import State
 from planner.rebalance.leaders import balance_preferred, isr_eligibility
 from planner.rebalance.moves import names_offline, select_partitions
@@ -103,7 +104,7 @@ class PreferredLeaderGoal(Goal):
         balance_preferred(
             st.reps, movable, st.lead_targets, topic_safe, where=st.where, on_swap=st.lead_swap, restore=leads_less
         )
-        if not _within_one(st):
+        if not _within_one(st) and not st.deadline.stage:  # where the time ran out already: the hand-overs stand
             heads = flow_leaders(st, movable, eligible)
             if heads is None and max(st.lead.values()) - min(st.lead.values()) > 1:
                 _lead(st, flow_leaders(st, movable, eligible, per_topic_too=False))
@@ -258,7 +259,8 @@ def flow_leaders(
     lower bounds, source → partition (1) → (topic, broker) [topic floor, ceiling] → broker [floor, ceiling] → sink.
     Each partition's current head is offered first, so it tends to stay. Without `per_topic_too`, only the brokers'
     bounds (when both cannot hold, every broker within 1 comes first). `windows`: the leaders per broker of the
-    topics it names within (lo, hi) instead.
+    topics it names within (lo, hi) instead. Also None where the time budget (`State.deadline`) ran out during the
+    flow (it asks before each blocking flow but the first).
 
     The same question as `leaders.balance_preferred`'s, asked of every partition at once: the goal runs that first
     (hand-overs from the heads there are, which keep the heads it need not move and whose order of swaps the plans
@@ -295,7 +297,7 @@ def flow_leaders(
     if any(offered.get(v, 0) < -net.surplus(v) for v in pair_node.values()):
         return None  # a (topic, broker) floor above what its partitions there may lead: no flow meets it
     net.arc(sink, src, len(movable))  # circulation: what reaches the sink goes round again
-    if not net.feasible():
+    if not net.feasible(lambda: st.deadline.out(LEADER_STAGE)):
         return None
     heads = {i: b for i, b, e in choice_edges if net.flow(e)}
     return heads if len(heads) == len(movable) else None
@@ -339,6 +341,7 @@ def placed_topics(st: State, topics: Sequence[int], eligible: Callable[[int, int
 
 KEEP_PARTITIONS = 20_000  # partitions to reorder at most for `keep_most` (each of its flows is over all of them)
 KEEP_FLOWS = 24  # flows at most `keep_most` runs for one choice of leaders
+LEADER_STAGE = "the leader goal"  # the time budget's note names it where it ran out there
 
 
 def keep_most(st: State, movable: Sequence[int], eligible: Callable[[int, int], bool]) -> dict[int, int] | None:
@@ -387,7 +390,7 @@ class _Windows:
     def heads(self, windows: dict[int, tuple[int, int]]) -> dict[int, int] | None:
         """The flow's heads with these windows; None where there are none, or (after the first flow) where the time
         budget has run out (`State.deadline`): then no more flows (`KEEP_FLOWS` reached)."""
-        if self.flows and self.st.deadline.out("the leader goal"):
+        if self.flows and self.st.deadline.out(LEADER_STAGE):
             self.flows = KEEP_FLOWS
             return None
         self.flows += 1
@@ -488,7 +491,7 @@ class _Windows:
 
 
 def elect_leaders(
-    cluster: Cluster, topics: Sequence[str] | None = None
+    cluster: Cluster, topics: Sequence[str] | None = None, deadline: Deadline | None = None
 ) -> tuple[dict[TopicPartition, tuple[int, ...]], list[TopicPartition]]:
     """`reassign elect-leaders`: the preferred-leader goal of `rebalance` (`PreferredLeaderGoal`: each topic's
     leaders per online broker within 1 and every broker's, or where the replica lists allow no such choice, every
@@ -499,6 +502,9 @@ def elect_leaders(
     A partition mid-reassignment keeps its list and its leader (the controller is moving it); one with a replica on a
     broker that is not online keeps its list (Kafka's `--execute` refuses a list naming such a broker). Returns (new
     replica lists of the partitions whose order changes, partitions to elect).
+
+    `deadline` (`budget.Deadline`): where it runs out (in the goal's flows, or between its runs), the reordering found
+    so far, taken only where it brings the leaders closer than the input (the caller notes it: `deadline.note()`).
     """
     parts = select_partitions(cluster, topics)
     online = cluster.online_ids
@@ -507,8 +513,11 @@ def elect_leaders(
     # the goal again on its own reordering while that brings the leaders closer (`_leader_score`), as a second run
     # of `elect-leaders` on the applied plan would: the plan is then a fixed point of the command (where no choice
     # keeps every topic within 1, the goal could otherwise trade one topic's spread for another's, run after run)
-    for _ in range(ELECT_ROUNDS):
-        st = _elected(now, select_partitions(now, topics), fixed)
+    deadline = deadline if deadline is not None else Deadline()
+    for k in range(ELECT_ROUNDS):
+        if k and deadline.out("the leader goal's runs"):
+            break
+        st = _elected(now, select_partitions(now, topics), fixed, deadline)
         if _leader_score(st, use_input=False) >= _leader_score(st, use_input=True):
             break
         reordered = {p.tp: tuple(r) for p, r in zip(st.parts, st.reps) if tuple(r) != p.replicas}
@@ -529,19 +538,21 @@ def elect_leaders(
 ELECT_ROUNDS = 4  # runs of the leader goal at most in `elect_leaders`, each from the reordering before
 
 
-def _elected(cluster: Cluster, parts: list[Partition], fixed: list[int]) -> State:
+def _elected(cluster: Cluster, parts: list[Partition], fixed: list[int], deadline: Deadline) -> State:
     """The leader goal on the partitions as they are, `fixed` keeping their lists, over the online brokers; where
     every broker within 1 costs an internal topic its spread, the internal topic's partitions keep their leaders and
     the others are balanced around them (an internal topic never comes out wider than it went in)."""
-    st = _led(cluster, parts, fixed)
+    st = _led(cluster, parts, fixed, deadline)
     worse = _internal_worse(st)
     if worse:
-        st = _led(cluster, parts, fixed + [i for i, t in enumerate(st.topic_of) if t in worse and i not in fixed])
+        keep = fixed + [i for i, t in enumerate(st.topic_of) if t in worse and i not in fixed]
+        st = _led(cluster, parts, keep, deadline)
     return st
 
 
-def _led(cluster: Cluster, parts: list[Partition], fixed: Sequence[int]) -> State:
+def _led(cluster: Cluster, parts: list[Partition], fixed: Sequence[int], deadline: Deadline | None = None) -> State:
     st = State(cluster, parts, sorted(cluster.online_ids), fixed)
+    st.deadline = deadline if deadline is not None else st.deadline
     if parts and st.lead_targets:
         PreferredLeaderGoal().optimize(st, Frozen())
     return st

@@ -7,6 +7,7 @@ from testkit import build_cluster
 
 from planner.formats.plan import word_note
 from planner.model import TopicPartition
+from planner.rebalance.execution import leader_election
 from planner.rebalance.goals import balance
 from planner.rebalance.goals.budget import Deadline
 from planner.rebalance.moves import with_sizes
@@ -95,3 +96,26 @@ def test_the_time_running_out_in_the_topic_goal_returns_a_plan_with_a_note():
     assert [word_note(n) for n in plan.notes] == [
         "time limit of 10 s reached in the topic goal; the plan is the best found so far"
     ]
+
+
+def test_elect_leaders_under_a_time_limit_returns_the_reordering_so_far_with_a_note():
+    # 6 brokers, replica lists sorted (brokers 1-3 lead all 36 partitions): the first run of the leader goal evens the
+    # leaders out, the clock's second reading (before a second run) finds the time up: that reordering, with the note
+    topics = {
+        f"t{k}": {p: tuple(sorted({(p + k) % 6 + 1, (p + k + 2) % 6 + 1, (p + 2 * k + 3) % 6 + 1})) for p in range(12)}
+        for k in range(3)
+    }
+    cluster = build_cluster(6, first_id=1, topics=topics)
+    ex = leader_election(cluster, None, Deadline(10, _Clock(1)))
+    leaders = Counter(p.replicas[0] for p in ex.plan.after.partitions())
+    before = Counter(p.replicas[0] for p in cluster.partitions())
+    assert (dict(sorted(before.items())), len(ex.plan.proposed)) == ({1: 18, 2: 14, 3: 4}, 20)
+    assert dict(sorted(leaders.items())) == {1: 6, 2: 6, 3: 6, 4: 6, 5: 6, 6: 6}
+    assert [word_note(n) for n in ex.plan.notes] == [
+        "time limit of 10 s reached in the leader goal's runs; the plan is the best found so far"
+    ]
+
+
+def test_elect_leaders_checks_its_time_limit(topo, planner_cli):
+    code, out, err = planner_cli("reassign", "elect-leaders", topo, "--time-limit", "-1")
+    assert (code, out, err) == (2, "", "error: --time-limit -1: give a number of seconds above 0\n")
