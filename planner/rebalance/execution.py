@@ -4,7 +4,7 @@
 * `execution(plan, throttle, batch_size)`: the batches to execute in order, the throttle Kafka would set for a rate,
   and the partitions needing a PREFERRED election once the reassignment completes (`summary_figures`: only the
   throttle and how many batches, for a summary);
-* `leader_election(cluster, topics)`: preferred leaders balanced by reordering replica lists (no data moves);
+* `leader_election(cluster, topics, deadline)`: preferred leaders balanced by reordering replica lists (no data moves);
 * `check_reassignment(cluster, proposed, source, additional)`: Kafka's `--execute` checks (ReassignPartitionsCommand),
   then what the reassignment changes and the risks it takes (replication-factor changes, partitions made
   rack-unsafe), as data for the CLI to word.
