@@ -21,7 +21,9 @@ import heapq
 from typing import Callable, Iterable, Sequence
 
 FAR = 1 << 62  # a distance: not reached; an amount: no limit
-STOP_ROUNDS = 64  # rounds of `min_cost_flow` between two questions to its `stop` (a small flow asks none)
+# arcs a `min_cost_flow` looks at (about: rounds x arcs) between two questions to its `stop`: every round on a network
+# of this many arcs, every 64 rounds on one of 3,125 (a small flow asks none)
+STOP_WORK = 200_000
 
 
 class Network:
@@ -170,14 +172,15 @@ class Network:
         """Up to `need` more units from s to t at the least cost (costs not negative on the arcs with room, none on
         a cycle of the residual network with room: what the arcs carry already is a least-cost flow): the amount.
         Primal-dual: Dijkstra's distances on the reduced costs raise the potentials, then a blocking flow on the
-        arcs of reduced cost 0, until `need` is sent or t is out of reach. `stop`: asked every `STOP_ROUNDS` rounds;
-        where it says so, the flow ends there (what was sent so far, less than `need`: the caller's answer is then
+        arcs of reduced cost 0, until `need` is sent or t is out of reach. `stop`: asked every so many rounds (about
+        `STOP_WORK` arcs looked at: each round's Dijkstra and blocking flow look at most of them); where it says so, the flow ends there (what was sent so far, less than `need`: the caller's answer is then
         not the least-cost flow of `need`)."""
         potential = [0] * len(self.adj)
         sent = rounds = 0
+        every = max(1, STOP_WORK // max(1, len(self.to)))
         while sent < need:
             rounds += 1
-            if stop is not None and not rounds % STOP_ROUNDS and stop():
+            if stop is not None and not rounds % every and stop():
                 break
             dist = self._distances(s, t, potential)
             cut = dist[t]
