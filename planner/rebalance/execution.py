@@ -113,6 +113,7 @@ def leader_election(cluster: Cluster, topics: Sequence[str] | None, deadline: De
     where it runs out, the reordering found so far, with a note naming the stage."""
     deadline = deadline if deadline is not None else Deadline()
     proposed, elect = elect_leaders(cluster, topics, deadline)
+    bounds = leader_bounds(cluster, proposed, topics, deadline)
     late = deadline.note()
     parts = select_partitions(cluster, topics)
     skipped = [p.tp for p in parts if p.adding or p.removing]
@@ -126,7 +127,7 @@ def leader_election(cluster: Cluster, topics: Sequence[str] | None, deadline: De
         notes=((in_progress_note(skipped),) if skipped else ())
         + ((offline_note(offline),) if offline else ())
         + ((late,) if late is not None else ()),
-        leader_bounds=leader_bounds(cluster, proposed, topics),
+        leader_bounds=bounds,
     )
     return Execution(plan, [proposed] if proposed else [], elect)
 

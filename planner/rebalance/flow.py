@@ -173,8 +173,9 @@ class Network:
         a cycle of the residual network with room: what the arcs carry already is a least-cost flow): the amount.
         Primal-dual: Dijkstra's distances on the reduced costs raise the potentials, then a blocking flow on the
         arcs of reduced cost 0, until `need` is sent or t is out of reach. `stop`: asked every so many rounds (about
-        `STOP_WORK` arcs looked at: each round's Dijkstra and blocking flow look at most of them); where it says so, the flow ends there (what was sent so far, less than `need`: the caller's answer is then
-        not the least-cost flow of `need`)."""
+        `STOP_WORK` arcs looked at: each round's Dijkstra and blocking flow look at most of them); where it says so,
+        the flow ends there (what was sent so far, less than `need`: the caller's answer is then not the least-cost
+        flow of `need`)."""
         potential = [0] * len(self.adj)
         sent = rounds = 0
         every = max(1, STOP_WORK // max(1, len(self.to)))

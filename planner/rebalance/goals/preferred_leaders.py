@@ -602,14 +602,19 @@ def _internal_worse(st: State) -> set[int]:
 
 
 def leader_bounds(
-    cluster: Cluster, proposed: Mapping[TopicPartition, tuple[int, ...]], topics: Sequence[str] | None = None
+    cluster: Cluster,
+    proposed: Mapping[TopicPartition, tuple[int, ...]],
+    topics: Sequence[str] | None = None,
+    deadline: Deadline | None = None,
 ) -> tuple[int, int]:
     """Lower bounds of what `elect-leaders` reports over the online brokers, on every reordering of the lists it may
     reorder (those of `topics`, settled and on online brokers; the other partitions keep their heads), each head
     an eligible replica (`isr_eligibility`) or the partition's own: the preferred-leader spread of the brokers, and
     the largest topic leader spread. Each is 0 or 1 as the leaders' number divides, or, where the plan (`proposed`)
     left it wider than 1, the narrowest spread that a feasible flow (`_fits`) allows (a binary search up to the
-    plan's)."""
+    plan's). Where the time budget (`deadline`) has run out or runs out between two flows, the bound that needs no
+    flow (0 or 1 as the leaders' number divides): lower still, and still a bound."""
+    late = None if deadline is None else (lambda: deadline.out("the leader bounds"))
     parts = list(cluster.partitions())
     online = cluster.online_ids
     chosen = set(topics) if topics else None
@@ -625,21 +630,27 @@ def leader_bounds(
     movable = [i for i in range(len(parts)) if i not in st.fixed]
     heads = [proposed.get(p.tp, p.replicas)[0] for p in parts]
     brokers, _, spreads = _spreads(st, heads)
-    broker_bound = _least_spread(st, movable, eligible, brokers)
+    broker_bound = _least_spread(st, movable, eligible, brokers, late=late)
     topic_bound = 0
     by_topic: dict[int, list[int]] = {}
     for i in movable:
         by_topic.setdefault(st.topic_of[i], []).append(i)
     for t, spread in spreads.items():
-        topic_bound = max(topic_bound, _least_spread(st, by_topic.get(t, []), eligible, spread, t))
+        topic_bound = max(topic_bound, _least_spread(st, by_topic.get(t, []), eligible, spread, t, late))
     return broker_bound, topic_bound
 
 
 def _least_spread(
-    st: State, movable: Sequence[int], eligible: Callable[[int, int], bool], upto: int, topic: int | None = None
+    st: State,
+    movable: Sequence[int],
+    eligible: Callable[[int, int], bool],
+    upto: int,
+    topic: int | None = None,
+    late: Callable[[], bool] | None = None,
 ) -> int:
     """The narrowest spread of preferred leaders over the lead targets (of `topic`'s partitions, or all) that some
-    choice of heads of `movable` reaches, the others' heads kept; `upto`: a spread some choice reaches."""
+    choice of heads of `movable` reaches, the others' heads kept; `upto`: a spread some choice reaches. `late`: asked
+    before each flow; where it says the time is up, the bound without flows (0 or 1)."""
     fixed = {b: 0 for b in st.lead_targets}
     total = len(movable)
     for i in range(len(st.reps)):
@@ -657,6 +668,8 @@ def _least_spread(
     ceil = q + (1 if r else 0)
     lo, hi = ceil, total  # the least maximum: every lead target at most `hi`
     while lo < hi:
+        if late is not None and late():
+            return least
         mid = (lo + hi) // 2
         if _fits(st, movable, eligible, fixed, 0, mid):
             hi = mid
@@ -665,6 +678,8 @@ def _least_spread(
     most = lo
     lo, hi = 0, q  # the most minimum: every lead target at least `lo`
     while lo < hi:
+        if late is not None and late():
+            return least
         mid = (lo + hi + 1) // 2
         if _fits(st, movable, eligible, fixed, mid, total):
             lo = mid
