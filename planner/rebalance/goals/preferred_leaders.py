@@ -104,7 +104,7 @@ class PreferredLeaderGoal(Goal):
         balance_preferred(
             st.reps, movable, st.lead_targets, topic_safe, where=st.where, on_swap=st.lead_swap, restore=leads_less
         )
-        if not _within_one(st) and not st.deadline.stage:  # where the time ran out already: the hand-overs stand
+        if not _within_one(st) and not st.deadline.out(LEADER_STAGE):  # out of time: the hand-overs stand
             heads = flow_leaders(st, movable, eligible)
             if heads is None and max(st.lead.values()) - min(st.lead.values()) > 1:
                 _lead(st, flow_leaders(st, movable, eligible, per_topic_too=False))
