@@ -653,8 +653,8 @@ def _least_spread(
     before each flow; where it says the time is up, the bound without flows (0 or 1)."""
     fixed = {b: 0 for b in st.lead_targets}
     total = len(movable)
-    for i in range(len(st.reps)):
-        if i in st.fixed and (topic is None or st.topic_of[i] == topic) and st.reps[i][0] in fixed:
+    for i in st.fixed:  # not every partition: this runs once per topic (a pass over all of them each was quadratic)
+        if (topic is None or st.topic_of[i] == topic) and st.reps[i][0] in fixed:
             fixed[st.reps[i][0]] += 1
             total += 1
     q, r = divmod(total, len(st.lead_targets))
