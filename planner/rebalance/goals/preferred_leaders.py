@@ -106,7 +106,8 @@ class PreferredLeaderGoal(Goal):
         )
         if not _within_one(st) and not st.deadline.out(LEADER_STAGE):  # out of time: the hand-overs stand
             heads = flow_leaders(st, movable, eligible)
-            if heads is None and max(st.lead.values()) - min(st.lead.values()) > 1:
+            spread = max(st.lead.values()) - min(st.lead.values())
+            if heads is None and spread > 1 and not st.deadline.out(LEADER_STAGE):
                 _lead(st, flow_leaders(st, movable, eligible, per_topic_too=False))
             _lead(st, heads)
             if heads is None and entry is not None:
@@ -286,7 +287,9 @@ def flow_leaders(
                 return None
     choice_edges: list[tuple[int, int, int]] = []
     offered: dict[int, int] = {}  # pair node -> the partitions that may send it a head
-    for i in movable:
+    for k, i in enumerate(movable):
+        if k % BUILD_ASK == BUILD_ASK - 1 and st.deadline.out(LEADER_STAGE):
+            return None  # out of time while building (a node and arcs per partition: seconds at 100,000)
         p = net.node()
         net.bounded(src, p, 1, 1)  # every partition gets exactly one head
         for b in st.reps[i]:
@@ -342,6 +345,7 @@ def placed_topics(st: State, topics: Sequence[int], eligible: Callable[[int, int
 KEEP_PARTITIONS = 20_000  # partitions to reorder at most for `keep_most` (each of its flows is over all of them)
 KEEP_FLOWS = 24  # flows at most `keep_most` runs for one choice of leaders
 LEADER_STAGE = "the leader goal"  # the time budget's note names it where it ran out there
+BUILD_ASK = 4096  # partitions `flow_leaders` adds to its network between two questions to the time budget
 
 
 def keep_most(st: State, movable: Sequence[int], eligible: Callable[[int, int], bool]) -> dict[int, int] | None:
