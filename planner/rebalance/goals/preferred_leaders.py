@@ -275,7 +275,9 @@ def flow_leaders(
     if any(net.bounded(broker_node[b], sink, lo - fixed_lead[b], hi - fixed_lead[b]) is None for b in st.lead_targets):
         return None
     pair_node: dict[tuple[int, int], int] = {}
-    for t, total in per_topic.items():
+    for k, (t, total) in enumerate(per_topic.items()):
+        if k % TOPICS_ASK == TOPICS_ASK - 1 and st.deadline.out(LEADER_STAGE):
+            return None  # out of time while building: a node per (topic, broker), a million at 100,000 partitions
         if windows is not None and t in windows:
             tlo, thi = windows[t]
         else:
@@ -346,6 +348,7 @@ KEEP_PARTITIONS = 20_000  # partitions to reorder at most for `keep_most` (each 
 KEEP_FLOWS = 24  # flows at most `keep_most` runs for one choice of leaders
 LEADER_STAGE = "the leader goal"  # the time budget's note names it where it ran out there
 BUILD_ASK = 4096  # partitions `flow_leaders` adds to its network between two questions to the time budget
+TOPICS_ASK = 64  # topics (each a node per broker) it adds between two questions
 
 
 def keep_most(st: State, movable: Sequence[int], eligible: Callable[[int, int], bool]) -> dict[int, int] | None:
