@@ -154,7 +154,7 @@ def plan_command(cluster, command: str):
             return None
         return cluster, lambda c: set_replication_factor(c, chosen[0], chosen[1])
     if command == "elect-leaders":
-        return cluster, lambda c: leader_election(c, None).plan
+        return cluster, lambda c: leader_election(c, None, _options()["deadline"]).plan
     if command == "max-moves":
         cap = max(1, sum(t.partition_count for t in cluster.topics) // 20)
         return cluster, lambda c: balance(c, rack_repair=True, **_options(max_moves=cap))

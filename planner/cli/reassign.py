@@ -541,6 +541,7 @@ def elect_leaders_cmd(
     fmt: PlanFormat = FORMAT,
     offline_brokers: Optional[str] = OFFLINE,
     bootstrap_server: Optional[str] = BOOTSTRAP,
+    time_limit: float = TIME_LIMIT,
 ) -> None:
     """Balance preferred leaders by reordering replica lists (no data moves); list the partitions to elect."""
     from planner.formats import plan as render
@@ -548,8 +549,9 @@ def elect_leaders_cmd(
     from planner.rebalance.execution import batch_figures, leader_election
 
     _check_output_dir(output_dir)
+    deadline = _goal_options(None, None, False, 10.0, False, time_limit)["deadline"]  # --time-limit checked
     cluster = load_cluster(topology, offline_brokers)
-    ex = leader_election(cluster, topic)
+    ex = leader_election(cluster, topic, deadline)
     plan = ex.plan
     summary = (
         render.render_plan_text(plan) + f"Partitions to elect (current leader is not preferred): {len(ex.elect)}\n"

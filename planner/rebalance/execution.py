@@ -4,7 +4,7 @@
 * `execution(plan, throttle, batch_size)`: the batches to execute in order, the throttle Kafka would set for a rate,
   and the partitions needing a PREFERRED election once the reassignment completes (`summary_figures`: only the
   throttle and how many batches, for a summary);
-* `leader_election(cluster, topics)`: preferred leaders balanced by reordering replica lists (no data moves);
+* `leader_election(cluster, topics, deadline)`: preferred leaders balanced by reordering replica lists (no data moves);
 * `check_reassignment(cluster, proposed, source, additional)`: Kafka's `--execute` checks (ReassignPartitionsCommand),
   then what the reassignment changes and the risks it takes (replication-factor changes, partitions made
   rack-unsafe), as data for the CLI to word.
@@ -18,6 +18,7 @@ from typing import Mapping, Sequence
 from planner.leadership import partition_state
 from planner.model import Cluster, PlannerError, Topic, TopicPartition
 from planner.rebalance.batches import batches, copied_bytes
+from planner.rebalance.goals.budget import Deadline
 from planner.rebalance.goals.preferred_leaders import elect_leaders, leader_bounds
 from planner.rebalance.moves import Plan, changed_only, names_offline, rack_count, rack_safe, select_partitions
 from planner.rebalance.notes import in_progress_note, offline_note
@@ -106,10 +107,14 @@ def summary_figures(
     return th, batch_count(plan, batch_size)
 
 
-def leader_election(cluster: Cluster, topics: Sequence[str] | None) -> Execution:
+def leader_election(cluster: Cluster, topics: Sequence[str] | None, deadline: Deadline | None = None) -> Execution:
     """Preferred leaders balanced by reordering replica lists (no data moves), and the partitions to elect;
-    partitions mid-reassignment are left as they are, with a note."""
-    proposed, elect = elect_leaders(cluster, topics)
+    partitions mid-reassignment are left as they are, with a note. `deadline`: the time budget (`budget.Deadline`);
+    where it runs out, the reordering found so far, with a note naming the stage."""
+    deadline = deadline if deadline is not None else Deadline()
+    proposed, elect = elect_leaders(cluster, topics, deadline)
+    bounds = leader_bounds(cluster, proposed, topics, deadline)
+    late = deadline.note()
     parts = select_partitions(cluster, topics)
     skipped = [p.tp for p in parts if p.adding or p.removing]
     offline = [p.tp for p in parts if not (p.adding or p.removing) and names_offline(p.replicas, cluster.online_ids)]
@@ -119,8 +124,10 @@ def leader_election(cluster: Cluster, topics: Sequence[str] | None) -> Execution
         goal="elect-leaders (reorder replica lists, no data movement)",
         lower_bound=0,
         brokers=tuple(sorted(cluster.online_ids)),
-        notes=((in_progress_note(skipped),) if skipped else ()) + ((offline_note(offline),) if offline else ()),
-        leader_bounds=leader_bounds(cluster, proposed, topics),
+        notes=((in_progress_note(skipped),) if skipped else ())
+        + ((offline_note(offline),) if offline else ())
+        + ((late,) if late is not None else ()),
+        leader_bounds=bounds,
     )
     return Execution(plan, [proposed] if proposed else [], elect)
 

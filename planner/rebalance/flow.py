@@ -18,9 +18,12 @@ whose reduced cost (on Dijkstra's potentials) is 0, the most flow on every arc.
 from __future__ import annotations
 
 import heapq
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 FAR = 1 << 62  # a distance: not reached; an amount: no limit
+# arcs a `min_cost_flow` looks at (about: rounds x arcs) between two questions to its `stop`: every round on a network
+# of this many arcs, every 64 rounds on one of 3,125 (a small flow asks none)
+STOP_WORK = 200_000
 
 
 class Network:
@@ -145,11 +148,11 @@ class Network:
             excess[v] = excess.get(v, 0) + cap[out ^ 1] - cap[into ^ 1]
         return need - evened
 
-    def feasible(self) -> bool:
+    def feasible(self, stop: Callable[[], bool] | None = None) -> bool:
         """Whether a flow kept at every node (a circulation: an s-t flow needs an arc t -> s) meets every bounded
         arc's bounds and every node's supply: the usual reduction, a max flow from a new source into the nodes with
         surplus (`excess`), out of those short to a new sink, that must fill what they lack. Leaves that flow on the
-        arcs (`flow`)."""
+        arcs (`flow`). `stop`: as `max_flow`'s (stopped: False)."""
         s, t = self.node(), self.node()
         need = 0
         for v, e in self.excess.items():
@@ -158,20 +161,28 @@ class Network:
                 need += e
             elif e < 0:
                 self.arc(v, t, -e)
-        return self.max_flow(s, t) == need
+        return self.max_flow(s, t, stop) == need
 
-    def max_flow(self, s: int, t: int) -> int:
-        """The most flow from s to t (costs play no part), added to what the arcs carry: the amount."""
-        return self._blocking(s, t, self.adj, FAR)
+    def max_flow(self, s: int, t: int, stop: Callable[[], bool] | None = None) -> int:
+        """The most flow from s to t (costs play no part), added to what the arcs carry: the amount. `stop`: asked
+        before each blocking flow but the first; where it says so, the flow ends there (less than the most)."""
+        return self._blocking(s, t, self.adj, FAR, stop=stop)
 
-    def min_cost_flow(self, s: int, t: int, need: int) -> int:
+    def min_cost_flow(self, s: int, t: int, need: int, stop: Callable[[], bool] | None = None) -> int:
         """Up to `need` more units from s to t at the least cost (costs not negative on the arcs with room, none on
         a cycle of the residual network with room: what the arcs carry already is a least-cost flow): the amount.
         Primal-dual: Dijkstra's distances on the reduced costs raise the potentials, then a blocking flow on the
-        arcs of reduced cost 0, until `need` is sent or t is out of reach."""
+        arcs of reduced cost 0, until `need` is sent or t is out of reach. `stop`: asked every so many rounds (about
+        `STOP_WORK` arcs looked at: each round's Dijkstra and blocking flow look at most of them); where it says so,
+        the flow ends there (what was sent so far, less than `need`: the caller's answer is then not the least-cost
+        flow of `need`)."""
         potential = [0] * len(self.adj)
-        sent = 0
+        sent = rounds = 0
+        every = max(1, STOP_WORK // max(1, len(self.to)))
         while sent < need:
+            rounds += 1
+            if stop is not None and not rounds % every and stop():
+                break
             dist = self._distances(s, t, potential)
             cut = dist[t]
             if cut == FAR:
@@ -207,14 +218,25 @@ class Network:
                         heapq.heappush(heap, (nd, v))
         return dist
 
-    def _blocking(self, s: int, t: int, arcs: list, most: int, potential: list[int] | None = None) -> int:
+    def _blocking(
+        self,
+        s: int,
+        t: int,
+        arcs: list,
+        most: int,
+        potential: list[int] | None = None,
+        stop: Callable[[], bool] | None = None,
+    ) -> int:
         """Dinic's flow from s to t over the residual arcs of `arcs` (per node, a list of arc indexes), at most `most`
         units. With `potential` (the least-cost flow), only the arcs of reduced cost 0 (`cost[e]` + the potential of
         its tail = the potential of its head; their twins too): listed in `arcs` (None: not yet) when the search first
         meets their node, in the node's order, as they stay while the potentials do."""
         to, cap, cost, adj = self.to, self.cap, self.cost, self.adj
-        sent = 0
+        sent = phases = 0
         while sent < most:
+            if stop is not None and phases and stop():
+                return sent
+            phases += 1
             level = [-1] * len(arcs)
             level[s] = 0
             queue = [s]

@@ -1,7 +1,11 @@
 """Is time left for the stages that can run long?
 
-A time budget for a plan: the stages that can run long (the byte goal's loop, the search's variants, the second plans)
-ask it whether time is left, and stop where it is not, the plan kept being the best found so far.
+A time budget for a plan: the stages that can run long ask it whether time is left, and stop where it is not, the
+plan kept being the best found so far: the byte goal's loop (each step), the topic goal (every few topics), the count
+goal's slots by bytes (a minimum-cost flow, every so many rounds: `flow.STOP_WORK`), the leader goal's flows
+(`flow_leaders`, before each blocking flow but the first; `keep_most`), the goals' runs again (`search._run`), the
+search's variants, the polish, the second plans and the plan without --max-moves; for elect-leaders, its runs and
+the flows of its bounds (`leader_bounds`). A stage that finds the time up names itself in the plan's note.
 
 The clock is the caller's (the CLI passes `time.monotonic`; tests a fake one): the core reads no clock of its own,
 so a plan without a limit is as deterministic as before, and one under a test's fake clock too.

@@ -13,6 +13,7 @@ from planner.leadership import cluster_states
 from planner.model import INTERNAL_TOPICS, Cluster, Partition, TopicPartition
 from planner.rebalance.flow import Network
 from planner.rebalance.goals.base import Change, Frozen, Goal, keeps, kept_terms, net_deltas, off_even
+from planner.rebalance.goals.budget import Deadline
 from planner.rebalance.goals.state import State
 from planner.rebalance.leaders import balance_preferred, isr_eligibility
 from planner.rebalance.moves import names_offline, select_partitions
@@ -103,9 +104,10 @@ class PreferredLeaderGoal(Goal):
         balance_preferred(
             st.reps, movable, st.lead_targets, topic_safe, where=st.where, on_swap=st.lead_swap, restore=leads_less
         )
-        if not _within_one(st):
+        if not _within_one(st) and not st.deadline.out(LEADER_STAGE):  # out of time: the hand-overs stand
             heads = flow_leaders(st, movable, eligible)
-            if heads is None and max(st.lead.values()) - min(st.lead.values()) > 1:
+            spread = max(st.lead.values()) - min(st.lead.values())
+            if heads is None and spread > 1 and not st.deadline.out(LEADER_STAGE):
                 _lead(st, flow_leaders(st, movable, eligible, per_topic_too=False))
             _lead(st, heads)
             if heads is None and entry is not None:
@@ -258,7 +260,8 @@ def flow_leaders(
     lower bounds, source → partition (1) → (topic, broker) [topic floor, ceiling] → broker [floor, ceiling] → sink.
     Each partition's current head is offered first, so it tends to stay. Without `per_topic_too`, only the brokers'
     bounds (when both cannot hold, every broker within 1 comes first). `windows`: the leaders per broker of the
-    topics it names within (lo, hi) instead.
+    topics it names within (lo, hi) instead. Also None where the time budget (`State.deadline`) ran out during the
+    flow (it asks before each blocking flow but the first).
 
     The same question as `leaders.balance_preferred`'s, asked of every partition at once: the goal runs that first
     (hand-overs from the heads there are, which keep the heads it need not move and whose order of swaps the plans
@@ -272,7 +275,9 @@ def flow_leaders(
     if any(net.bounded(broker_node[b], sink, lo - fixed_lead[b], hi - fixed_lead[b]) is None for b in st.lead_targets):
         return None
     pair_node: dict[tuple[int, int], int] = {}
-    for t, total in per_topic.items():
+    for k, (t, total) in enumerate(per_topic.items()):
+        if k % TOPICS_ASK == TOPICS_ASK - 1 and st.deadline.out(LEADER_STAGE):
+            return None  # out of time while building: a node per (topic, broker), a million at 100,000 partitions
         if windows is not None and t in windows:
             tlo, thi = windows[t]
         else:
@@ -284,7 +289,9 @@ def flow_leaders(
                 return None
     choice_edges: list[tuple[int, int, int]] = []
     offered: dict[int, int] = {}  # pair node -> the partitions that may send it a head
-    for i in movable:
+    for k, i in enumerate(movable):
+        if k % BUILD_ASK == BUILD_ASK - 1 and st.deadline.out(LEADER_STAGE):
+            return None  # out of time while building (a node and arcs per partition: seconds at 100,000)
         p = net.node()
         net.bounded(src, p, 1, 1)  # every partition gets exactly one head
         for b in st.reps[i]:
@@ -295,7 +302,7 @@ def flow_leaders(
     if any(offered.get(v, 0) < -net.surplus(v) for v in pair_node.values()):
         return None  # a (topic, broker) floor above what its partitions there may lead: no flow meets it
     net.arc(sink, src, len(movable))  # circulation: what reaches the sink goes round again
-    if not net.feasible():
+    if not net.feasible(lambda: st.deadline.out(LEADER_STAGE)):
         return None
     heads = {i: b for i, b, e in choice_edges if net.flow(e)}
     return heads if len(heads) == len(movable) else None
@@ -339,6 +346,9 @@ def placed_topics(st: State, topics: Sequence[int], eligible: Callable[[int, int
 
 KEEP_PARTITIONS = 20_000  # partitions to reorder at most for `keep_most` (each of its flows is over all of them)
 KEEP_FLOWS = 24  # flows at most `keep_most` runs for one choice of leaders
+LEADER_STAGE = "the leader goal"  # the time budget's note names it where it ran out there
+BUILD_ASK = 4096  # partitions `flow_leaders` adds to its network between two questions to the time budget
+TOPICS_ASK = 64  # topics (each a node per broker) it adds between two questions
 
 
 def keep_most(st: State, movable: Sequence[int], eligible: Callable[[int, int], bool]) -> dict[int, int] | None:
@@ -355,7 +365,12 @@ def keep_most(st: State, movable: Sequence[int], eligible: Callable[[int, int], 
         tuple(st.reps[i][0] for i in sorted(set(range(len(st.reps))).difference(movable))),
     )
     if key not in st.memo:
-        st.memo[key] = _Windows(st, movable, eligible).search()
+        if st.deadline.stage is not None:
+            return None  # the time ran out already: the heads as they are
+        found = _Windows(st, movable, eligible).search()
+        if st.deadline.stage is not None:
+            return None  # cut short by the time budget (`_Windows.heads`): no answer to keep
+        st.memo[key] = found
     return cast("dict[int, int] | None", st.memo[key])
 
 
@@ -380,6 +395,11 @@ class _Windows:
         self.flows = 0
 
     def heads(self, windows: dict[int, tuple[int, int]]) -> dict[int, int] | None:
+        """The flow's heads with these windows; None where there are none, or (after the first flow) where the time
+        budget has run out (`State.deadline`): then no more flows (`KEEP_FLOWS` reached)."""
+        if self.flows and self.st.deadline.out(LEADER_STAGE):
+            self.flows = KEEP_FLOWS
+            return None
         self.flows += 1
         return flow_leaders(self.st, self.movable, self.eligible, windows=windows)
 
@@ -478,7 +498,7 @@ class _Windows:
 
 
 def elect_leaders(
-    cluster: Cluster, topics: Sequence[str] | None = None
+    cluster: Cluster, topics: Sequence[str] | None = None, deadline: Deadline | None = None
 ) -> tuple[dict[TopicPartition, tuple[int, ...]], list[TopicPartition]]:
     """`reassign elect-leaders`: the preferred-leader goal of `rebalance` (`PreferredLeaderGoal`: each topic's
     leaders per online broker within 1 and every broker's, or where the replica lists allow no such choice, every
@@ -489,6 +509,9 @@ def elect_leaders(
     A partition mid-reassignment keeps its list and its leader (the controller is moving it); one with a replica on a
     broker that is not online keeps its list (Kafka's `--execute` refuses a list naming such a broker). Returns (new
     replica lists of the partitions whose order changes, partitions to elect).
+
+    `deadline` (`budget.Deadline`): where it runs out (in the goal's flows, or between its runs), the reordering found
+    so far, taken only where it brings the leaders closer than the input (the caller notes it: `deadline.note()`).
     """
     parts = select_partitions(cluster, topics)
     online = cluster.online_ids
@@ -497,8 +520,11 @@ def elect_leaders(
     # the goal again on its own reordering while that brings the leaders closer (`_leader_score`), as a second run
     # of `elect-leaders` on the applied plan would: the plan is then a fixed point of the command (where no choice
     # keeps every topic within 1, the goal could otherwise trade one topic's spread for another's, run after run)
-    for _ in range(ELECT_ROUNDS):
-        st = _elected(now, select_partitions(now, topics), fixed)
+    deadline = deadline if deadline is not None else Deadline()
+    for k in range(ELECT_ROUNDS):
+        if k and deadline.out("the leader goal's runs"):
+            break
+        st = _elected(now, select_partitions(now, topics), fixed, deadline)
         if _leader_score(st, use_input=False) >= _leader_score(st, use_input=True):
             break
         reordered = {p.tp: tuple(r) for p, r in zip(st.parts, st.reps) if tuple(r) != p.replicas}
@@ -519,19 +545,21 @@ def elect_leaders(
 ELECT_ROUNDS = 4  # runs of the leader goal at most in `elect_leaders`, each from the reordering before
 
 
-def _elected(cluster: Cluster, parts: list[Partition], fixed: list[int]) -> State:
+def _elected(cluster: Cluster, parts: list[Partition], fixed: list[int], deadline: Deadline) -> State:
     """The leader goal on the partitions as they are, `fixed` keeping their lists, over the online brokers; where
     every broker within 1 costs an internal topic its spread, the internal topic's partitions keep their leaders and
     the others are balanced around them (an internal topic never comes out wider than it went in)."""
-    st = _led(cluster, parts, fixed)
+    st = _led(cluster, parts, fixed, deadline)
     worse = _internal_worse(st)
     if worse:
-        st = _led(cluster, parts, fixed + [i for i, t in enumerate(st.topic_of) if t in worse and i not in fixed])
+        keep = fixed + [i for i, t in enumerate(st.topic_of) if t in worse and i not in fixed]
+        st = _led(cluster, parts, keep, deadline)
     return st
 
 
-def _led(cluster: Cluster, parts: list[Partition], fixed: Sequence[int]) -> State:
+def _led(cluster: Cluster, parts: list[Partition], fixed: Sequence[int], deadline: Deadline | None = None) -> State:
     st = State(cluster, parts, sorted(cluster.online_ids), fixed)
+    st.deadline = deadline if deadline is not None else st.deadline
     if parts and st.lead_targets:
         PreferredLeaderGoal().optimize(st, Frozen())
     return st
@@ -581,14 +609,19 @@ def _internal_worse(st: State) -> set[int]:
 
 
 def leader_bounds(
-    cluster: Cluster, proposed: Mapping[TopicPartition, tuple[int, ...]], topics: Sequence[str] | None = None
+    cluster: Cluster,
+    proposed: Mapping[TopicPartition, tuple[int, ...]],
+    topics: Sequence[str] | None = None,
+    deadline: Deadline | None = None,
 ) -> tuple[int, int]:
     """Lower bounds of what `elect-leaders` reports over the online brokers, on every reordering of the lists it may
     reorder (those of `topics`, settled and on online brokers; the other partitions keep their heads), each head
     an eligible replica (`isr_eligibility`) or the partition's own: the preferred-leader spread of the brokers, and
     the largest topic leader spread. Each is 0 or 1 as the leaders' number divides, or, where the plan (`proposed`)
     left it wider than 1, the narrowest spread that a feasible flow (`_fits`) allows (a binary search up to the
-    plan's)."""
+    plan's). Where the time budget (`deadline`) has run out or runs out between two flows, the bound that needs no
+    flow (0 or 1 as the leaders' number divides): lower still, and still a bound."""
+    late = None if deadline is None else (lambda: deadline.out("the leader bounds"))
     parts = list(cluster.partitions())
     online = cluster.online_ids
     chosen = set(topics) if topics else None
@@ -604,25 +637,31 @@ def leader_bounds(
     movable = [i for i in range(len(parts)) if i not in st.fixed]
     heads = [proposed.get(p.tp, p.replicas)[0] for p in parts]
     brokers, _, spreads = _spreads(st, heads)
-    broker_bound = _least_spread(st, movable, eligible, brokers)
+    broker_bound = _least_spread(st, movable, eligible, brokers, late=late)
     topic_bound = 0
     by_topic: dict[int, list[int]] = {}
     for i in movable:
         by_topic.setdefault(st.topic_of[i], []).append(i)
     for t, spread in spreads.items():
-        topic_bound = max(topic_bound, _least_spread(st, by_topic.get(t, []), eligible, spread, t))
+        topic_bound = max(topic_bound, _least_spread(st, by_topic.get(t, []), eligible, spread, t, late))
     return broker_bound, topic_bound
 
 
 def _least_spread(
-    st: State, movable: Sequence[int], eligible: Callable[[int, int], bool], upto: int, topic: int | None = None
+    st: State,
+    movable: Sequence[int],
+    eligible: Callable[[int, int], bool],
+    upto: int,
+    topic: int | None = None,
+    late: Callable[[], bool] | None = None,
 ) -> int:
     """The narrowest spread of preferred leaders over the lead targets (of `topic`'s partitions, or all) that some
-    choice of heads of `movable` reaches, the others' heads kept; `upto`: a spread some choice reaches."""
+    choice of heads of `movable` reaches, the others' heads kept; `upto`: a spread some choice reaches. `late`: asked
+    before each flow; where it says the time is up, the bound without flows (0 or 1)."""
     fixed = {b: 0 for b in st.lead_targets}
     total = len(movable)
-    for i in range(len(st.reps)):
-        if i in st.fixed and (topic is None or st.topic_of[i] == topic) and st.reps[i][0] in fixed:
+    for i in st.fixed:  # not every partition: this runs once per topic (a pass over all of them each was quadratic)
+        if (topic is None or st.topic_of[i] == topic) and st.reps[i][0] in fixed:
             fixed[st.reps[i][0]] += 1
             total += 1
     q, r = divmod(total, len(st.lead_targets))
@@ -636,6 +675,8 @@ def _least_spread(
     ceil = q + (1 if r else 0)
     lo, hi = ceil, total  # the least maximum: every lead target at most `hi`
     while lo < hi:
+        if late is not None and late():
+            return least
         mid = (lo + hi) // 2
         if _fits(st, movable, eligible, fixed, 0, mid):
             hi = mid
@@ -644,6 +685,8 @@ def _least_spread(
     most = lo
     lo, hi = 0, q  # the most minimum: every lead target at least `lo`
     while lo < hi:
+        if late is not None and late():
+            return least
         mid = (lo + hi + 1) // 2
         if _fits(st, movable, eligible, fixed, mid, total):
             lo = mid

@@ -506,6 +506,8 @@ def _run(st: State, goals: Sequence[Goal], settle_leaders: bool, objective: Obje
     for k in range(5):
         if not any(best):
             break  # every goal reached: nothing can come closer
+        if k and st.deadline.out("the goals"):
+            break  # the runs so far stand: each came closer or was taken back
         if k >= 3 and not rebased:
             if limited:
                 break  # the run from the plan as if applied counts copies from there: it would pass the cap or space
@@ -586,6 +588,8 @@ def _polish(
     `second()` moves nothing, and tried only up to `RELAXED_REPLICAS` replicas without a move cap (the check costs a
     plan). The passes kept: "uneven-refit", "byte-exchange"."""
     second = search.second
+    if st.deadline.out("the polish"):
+        return []  # the plan the goals reached stands
     unmet = any(search.objective.distance(st))
     small = sum(map(len, st.reps)) <= RELAXED_REPLICAS
     if unmet and (st.max_moves is not None or not small):
@@ -593,6 +597,8 @@ def _polish(
     passes = []
     if unmet and start is not None and refit(st, start, goals, second):
         passes.append("uneven-refit")
+    if st.deadline.out("the polish"):
+        return passes
     kept = Snapshot(st) if unmet else None
     if _fewer_bytes(st, goals, limit, search.objective, small, floor):
         if kept is not None and second().proposed:
@@ -666,13 +672,15 @@ class Uncapped:
     within the cap, it is the plan: the goals under a budget take other, greedier steps than without one, so a cap the
     goals do not need would otherwise change the plan (scale-out.yaml: 12 moves reach every goal; capped at 12, the
     plan left the bytes unmet). Both make the same required moves (`st.optional_from`): the hard goal runs first,
-    uncapped, in both."""
+    uncapped, in both. Not where the time budget has run out: the capped plan then stands, with its own bounds."""
 
     name: str = "uncapped"
 
     def applies(self, search: Search) -> bool:
         st = search.st
-        return bool(st.capped) and search.polish and st.max_moves is not None
+        if not (st.capped and search.polish and st.max_moves is not None):
+            return False
+        return not st.deadline.out("the plan without --max-moves")  # out of time: the capped plan, its own bounds
 
     def run(self, search: Search) -> tuple[Plan, bool]:
         """The plan without the cap, and whether it fits within it."""

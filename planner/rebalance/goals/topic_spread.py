@@ -50,6 +50,7 @@ class TopicConstraint:
 
 
 ROTATION_BUDGET = 32  # rotations tried per run: bounds the search where racks make a topic's spread unreachable
+ASK_EVERY = 16  # topics spread between two questions to the time budget (a plan of few topics reads no clock here)
 
 
 def _order(st: State, i: int, src: int, dst: int) -> tuple:
@@ -88,13 +89,19 @@ class TopicSpreadGoal(Goal):
         work = self._work(st, movable, forced)
         # single moves and exchanges first; rotations (three moves) only for what those leave, and only where the
         # racks are of one size (with uneven racks the spread a rotation would fix is mostly forced by rack safety)
+        late = False  # the time budget ran out (`State.deadline`, asked every `ASK_EVERY` topics): the moves made stand
         for self.rotations in (0, ROTATION_BUDGET) if _even_racks(st) else (0,):
             for _ in range(4):  # a topic's moves may open the way for another's: again while anything moves
                 kept = 0
-                for t, members in work:
+                for k, (t, members) in enumerate(work):
+                    if k % ASK_EVERY == ASK_EVERY - 1 and st.deadline.out("the topic goal"):
+                        late = True
+                        break
                     kept += self._spread_or_undo(st, frozen, t, members)
-                if not kept:
+                if not kept or late:
                     break
+            if late:
+                break
         lo: dict = {}
         hi: dict = {}
         for g, brokers in st.groups.items():

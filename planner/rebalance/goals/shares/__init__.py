@@ -29,6 +29,7 @@ from typing import Callable, Collection, Sequence, cast
 from planner.rebalance.goals.shares.slots import best_slots, kept, upper_limit, weighted_slots
 from planner.rebalance.goals.state import State
 
+SLOTS_STAGE = "the count goal's slots by bytes"  # the time budget's note names it where it ran out there
 AUGMENTS = 256  # augmenting paths tried at most (each a breadth-first search over brokers and topics)
 # topic-broker pairs above which the count goal keeps the greedy +1 slots (the flow closest to them costs about 1.5 s
 # at 200,000 pairs, and the goals may run several times): the 100k cluster has 1,699 x 210
@@ -360,7 +361,8 @@ def _weighted(
     st: State, wants: dict, parts: dict, brokers: dict, values: dict, penalty: dict, within: dict, like: dict
 ) -> dict | None:
     """`slots.weighted_slots`, once per plan for the same arguments (`State.memo`): `search.search_plans` makes a plan
-    again from the same start (the byte goal's steps another way), whose count goal asks for the same flows."""
+    again from the same start (the byte goal's steps another way), whose count goal asks for the same flows. Where
+    the time budget runs out (`State.deadline`), None: the caller's slots without bytes stand (not kept in the memo)."""
     key = (
         "weighted_slots",
         tuple(wants.items()),
@@ -372,7 +374,13 @@ def _weighted(
         tuple((k, tuple(sorted(v))) for k, v in like.items()),
     )
     if key not in st.memo:
-        st.memo[key] = weighted_slots(wants, parts, brokers, values, penalty, within, like)
+        if st.deadline.stage is not None:
+            return None  # the time ran out already (no clock read)
+        out = st.deadline.out  # asked only by a flow of many rounds: a small plan reads no clock here
+        found = weighted_slots(wants, parts, brokers, values, penalty, within, like, lambda: out(SLOTS_STAGE))
+        if found is None and st.deadline.stage is not None:
+            return None  # cut short by the time budget: no answer to keep
+        st.memo[key] = found
     found = cast("dict | None", st.memo[key])
     return None if found is None else {k: set(v) for k, v in found.items()}
 

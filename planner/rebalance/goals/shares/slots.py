@@ -12,7 +12,7 @@ shared node of capacity `spare` (`flow.Network.min_cost_flow`: the costs are 0 o
 
 from __future__ import annotations
 
-from typing import Collection, Hashable, Mapping, Sequence, TypeVar
+from typing import Callable, Collection, Hashable, Mapping, Sequence, TypeVar
 
 from planner.rebalance.flow import Network
 
@@ -189,8 +189,10 @@ def weighted_slots(
     penalty: Mapping[int, int],
     within: Mapping[K, Collection[int]] | None = None,
     like: Mapping[K, Collection[int]] | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> dict[K, set[int]] | None:
-    """topic -> the brokers given its `wants[t]` slots, at most `room[b]` on broker b (None: they do not fit): of the
+    """topic -> the brokers given its `wants[t]` slots, at most `room[b]` on broker b (None: they do not fit, or
+    `stop` ended the flow: `Network.min_cost_flow`): of the
     assignments with the most slots on the brokers of `saving[t]` (each saves a move), one with the greatest sum of
     `value[(t, b)]` over those slots less `penalty[b]` over the slots that save nothing (small integers: the bytes
     they keep, in steps), then with the fewest slots outside `like`. `within[t]`: the only brokers t's slots may go to.
@@ -222,6 +224,6 @@ def weighted_slots(
         arcs[t] = (mine + others, to)
     for b in brokers:
         net.arc(node[b], sink, room[b])
-    if net.min_cost_flow(src, sink, need) < need:
+    if net.min_cost_flow(src, sink, need, stop) < need:
         return None
     return {t: {b for b, carried in zip(order, net.flows(to)) if carried} for t, (order, to) in arcs.items()}
