@@ -17,8 +17,12 @@ Under --max-moves, each step goes to the lightest broker that has a change (`Byt
 the cap allows go round the receiving brokers.
 
 The floor (`ByteGoal._fill`) runs after the ceiling, with the same candidates the other way round: the lightest broker
-below the floor takes from one of the 64 heaviest (`_FloorFree`, then `_FloorPair`), each change moving at most what
-leaves the donor at or above the floor and the light broker at or below the ceiling, so neither undoes the other.
+below the floor takes from one of the heaviest (`_FloorFree` from the 16 heaviest, then `_FloorPair` from the 64),
+each change moving at most what leaves the donor at or above the floor and the light broker at or below the ceiling,
+so neither undoes the other. The floor is (1 − tolerance) × the reachable mean (`reachable`): a replica larger than
+the mean holds its broker above it whatever the plan, so the largest such replicas are left out of the mean, each with
+a broker of its own (water-filling); the mean of the rest is the most every broker can hold at once. So a giant
+partition lifts no floor out of every plan's reach.
 """
 
 from __future__ import annotations
@@ -37,6 +41,9 @@ from planner.rebalance.notes import Note
 
 PROGRESS_STEPS = 200  # the byte goal's steps between two progress lines
 LIGHTS = 64  # the brokers (lightest first) a heavy broker may hand bytes to in one step
+# the floor's donors (heaviest first) scanned for a change that copies nothing more (`_FloorFree`): on the 60-broker
+# peer scale-out, 64 took the floor's steps to half the plan's CPU; 16 plan as few moves and bytes there
+FREE_DONORS = 16
 
 
 def limits(st: State, tolerance: float) -> dict[str | None, float]:
@@ -49,22 +56,38 @@ def limits(st: State, tolerance: float) -> dict[str | None, float]:
 
 
 def floors(st: State, tolerance: float) -> dict[str | None, float]:
-    """Per group: the fewest bytes a broker that may take replicas should hold, (1 - tolerance) × the group's mean
-    (known sizes; a cordoned broker takes none, so no floor holds it)."""
+    """Per group: the fewest bytes a broker that may take replicas should hold, (1 - tolerance) × the most every
+    broker of the group could hold (`reachable`: the mean, less the replicas too large for any placement to share
+    out, each on a broker of its own); a cordoned broker takes none, so no floor holds it. Known sizes."""
     out = {}
+    size = st.size
     for g, members in st.groups.items():
         total = sum(st.bytes[b] for b in members)
-        out[g] = (1 - tolerance) * total / len(members)
+        sizes = [s for b in members for i in st.where[b] if (s := size[i]) is not None]
+        out[g] = (1 - tolerance) * reachable(total, sizes, len(members))
     return out
+
+
+def reachable(total: float, sizes: Sequence[int], n: int) -> float:
+    """The most bytes every one of n brokers can hold at once, given `total` bytes in replicas of `sizes`
+    (water-filling): the mean, unless a replica is larger than it; then that replica's broker holds at least its size
+    and the others share what is left, so the largest replicas above the mean of the rest are left out, one broker
+    each (two on one broker would only leave less for the others). No placement's smallest broker holds more."""
+    big = heapq.nlargest(n - 1, sizes)  # at most n - 1 left out, the largest first
+    k = 0
+    while k < len(big) and k < n - 1 and big[k] * (n - k) > total:
+        total -= big[k]
+        k += 1
+    return total / (n - k) if n > k else 0.0
 
 
 def _floor_lower_bound(st: State, tolerance: float, by_rack: dict | None) -> int:
     """Fewest bytes any plan reaching the byte goal's floor copies: a broker's bytes rise only by the replicas copied
-    onto it, so each broker that may take replicas (not cordoned) below (1 - tolerance) × the mean its group ends with
-    takes copies of at least its shortfall. The mean a group ends with: per rack when every partition keeps one replica
-    per rack (`by_rack`: each rack ends with one replica of each partition, as `_bytes_lower_bound` counts), else the
-    bytes of every replica less those of the partitions that never move held outside the targets (they stay there),
-    over the targets. Unknown sizes count 0."""
+    onto it, so each broker that may take replicas (not cordoned) below (1 - tolerance) × the reachable mean its group
+    ends with (`reachable`, as `floors` counts it) takes copies of at least its shortfall. The bytes a group ends with:
+    per rack when every partition keeps one replica per rack (`by_rack`: each rack ends with one replica of each
+    partition, as `_bytes_lower_bound` counts), else the bytes of every replica less those of the partitions that never
+    move held outside the targets (they stay there), over the targets. Unknown sizes count 0."""
     groups = list(by_rack.values()) if by_rack else [st.targets]
     if by_rack:
         total = sum(st.sz(i) for i in range(len(st.reps)))
@@ -73,9 +96,15 @@ def _floor_lower_bound(st: State, tolerance: float, by_rack: dict | None) -> int
         total -= sum(
             st.sz(i) for b in st.cluster.broker_ids if b not in st.target_set for i in st.where[b] if i in st.fixed
         )
+    if by_rack:  # each rack ends with one replica of each partition
+        sizes = [st.sz(i) for i in range(len(st.reps))]
+    else:  # every replica but those of partitions that never move held outside the targets
+        sizes = [
+            st.sz(i) for b in st.cluster.broker_ids for i in st.where[b] if b in st.target_set or i not in st.fixed
+        ]
     short = 0
     for members in groups:
-        floor = (1 - tolerance) * total / len(members)
+        floor = (1 - tolerance) * reachable(total, sizes, len(members))
         short += sum(int(max(0.0, floor - st.bytes[b])) for b in members if b not in st.closed)
     return short
 
@@ -262,12 +291,17 @@ class ByteGoal(Goal):
                 worst = max(worst, max(st.bytes[b] for b in members) / mean if mean else 1.0)
             notes.append(Note("bytes", "unmet", len(self.unmet), values=(worst, 1 + self.tolerance)))
         if self.short:
-            least = math.inf
-            for members in self.short:
+            least, target = math.inf, 1 - self.tolerance
+            floor = floors(st, self.tolerance)
+            for g, members in st.groups.items():
+                if members not in self.short:
+                    continue
                 mean = sum(st.bytes[b] for b in members) / len(members)
                 low = min(st.bytes[b] for b in members if b not in st.closed)
-                least = min(least, low / mean if mean else 1.0)
-            notes.append(Note("bytes", "unmet-floor", len(self.short), values=(least, 1 - self.tolerance)))
+                ratio = low / mean if mean else 1.0
+                if ratio < least:  # both against the mean: the floor below 1 - tolerance where a replica larger
+                    least, target = ratio, floor[g] / mean if mean else target  # than the mean lowers it
+            notes.append(Note("bytes", "unmet-floor", len(self.short), values=(least, target)))
         return notes
 
     def _balance(self, st: State, frozen: Frozen, members: Sequence[int], limit: float, sizes: SizeIndex) -> None:
@@ -374,10 +408,11 @@ class ByteGoal(Goal):
         held: dict[int, _Heavy],
     ) -> list[Change] | None:
         """The best change between the light broker and any of `donors` (the heaviest first), as `_step` ranks them:
-        first one that copies nothing more (`_FloorFree`, where `free`), else a move or exchange (`_FloorPair`)."""
+        first one that copies nothing more (`_FloorFree`, where `free`: the `FREE_DONORS` heaviest only), else a move
+        or exchange (`_FloorPair`)."""
         if self.free:
             best: list = [None]
-            for donor in donors:
+            for donor in donors[:FREE_DONORS]:
                 _FloorFree(st, frozen, sizes, donor, light, limit, best, floor).scan()
             if best[0] is not None:
                 self.found.record("freed")
