@@ -82,7 +82,7 @@ def _plan(planner_cli_here, out_dir, *extra):
 RUNBOOK = """\
 # Runbook: rebalance
 
-7 partitions in 4 batches, 42.0 GiB; throttle 50000000 B/s, about 8m 57s in all. Run each step in order from this \
+6 partitions in 4 batches, 43.0 GiB; throttle 50000000 B/s, about 12m 10s in all. Run each step in order from this \
 folder, with the tools of Kafka 2.6 or later (`bin/` of a Kafka release; add `--command-config FILE` to every command \
 on a secured cluster).
 
@@ -152,15 +152,15 @@ def test_runbook_of_a_batched_throttled_plan(planner_cli_here, tmp_path):
     assert lines[start + 1 : start + 5] == [
         "  batch 1: 1 partition, 1.0 GiB, about 21s at the throttle",
         "  batch 2: 2 partitions, 3.0 GiB, about 1m 04s at the throttle",
-        "  batch 3: 2 partitions, 14.0 GiB, about 3m 13s at the throttle",
-        "  batch 4: 2 partitions, 24.0 GiB, about 4m 18s at the throttle",
+        "  batch 3: 2 partitions, 21.0 GiB, about 4m 18s at the throttle",
+        "  batch 4: 1 partition, 18.0 GiB, about 6m 27s at the throttle",
     ]
     assert "replication.throttled.replicas=" not in out
     assert (
         "Throttled replicas on 2 topics (leader/follower.replication.throttled.replicas): throttles.txt of --output-dir"
     ) in out
     assert (tmp_path / "plan" / "throttles.txt").read_text().splitlines()[-1] == (
-        "topic payments: follower.replication.throttled.replicas=1:4,1:5,1:6,2:4,2:6,4:5,5:4,5:5,5:6"
+        "topic payments: follower.replication.throttled.replicas=1:4,1:5,1:6,2:4,2:5,2:6,5:4,5:5,5:6"
     )
 
 
@@ -207,30 +207,29 @@ def test_every_runbook_command_is_valid_and_its_files_pass_kafkas_execute_checks
             ("--batch-bytes", "10GiB"),
             [
                 "  batch 1: 1 partition, 1.0 GiB",
-                "  batch 2: 3 partitions, 8.0 GiB",
+                "  batch 2: 2 partitions, 3.0 GiB",
                 "  batch 3: 1 partition, 9.0 GiB",
                 "  batch 4: 1 partition, 12.0 GiB",
-                "  batch 5: 1 partition, 12.0 GiB",
+                "  batch 5: 1 partition, 18.0 GiB",
             ],
         ),
         (
             ("--batch-bytes", "10GiB", "--no-canary"),
             [
-                "  batch 1: 4 partitions, 9.0 GiB",
+                "  batch 1: 3 partitions, 4.0 GiB",
                 "  batch 2: 1 partition, 9.0 GiB",
                 "  batch 3: 1 partition, 12.0 GiB",
-                "  batch 4: 1 partition, 12.0 GiB",
+                "  batch 4: 1 partition, 18.0 GiB",
             ],
         ),
-        # both limits hold (20 GB is 18.6 GiB: 9 + 12 GiB would pass it)
+        # both limits hold (20 GB is 18.6 GiB: 12 + 12 GiB would pass it; --batch-size 2 cuts the first two)
         (
             ("--batch-bytes", "20GB", "--batch-size", "2", "--no-canary"),
             [
                 "  batch 1: 2 partitions, 1.0 GiB",
-                "  batch 2: 2 partitions, 8.0 GiB",
-                "  batch 3: 1 partition, 9.0 GiB",
-                "  batch 4: 1 partition, 12.0 GiB",
-                "  batch 5: 1 partition, 12.0 GiB",
+                "  batch 2: 2 partitions, 12.0 GiB",
+                "  batch 3: 1 partition, 12.0 GiB",
+                "  batch 4: 1 partition, 18.0 GiB",
             ],
         ),
     ],
@@ -246,12 +245,12 @@ def test_batch_bytes_and_the_canary(planner_cli_here, extra, figures):
 
 def test_a_throttle_taking_more_than_a_day_is_warned(planner_cli_here, tmp_path):
     out = _plan(planner_cli_here, tmp_path / "plan", "--throttle", "100KiB")
-    assert "Estimated time at that rate: 69h 54m 18s\n" in out
+    assert "Estimated time at that rate: 87h 22m 53s\n" in out
     assert (
         "warning: more than a day at 102400 B/s: check the throttle's unit (MB = 10^6, MiB = 2^20 bytes per second)\n"
     ) in out
     assert (
-        "**warning: the moves take about 69h 54m 18s at 102400 B/s, more than a day: check the throttle's unit"
+        "**warning: the moves take about 87h 22m 53s at 102400 B/s, more than a day: check the throttle's unit"
         in (tmp_path / "plan" / "RUNBOOK.md").read_text()
     )
 
