@@ -867,6 +867,14 @@ def _make(st: State, step: Sequence[Change], order: list[tuple[int, int]], sizes
         bisect.insort(order, (st.bytes[b], b))
 
 
+def _floor_step_bounds(st: State, donor: int, light: int, limit: float, floor: float) -> tuple[float, float, float]:
+    """The floor's (want, room, top) for a change from `donor` to `light`: want = floor − the light broker's bytes;
+    room = min(donor − floor, limit − light), so the donor stays at or above the floor and the light broker at or
+    below the limit; top = the most a change may move, within the room and less than the gap between the two."""
+    room = min(st.bytes[donor] - floor, limit - st.bytes[light])
+    return floor - st.bytes[light], room, min(room, st.bytes[donor] - st.bytes[light] - 1)
+
+
 class _FloorPair(_Pair):
     """`_Pair` for the floor: the donor (`heavy`) gives the light broker below the floor `want` = floor − its bytes;
     a change moves at most `room` = min(donor − floor, limit − light) (and less than the gap): the donor stays at or
@@ -884,10 +892,7 @@ class _FloorPair(_Pair):
         floor: float,
     ):
         super().__init__(goal, st, frozen, heavy, light, limit, best)
-        donor = heavy.broker
-        self.want = floor - st.bytes[light]
-        self.room = min(st.bytes[donor] - floor, limit - st.bytes[light])
-        self.top = min(self.room, self.gap - 1)
+        self.want, self.room, self.top = _floor_step_bounds(st, heavy.broker, light, limit, floor)
 
     def scan(self) -> None:
         if self.top > 0:
@@ -914,6 +919,4 @@ class _FloorFree(_Free):
         floor: float,
     ):
         super().__init__(st, frozen, sizes, heavy, light, limit, best)
-        self.want = floor - st.bytes[light]
-        self.room = min(st.bytes[heavy] - floor, limit - st.bytes[light])
-        self.top = min(self.room, st.bytes[heavy] - st.bytes[light] - 1)
+        self.want, self.room, self.top = _floor_step_bounds(st, heavy, light, limit, floor)
