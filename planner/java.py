@@ -117,6 +117,36 @@ def hashmap_order(keys: Iterable[Hashable], hash_of=None, initial_capacity: int 
     return sorted(keys, key=lambda k: (bucket(k), order[k]))
 
 
+def timeline_hashmap_order(keys: Iterable[Hashable], hash_of=None) -> list:
+    """Iteration order of Kafka's `org.apache.kafka.timeline.TimelineHashMap` (server-common) after putting `keys`
+    in this order into `new TimelineHashMap<>(registry, 0)`, none removed.
+
+    `BaseHashTable`: 2 slots to start, doubled before a put that would pass a load of 0.75 (`rehash` moves each slot's
+    elements in order); an element's slot is the top log2(slots) bits of `hashCode * -7046029254386353131L` (Knuth's
+    multiplicative hashing, `findSlot`); a slot holding several elements keeps them in put order.
+    `SnapshottableHashTable.CurrentIterator` walks the slots in ascending order and each slot's elements from the
+    last put to the first (`ready.remove(ready.size() - 1)`). `hash_of` as for `hashmap_order`.
+    """
+    keys = list(dict.fromkeys(keys))
+    if hash_of is None:
+        hash_of = lambda k: string_hash_code(k) if isinstance(k, str) else int32(k)  # noqa: E731
+
+    def slot(k, n: int) -> int:
+        # 32 - Integer.numberOfLeadingZeros(n) is n.bit_length(); the product wraps as a Java long, `>>>` is unsigned
+        return ((hash_of(k) * -7046029254386353131) & _MASK64) >> (65 - n.bit_length())
+
+    slots: list[list] = [[], []]
+    for size, k in enumerate(keys):
+        if (size + 1) * 0.75 > len(slots):
+            grown: list[list] = [[] for _ in range(2 * len(slots))]
+            for old in slots:
+                for e in old:
+                    grown[slot(e, len(grown))].append(e)
+            slots = grown
+        slots[slot(k, len(slots))].append(k)
+    return [k for s in slots for k in reversed(s)]
+
+
 def sorted_java(names: Sequence[str]) -> list[str]:
     return sorted(names, key=string_sort_key)
 

@@ -9,6 +9,7 @@ from planner.java import (
     java_shuffle,
     sorted_java,
     string_hash_code,
+    timeline_hashmap_order,
     to_positive,
 )
 
@@ -70,6 +71,17 @@ def test_hashmap_order_vectors():
     # "topic" and "consumer4" share bucket 9: insertion order inside the bucket
     assert hashmap_order(["topic", "consumer4"]) == ["topic", "consumer4"]
     assert hashmap_order(["consumer4", "topic"]) == ["consumer4", "topic"]
+
+
+def test_timeline_hashmap_order_vectors():
+    # printed by Kafka 4.4.0's own org.apache.kafka.timeline.TimelineHashMap (server-common) after these puts:
+    # slots ascend, a slot's elements are walked from the last put, the table doubles before a put past 0.75
+    assert timeline_hashmap_order(range(6)) == [5, 0, 2, 4, 1, 3]
+    assert timeline_hashmap_order([f"c{i}" for i in range(9)]) == ["c6", "c1", "c8", "c3", "c0", "c5", "c7", "c2", "c4"]
+    # two KIP-848 member ids of a CI run (tests/realkafka/test_messages.py), in the same bucket of a 16-bucket HashMap:
+    # in the 2-slot table h28… takes slot 0 and I00… slot 1, whichever joined first
+    h28, i00 = "h28nqPb4TrmcqdizmoAMvg", "I00wsQ3XRSO3XrjyEbODpQ"
+    assert timeline_hashmap_order([h28, i00]) == timeline_hashmap_order([i00, h28]) == [h28, i00]
 
 
 def test_sorted_java_uses_utf16_code_units():

@@ -2,7 +2,8 @@
 (`group-coordinator/src/main/java/org/apache/kafka/coordinator/group/assignor/UniformAssignor.java`).
 
 Homogeneous groups (one shared subscription) follow Kafka 4.4.0's `UniformHomogeneousAssignmentBuilder`: members in
-group order (the coordinator's HashMap of member ids) get quota `total // members`, and an extra slot while
+group order (the coordinator's HashMap of member ids, filled from its TimelineHashMap of members: `member_order_of`)
+get quota `total // members`, and an extra slot while
 `total % members` slots remain; each keeps its current partitions of subscribed topics up to its quota and the excess
 is revoked; a member that cannot fill its extra slot from what it holds gives the slot up to the members after it
 while enough of them remain (so the extras go to members already holding that many); the pool — partitions nobody
@@ -25,7 +26,7 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from planner.assignors.group import Member, subscribed_topics
-from planner.java import hashmap_order, int32, sorted_java, string_sort_key
+from planner.java import hashmap_order, int32, sorted_java, string_sort_key, timeline_hashmap_order
 from planner.model import PlannerError, TopicPartition
 
 
@@ -52,6 +53,19 @@ def topic_order(
     return hashmap_order(names, hash_of=lambda t: uuid_hash_code(topic_ids[t]), initial_capacity=capacity)
 
 
+def member_order_of(members: Sequence[Member]) -> list[str]:
+    """`groupSpec.memberIds()` as Kafka 4.4.0's coordinator builds it: `TargetAssignmentBuilder.build` puts each
+    member into a `new HashMap<>()` while walking the members it was given, an `OverlayMap`
+    (`UpdatedMembersAndTargetAssignmentView`) of the group's members (`ModernGroup.members`, a `TimelineHashMap`)
+    followed by the member whose heartbeat brought the change, when that member is new. The HashMap's buckets decide;
+    members sharing a bucket keep that walk's order. The group file lists members in the order they joined: the
+    members that hold a target assignment (`owned`, or a `generation`) are put into the TimelineHashMap in that
+    order, and the members joining now (neither) follow them."""
+    joined = [m.id for m in members if m.owned or m.generation is not None]
+    joining = [m.id for m in members if not (m.owned or m.generation is not None)]
+    return hashmap_order(timeline_hashmap_order(joined) + joining)
+
+
 def assign(
     members: Sequence[Member], partitions_per_topic: Mapping[str, int], topic_ids: Mapping[str, str] | None = None
 ) -> dict[str, list[TopicPartition]]:
@@ -71,7 +85,7 @@ def assign(
     out: dict[str, list[TopicPartition]] = {}
     unfilled: list[tuple[str, int]] = []
     seen: set[TopicPartition] = set()
-    member_order = hashmap_order([m.id for m in members])
+    member_order = member_order_of(members)
     for index, mid in enumerate(member_order):
         quota = min_q
         has_extra = extra > 0
@@ -158,7 +172,7 @@ def _heterogeneous(
 ) -> dict[str, list[TopicPartition]]:
     from planner.assignors import uniform_heterogeneous
 
-    order = hashmap_order([m.id for m in members])
+    order = member_order_of(members)
     subs = {m.id: [t for t in m.topics if t in topics] for m in members}
     key = topic_key or _topic_key(topic_ids)
     out = uniform_heterogeneous.assign(order, subs, _current(members, topics), topics, key)

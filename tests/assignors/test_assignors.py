@@ -718,6 +718,28 @@ def test_uniform_homogeneous_sticky_and_balanced():
     assert kept == 7 - len(again["D"])  # only what D needs moves
 
 
+def test_uniform_member_order_is_the_coordinators_member_map():
+    # A CI run of tests/realkafka/test_messages.py: h28… and I00… joined first (holding orders 0-3 and clicks 0-2), then
+    # XCr… joined. h28… and I00… share a bucket of the HashMap the coordinator fills (TargetAssignmentBuilder.build),
+    # so the order it walks the group's members in decides: a TimelineHashMap puts h28… first, whichever joined first,
+    # and h28… takes the extra slot. The group file's order (the order of joining) used to decide, and gave I00…
+    # all three clicks partitions.
+    h28, i00, xcr = "h28nqPb4TrmcqdizmoAMvg", "I00wsQ3XRSO3XrjyEbODpQ", "XCrULqTEQFmOltU8LM2VAA"
+    counts = {"messages-orders": 4, "messages-clicks": 3}
+    orders = [f"messages-orders-{p}" for p in range(4)]
+    clicks = [f"messages-clicks-{p}" for p in range(3)]
+    expected = {
+        xcr: set(tps("messages-clicks-2", "messages-orders-3")),
+        h28: set(tps("messages-orders-0", "messages-orders-1", "messages-orders-2")),
+        i00: set(tps("messages-clicks-0", "messages-clicks-1")),
+    }
+    topics = ["messages-clicks", "messages-orders"]
+    for first, second in [((i00, clicks), (h28, orders)), ((h28, orders), (i00, clicks))]:
+        members = [M(first[0], topics, owned=first[1]), M(second[0], topics, owned=second[1]), M(xcr, topics)]
+        assert as_sets(uniform.assign(members, counts)) == expected
+    assert uniform.member_order_of(members) == [xcr, h28, i00]
+
+
 def test_sticky_rack_aware_constrained_assignment():
     # topic t, rf 1: partitions 0,1 on rack a, 2,3 on rack b; consumers c1 (rack a), c2 (rack b)
     racks = {

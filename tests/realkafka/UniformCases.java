@@ -6,10 +6,15 @@
  * Assignment.fromRecord replays it), the inverted assignment, and HOMOGENEOUS when every member subscribes to the same
  * topics (ModernGroup.subscriptionType). Driven by tests/realkafka/test_uniform_assignor.py.
  *
+ * The members map is walked as the coordinator walks it: the group's members (ModernGroup.members, a real
+ * TimelineHashMap of server-common, here the members holding a target assignment, put in the order they joined),
+ * then the members joining now (UpdatedMembersAndTargetAssignmentView's OverlayMap adds the heartbeating member after
+ * the map's), each put into the HashMap in that order.
+ *
  * stdin, one case a line: topics|members
  *   topics:  name/topicId/partitions,...
- *   members: memberId/topic+topic/topic:p+topic:p;...   (in the order they are put into the HashMap; each member's
- *            current target assignment in the order of its ConsumerGroupTargetAssignmentMemberValue record)
+ *   members: memberId/topic+topic/topic:p+topic:p;...   (in the order they joined; each member's current target
+ *            assignment in the order of its ConsumerGroupTargetAssignmentMemberValue record)
  * stdout, one line a case: memberId=topic:p+topic:p;... (members in input order, partitions in the iteration order of
  *   the new target assignment: what the next target-assignment record of the member lists)
  *   or "!" and the PartitionAssignorException's message.
@@ -19,6 +24,7 @@ import java.io.InputStreamReader;
 import java.util.*;
 
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.internals.LogContext;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
 import org.apache.kafka.coordinator.group.api.assignor.MemberAssignment;
 import org.apache.kafka.coordinator.group.api.assignor.PartitionAssignorException;
@@ -28,6 +34,8 @@ import org.apache.kafka.coordinator.group.assignor.UniformAssignor;
 import org.apache.kafka.coordinator.group.modern.Assignment;
 import org.apache.kafka.coordinator.group.modern.GroupSpecImpl;
 import org.apache.kafka.coordinator.group.modern.MemberSubscriptionAndAssignmentImpl;
+import org.apache.kafka.timeline.SnapshotRegistry;
+import org.apache.kafka.timeline.TimelineHashMap;
 
 public class UniformCases {
     static List<String> split(String s, String sep) {
@@ -51,7 +59,9 @@ public class UniformCases {
                 names.put(id, f[0]);
                 counts.put(id, Integer.parseInt(f[2]));
             }
-            Map<String, MemberSubscriptionAndAssignmentImpl> members = new HashMap<>();
+            TimelineHashMap<String, MemberSubscriptionAndAssignmentImpl> joined =
+                new TimelineHashMap<>(new SnapshotRegistry(new LogContext()), 0);
+            Map<String, MemberSubscriptionAndAssignmentImpl> joining = new LinkedHashMap<>();
             Map<Uuid, Map<Integer, String>> inverted = new HashMap<>();
             List<String> order = new ArrayList<>();
             Set<Set<String>> subscriptions = new HashSet<>();
@@ -76,9 +86,13 @@ public class UniformCases {
                 }
                 Map<Uuid, Set<Integer>> held = new HashMap<>();
                 for (Map.Entry<Uuid, List<Integer>> e : record.entrySet()) held.putIfAbsent(e.getKey(), new HashSet<>(e.getValue()));
-                members.put(memberId, new MemberSubscriptionAndAssignmentImpl(
-                    Optional.empty(), Optional.empty(), topicIds, new Assignment(held)));
+                MemberSubscriptionAndAssignmentImpl spec = new MemberSubscriptionAndAssignmentImpl(
+                    Optional.empty(), Optional.empty(), topicIds, new Assignment(held));
+                (held.isEmpty() ? joining : joined).put(memberId, spec);
             }
+            Map<String, MemberSubscriptionAndAssignmentImpl> members = new HashMap<>();
+            joined.forEach(members::put);
+            joining.forEach(members::put);
             SubscriptionType type = subscriptions.size() <= 1 ? SubscriptionType.HOMOGENEOUS : SubscriptionType.HETEROGENEOUS;
             SubscribedTopicDescriber describer = new SubscribedTopicDescriber() {
                 public int numPartitions(Uuid topicId) {
