@@ -18,16 +18,17 @@ from testkit import ROOT
 HANDSHAKE_BYTES = 4 + 4 + 4 + 8 + 4 + 16 + 1
 
 
-class DripProxy:
-    """127.0.0.1:`port` forwarding to `target`; the server's bytes after the first `after` go one per `delay` s."""
+class _LoopbackListener:
+    """A server socket on 127.0.0.1 (`port`) whose accepting thread hands each connection to `_serve`; `close` stops
+    the thread and closes the listener and every socket `_serve` kept in `_socks`."""
 
-    def __init__(self, target: int, delay: float, after: int = 0):
-        self.target, self.delay, self.after = target, delay, after
+    def __init__(self) -> None:
         self.sock = socket.create_server(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
         self._stop = False
         self._socks: list[socket.socket] = []
-        threading.Thread(target=self._accept, daemon=True).start()
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
 
     def _accept(self) -> None:
         self.sock.settimeout(0.1)
@@ -36,10 +37,31 @@ class DripProxy:
                 client, _ = self.sock.accept()
             except OSError:
                 continue
-            server = socket.create_connection(("127.0.0.1", self.target))
-            self._socks += [client, server]
-            threading.Thread(target=self._pump, args=(client, server, False), daemon=True).start()
-            threading.Thread(target=self._pump, args=(server, client, True), daemon=True).start()
+            self._serve(client)
+
+    def _serve(self, client: socket.socket) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        self._stop = True
+        self._thread.join()
+        self.sock.close()
+        for s in self._socks:
+            s.close()
+
+
+class DripProxy(_LoopbackListener):
+    """127.0.0.1:`port` forwarding to `target`; the server's bytes after the first `after` go one per `delay` s."""
+
+    def __init__(self, target: int, delay: float, after: int = 0):
+        self.target, self.delay, self.after = target, delay, after
+        super().__init__()
+
+    def _serve(self, client: socket.socket) -> None:
+        server = socket.create_connection(("127.0.0.1", self.target))
+        self._socks += [client, server]
+        threading.Thread(target=self._pump, args=(client, server, False), daemon=True).start()
+        threading.Thread(target=self._pump, args=(server, client, True), daemon=True).start()
 
     def _pump(self, src: socket.socket, dst: socket.socket, drip: bool) -> None:
         sent = 0
@@ -56,46 +78,22 @@ class DripProxy:
         except OSError:
             pass
 
-    def close(self) -> None:
-        self._stop = True
-        self.sock.close()
-        for s in self._socks:
-            s.close()
 
-
-class StalledListener:
+class StalledListener(_LoopbackListener):
     """127.0.0.1:`port` accepting connections and then: "silent" reads the Connect request and answers nothing,
     "partial" answers the first 7 bytes of a 41-byte ConnectResponse and nothing more, "closed" closes at once."""
 
     def __init__(self, mode: str):
         self.mode = mode
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
-        self._stop = False
-        self._socks: list[socket.socket] = []
-        self._thread = threading.Thread(target=self._accept, daemon=True)
-        self._thread.start()
+        super().__init__()
 
-    def _accept(self) -> None:
-        self.sock.settimeout(0.1)
-        while not self._stop:
-            try:
-                client, _ = self.sock.accept()
-            except OSError:
-                continue
-            if self.mode == "closed":
-                client.close()
-                continue
-            self._socks.append(client)
-            if self.mode == "partial":
-                client.sendall((HANDSHAKE_BYTES - 4).to_bytes(4, "big") + b"\0\0\0")
-
-    def close(self) -> None:
-        self._stop = True
-        self._thread.join()
-        self.sock.close()
-        for s in self._socks:
-            s.close()
+    def _serve(self, client: socket.socket) -> None:
+        if self.mode == "closed":
+            client.close()
+            return
+        self._socks.append(client)
+        if self.mode == "partial":
+            client.sendall((HANDSHAKE_BYTES - 4).to_bytes(4, "big") + b"\0\0\0")
 
 
 def _export(url: str, tmp_path) -> tuple[tuple[int, str, str], float]:
