@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Iterator, Sequence
 
-from planner.rebalance.goals.base import Change, Frozen, Goal, keeps, kept_terms, off_even
+from planner.rebalance.goals.base import Change, CountConstraint, Frozen, Goal, keeps, kept_terms, off_even
 from planner.rebalance.goals.geometry import Forced, balanced_in, forced_topics, spread, spreads, targets_of
 from planner.rebalance.goals.state import State
 from planner.rebalance.goals.uneven import topic_keep
@@ -228,7 +228,7 @@ class TopicSpreadGoal(Goal):
 
     def _between(self, st: State, frozen: Frozen, t: int, a: int, b: int, held: Iterable[int]) -> list[Change] | None:
         cands = sorted(st.movable(held, a, b), key=lambda i: _order(st, i, a, b))  # those `can_move` allows
-        for i in cands:
+        for i in cands if _single(st, frozen, cands, a, b) else ():
             if st.allowed(max(0, st.cost(i, a, b))) and frozen.allows(st, [(i, a, b)]):
                 return [(i, a, b)]
         for i in cands[:8]:
@@ -514,6 +514,16 @@ def _returns(st: State, src: int, dst: int) -> Iterator[int]:
         moved = heapq.merge(sorted(returning - back_home, key=order), moved, key=order)
     yield from filter(fits, moved)
     yield from (j for j in st.ranked(src, home=True) if dst not in home[j] and fits(j))
+
+
+def _single(st: State, frozen: Frozen, cands: list[int], a: int, b: int) -> bool:
+    """Whether a single move a -> b of one of `cands` may pass `frozen`: False only where its constraints are all
+    replica counts' (`CountConstraint`: what it asks of a move from a to b is the same for every partition) and they
+    refuse the first; then they refuse every one, and the caller asks for none (most of the topic goal's pairs of
+    brokers at counts kept within their range)."""
+    if not cands or not all(isinstance(c, CountConstraint) for c in frozen.constraints):
+        return True
+    return frozen.allows(st, [(cands[0], a, b)])
 
 
 def _even_racks(st: State) -> bool:
