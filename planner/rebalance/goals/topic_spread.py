@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Iterator, Sequence
 
-from planner.rebalance.goals.base import Change, Frozen, Goal, keeps, kept_terms, off_even
+from planner.rebalance.goals.base import Change, CountConstraint, Frozen, Goal, keeps, kept_terms, off_even
 from planner.rebalance.goals.geometry import Forced, balanced_in, forced_topics, spread, spreads, targets_of
 from planner.rebalance.goals.state import State
 from planner.rebalance.goals.uneven import topic_keep
@@ -227,8 +227,8 @@ class TopicSpreadGoal(Goal):
         return None
 
     def _between(self, st: State, frozen: Frozen, t: int, a: int, b: int, held: Iterable[int]) -> list[Change] | None:
-        cands = sorted((i for i in held if st.can_move(i, a, b)), key=lambda i: _order(st, i, a, b))
-        for i in cands:
+        cands = sorted(st.movable(held, a, b), key=lambda i: _order(st, i, a, b))  # those `can_move` allows
+        for i in cands if _single(st, frozen, cands, a, b) else ():
             if st.allowed(max(0, st.cost(i, a, b))) and frozen.allows(st, [(i, a, b)]):
                 return [(i, a, b)]
         for i in cands[:8]:
@@ -363,15 +363,18 @@ def _taking(st: State, topic: _Topic) -> Iterator[int]:
 
 
 class _Exchanges:
-    """`_returns` per (src, dst), each produced as far as asked and kept until a move touches what it reads: a move of
+    """`_returns` per (src, dst), each made at its first read and kept until a move touches what it reads: a move of
     partition i drops the lists from or to a broker i is or was on. Without it a step that finds no exchange passed
     over every replica of the receiving broker for each candidate, each pair of brokers, each topic and each round
     (tens of seconds for 3,457 partitions on racks of 7/4/3, where racks refuse most exchanges); now a list is made
-    once per state of its two brokers. The moves of the topic goal go through `move`."""
+    once per state of its two brokers, and from `_Givers` (the replicas on src that racks let go towards dst's rack,
+    by topic): not from every replica on src (most of which racks of 7/4/3 refuse, so most lists come out empty).
+    The moves of the topic goal go through `move`."""
 
     def __init__(self, st: State):
         self.st = st
-        self.kept: dict[int, dict[int, _Lazy]] = {}  # src -> dst -> its list
+        self.kept: dict[int, dict[int, list[int]]] = {}  # src -> dst -> its list
+        self.givers = _Givers(st)
         self.made = 0
 
     def returns(self, src: int, dst: int, t: int) -> Iterator[int]:
@@ -381,14 +384,16 @@ class _Exchanges:
         kept = lists.get(dst)
         if kept is None:
             self.made += 1
-            kept = lists[dst] = _Lazy(_returns(st, src, dst))
+            kept = lists[dst] = _indexed_returns(st, self.givers, src, dst)
         topic_of = st.topic_of
         return (j for j in kept if topic_of[j] != t and st.fits(j, dst))
 
     def move(self, i: int, src: int, dst: int) -> None:
         """st.move, the lists it may change dropped: from src, dst and the other brokers of i (their replica lists
-        changed), and to src and dst (their counts and indexes changed)."""
+        changed), and to src and dst (their counts and indexes changed); `_Givers` kept current."""
+        before = tuple(self.st.reps[i])
         self.st.move(i, src, dst)
+        self.givers.moved(i, before)
         for b in (src, *self.st.reps[i]):
             self.kept.pop(b, None)
         for lists in self.kept.values():
@@ -396,23 +401,77 @@ class _Exchanges:
             lists.pop(dst, None)
 
 
-class _Lazy:
-    """The items of an iterator, produced as far as asked and kept: each pass starts over from the first."""
+class _Givers:
+    """Per broker src and the rack of a receiving broker: the partitions on src, not fixed, that rack safety lets go
+    from src to a broker of that rack (as `_returns`' `fits` checks it: where src's rack keeps another replica or
+    the receiving rack has none), by topic; where the two racks are the same (or there are no racks), every
+    partition on src not fixed. Made for a (src, rack) at its first use, kept current by `moved` (a move changes the
+    replica list of one partition: only its own entries change)."""
 
-    def __init__(self, source: Iterator[int]):
-        self.seen: list[int] = []
-        self.source = source
+    def __init__(self, st: State):
+        self.st = st
+        self.index: dict[tuple[int, bool, object], dict[int, set[int]]] = {}
+        self.made: dict[int, list[tuple[int, bool, object]]] = {}  # broker -> the keys made for it
 
-    def __iter__(self) -> Iterator[int]:
-        k = 0
-        while True:
-            if k == len(self.seen):
-                item = next(self.source, None)
-                if item is None:
-                    return
-                self.seen.append(item)
-            yield self.seen[k]
-            k += 1
+    def of(self, src: int, dst: int) -> dict[int, set[int]]:
+        """topic -> the partitions on src that may go to dst as racks allow (that list no other replica on dst is
+        the caller's to check)."""
+        st = self.st
+        rs, rd = st.rack_of.get(src), st.rack_of.get(dst)
+        same = st.n_racks == 0 or rs == rd
+        key = (src, same, None if same else rd)
+        got = self.index.get(key)
+        if got is None:
+            got = self.index[key] = {}
+            self.made.setdefault(src, []).append(key)
+            topic_of = st.topic_of
+            for j in st.where[src]:
+                if self._gives(j, key):
+                    got.setdefault(topic_of[j], set()).add(j)
+        return got
+
+    def _gives(self, j: int, key: tuple[int, bool, object]) -> bool:
+        src, same, rd = key
+        st = self.st
+        if j in st.fixed:
+            return False
+        if same:
+            return True
+        racks = [st.rack_of.get(b) for b in st.reps[j]]
+        return rd not in racks or racks.count(st.rack_of.get(src)) > 1
+
+    def moved(self, i: int, before: tuple[int, ...]) -> None:
+        """Partition i's replica list changed from `before`: its entries of the brokers it was or is on made again."""
+        t = self.st.topic_of[i]
+        now = self.st.reps[i]
+        for b in {*before, *now}:
+            for key in self.made.get(b, ()):
+                by_topic = self.index[key]
+                held = by_topic.get(t)
+                if held is not None:
+                    held.discard(i)
+                    if not held:
+                        del by_topic[t]
+                if b in now and self._gives(i, key):
+                    by_topic.setdefault(t, set()).add(i)
+
+
+def _indexed_returns(st: State, givers: _Givers, src: int, dst: int) -> list[int]:
+    """`_returns(st, src, dst)`, the same replicas in the same order, from `givers`: the replicas racks let go towards
+    dst's rack, of the topics src holds more of than dst, that dst does not hold, sorted by `_order` (the order
+    `_returns` merges its runs in: the copies the move costs, then the per-broker indexes' size, leader and id)."""
+    if dst not in st.target_set or dst in st.closed:
+        return []
+    have, lack, reps = st.tcount[src], st.tcount[dst], st.reps
+    found = [
+        j
+        for tj, held in givers.of(src, dst).items()
+        if have.get(tj, 0) > lack.get(tj, 0)
+        for j in held
+        if dst not in reps[j]
+    ]
+    found.sort(key=lambda j: _order(st, j, src, dst))
+    return found
 
 
 def _returns(st: State, src: int, dst: int) -> Iterator[int]:
@@ -455,6 +514,16 @@ def _returns(st: State, src: int, dst: int) -> Iterator[int]:
         moved = heapq.merge(sorted(returning - back_home, key=order), moved, key=order)
     yield from filter(fits, moved)
     yield from (j for j in st.ranked(src, home=True) if dst not in home[j] and fits(j))
+
+
+def _single(st: State, frozen: Frozen, cands: list[int], a: int, b: int) -> bool:
+    """Whether a single move a -> b of one of `cands` may pass `frozen`: False only where its constraints are all
+    replica counts' (`CountConstraint`: what it asks of a move from a to b is the same for every partition) and they
+    refuse the first; then they refuse every one, and the caller asks for none (most of the topic goal's pairs of
+    brokers at counts kept within their range)."""
+    if not cands or not all(isinstance(c, CountConstraint) for c in frozen.constraints):
+        return True
+    return frozen.allows(st, [(cands[0], a, b)])
 
 
 def _even_racks(st: State) -> bool:
