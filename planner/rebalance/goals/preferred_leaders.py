@@ -274,6 +274,8 @@ def flow_leaders(
     lo, hi = _bounds(sum(per_topic.values()), len(st.lead_targets))
     if any(net.bounded(broker_node[b], sink, lo - fixed_lead[b], hi - fixed_lead[b]) is None for b in st.lead_targets):
         return None
+    if any(len(st.where.get(b, ())) < lo - fixed_lead[b] for b in st.lead_targets):
+        return None  # a broker holds fewer replicas than its floor of leaders (a new one): no flow meets it, none built
     pair_node: dict[tuple[int, int], int] = {}
     for k, (t, total) in enumerate(per_topic.items()):
         if k % TOPICS_ASK == TOPICS_ASK - 1 and st.deadline.out(LEADER_STAGE):
