@@ -673,9 +673,11 @@ def _least_spread(
     # The leader counts a choice of heads reaches form an M-convex set (the degrees of a bipartite b-matching), whose
     # decreasingly-minimal element is at once the least maximum and the most minimum (Frank and Murota, "Discrete
     # decreasing minimization", Part I, 2022): the narrowest spread is that maximum less that minimum, two binary
-    # searches of one-sided flows (before, every window [lo, lo + s] of each tried spread s: up to s flows a step)
+    # searches of one-sided flows (before, every window [lo, lo + s] of each tried spread s: up to s flows a step),
+    # each between brackets found without a flow (`_brackets`): most flows are not needed at all
     ceil = q + (1 if r else 0)
-    lo, hi = ceil, total  # the least maximum: every lead target at most `hi`
+    floor_max, greedy_max, greedy_min, ceil_min = _brackets(st, movable, eligible, fixed, total)
+    lo, hi = max(ceil, floor_max), min(total, greedy_max)  # the least maximum: every lead target at most `hi`
     while lo < hi:
         if late is not None and late():
             return least
@@ -685,7 +687,7 @@ def _least_spread(
         else:
             lo = mid + 1
     most = lo
-    lo, hi = 0, q  # the most minimum: every lead target at least `lo`
+    lo, hi = greedy_min, min(q, ceil_min)  # the most minimum: every lead target at least `lo`
     while lo < hi:
         if late is not None and late():
             return least
@@ -695,6 +697,32 @@ def _least_spread(
         else:
             hi = mid - 1
     return min(upto, max(least, most - lo))
+
+
+def _brackets(
+    st: State, movable: Sequence[int], eligible: Callable[[int, int], bool], fixed: Mapping[int, int], total: int
+) -> tuple[int, int, int, int]:
+    """Brackets of `_least_spread`'s two searches, without a flow, on the heads `_fits` may choose (its own head or
+    an eligible replica on a lead target): (no choice's maximum is below it: the leaders over the lead targets that
+    can have any, or what one keeps; a choice's maximum: every partition in turn to its least loaded head; that choice's minimum; no
+    choice's minimum is above it: the fewest a lead target keeps plus can take). Where a partition has no head to
+    choose, no choice exists, and the searches' answers without one: the maximum `total`, the minimum 0."""
+    load = dict(fixed)
+    can = dict.fromkeys(fixed, 0)
+    choices = []
+    for i in movable:
+        head = st.parts[i].replicas[0]
+        heads = [b for b in st.reps[i] if b in load and (b == head or eligible(i, b))]
+        if not heads:
+            return total, total, 0, 0
+        for b in heads:
+            can[b] += 1
+        choices.append(heads)
+    for heads in choices:
+        b = min(heads, key=load.__getitem__)
+        load[b] += 1
+    reach = max(1, sum(1 for b in fixed if fixed[b] or can[b]))
+    return max(-(-total // reach), *fixed.values()), max(load.values()), min(load.values()), min(fixed[b] + can[b] for b in fixed)
 
 
 def _fits(
