@@ -703,10 +703,12 @@ def _brackets(
     st: State, movable: Sequence[int], eligible: Callable[[int, int], bool], fixed: Mapping[int, int], total: int
 ) -> tuple[int, int, int, int]:
     """Brackets of `_least_spread`'s two searches, without a flow, on the heads `_fits` may choose (its own head or
-    an eligible replica on a lead target): (no choice's maximum is below it: the leaders over the lead targets that
-    can have any, or what one keeps; a choice's maximum: every partition in turn to its least loaded head; that choice's minimum; no
-    choice's minimum is above it: the fewest a lead target keeps plus can take). Where a partition has no head to
-    choose, no choice exists, and the searches' answers without one: the maximum `total`, the minimum 0."""
+    an eligible replica on a lead target):
+    - no choice's maximum is below the leaders over the lead targets that can have any, nor below what one keeps;
+    - a choice's maximum and minimum: every partition in turn to its least loaded head;
+    - no choice's minimum is above the fewest a lead target keeps plus can take.
+    Where a partition has no head to choose, no choice exists, and the searches' answers without one: the maximum
+    `total`, the minimum 0."""
     load = dict(fixed)
     can = dict.fromkeys(fixed, 0)
     choices = []
@@ -722,7 +724,8 @@ def _brackets(
         b = min(heads, key=load.__getitem__)
         load[b] += 1
     reach = max(1, sum(1 for b in fixed if fixed[b] or can[b]))
-    return max(-(-total // reach), *fixed.values()), max(load.values()), min(load.values()), min(fixed[b] + can[b] for b in fixed)
+    keeps = min(fixed[b] + can[b] for b in fixed)
+    return max(-(-total // reach), *fixed.values()), max(load.values()), min(load.values()), keeps
 
 
 def _fits(
