@@ -571,15 +571,19 @@ def _spreads(st: State, heads: Sequence[int]) -> tuple[int, int, dict[int, int]]
     """The spread of preferred leaders over the lead targets with these heads, the sum of their squares, and each
     topic's spread."""
     lead = {b: 0 for b in st.lead_targets}
-    per: dict[tuple[int, int], int] = {}
+    per: list[dict[int, int]] = [{} for _ in st.topic_names]  # topic -> lead target -> its leaders there (> 0)
     for i, h in enumerate(heads):
         if h in lead:
             lead[h] += 1
-            per[(st.topic_of[i], h)] = per.get((st.topic_of[i], h), 0) + 1
-    topics = {}
-    for t in range(len(st.topic_names)):
-        counts = [per.get((t, b), 0) for b in st.lead_targets]
-        topics[t] = max(counts) - min(counts)
+            led = per[st.topic_of[i]]
+            led[h] = led.get(h, 0) + 1
+    targets = len(st.lead_targets)
+    # each topic's counts over the lead targets: those it names, and 0 where it names fewer than all (a pass over the
+    # topics' leaders, not over every topic and lead target: 8 million at 100,000 partitions)
+    topics = {
+        t: (max(led.values(), default=0) - (min(led.values()) if len(led) == targets else 0))
+        for t, led in enumerate(per)
+    }
     squares = sum(n * n for n in lead.values())
     return (max(lead.values()) - min(lead.values()) if lead else 0), squares, topics
 
