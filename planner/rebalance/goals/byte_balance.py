@@ -698,6 +698,10 @@ class _Pair:
             return
         if self.single and 0 < si < self.gap:
             self.offer([(i, heavy, light)], si)
+        # the fewest bytes a better exchange moves while the best stays (an accepted one ends the turn): one inside
+        # the limits moves at least `want`, one outside at least the best's bytes per copy (it costs at least 1)
+        best = self.best[0]
+        least = -math.inf if best is None else want if not best[0][0] else min(want, -best[0][1])
         # the first 6 of the light broker's replicas from p on that may move (`_from`, written out: the hot path)
         found, end, can_move = 0, len(theirs), st.can_move
         while found < 6 and p < end:
@@ -710,13 +714,13 @@ class _Pair:
             if ok:
                 found += 1
                 sj = key // n
-                if sj >= si or self.offer([(i, heavy, light), (j, light, heavy)], si - sj):
+                if sj >= si or (si - sj >= least and self.offer([(i, heavy, light), (j, light, heavy)], si - sj)):
                     return
         # an exchange within one topic changes no topic's counts: the earlier goals' constraints rarely refuse it
         t = self.st.topic_of[i]
         mine = self.sizes.of_topic(light, t)
         for sj, j in self._from(bisect.bisect_left(mine, math.ceil(si - self.top) * self.n), 2, mine):
-            if sj >= si or self.offer([(i, heavy, light), (j, light, heavy)], si - sj):
+            if sj >= si or (si - sj >= least and self.offer([(i, heavy, light), (j, light, heavy)], si - sj)):
                 break
 
     def offer(self, changes: list[Change], delta: int) -> bool:
@@ -800,9 +804,13 @@ class _Free:
         # for each of mine, the light broker's smallest replica (of those copying none, or of all of them where a
         # copy taken back pays) that leaves at most `top` bytes moved: the most bytes moved
         order = sorted(st.sz(j) * n + j for j in theirs)
+        # the fewest copies one of theirs (of those copying none; of all of them: the others copy one) adds going to
+        # the heavy broker: an exchange costing more copies than the best so far is not better (copies come first)
+        best, least, least_any = self.best, min(theirs.values(), default=0), min(theirs.values(), default=1)
         for i, c in mine.items():
-            self._exchanges(i, order, self.TRIES if c == 0 else self.BACK)
-            if c < 0:
+            if best[0] is None or c + least <= best[0][0][0]:
+                self._exchanges(i, order, self.TRIES if c == 0 else self.BACK)
+            if c < 0 and (best[0] is None or c + least_any <= best[0][0][0]):
                 self._exchanges(i, self.sizes.of(l), self.BACK)
         # for each of theirs going home, the heavy broker's replicas moving the most and the fewest bytes inside
         keys = self.sizes.of(h)
@@ -868,12 +876,6 @@ def _first(keys: list[int], size: float, n: int) -> int:
     if size == math.inf:
         return len(keys)
     return bisect.bisect_left(keys, math.ceil(size) * n)
-
-
-def _next(positions: list[int], at: int, end: int) -> int:
-    """The first of the sorted `positions` at or after `at` (`end` if none)."""
-    k = bisect.bisect_left(positions, at)
-    return positions[k] if k < len(positions) else end
 
 
 def _donors(order: list[tuple[int, int]], light: int, floor: float) -> list[int]:
