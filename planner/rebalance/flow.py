@@ -18,6 +18,8 @@ whose reduced cost (on Dijkstra's potentials) is 0, the most flow on every arc.
 from __future__ import annotations
 
 import heapq
+from itertools import compress, repeat
+from operator import add, sub
 from typing import Callable, Iterable, Sequence
 
 FAR = 1 << 62  # a distance: not reached; an amount: no limit
@@ -176,46 +178,51 @@ class Network:
         `STOP_WORK` arcs looked at: each round's Dijkstra and blocking flow look at most of them); where it says so,
         the flow ends there (what was sent so far, less than `need`: the caller's answer is then not the least-cost
         flow of `need`)."""
-        potential = [0] * len(self.adj)
+        adj, to, cost = self.adj, self.to, self.cost
+        heads = [[to[e] for e in edges] for edges in adj]  # per node, its arcs' heads and costs, in its order
+        costs = [[cost[e] for e in edges] for edges in adj]
+        potential = [0] * len(adj)
         sent = rounds = 0
-        every = max(1, STOP_WORK // max(1, len(self.to)))
+        every = max(1, STOP_WORK // max(1, len(to)))
         while sent < need:
             rounds += 1
             if stop is not None and not rounds % every and stop():
                 break
-            dist = self._distances(s, t, potential)
+            dist = self._distances(s, t, potential, heads, costs)
             cut = dist[t]
             if cut == FAR:
                 break
-            for v, d in enumerate(dist):
-                potential[v] += min(d, cut)
-            sent += self._blocking(s, t, [None] * len(self.adj), need - sent, potential)
+            # every node rises by its distance, those not settled before t (and t) by t's: min(d, cut)
+            potential = list(map(add, potential, map(min, dist, repeat(cut))))
+            sent += self._blocking(s, t, [None] * len(adj), need - sent, (heads, costs, potential))
         return sent
 
-    def _distances(self, s: int, t: int, potential: list[int]) -> list[int]:
+    def _distances(
+        self, s: int, t: int, potential: list[int], heads: list[list[int]], costs: list[list[int]]
+    ) -> list[int]:
         """Dijkstra's distances from s over the residual arcs, on reduced costs (not negative; `FAR`: not reached),
         up to t's: a node not settled when t is holds its tentative distance, no less than t's (`min_cost_flow`
-        raises every potential by at most t's distance)."""
-        adj, to, cap, cost = self.adj, self.to, self.cap, self.cost
+        raises every potential by at most t's distance). `heads`, `costs`: per node, its arcs' heads and costs."""
+        adj, cap = self.adj, self.cap
         dist = [FAR] * len(adj)
         dist[s] = 0
         heap = [(0, s)]
-        done = [False] * len(adj)
+        done = bytearray(len(adj))
+        pop, push = heapq.heappop, heapq.heappush
         while heap:
-            d, u = heapq.heappop(heap)
+            d, u = pop(heap)
             if done[u]:
                 continue
             if u == t:
                 break
-            done[u] = True
-            pu = potential[u]
-            for e in adj[u]:
-                if cap[e] > 0:
-                    v = to[e]
-                    nd = d + cost[e] + pu - potential[v]
-                    if nd < dist[v]:
-                        dist[v] = nd
-                        heapq.heappush(heap, (nd, v))
+            done[u] = 1
+            base = d + potential[u]
+            # the arcs with room only (C-speed filter), each: its head, its cost, reduced by the head's potential
+            for v, c in compress(zip(heads[u], costs[u]), map(cap.__getitem__, adj[u])):
+                nd = base + c - potential[v]
+                if nd < dist[v]:
+                    dist[v] = nd
+                    push(heap, (nd, v))
         return dist
 
     def _blocking(
@@ -224,14 +231,18 @@ class Network:
         t: int,
         arcs: list,
         most: int,
-        potential: list[int] | None = None,
+        zero: tuple[list[list[int]], list[list[int]], list[int]] | None = None,
         stop: Callable[[], bool] | None = None,
     ) -> int:
         """Dinic's flow from s to t over the residual arcs of `arcs` (per node, a list of arc indexes), at most `most`
-        units. With `potential` (the least-cost flow), only the arcs of reduced cost 0 (`cost[e]` + the potential of
-        its tail = the potential of its head; their twins too): listed in `arcs` (None: not yet) when the search first
-        meets their node, in the node's order, as they stay while the potentials do."""
-        to, cap, cost, adj = self.to, self.cap, self.cost, self.adj
+        units. With `zero` (the least-cost flow: per node, its arcs' heads and costs, and the potentials), only the arcs
+        of reduced cost 0 (`cost[e]` + the potential of its tail = the potential of its head; their twins too), with
+        room or not: listed in `arcs` (None: not yet) when the search first meets their node, in the node's order, as
+        they stay while the potentials do.
+
+        The levels stop at t's: a node at t's level (but t), or beyond, reaches t along no path of rising levels, so
+        the search leaves it out (no level) instead of meeting it and then giving it up as a dead end."""
+        to, cap, adj = self.to, self.cap, self.adj
         sent = phases = 0
         while sent < most:
             if stop is not None and phases and stop():
@@ -240,19 +251,33 @@ class Network:
             level = [-1] * len(arcs)
             level[s] = 0
             queue = [s]
+            last = FAR  # t's level, once met
             for u in queue:
+                up = level[u] + 1
+                if up > last:
+                    break
                 edges = arcs[u]
                 if edges is None:
-                    assert potential is not None
-                    pu = potential[u]
-                    edges = arcs[u] = [e for e in adj[u] if cost[e] + pu == potential[to[e]]]
+                    assert zero is not None
+                    heads, costs, potential = zero
+                    at = potential[u].__eq__  # potential[head] - cost == potential[u], at C speed
+                    edges = arcs[u] = list(
+                        compress(adj[u], map(at, map(sub, map(potential.__getitem__, heads[u]), costs[u])))
+                    )
                 for e in edges:
                     v = to[e]
                     if cap[e] > 0 and level[v] < 0:
-                        level[v] = level[u] + 1
+                        level[v] = up
                         queue.append(v)
-            if level[t] < 0:
+                        if v == t:
+                            last = up
+            if last == FAR:
                 return sent
+            for v in reversed(queue):  # the nodes met at t's level, at the queue's end: dead ends
+                if level[v] < last:
+                    break
+                if v != t:
+                    level[v] = -1
             sent += self._paths(s, t, arcs, level, most - sent)
         return sent
 
