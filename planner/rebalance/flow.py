@@ -18,14 +18,19 @@ whose reduced cost (on Dijkstra's potentials) is 0, the most flow on every arc.
 from __future__ import annotations
 
 import heapq
-from itertools import compress, repeat
+from itertools import chain, compress, repeat
 from operator import add, sub
 from typing import Callable, Iterable, Sequence
+
+import numpy as np
 
 FAR = 1 << 62  # a distance: not reached; an amount: no limit
 # arcs a `min_cost_flow` looks at (about: rounds x arcs) between two questions to its `stop`: every round on a network
 # of this many arcs, every 64 rounds on one of 3,125 (a small flow asks none)
 STOP_WORK = 200_000
+# arcs from which `min_cost_flow` finds its distances and zero-cost arcs with numpy arrays (`_Vector`) instead of
+# Python lists: the same numbers, without a Python loop over every arc every round
+VECTOR_ARCS = 20_000
 
 
 class Network:
@@ -179,11 +184,26 @@ class Network:
         the flow ends there (what was sent so far, less than `need`: the caller's answer is then not the least-cost
         flow of `need`)."""
         adj, to, cost = self.adj, self.to, self.cost
+        sent = rounds = 0
+        every = max(1, STOP_WORK // max(1, len(to)))
+        if len(to) >= VECTOR_ARCS and _Vector.fits(len(adj), cost):
+            vector = _Vector(adj, to, cost, self.cap)
+            raised = np.zeros(len(adj), dtype=np.int64)
+            touched: list[int] = []  # the arcs the blocking flows' paths went along (their twins changed too)
+            while sent < need:
+                rounds += 1
+                if stop is not None and not rounds % every and stop():
+                    break
+                vector.update(self.cap, touched)
+                rise = vector.rise(s, t, raised)
+                if rise is None:
+                    break
+                raised += rise
+                sent += self._blocking(s, t, vector.zero(raised), need - sent, touched=touched)
+            return sent
         heads = [[to[e] for e in edges] for edges in adj]  # per node, its arcs' heads and costs, in its order
         costs = [[cost[e] for e in edges] for edges in adj]
         potential = [0] * len(adj)
-        sent = rounds = 0
-        every = max(1, STOP_WORK // max(1, len(to)))
         while sent < need:
             rounds += 1
             if stop is not None and not rounds % every and stop():
@@ -233,12 +253,13 @@ class Network:
         most: int,
         zero: tuple[list[list[int]], list[list[int]], list[int]] | None = None,
         stop: Callable[[], bool] | None = None,
+        touched: list[int] | None = None,
     ) -> int:
         """Dinic's flow from s to t over the residual arcs of `arcs` (per node, a list of arc indexes), at most `most`
         units. With `zero` (the least-cost flow: per node, its arcs' heads and costs, and the potentials), only the arcs
         of reduced cost 0 (`cost[e]` + the potential of its tail = the potential of its head; their twins too), with
         room or not: listed in `arcs` (None: not yet) when the search first meets their node, in the node's order, as
-        they stay while the potentials do.
+        they stay while the potentials do. `touched`: where given, the arcs the paths go along are added to it.
 
         The levels stop at t's: a node at t's level (but t), or beyond, reaches t along no path of rising levels, so
         the search leaves it out (no level) instead of meeting it and then giving it up as a dead end."""
@@ -278,12 +299,12 @@ class Network:
                     break
                 if v != t:
                     level[v] = -1
-            sent += self._paths(s, t, arcs, level, most - sent)
+            sent += self._paths(s, t, arcs, level, most - sent, touched)
         return sent
 
-    def _paths(self, s: int, t: int, arcs: list, level: list[int], most: int) -> int:
+    def _paths(self, s: int, t: int, arcs: list, level: list[int], most: int, touched: list[int] | None = None) -> int:
         """Augmenting paths along the levels (every node with a level has its list in `arcs`), depth first, each going
-        on from before the first arc the last one filled (Dinic's)."""
+        on from before the first arc the last one filled (Dinic's). `touched`: as `_blocking`'s."""
         to, cap = self.to, self.cap
         it = [0] * len(arcs)
         sent = 0
@@ -311,8 +332,83 @@ class Network:
             for e in path:
                 cap[e] -= push
                 cap[e ^ 1] += push
+            if touched is not None:
+                touched += path
             sent += push
             full = next((k for k, e in enumerate(path) if not cap[e]), 0)
             u = to[path[full] ^ 1]
             del path[full:]
         return sent
+
+
+class _Vector:
+    """`min_cost_flow`'s rounds on numpy arrays: the network's arcs in each node's order (as `adj` lists them), each
+    with its tail, head and cost. Every number the Python rounds reach, the same: what each potential rises by
+    (Dijkstra's distance, at most t's) and each node's arcs of reduced cost 0 in its order."""
+
+    @staticmethod
+    def fits(nodes: int, cost: list[int]) -> bool:
+        """Whether every potential, distance and reduced cost fits in 64 bits: a potential is at most the cost of a
+        path (every node at most once), so at most nodes x the largest cost."""
+        return (nodes + 2) * max(map(abs, cost), default=0) < FAR >> 2
+
+    def __init__(self, adj: list[list[int]], to: list[int], cost: list[int], cap: list[int]) -> None:
+        n = len(adj)
+        sizes = np.fromiter(map(len, adj), dtype=np.int64, count=n)
+        self.arcs = np.fromiter(chain.from_iterable(adj), dtype=np.int64, count=int(sizes.sum()))
+        self.tail = np.repeat(np.arange(n, dtype=np.int64), sizes)
+        self.head = np.array(to, dtype=np.int64)[self.arcs]
+        self.cost = np.array(cost, dtype=np.int64)[self.arcs]
+        self.cap = np.array(cap, dtype=np.int64)  # by arc index, as `Network.cap`
+
+    def update(self, cap: list[int], touched: list[int]) -> None:
+        """`cap` again, where the arcs `touched` (and their twins) changed it: `touched` emptied."""
+        if touched:
+            arcs = np.array(touched, dtype=np.int64)
+            arcs = np.concatenate((arcs, arcs ^ 1))
+            self.cap[arcs] = [cap[e] for e in arcs.tolist()]
+            touched.clear()
+
+    def rise(self, s: int, t: int, potential: np.ndarray) -> np.ndarray | None:
+        """Each node's distance from s over the arcs with room, on reduced costs, where less than t's, else t's (None:
+        t not reached): Dijkstra's `_distances` as `min_cost_flow` takes them. Found by relaxing the arcs out of
+        every node whose distance fell, all at once, until none falls (Bellman–Ford's rounds from the nodes that
+        changed), a node no closer than t left as it is: it rises by t's distance, whatever its own."""
+        n = len(potential)
+        room = self.cap[self.arcs] > 0
+        tail, head = self.tail[room], self.head[room]
+        reduced = self.cost[room] + potential[tail] - potential[head]
+        start = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(tail, minlength=n), out=start[1:])
+        dist = np.full(n, FAR, dtype=np.int64)
+        dist[s] = 0
+        fell = np.array([s], dtype=np.int64)
+        while fell.size:
+            first = start[fell]
+            count = start[fell + 1] - first
+            total = int(count.sum())
+            if not total:
+                break
+            # the arcs with room out of each node in `fell`: its run first..first+count of the arcs by tail
+            at = np.repeat(first - (np.cumsum(count) - count), count) + np.arange(total, dtype=np.int64)
+            to = head[at]
+            near = dist[tail[at]] + reduced[at]
+            closer = near < dist[to]
+            if not closer.any():
+                break
+            to, near = to[closer], near[closer]
+            np.minimum.at(dist, to, near)
+            fell = np.unique(to)
+            fell = fell[dist[fell] < dist[t]]
+        cut = int(dist[t])
+        if cut >= FAR:
+            return None
+        return np.minimum(dist, cut)
+
+    def zero(self, potential: np.ndarray) -> list[list[int]]:
+        """Per node, its arcs of reduced cost 0 (`cost[e]` + the potential of its tail = the potential of its head),
+        with room or not, in its order."""
+        tight = np.flatnonzero(self.cost + potential[self.tail] == potential[self.head])
+        ids = self.arcs[tight].tolist()
+        ends = np.cumsum(np.bincount(self.tail[tight], minlength=len(potential))).tolist()
+        return [ids[a:b] for a, b in zip([0, *ends], ends)]

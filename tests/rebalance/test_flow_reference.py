@@ -1,7 +1,8 @@
 """The flow module's solvers against the ones they replaced (`Reference`: the least-cost flow and the blocking flow as
-they were, zero-cost arc lists rebuilt by a Python comprehension, levels past t's met): on seeded random networks,
-the same flow on every arc, not just the same amount and cost (ties among least-cost flows are broken the same way,
-so the plans built on them stay the same)."""
+they were, zero-cost arc lists rebuilt by a Python comprehension, levels past t's met, no numpy): on seeded random
+networks, both ways the solver goes (Python lists; numpy arrays, `_Vector`), the same flow on every arc, not just the
+same amount and cost (ties among least-cost flows are broken the same way, so the plans built on them stay the
+same)."""
 
 import heapq
 import random
@@ -9,7 +10,16 @@ from typing import Callable
 
 import pytest
 
+from planner.rebalance import flow
 from planner.rebalance.flow import FAR, STOP_WORK, Network
+
+
+@pytest.fixture(params=["lists", "numpy"], autouse=True)
+def solver(request, monkeypatch):
+    """Every test twice: on Python lists (networks below `VECTOR_ARCS` arcs) and on numpy arrays (`_Vector`)."""
+    if request.param == "numpy":
+        monkeypatch.setattr(flow, "VECTOR_ARCS", 0)
+    return request.param
 
 
 class Reference(Network):
