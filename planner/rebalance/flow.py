@@ -186,6 +186,8 @@ class Network:
         adj, to, cost = self.adj, self.to, self.cost
         sent = rounds = 0
         every = max(1, STOP_WORK // max(1, len(to)))
+        heads: list[list[int]] = []  # per node, its arcs' heads and costs, in its order (made when first needed)
+        costs: list[list[int]] = []
         if len(to) >= VECTOR_ARCS and _Vector.fits(len(adj), cost):
             vector = _Vector(adj, to, cost, self.cap)
             raised = np.zeros(len(adj), dtype=np.int64)
@@ -196,13 +198,20 @@ class Network:
                     break
                 vector.update(self.cap, touched)
                 rise = vector.rise(s, t, raised)
+                if rise is False:  # a reduced cost below 0 (not a least-cost flow to start from): Dijkstra's numbers
+                    if not heads:
+                        heads, costs = (
+                            [[to[e] for e in edges] for edges in adj],
+                            [[cost[e] for e in edges] for edges in adj],
+                        )
+                    dist = self._distances(s, t, raised.tolist(), heads, costs)
+                    rise = None if dist[t] == FAR else np.minimum(np.array(dist, dtype=np.int64), dist[t])
                 if rise is None:
                     break
                 raised += rise
                 sent += self._blocking(s, t, vector.zero(raised), need - sent, touched=touched)
             return sent
-        heads = [[to[e] for e in edges] for edges in adj]  # per node, its arcs' heads and costs, in its order
-        costs = [[cost[e] for e in edges] for edges in adj]
+        heads, costs = [[to[e] for e in edges] for edges in adj], [[cost[e] for e in edges] for edges in adj]
         potential = [0] * len(adj)
         while sent < need:
             rounds += 1
@@ -369,15 +378,18 @@ class _Vector:
             self.cap[arcs] = [cap[e] for e in arcs.tolist()]
             touched.clear()
 
-    def rise(self, s: int, t: int, potential: np.ndarray) -> np.ndarray | None:
+    def rise(self, s: int, t: int, potential: np.ndarray) -> np.ndarray | None | bool:
         """Each node's distance from s over the arcs with room, on reduced costs, where less than t's, else t's (None:
         t not reached): Dijkstra's `_distances` as `min_cost_flow` takes them. Found by relaxing the arcs out of
         every node whose distance fell, all at once, until none falls (Bellman–Ford's rounds from the nodes that
-        changed), a node no closer than t left as it is: it rises by t's distance, whatever its own."""
+        changed), a node no closer than t left as it is: it rises by t's distance, whatever its own. False where an
+        arc with room has a reduced cost below 0: Dijkstra's numbers may then differ from the distances."""
         n = len(potential)
         room = self.cap[self.arcs] > 0
         tail, head = self.tail[room], self.head[room]
         reduced = self.cost[room] + potential[tail] - potential[head]
+        if reduced.size and reduced.min() < 0:
+            return False
         start = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.bincount(tail, minlength=n), out=start[1:])
         dist = np.full(n, FAR, dtype=np.int64)

@@ -160,6 +160,18 @@ def test_min_cost_flow_sends_what_the_reference_sends_on_every_arc(seed):
     assert net.cap == ref.cap
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_min_cost_flow_from_a_flow_of_no_least_cost_sends_what_the_reference_sends(seed):
+    # arcs carrying flow already at random: some residual arcs cost less than 0, against `min_cost_flow`'s terms;
+    # whatever it then sends, the same as before
+    rng = random.Random(3000 + seed)
+    net, ref = _random(rng, rng.randint(3, 20), rng.randint(5, 120), rng.choice((3, 20)), True)
+    t = len(net.adj) - 1
+    need = rng.randint(1, 20)
+    assert net.min_cost_flow(0, t, need) == ref.min_cost_flow(0, t, need)
+    assert net.cap == ref.cap
+
+
 @pytest.mark.parametrize("seed", range(30))
 def test_min_cost_flow_on_slots_networks_sends_what_the_reference_sends_on_every_arc(seed):
     rng = random.Random(1000 + seed)
