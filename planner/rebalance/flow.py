@@ -18,12 +18,19 @@ whose reduced cost (on Dijkstra's potentials) is 0, the most flow on every arc.
 from __future__ import annotations
 
 import heapq
+from itertools import chain, compress, repeat
+from operator import add, sub
 from typing import Callable, Iterable, Sequence
+
+import numpy as np
 
 FAR = 1 << 62  # a distance: not reached; an amount: no limit
 # arcs a `min_cost_flow` looks at (about: rounds x arcs) between two questions to its `stop`: every round on a network
 # of this many arcs, every 64 rounds on one of 3,125 (a small flow asks none)
 STOP_WORK = 200_000
+# arcs from which `min_cost_flow` finds its distances and zero-cost arcs with numpy arrays (`_Vector`) instead of
+# Python lists: the same numbers, without a Python loop over every arc every round
+VECTOR_ARCS = 20_000
 
 
 class Network:
@@ -176,46 +183,75 @@ class Network:
         `STOP_WORK` arcs looked at: each round's Dijkstra and blocking flow look at most of them); where it says so,
         the flow ends there (what was sent so far, less than `need`: the caller's answer is then not the least-cost
         flow of `need`)."""
-        potential = [0] * len(self.adj)
+        adj, to, cost = self.adj, self.to, self.cost
         sent = rounds = 0
-        every = max(1, STOP_WORK // max(1, len(self.to)))
+        every = max(1, STOP_WORK // max(1, len(to)))
+        heads: list[list[int]] = []  # per node, its arcs' heads and costs, in its order (made when first needed)
+        costs: list[list[int]] = []
+        if len(to) >= VECTOR_ARCS and _Vector.fits(len(adj), cost):
+            vector = _Vector(adj, to, cost, self.cap)
+            raised = np.zeros(len(adj), dtype=np.int64)
+            touched: list[int] = []  # the arcs the blocking flows' paths went along (their twins changed too)
+            while sent < need:
+                rounds += 1
+                if stop is not None and not rounds % every and stop():
+                    break
+                vector.update(self.cap, touched)
+                rise = vector.rise(s, t, raised)
+                if rise is False:  # a reduced cost below 0 (not a least-cost flow to start from): Dijkstra's numbers
+                    if not heads:
+                        heads, costs = (
+                            [[to[e] for e in edges] for edges in adj],
+                            [[cost[e] for e in edges] for edges in adj],
+                        )
+                    dist = self._distances(s, t, raised.tolist(), heads, costs)
+                    rise = None if dist[t] == FAR else np.minimum(np.array(dist, dtype=np.int64), dist[t])
+                if rise is None:
+                    break
+                raised += rise
+                sent += self._blocking(s, t, vector.zero(raised), need - sent, touched=touched)
+            return sent
+        heads, costs = [[to[e] for e in edges] for edges in adj], [[cost[e] for e in edges] for edges in adj]
+        potential = [0] * len(adj)
         while sent < need:
             rounds += 1
             if stop is not None and not rounds % every and stop():
                 break
-            dist = self._distances(s, t, potential)
+            dist = self._distances(s, t, potential, heads, costs)
             cut = dist[t]
             if cut == FAR:
                 break
-            for v, d in enumerate(dist):
-                potential[v] += min(d, cut)
-            sent += self._blocking(s, t, [None] * len(self.adj), need - sent, potential)
+            # every node rises by its distance, those not settled before t (and t) by t's: min(d, cut)
+            potential = list(map(add, potential, map(min, dist, repeat(cut))))
+            sent += self._blocking(s, t, [None] * len(adj), need - sent, (heads, costs, potential))
         return sent
 
-    def _distances(self, s: int, t: int, potential: list[int]) -> list[int]:
+    def _distances(
+        self, s: int, t: int, potential: list[int], heads: list[list[int]], costs: list[list[int]]
+    ) -> list[int]:
         """Dijkstra's distances from s over the residual arcs, on reduced costs (not negative; `FAR`: not reached),
         up to t's: a node not settled when t is holds its tentative distance, no less than t's (`min_cost_flow`
-        raises every potential by at most t's distance)."""
-        adj, to, cap, cost = self.adj, self.to, self.cap, self.cost
+        raises every potential by at most t's distance). `heads`, `costs`: per node, its arcs' heads and costs."""
+        adj, cap = self.adj, self.cap
         dist = [FAR] * len(adj)
         dist[s] = 0
         heap = [(0, s)]
-        done = [False] * len(adj)
+        done = bytearray(len(adj))
+        pop, push = heapq.heappop, heapq.heappush
         while heap:
-            d, u = heapq.heappop(heap)
+            d, u = pop(heap)
             if done[u]:
                 continue
             if u == t:
                 break
-            done[u] = True
-            pu = potential[u]
-            for e in adj[u]:
-                if cap[e] > 0:
-                    v = to[e]
-                    nd = d + cost[e] + pu - potential[v]
-                    if nd < dist[v]:
-                        dist[v] = nd
-                        heapq.heappush(heap, (nd, v))
+            done[u] = 1
+            base = d + potential[u]
+            # the arcs with room only (C-speed filter), each: its head, its cost, reduced by the head's potential
+            for v, c in compress(zip(heads[u], costs[u]), map(cap.__getitem__, adj[u])):
+                nd = base + c - potential[v]
+                if nd < dist[v]:
+                    dist[v] = nd
+                    push(heap, (nd, v))
         return dist
 
     def _blocking(
@@ -224,14 +260,19 @@ class Network:
         t: int,
         arcs: list,
         most: int,
-        potential: list[int] | None = None,
+        zero: tuple[list[list[int]], list[list[int]], list[int]] | None = None,
         stop: Callable[[], bool] | None = None,
+        touched: list[int] | None = None,
     ) -> int:
         """Dinic's flow from s to t over the residual arcs of `arcs` (per node, a list of arc indexes), at most `most`
-        units. With `potential` (the least-cost flow), only the arcs of reduced cost 0 (`cost[e]` + the potential of
-        its tail = the potential of its head; their twins too): listed in `arcs` (None: not yet) when the search first
-        meets their node, in the node's order, as they stay while the potentials do."""
-        to, cap, cost, adj = self.to, self.cap, self.cost, self.adj
+        units. With `zero` (the least-cost flow: per node, its arcs' heads and costs, and the potentials), only the arcs
+        of reduced cost 0 (`cost[e]` + the potential of its tail = the potential of its head; their twins too), with
+        room or not: listed in `arcs` (None: not yet) when the search first meets their node, in the node's order, as
+        they stay while the potentials do. `touched`: where given, the arcs the paths go along are added to it.
+
+        The levels stop at t's: a node at t's level (but t), or beyond, reaches t along no path of rising levels, so
+        the search leaves it out (no level) instead of meeting it and then giving it up as a dead end."""
+        to, cap, adj = self.to, self.cap, self.adj
         sent = phases = 0
         while sent < most:
             if stop is not None and phases and stop():
@@ -240,25 +281,39 @@ class Network:
             level = [-1] * len(arcs)
             level[s] = 0
             queue = [s]
+            last = FAR  # t's level, once met
             for u in queue:
+                up = level[u] + 1
+                if up > last:
+                    break
                 edges = arcs[u]
                 if edges is None:
-                    assert potential is not None
-                    pu = potential[u]
-                    edges = arcs[u] = [e for e in adj[u] if cost[e] + pu == potential[to[e]]]
+                    assert zero is not None
+                    heads, costs, potential = zero
+                    at = potential[u].__eq__  # potential[head] - cost == potential[u], at C speed
+                    edges = arcs[u] = list(
+                        compress(adj[u], map(at, map(sub, map(potential.__getitem__, heads[u]), costs[u])))
+                    )
                 for e in edges:
                     v = to[e]
                     if cap[e] > 0 and level[v] < 0:
-                        level[v] = level[u] + 1
+                        level[v] = up
                         queue.append(v)
-            if level[t] < 0:
+                        if v == t:
+                            last = up
+            if last == FAR:
                 return sent
-            sent += self._paths(s, t, arcs, level, most - sent)
+            for v in reversed(queue):  # the nodes met at t's level, at the queue's end: dead ends
+                if level[v] < last:
+                    break
+                if v != t:
+                    level[v] = -1
+            sent += self._paths(s, t, arcs, level, most - sent, touched)
         return sent
 
-    def _paths(self, s: int, t: int, arcs: list, level: list[int], most: int) -> int:
+    def _paths(self, s: int, t: int, arcs: list, level: list[int], most: int, touched: list[int] | None = None) -> int:
         """Augmenting paths along the levels (every node with a level has its list in `arcs`), depth first, each going
-        on from before the first arc the last one filled (Dinic's)."""
+        on from before the first arc the last one filled (Dinic's). `touched`: as `_blocking`'s."""
         to, cap = self.to, self.cap
         it = [0] * len(arcs)
         sent = 0
@@ -286,8 +341,86 @@ class Network:
             for e in path:
                 cap[e] -= push
                 cap[e ^ 1] += push
+            if touched is not None:
+                touched += path
             sent += push
             full = next((k for k, e in enumerate(path) if not cap[e]), 0)
             u = to[path[full] ^ 1]
             del path[full:]
         return sent
+
+
+class _Vector:
+    """`min_cost_flow`'s rounds on numpy arrays: the network's arcs in each node's order (as `adj` lists them), each
+    with its tail, head and cost. Every number the Python rounds reach, the same: what each potential rises by
+    (Dijkstra's distance, at most t's) and each node's arcs of reduced cost 0 in its order."""
+
+    @staticmethod
+    def fits(nodes: int, cost: list[int]) -> bool:
+        """Whether every potential, distance and reduced cost fits in 64 bits: a potential is at most the cost of a
+        path (every node at most once), so at most nodes x the largest cost."""
+        return (nodes + 2) * max(map(abs, cost), default=0) < FAR >> 2
+
+    def __init__(self, adj: list[list[int]], to: list[int], cost: list[int], cap: list[int]) -> None:
+        n = len(adj)
+        sizes = np.fromiter(map(len, adj), dtype=np.int64, count=n)
+        self.arcs = np.fromiter(chain.from_iterable(adj), dtype=np.int64, count=int(sizes.sum()))
+        self.tail = np.repeat(np.arange(n, dtype=np.int64), sizes)
+        self.head = np.array(to, dtype=np.int64)[self.arcs]
+        self.cost = np.array(cost, dtype=np.int64)[self.arcs]
+        self.cap = np.array(cap, dtype=np.int64)  # by arc index, as `Network.cap`
+
+    def update(self, cap: list[int], touched: list[int]) -> None:
+        """`cap` again, where the arcs `touched` (and their twins) changed it: `touched` emptied."""
+        if touched:
+            arcs = np.array(touched, dtype=np.int64)
+            arcs = np.concatenate((arcs, arcs ^ 1))
+            self.cap[arcs] = [cap[e] for e in arcs.tolist()]
+            touched.clear()
+
+    def rise(self, s: int, t: int, potential: np.ndarray) -> np.ndarray | None | bool:
+        """Each node's distance from s over the arcs with room, on reduced costs, where less than t's, else t's (None:
+        t not reached): Dijkstra's `_distances` as `min_cost_flow` takes them. Found by relaxing the arcs out of
+        every node whose distance fell, all at once, until none falls (Bellman–Ford's rounds from the nodes that
+        changed), a node no closer than t left as it is: it rises by t's distance, whatever its own. False where an
+        arc with room has a reduced cost below 0: Dijkstra's numbers may then differ from the distances."""
+        n = len(potential)
+        room = self.cap[self.arcs] > 0
+        tail, head = self.tail[room], self.head[room]
+        reduced = self.cost[room] + potential[tail] - potential[head]
+        if reduced.size and reduced.min() < 0:
+            return False
+        start = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(tail, minlength=n), out=start[1:])
+        dist = np.full(n, FAR, dtype=np.int64)
+        dist[s] = 0
+        fell = np.array([s], dtype=np.int64)
+        while fell.size:
+            first = start[fell]
+            count = start[fell + 1] - first
+            total = int(count.sum())
+            if not total:
+                break
+            # the arcs with room out of each node in `fell`: its run first..first+count of the arcs by tail
+            at = np.repeat(first - (np.cumsum(count) - count), count) + np.arange(total, dtype=np.int64)
+            to = head[at]
+            near = dist[tail[at]] + reduced[at]
+            closer = near < dist[to]
+            if not closer.any():
+                break
+            to, near = to[closer], near[closer]
+            np.minimum.at(dist, to, near)
+            fell = np.unique(to)
+            fell = fell[dist[fell] < dist[t]]
+        cut = int(dist[t])
+        if cut >= FAR:
+            return None
+        return np.minimum(dist, cut)
+
+    def zero(self, potential: np.ndarray) -> list[list[int]]:
+        """Per node, its arcs of reduced cost 0 (`cost[e]` + the potential of its tail = the potential of its head),
+        with room or not, in its order."""
+        tight = np.flatnonzero(self.cost + potential[self.tail] == potential[self.head])
+        ids = self.arcs[tight].tolist()
+        ends = np.cumsum(np.bincount(self.tail[tight], minlength=len(potential))).tolist()
+        return [ids[a:b] for a, b in zip([0, *ends], ends)]
