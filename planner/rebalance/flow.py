@@ -20,9 +20,10 @@ from __future__ import annotations
 import heapq
 from itertools import chain, compress, repeat
 from operator import add, sub
-from typing import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported where networks of `VECTOR_ARCS` arcs are solved: describe never loads it
+    import numpy as np
 
 FAR = 1 << 62  # a distance: not reached; an amount: no limit
 # arcs a `min_cost_flow` looks at (about: rounds x arcs) between two questions to its `stop`: every round on a network
@@ -189,6 +190,8 @@ class Network:
         heads: list[list[int]] = []  # per node, its arcs' heads and costs, in its order (made when first needed)
         costs: list[list[int]] = []
         if len(to) >= VECTOR_ARCS and _Vector.fits(len(adj), cost):
+            import numpy as np
+
             vector = _Vector(adj, to, cost, self.cap)
             raised = np.zeros(len(adj), dtype=np.int64)
             touched: list[int] = []  # the arcs the blocking flows' paths went along (their twins changed too)
@@ -362,6 +365,8 @@ class _Vector:
         return (nodes + 2) * max(map(abs, cost), default=0) < FAR >> 2
 
     def __init__(self, adj: list[list[int]], to: list[int], cost: list[int], cap: list[int]) -> None:
+        import numpy as np
+
         n = len(adj)
         sizes = np.fromiter(map(len, adj), dtype=np.int64, count=n)
         self.arcs = np.fromiter(chain.from_iterable(adj), dtype=np.int64, count=int(sizes.sum()))
@@ -372,6 +377,8 @@ class _Vector:
 
     def update(self, cap: list[int], touched: list[int]) -> None:
         """`cap` again, where the arcs `touched` (and their twins) changed it: `touched` emptied."""
+        import numpy as np
+
         if touched:
             arcs = np.array(touched, dtype=np.int64)
             arcs = np.concatenate((arcs, arcs ^ 1))
@@ -384,6 +391,8 @@ class _Vector:
         every node whose distance fell, all at once, until none falls (Bellman–Ford's rounds from the nodes that
         changed), a node no closer than t left as it is: it rises by t's distance, whatever its own. False where an
         arc with room has a reduced cost below 0: Dijkstra's numbers may then differ from the distances."""
+        import numpy as np
+
         n = len(potential)
         room = self.cap[self.arcs] > 0
         tail, head = self.tail[room], self.head[room]
@@ -420,6 +429,8 @@ class _Vector:
     def zero(self, potential: np.ndarray) -> list[list[int]]:
         """Per node, its arcs of reduced cost 0 (`cost[e]` + the potential of its tail = the potential of its head),
         with room or not, in its order."""
+        import numpy as np
+
         tight = np.flatnonzero(self.cost + potential[self.tail] == potential[self.head])
         ids = self.arcs[tight].tolist()
         ends = np.cumsum(np.bincount(self.tail[tight], minlength=len(potential))).tolist()
