@@ -81,6 +81,9 @@ def elect_controlled_shutdown(
 def partition_state(partition: Partition, live: frozenset[int], unclean_enabled: bool = False) -> LeaderState:
     if partition.observed is None and live.issuperset(partition.replicas):  # steady state, every replica alive
         return LeaderState(partition.replicas[0], partition.replicas)
+    obs = partition.observed
+    if obs is not None and obs.leader == NO_LEADER and not obs.isr and obs.elr and not live.isdisjoint(obs.elr):
+        return _elect_from_elr(partition.replicas, obs.elr, obs.last_known_elr or (), live)
     if partition.observed is not None:
         leader, isr = partition.observed.leader, partition.observed.isr
     else:
@@ -97,6 +100,19 @@ def partition_state(partition: Partition, live: frozenset[int], unclean_enabled:
     if unclean:
         return LeaderState(new_leader, (new_leader,), unclean=True)
     return LeaderState(new_leader, alive_isr)
+
+
+def _elect_from_elr(
+    replicas: tuple[int, ...], elr: tuple[int, ...], last_known_elr: tuple[int, ...], live: frozenset[int]
+) -> LeaderState:
+    """A leaderless partition with an empty ISR and a live ELR member: KIP-966's controller elects as soon as the
+    member is unfenced (`ReplicationControlManager.handleBrokerUnfenced` runs `generateLeaderAndIsrUpdates` over
+    `partitionsWithNoLeader`; `PartitionChangeBuilder.isValidNewLeader` takes an ELR member while the ISR is empty):
+    the first live ELR member in replica order leads, the ISR becomes [it], it leaves the ELR, LastKnownElr is
+    cleared. One `_fence` with no broker removed (-1 is in no ISR)."""
+    state, _ = _fence(replicas, (NO_LEADER, (), elr, last_known_elr), NO_LEADER, live.__contains__, False, 1)
+    leader, isr, new_elr, lke = state
+    return LeaderState(leader, isr, False, new_elr, lke)
 
 
 def _java_hash_set_capacity(size: int) -> int:

@@ -184,3 +184,17 @@ def test_elr_only_in_the_kraft_4_1_era_of_describe():
         "\tTopic: min2\tPartition: 0\tLeader: 1\tReplicas: 4,1\tIsr: 1\tElr: N/A\tLastKnownElr: N/A",
         "\tTopic: one\tPartition: 0\tLeader: none\tReplicas: 4\tIsr: 4\tElr: N/A\tLastKnownElr: N/A",
     ]
+
+
+@pytest.mark.parametrize("min_isr", [1, 3])
+def test_a_live_eligible_leader_replica_leads_a_partition_with_an_empty_isr(min_isr):
+    # KIP-966: the controller elects an ELR member as soon as it is unfenced (handleBrokerUnfenced runs an election on
+    # every partition with no leader); the first live one in replica order, ISR [it], it leaves the ELR, LastKnownElr
+    # cleared; the same whether the describe era computes ELR fences or not
+    p = Partition("t", 0, (2, 0, 1), observed=ObservedState(leader=NO_LEADER, isr=(), elr=(1, 0), last_known_elr=(2,)))
+    live = frozenset({0, 1})
+    want = LeaderState(0, (0,), False, (1,), ())
+    assert partition_state(p, live) == want
+    assert elr_partition_state(p, live, False, min_isr) == want
+    # no ELR member live: nothing changes
+    assert partition_state(p, frozenset({2})) == LeaderState(NO_LEADER, ())

@@ -275,8 +275,10 @@ def _down(topics: dict[str, Topic]) -> set[int]:
                 # ELR; an ELR member may lead when the ISR is empty (PartitionChangeBuilder.isValidNewLeader) and is
                 # elected as soon as it is unfenced (ReplicationControlManager.handleBrokerUnfenced runs an election
                 # on every partition with no leader), so a partition still without a leader has every ELR member
-                # down (not so LastKnownElr: a broker back from an unclean shutdown leaves the ELR and may be up)
-                down.update(p.observed.elr or ())
+                # down (not so LastKnownElr: a broker back from an unclean shutdown leaves the ELR and may be up);
+                # with an ISR left, an ELR member may not lead (isValidNewLeader): nothing is known of it
+                if not p.observed.isr:
+                    down.update(p.observed.elr or ())
                 if unclean:
                     down.update(p.replicas)
     return down
