@@ -57,7 +57,8 @@ BROKER_SETTINGS = {
     "transaction.state.log.replication.factor": "3",
     "transaction.state.log.min.isr": "2",
     "group.initial.rebalance.delay.ms": "0",
-    # leaders move only when a test asks (no preferred-leader election every 300 s behind the tests' backs)
+    # leaders move only when a test asks (no preferred-leader election every 300 s behind the tests' backs);
+    # the controller takes it too (_controller_props)
     "auto.leader.rebalance.enable": "false",
     "broker.heartbeat.interval.ms": "1000",
     "broker.session.timeout.ms": "6000",
@@ -219,6 +220,12 @@ class KafkaCluster:
             "controller.listener.names": "CONTROLLER",
             "listener.security.protocol.map": "CONTROLLER:PLAINTEXT",
             "log.dirs": str(self.workdir / f"node-{self.controller_id}" / "data"),
+            # In KRaft the active controller runs the preferred-leader balancing, from its own properties
+            # (ControllerServer.scala: leaderImbalanceCheckIntervalNs is empty only if !autoLeaderRebalanceEnable;
+            # QuorumController schedules maybeBalancePartitionLeaders). The brokers' "false" alone left it on: every
+            # 300 s it moved leaders a test had just put elsewhere (test_elect_leaders_runbook_on_the_real_cluster
+            # failed in a full run, never alone).
+            "auto.leader.rebalance.enable": BROKER_SETTINGS["auto.leader.rebalance.enable"],
         }
 
     def _broker_props(self, node_id: int, rack: str, port: int, sasl_port: int) -> dict[str, str]:
