@@ -9,7 +9,7 @@ priorities, in spirit).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterable, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Protocol, Sequence, runtime_checkable
 
 if TYPE_CHECKING:
     from planner.rebalance.goals.state import State
@@ -21,6 +21,17 @@ Change = tuple[int, int, int]  # (partition index, broker losing the replica, br
 class Constraint(Protocol):
     def allows(self, st: "State", changes: Sequence[Change]) -> bool:
         """May these replica changes be made (together) without undoing the goal that set this constraint?"""
+
+
+@runtime_checkable
+class TopicCounts(Protocol):
+    """A constraint on each (broker, topic) replica count alone (the topic goal's `TopicConstraint`): it refuses any
+    changes moving a replica of topic t from s to d where `moves(st, t, s, d)` is False and no other of the changes
+    moves a replica of t (an exchange for a replica of another topic changes t's counts as the move alone does)."""
+
+    def allows(self, st: "State", changes: Sequence[Change]) -> bool: ...
+
+    def moves(self, st: "State", t: int, s: int, d: int) -> bool: ...
 
 
 class Goal:

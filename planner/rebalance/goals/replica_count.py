@@ -420,13 +420,21 @@ class ReplicaCountGoal(Goal):
     ) -> float | None:
         """Broker s's replicas above its target to brokers below theirs, of about `want` bytes each (`_sources`); 0.0
         when s came within the byte limit taking larger ones (the smallest from then on), else None."""
+
+        def below(b: int) -> bool:
+            return st.count[b] < target[b]
+
+        racks = heap.racks_below(below)  # kept current: only a move changes it
         for i in _sources(st, s, ceil, want):
             if st.count[s] <= target[s] or not st.allowed():
                 return None
-            d = heap.pick(i, s, lambda b: st.count[b] < target[b])
+            if heap.rack_blocked(i, s, racks):
+                continue  # `pick` would find none (and change nothing a later pick sees)
+            d = heap.pick(i, s, below)
             if d is not None:
                 st.move(i, s, d)
                 heap.touch(s, d)
+                racks = heap.racks_below(below)
                 if want and not self._want(st, s, target, direct=True):
                     return 0.0
         return None

@@ -35,6 +35,21 @@ class TopicConstraint:
     classes: dict[int, dict[int, int]] = field(default_factory=dict)
 
     def allows(self, st: State, changes: Sequence[Change]) -> bool:
+        topic_of, n = st.topic_of, len(changes)
+        if n == 1:  # a move (the byte goal's steps ask millions of moves and exchanges: no dict for them)
+            i, s, d = changes[0]
+            return self.moves(st, topic_of[i], s, d)
+        if n == 2 and changes[0][1] == changes[1][2] and changes[0][2] == changes[1][1]:  # an exchange
+            (i, s, d), (j, _, _) = changes
+            t, u = topic_of[i], topic_of[j]
+            if t == u:
+                return True  # no count changes
+            return (
+                self._keeps(st, s, t, -1)
+                and self._keeps(st, d, t, 1)
+                and self._keeps(st, d, u, -1)
+                and self._keeps(st, s, u, 1)
+            )
         deltas: dict[tuple[int, int], int] = {}
         for i, s, d in changes:
             t = st.topic_of[i]
@@ -47,6 +62,16 @@ class TopicConstraint:
             if (g, t) in self.lo and not keeps(st.tcount[b].get(t, 0), d, self.lo[(g, t)], self.hi[(g, t)]):
                 return False
         return True
+
+    def moves(self, st: State, t: int, s: int, d: int) -> bool:
+        """A replica of topic t moving from broker s to d keeps both counts in their ranges (`allows` of the move)."""
+        return self._keeps(st, s, t, -1) and self._keeps(st, d, t, 1)
+
+    def _keeps(self, st: State, b: int, t: int, d: int) -> bool:
+        """Broker b's count of topic t changing by d (not 0) stays in its range (`allows` for one (b, t))."""
+        g = self.classes[t].get(b) if t in self.classes else st.group_of(b)
+        lo = self.lo.get((g, t))
+        return lo is None or keeps(st.tcount[b].get(t, 0), d, lo, self.hi[(g, t)])
 
 
 ROTATION_BUDGET = 32  # rotations tried per run: bounds the search where racks make a topic's spread unreachable

@@ -312,3 +312,92 @@ def test_a_snapshot_restored_twice_gives_back_its_incoming_bytes_each_time(make_
     before.restore(st)
     assert (st.incoming, st.reps) == ({0: 0, 1: 0, 2: 0}, [[0], [1]])
     assert st.fits(1, 2) and st.fits(0, 2)
+
+
+def test_a_rack_blocked_replica_is_one_pick_finds_no_destination_for():
+    """The count goal skips `pick` where `rack_blocked` says no broker below its target may take the replica (issue
+    30): on every replica of the scale-out (racks r0, r1, r2; new brokers 6 and 7 on r0 and r1) it says so only
+    where `pick` finds none."""
+    from planner.rebalance.goals.geometry import targets_of
+    from planner.rebalance.goals.pick import BrokerHeap
+
+    c = _cluster()
+    st = State(c, select_partitions(c), sorted(c.online_ids), ())
+    target, _ = targets_of(st)
+    heap = BrokerHeap(st, target)
+
+    def below(b: int) -> bool:
+        return st.count[b] < target[b]
+
+    racks = heap.racks_below(below)
+    assert racks == {st.rack_of[6], st.rack_of[7]} and len(racks) == 2
+    blocked = picked = 0
+    for i, r in enumerate(st.reps):
+        for src in r:
+            if heap.rack_blocked(i, src, racks):
+                blocked += 1
+                assert heap.pick(i, src, below) is None
+            elif heap.pick(i, src, below) is not None:
+                picked += 1
+    # a replica on the third rack of a partition on all three racks may go to neither new broker: blocked
+    assert (
+        (blocked, picked)
+        == (67, 508)
+        == (
+            sum(len(set(map(st.rack_of.get, r))) == 3 for r in st.reps if len(r) == 3),
+            sum(len(r) for r in st.reps) - blocked,
+        )
+    )
+
+
+def test_the_topic_ranges_of_a_move_and_an_exchange_are_those_the_counts_give():
+    """`TopicConstraint.allows` of one move or an exchange (its fast paths) equals the count of each (broker, topic)
+    changed kept in its range (`keeps`), and a move it refuses refuses every exchange for another topic's replica
+    (`moves`: what the byte goal's steps skip)."""
+    from planner.rebalance.goals.base import TopicCounts, keeps
+    from planner.rebalance.goals.topic_spread import TopicConstraint
+
+    c = _cluster()
+    st = State(c, select_partitions(c), sorted(c.online_ids), ())
+    rnd = random.Random(7)
+    brokers = sorted(c.online_ids)
+    lo, hi = {}, {}
+    for t in range(len(st.holders)):
+        for g in {st.group_of(b) for b in brokers}:
+            counts = sorted(st.tcount[b].get(t, 0) for b in brokers if st.group_of(b) == g)
+            lo[(g, t)], hi[(g, t)] = counts[0] + rnd.randint(0, 1), counts[-1] - rnd.randint(0, 1)
+    tc = TopicConstraint(lo, hi)
+    assert isinstance(tc, TopicCounts)
+
+    def by_counts(changes):
+        deltas = Counter()
+        for i, s, d in changes:
+            deltas[(s, st.topic_of[i])] -= 1
+            deltas[(d, st.topic_of[i])] += 1
+        return all(
+            keeps(st.tcount[b].get(t, 0), n, lo[(st.group_of(b), t)], hi[(st.group_of(b), t)])
+            for (b, t), n in deltas.items()
+            if n
+        )
+
+    seen = Counter()
+    for _ in range(3000):
+        i, j = rnd.randrange(len(st.reps)), rnd.randrange(len(st.reps))
+        s, d = rnd.choice(st.reps[i]), rnd.choice([b for b in brokers if b not in st.reps[i]])
+        move = [(i, s, d)]
+        assert tc.allows(st, move) == by_counts(move) == tc.moves(st, st.topic_of[i], s, d)
+        if d in st.reps[j] and s not in st.reps[j]:
+            swap = [(i, s, d), (j, d, s)]
+            assert tc.allows(st, swap) == by_counts(swap)
+            same = st.topic_of[i] == st.topic_of[j]
+            seen[(same, tc.moves(st, st.topic_of[i], s, d), tc.allows(st, swap))] += 1
+            if not same and not tc.moves(st, st.topic_of[i], s, d):
+                assert not tc.allows(st, swap)
+    # (same topic, the move kept in range, the exchange): every kind met, an exchange within a topic always allowed
+    assert dict(seen) == {
+        (True, True, True): 36,
+        (True, False, True): 83,
+        (False, True, True): 42,
+        (False, True, False): 113,
+        (False, False, False): 294,
+    }
