@@ -56,8 +56,8 @@ class BrokerHeap:
         for 1,934 moves)."""
         if not self.st.n_racks:
             return False
-        others, floor, _, _ = self._rack_floor(i, src)
-        return len(others) + 1 < floor or (len(others) < floor and racks <= others)
+        others, floor, _, _ = self._rack_floor(i, src)  # others has at least floor - 1 racks (src's rack aside)
+        return len(others) < floor and racks <= others
 
     def racks_below(self, ok: Callable[[int], bool]) -> set:
         """The racks of the brokers the heap holds (targets that may take replicas) that pass `ok`."""

@@ -42,24 +42,14 @@ class TopicConstraint:
         if n == 2 and changes[0][1] == changes[1][2] and changes[0][2] == changes[1][1]:  # an exchange
             (i, s, d), (j, _, _) = changes
             t, u = topic_of[i], topic_of[j]
-            if t == u:
-                return True  # no count changes
-            return (
-                self._keeps(st, s, t, -1)
-                and self._keeps(st, d, t, 1)
-                and self._keeps(st, d, u, -1)
-                and self._keeps(st, s, u, 1)
-            )
+            return t == u or (self.moves(st, t, s, d) and self.moves(st, u, d, s))  # one topic: no count changes
         deltas: dict[tuple[int, int], int] = {}
         for i, s, d in changes:
             t = st.topic_of[i]
             deltas[(s, t)] = deltas.get((s, t), 0) - 1
             deltas[(d, t)] = deltas.get((d, t), 0) + 1
         for (b, t), d in deltas.items():
-            if not d:
-                continue  # an unchanged count keeps its range
-            g = self.classes[t].get(b) if t in self.classes else st.group_of(b)
-            if (g, t) in self.lo and not keeps(st.tcount[b].get(t, 0), d, self.lo[(g, t)], self.hi[(g, t)]):
+            if d and not self._keeps(st, b, t, d):  # an unchanged count keeps its range
                 return False
         return True
 
