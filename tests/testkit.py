@@ -108,3 +108,24 @@ def build_cluster(
     return Cluster(
         brokers=brokers, topics=tuple(make_topic(name, a) for name, a in sorted((topics or {}).items())), mode=mode
     )
+
+
+def beside_giants_over_mean(cluster, targets, tolerance: float = 0.10) -> float:
+    """The most bytes a target broker holds beside its replicas larger than the byte limit ((1 + tolerance) × the
+    mean: `byte_balance.giants`, which stay where they are), over the mean: the figure the byte goal holds within
+    1 + tolerance. Known sizes only."""
+    held = dict.fromkeys(targets, 0)
+    for p in cluster.partitions():
+        for b in p.replicas:
+            if b in held:
+                held[b] += p.size or 0
+    mean = sum(held.values()) / len(held)
+    if not mean:
+        return 1.0
+    beside = dict(held)
+    for p in cluster.partitions():
+        if (p.size or 0) > (1 + tolerance) * mean:
+            for b in p.replicas:
+                if b in beside:
+                    beside[b] -= p.size
+    return max(beside.values()) / mean

@@ -133,6 +133,12 @@ def _word_bytes(n, fixed: bool = False) -> str | None:
             f"{n.count} topic(s) have no known size ({_names(n.topics)}): counted as unknown, not 0 B, and never "
             "moved to balance bytes"
         )
+    if n.kind == "giants":
+        return (
+            f"{n.count} partition(s) have replicas larger than the byte limit ({_ratio(n.values[0])} × the mean) "
+            f"({_names(n.partitions)}): no broker holding one can be within it, so those replicas stay where they "
+            "are and their brokers are held to the limit beside them"
+        )
     if n.kind.startswith("unmet-floor"):
         return (
             f"bytes per broker could not be brought within the tolerance: the smallest broker holds "

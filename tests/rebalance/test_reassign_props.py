@@ -4,7 +4,7 @@ from collections import Counter
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from testkit import build_cluster
+from testkit import beside_giants_over_mean, build_cluster
 
 from planner.rebalance.decommission import decommission, replace_broker
 from planner.rebalance.goals import balance
@@ -315,7 +315,10 @@ def test_byte_goal_reaches_its_tolerance_or_says_so_and_keeps_the_count_spread(c
     data_after = load(after, lambda p: p.size)
     mean = sum(data_after) / len(targets)
     if not unmet(plan, "bytes") and plan.brokers and len({c.rack_of()[b] for b in targets}) < 2:
-        assert max(data_after) <= 1.1 * mean + 1e-9
+        # a broker's replicas larger than the limit stay where they are (named): the limit holds beside them
+        assert beside_giants_over_mean(after, targets) * mean <= 1.1 * mean + 1e-9
+        if max(data_after) > 1.1 * mean + 1e-9:
+            assert any(n.kind == "giants" for n in plan.notes)
 
 
 @settings(max_examples=300, deadline=None)

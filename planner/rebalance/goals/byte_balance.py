@@ -32,7 +32,7 @@ import heapq
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Collection, Iterator, Sequence
+from typing import Callable, Collection, Iterable, Iterator, Sequence
 
 from planner.rebalance.goals.base import Change, CountConstraint, Findings, Frozen, Goal, TopicCounts
 from planner.rebalance.goals.geometry import targets_of
@@ -52,6 +52,24 @@ def limits(st: State, tolerance: float) -> dict[str | None, float]:
     for g, members in st.groups.items():
         total = sum(st.bytes[b] for b in members)
         out[g] = (1 + tolerance) * total / len(members)
+    return out
+
+
+def giants(st: State, members: Iterable[int], limit: float) -> dict[int, float]:
+    """The brokers of `members` holding replicas (of known size) larger than `limit`, each with its ceiling instead of
+    the limit: the limit plus those replicas' bytes. No placement brings such a broker within the limit, and moving
+    such a replica only makes the broker taking it too heavy, so the byte goal leaves them where they are and holds
+    their broker to the limit beside them; it never hands it bytes (issue 30: on 10,000 Pareto-sized partitions four
+    replicas of one partition were each 4.4 × the limit; the replica-count goal keeps their brokers at their share of
+    replicas, so the goal exchanged them big for small, thousands of steps, towards a limit out of reach). Empty where
+    no replica is that large: nearly always, one comparison."""
+    if st.largest <= limit:
+        return {}
+    size, out = st.size, {}
+    for b in members:
+        big = sum(s for i in st.where[b] if (s := size[i]) is not None and s > limit)
+        if big:
+            out[b] = limit + big
     return out
 
 
@@ -111,9 +129,11 @@ def _floor_lower_bound(st: State, tolerance: float, by_rack: dict | None) -> int
 
 def _bytes_lower_bound(st: State, tolerance: float, by_rack: dict | None) -> tuple[int, int]:
     """Fewest bytes any plan reaching the replica-count and byte goals copies, and any reaching the per-topic goal too:
-    every replica leaves a broker, and broker b must lose at least its bytes above the limit and at least its replicas
-    above the ceiling of the mean (the smallest of them at the least), all of them when b is not a target. With the
-    topic goal (`_TopicSheds`), b also loses its replicas of each topic above the topic's floor but the +1s it keeps.
+    every replica leaves a broker, and broker b must lose at least its bytes above the limit (above its ceiling
+    where it holds replicas larger than the limit: `giants`; taking one of those away loses more) and at least its
+    replicas above the ceiling of the mean (the smallest of them at the least), all of them when b is not a target.
+    With the topic goal (`_TopicSheds`), b also loses its replicas of each topic above the topic's floor but the +1s
+    it keeps.
     Unknown sizes count 0. Per rack when every partition keeps one replica per rack (`by_rack`: each rack then ends
     with one replica of each partition)."""
     groups = list(by_rack.values()) if by_rack else [st.targets]
@@ -135,10 +155,11 @@ def _bytes_lower_bound(st: State, tolerance: float, by_rack: dict | None) -> tup
         limit, ceil = (1 + tolerance) * total_bytes / n, -(-total // n)
         sheds = _TopicSheds(st, {t: divmod(c, n) for t, c in topic_totals.items()}, ceil)
         per_broker = 0
+        caps = giants(st, members, limit)  # a broker holding replicas above the limit keeps them (`giants`)
         for b in members:
             movable = [i for i in st.where[b] if i not in st.fixed] if st.fixed else st.where[b]
             extra = st.count[b] - ceil
-            over = int(max(0.0, st.bytes[b] - limit))
+            over = int(max(0.0, st.bytes[b] - caps.get(b, limit)))
             # the sizes of b's movable replicas, in their order, read once for both terms
             sizes = [size[i] or 0 for i in movable] if extra > 0 or sheds.floors is not None else []
             count_only = max(over, sum(heapq.nsmallest(extra, sizes)) if extra > 0 else 0)
@@ -222,6 +243,9 @@ class ByteGoal(Goal):
     floor). Measured as the bytes above that limit and below the floor, summed over the brokers (`measure`; 0 where
     bytes are not balanced: `measured`); bounded below by the bytes any plan must copy (`lower_bound`).
 
+    A broker holding replicas larger than the limit (`giants`) is held to the limit beside them (its ceiling), and
+    those replicas stay where they are.
+
     Constraints: those of every goal before it (`Frozen`: counts, topic spreads, preferred leaders in their ranges);
     partitions of unknown size never move for it. It hands none on: it is the last goal.
 
@@ -253,12 +277,16 @@ class ByteGoal(Goal):
         return None
 
     def measure(self, st: State) -> float:
-        """The bytes above the limit (`limits`) and below the floor (`floors`: brokers that may take replicas), summed
-        over the brokers of each group; 0.0 where not `measured`."""
+        """The bytes above the limit (`limits`; a broker's ceiling where it holds larger replicas: `giants`) and below
+        the floor (`floors`: brokers that may take replicas), summed over the brokers of each group; 0.0 where not
+        `measured`."""
         if not self.measured:
             return 0.0
         limit, floor = limits(st, self.tolerance), floors(st, self.tolerance)
-        over = sum(max(0.0, st.bytes[b] - limit[g]) for g, members in st.groups.items() for b in members)
+        over = 0.0
+        for g, members in st.groups.items():
+            caps = giants(st, members, limit[g])
+            over += sum(max(0.0, st.bytes[b] - caps.get(b, limit[g])) for b in members)
         closed = st.closed
         under = sum(
             max(0.0, floor[g] - st.bytes[b]) for g, members in st.groups.items() for b in members if b not in closed
@@ -278,17 +306,33 @@ class ByteGoal(Goal):
         return max(plain, short), max(with_topics, short)
 
     def notes(self, st: State) -> list[Note]:
-        """Topics of unknown size (where others are known): unknown-sizes; groups the last run left above the limit:
-        unmet, with the largest broker's bytes over its group's mean and the limit's."""
+        """Topics of unknown size (where others are known): unknown-sizes; partitions with replicas larger than the
+        limit (`giants`): giants; groups the last run left above the limit: unmet, with the largest broker's bytes
+        (less those replicas) over its group's mean and the limit's."""
         notes = []
         unknown = sorted({st.parts[i].topic for i in range(len(st.reps)) if not st.known(i)})
         if st.has_sizes and unknown:
             notes.append(Note("bytes", "unknown-sizes", len(unknown), topics=tuple(unknown)))
+        limit = limits(st, self.tolerance)
+        big = sorted(
+            {
+                st.parts[i].tp
+                for g, members in st.groups.items()
+                for b in giants(st, members, limit[g])
+                for i in st.where[b]
+                if st.sz(i) > limit[g]
+            }
+        )
+        if big:
+            notes.append(Note("bytes", "giants", len(big), partitions=tuple(big), values=(1 + self.tolerance,)))
         if self.unmet:
             worst = 0.0
             for members in self.unmet:
                 mean = sum(st.bytes[b] for b in members) / len(members)
-                worst = max(worst, max(st.bytes[b] for b in members) / mean if mean else 1.0)
+                g = st.group_of(members[0])
+                caps = giants(st, members, limit[g])
+                held = max(st.bytes[b] - caps.get(b, limit[g]) + limit[g] for b in members)
+                worst = max(worst, held / mean if mean else 1.0)
             notes.append(Note("bytes", "unmet", len(self.unmet), values=(worst, 1 + self.tolerance)))
         if self.short:
             least, target = math.inf, 1 - self.tolerance
@@ -305,16 +349,19 @@ class ByteGoal(Goal):
         return notes
 
     def _balance(self, st: State, frozen: Frozen, members: Sequence[int], limit: float, sizes: SizeIndex) -> None:
-        order = sorted((st.bytes[b], b) for b in members)  # (bytes, broker), kept current by the goal's moves
+        caps = giants(st, members, limit)  # brokers with their ceilings: never light, their giants never move
+        # (bytes, broker) of the others, kept current by the goal's moves
+        order = sorted((st.bytes[b], b) for b in members if b not in caps)
         for steps in range(64 * len(st.reps) + 64):
-            heavy = order[bisect.bisect_left(order, (order[-1][0],))][1]  # the most bytes, then the lowest id
-            if st.bytes[heavy] <= limit:
+            top = _heaviest(st, order, caps, limit)
+            if top is None:
                 return
+            heavy, cap = top
             if st.deadline.out("the byte goal"):
                 break  # the steps made so far stand: each brought the heaviest broker down
             if steps and not steps % PROGRESS_STEPS:
                 self.say(
-                    f"balancing bytes: {steps:,} steps, the largest broker {st.bytes[heavy] / limit:.3f} × the limit"
+                    f"balancing bytes: {steps:,} steps, the largest broker {st.bytes[heavy] / cap:.3f} × the limit"
                 )
             if not st.allowed():
                 st.capped.append(self.name)
@@ -325,15 +372,16 @@ class ByteGoal(Goal):
                     break
                 if b != heavy and b not in st.closed:
                     lights.append(b)
+            ceiling = caps.get(heavy)
             if st.max_moves is None:
-                step = self._step(st, frozen, heavy, lights, limit, sizes)
+                step = self._step(st, frozen, heavy, lights, limit, sizes, ceiling)
             else:
-                step = self._spread_step(st, frozen, heavy, lights, limit, sizes)
+                step = self._spread_step(st, frozen, heavy, lights, limit, sizes, ceiling)
             if step is None:
                 if not st.allowed(2):
                     st.capped.append(self.name)
                 break
-            touched = {b for _, s, d in step for b in (s, d)}
+            touched = {b for _, s, d in step for b in (s, d) if b not in caps}
             for b in touched:
                 del order[bisect.bisect_left(order, (st.bytes[b], b))]
             for i, s, d in step:
@@ -344,13 +392,20 @@ class ByteGoal(Goal):
         self.unmet.append(members)
 
     def _spread_step(
-        self, st: State, frozen: Frozen, heavy: int, lights: Sequence[int], limit: float, sizes: SizeIndex
+        self,
+        st: State,
+        frozen: Frozen,
+        heavy: int,
+        lights: Sequence[int],
+        limit: float,
+        sizes: SizeIndex,
+        ceiling: float | None = None,
     ) -> list[Change] | None:
         """Under --max-moves: the best change (`_step`) with the lightest of `lights` that has one, so that the few
         moves the cap allows go round the receiving brokers by how far each is below the others (the best over all
         of them could hand one new broker most of the bytes, step after step)."""
         for light in lights:
-            step = self._step(st, frozen, heavy, [light], limit, sizes)
+            step = self._step(st, frozen, heavy, [light], limit, sizes, ceiling)
             if step is not None:
                 return step
         return None
@@ -429,16 +484,24 @@ class ByteGoal(Goal):
         return best[0][1] if best[0] else None
 
     def _step(
-        self, st: State, frozen: Frozen, heavy: int, lights: Sequence[int], limit: float, sizes: SizeIndex
+        self,
+        st: State,
+        frozen: Frozen,
+        heavy: int,
+        lights: Sequence[int],
+        limit: float,
+        sizes: SizeIndex,
+        ceiling: float | None = None,
     ) -> list[Change] | None:
         """The best change between the heavy broker and any of `lights` (the lightest first); a candidate is checked
-        against the earlier goals' constraints only when it would beat the best found so far."""
-        free = _free_step(st, frozen, sizes, heavy, lights, limit) if self.free else None
+        against the earlier goals' constraints only when it would beat the best found so far. `ceiling`: the heavy
+        broker's ceiling where it holds replicas larger than the limit (`giants`: they do not move)."""
+        free = _free_step(st, frozen, sizes, heavy, lights, limit, ceiling) if self.free else None
         if free is not None:
             self.found.record("freed")
             return free
         best: list = [None]  # (key, changes)
-        held = _Heavy(st, heavy, sizes)
+        held = _Heavy(st, heavy, sizes, None if ceiling is None else limit)
         for light in lights:
             _Pair(self, st, frozen, held, light, limit, best).scan()
         return best[0][1] if best[0] else None
@@ -518,9 +581,13 @@ class _Heavy:
     """The heavy broker of a step: its replicas of known size (`SizeIndex` keys, smallest first), the positions of
     those the plan moved there (a move off costs no copy), and the brokers holding a replica it held before."""
 
-    def __init__(self, st: State, heavy: int, sizes: SizeIndex):
+    def __init__(self, st: State, heavy: int, sizes: SizeIndex, limit: float | None = None):
         n = sizes.n
         self.broker, self.index, self.keys = heavy, sizes, sizes.of(heavy)
+        # where it holds replicas larger than the limit (`giants`), the limit: those stay, and it is held to the limit
+        # plus their bytes (its `ceiling`)
+        self.limit = limit
+        self.ceiling = None if limit is None else limit + sum(k // n for k in self.keys if k // n > limit)
         moved_in = (
             bisect.bisect_left(self.keys, s * n + i) for i in st.foreign[heavy] if (s := st.size[i]) is not None
         )
@@ -562,7 +629,7 @@ class _Pair:
         self.goal, self.st, self.frozen, self.heavy, self.light, self.best = goal, st, frozen, heavy, light, best
         h = heavy.broker
         self.gap = st.bytes[h] - st.bytes[light]
-        self.want = st.bytes[h] - limit
+        self.want = st.bytes[h] - (limit if heavy.ceiling is None else heavy.ceiling)
         self.room = limit - st.bytes[light]
         self.top = min(self.room, self.gap - 1)
         self.sizes = heavy.index
@@ -610,12 +677,14 @@ class _Pair:
         if self._inside() and self.want > self.room:
             return  # nothing between these two lands inside the limits, and the best does: none is better
         keys, n = self.heavy.keys, self.n
+        # the heavy broker's replicas up to the limit where it holds larger ones (`giants`: they stay)
+        end = len(keys) if self.heavy.limit is None else _first(keys, math.floor(self.heavy.limit) + 1, n)
         if self.st.usable:
-            for k in keys:
+            for k in keys[:end]:
                 self._entry(*divmod(k, n))
             return
         held_before = self._held_before()
-        foreign, end, best = self.heavy.foreign, len(keys), self.best
+        foreign, best = self.heavy.foreign, self.best
         # an exchange's replica going to the light broker costs -1 copy at the least where the light broker held it
         # before, 0 where the plan moved it to the heavy one, else 1: where the best lands inside the limits with
         # fewer copies than any candidate here costs, none is better (the key's copies come before its bytes)
@@ -782,14 +851,20 @@ class _Pair:
 
 
 def _free_step(
-    st: State, frozen: Frozen, sizes: SizeIndex, heavy: int, lights: Sequence[int], limit: float
+    st: State,
+    frozen: Frozen,
+    sizes: SizeIndex,
+    heavy: int,
+    lights: Sequence[int],
+    limit: float,
+    ceiling: float | None = None,
 ) -> list[Change] | None:
     """The best change between the heavy broker and any of `lights` that copies no more replicas than the plan does
     (`_Free`), if any: fewest copies (taking some back first), then one that lands inside the limits (then the fewest
-    bytes copied), else the fewest bytes copied per byte moved, then the most bytes moved."""
+    bytes copied), else the fewest bytes copied per byte moved, then the most bytes moved. `ceiling`: as `_step`'s."""
     best: list = [None]  # (key, changes)
     for light in lights:
-        _Free(st, frozen, sizes, heavy, light, limit, best).scan()
+        _Free(st, frozen, sizes, heavy, light, limit, best, ceiling).scan()
     return best[0][1] if best[0] else None
 
 
@@ -803,9 +878,21 @@ class _Free:
     TRIES = 4  # per replica, the exchanges (the best first) checked against the constraints
     BACK = 16  # the same for a replica going home (few of them)
 
-    def __init__(self, st: State, frozen: Frozen, sizes: SizeIndex, heavy: int, light: int, limit: float, best: list):
+    def __init__(
+        self,
+        st: State,
+        frozen: Frozen,
+        sizes: SizeIndex,
+        heavy: int,
+        light: int,
+        limit: float,
+        best: list,
+        ceiling: float | None = None,
+    ):
         self.st, self.frozen, self.sizes, self.heavy, self.light, self.best = st, frozen, sizes, heavy, light, best
-        self.want = st.bytes[heavy] - limit
+        # `ceiling`: the heavy broker's where it holds replicas larger than the limit (`giants`). No change here moves
+        # one: each leaves the light broker at or below the limit (`top`), which a broker holding one is not
+        self.want = st.bytes[heavy] - (limit if ceiling is None else ceiling)
         self.room = limit - st.bytes[light]
         self.top = min(self.room, st.bytes[heavy] - st.bytes[light] - 1)
         counts = (c for c in frozen.constraints if isinstance(c, CountConstraint))
@@ -899,6 +986,24 @@ class _Free:
             best[0] = (key, changes)
             return True
         return False
+
+
+def _heaviest(
+    st: State, order: list[tuple[int, int]], caps: dict[int, float], limit: float
+) -> tuple[int, float] | None:
+    """The broker furthest above its ceiling and that ceiling: the limit, or that of a broker holding replicas larger
+    than the limit (`caps`, of `giants`; brokers not in `order`); among the others the most bytes, then the lowest
+    id (`order`: (bytes, broker), sorted). None where every broker is within its ceiling."""
+    over: list[tuple[float, int, float]] = []
+    if order:
+        heavy = order[bisect.bisect_left(order, (order[-1][0],))][1]  # the most bytes, then the lowest id
+        if st.bytes[heavy] > limit:
+            over.append((st.bytes[heavy] - limit, -heavy, limit))
+    over.extend((st.bytes[b] - cap, -b, cap) for b, cap in caps.items() if st.bytes[b] > cap)
+    if not over:
+        return None
+    _, b, cap = max(over)
+    return -b, cap
 
 
 def _first(keys: list[int], size: float, n: int) -> int:

@@ -2,9 +2,10 @@
 
 from testkit import build_cluster
 
+from planner.formats.plan import word_note
 from planner.model import TopicPartition
 from planner.rebalance.goals.base import Frozen
-from planner.rebalance.goals.byte_balance import ByteGoal
+from planner.rebalance.goals.byte_balance import ByteGoal, giants
 from planner.rebalance.goals.state import State
 from planner.rebalance.moves import select_partitions, with_sizes
 
@@ -28,3 +29,38 @@ def test_the_byte_goal_counts_the_bytes_a_swap_takes_back_as_net_bytes_moved():
     ByteGoal(0.10).optimize(st, Frozen())
     assert {p.topic: tuple(st.reps[i]) for i, p in enumerate(parts)} == {"a": (2,), "b": (1,), "m": (3,), "x": (1,)}
     assert (st.copies, {b: st.bytes[b] // GIB for b in (1, 2, 3)}) == (2, {1: 88, 2: 90, 3: 92})
+
+
+def test_a_replica_larger_than_the_limit_stays_and_its_broker_is_held_to_the_limit_beside_it():
+    # Brokers 1-3, one replica per partition: g (200 GiB) is larger than the limit (1.1 x the mean of 143.3 GiB:
+    # 157.7 GiB), so no placement brings its broker within it and moving g only makes another broker too heavy.
+    # Broker 1 holds g, a, b and c (70 GiB each): it is held to the limit beside g (its ceiling 357.7 GiB), so one
+    # of its 70 GiB replicas leaves (210 -> 140 GiB beside g) and g stays; then the floor (0.9 x the mean less g:
+    # 103.5 GiB) takes the other two to brokers 2 and 3 (d follows, broker 2 -> 3), out of reach for broker 3 (90 GiB).
+    # Before (issue 30), the goal chased the limit out of reach: it copied g itself to broker 2 (200 GiB) and a to
+    # broker 3, 270 GiB copied where 210 are, and left the ceiling unmet
+    topics = {t: {0: (1,)} for t in "abcg"} | {"d": {0: (2,)}, "e": {0: (3,)}}
+    c = build_cluster(3, first_id=1, topics=topics)
+    sizes = {"a": 70, "b": 70, "c": 70, "d": 10, "e": 10, "g": 200}
+    c = with_sizes(c, {TopicPartition(t, 0): s * GIB for t, s in sizes.items()})
+    parts = select_partitions(c)
+    st = State(c, parts, [1, 2, 3], ())
+    limit = 1.1 * 430 * GIB / 3
+    assert giants(st, [1, 2, 3], limit) == {1: limit + 200 * GIB}
+    assert giants(st, [1, 2, 3], 200 * GIB) == {}  # not larger than the limit: no ceiling of its own
+    goal = ByteGoal(0.10)
+    floor = 0.9 * 230 * GIB / 2
+    assert goal.measure(st) == (210 * GIB - limit) + 2 * (floor - 10 * GIB)  # above broker 1's ceiling, below the floor
+    goal.optimize(st, Frozen())
+    placed = {p.topic: st.reps[i] for i, p in enumerate(parts)}
+    assert placed == {"a": [2], "b": [3], "c": [2], "d": [3], "e": [3], "g": [1]}
+    assert {b: st.bytes[b] // GIB for b in (1, 2, 3)} == {1: 200, 2: 140, 3: 90}
+    assert (goal.measure(st), goal.unmet, goal.short) == (floor - 90 * GIB, [], [[1, 2, 3]])
+    assert [(n.kind, n.partitions, n.values) for n in goal.notes(st)] == [
+        ("giants", (TopicPartition("g", 0),), (1.1,)),
+        ("unmet-floor", (), (90 / (430 / 3), 0.9 * 115 / (430 / 3))),
+    ]
+    assert word_note(goal.notes(st)[0]) == (
+        "1 partition(s) have replicas larger than the byte limit (1.10 × the mean) (g-0): no broker holding one can be "
+        "within it, so those replicas stay where they are and their brokers are held to the limit beside them"
+    )

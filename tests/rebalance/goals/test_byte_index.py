@@ -5,6 +5,7 @@ import random
 from dataclasses import replace
 
 from bench.corpus import ISSUE_CASES, generate
+from planner.model import TopicPartition
 from planner.rebalance.decommission import decommission
 from planner.rebalance.goals import balance
 from planner.rebalance.goals.byte_balance import SizeIndex
@@ -45,21 +46,28 @@ def test_the_size_index_stays_what_a_fresh_sort_gives_through_moves():
 
 
 def test_case_c_shape_plans_the_moves_and_bytes_it_planned_before_the_faster_steps():
-    # 20 brokers without racks, RF 1/2/4, two brokers at 3x their share, Pareto sizes: an RF-4 giant keeps four
-    # brokers above the byte limit (the goal's longest runs: many small exchanges); the figures and the plans
+    # 20 brokers without racks, RF 1/2/4, two brokers at 3x their share, Pareto sizes: a giant keeps its
+    # broker above the byte limit (the goal's longest runs: many small exchanges); the figures and the plans
     # are those of the byte goal before its steps got cheaper (841335b's parent). With the byte goal's floor (issue
     # 32) the brokers below 0.9 x the mean (which the giant lifts) take from the heaviest: 289 moves where 184 were;
-    # with the floor from the mean less the giant's four replicas (water-filling: `byte_balance.reachable`), 198
-    # and the floor reached (no unmet-floor note); the decommission 324 -> 219 moves
+    # with the floor from the mean less the giant (water-filling: `byte_balance.reachable`), 198
+    # and the floor reached (no unmet-floor note); the decommission 324 -> 219 moves. The giant (RF 1, on broker 6,
+    # 2.95 x the mean) stays where it is and broker 6 is held to the limit beside it (`byte_balance.giants`): the
+    # goal no longer trades broker 6's other replicas big for small towards a limit out of reach; it brings the
+    # largest of the other brokers from 1.55 to 1.24 x the mean with 232 moves (and the bytes bound no longer counts
+    # broker 6's giant as bytes to shed); the decommission 264 moves
     c = generate(replace(ISSUE_CASES["c"][0], per_broker=18), 360)
     plan = balance(c)
     assert (plan.replica_moves, plan.moved_bytes(), plan.lower_bound, plan.bytes_lower_bound) == (
-        198,
-        1367935360105,
+        232,
+        1436009607846,
         155,
-        1339855158205,
+        849391608982,
     )
-    assert [(n.goal, n.kind, n.values) for n in plan.notes] == [("bytes", "unmet", (3.1234612324667026, 1.1))]
-    assert _digest(plan) == "b597de66d817"
+    assert [(n.goal, n.kind, n.partitions, n.values) for n in plan.notes] == [
+        ("bytes", "giants", (TopicPartition("topic-0037", 1),), (1.1,)),
+        ("bytes", "unmet", (), (1.2396166642221615, 1.1)),
+    ]
+    assert _digest(plan) == "3b8ab4c8b32e"
     gone = decommission(c, [0])
-    assert (gone.replica_moves, gone.moved_bytes(), _digest(gone)) == (219, 1536089777890, "c131bbeb8f0d")
+    assert (gone.replica_moves, gone.moved_bytes(), _digest(gone)) == (264, 1564467528813, "8404d3f6dafa")

@@ -7,7 +7,7 @@ from math import prod
 
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
-from testkit import build_cluster
+from testkit import beside_giants_over_mean, build_cluster
 
 from planner.formats.plan import word_note
 from planner.model import Broker, Cluster, Partition, Topic, TopicPartition
@@ -97,7 +97,8 @@ def check_goals(c, plan, targets):
         if spread([lc[b] for b in targets]) > 1:
             assert t.name in named
     if m.after.bytes_max_over_mean is not None and any(p.size is not None for p in c.partitions()):
-        if n_racks < 2 and m.after.bytes_max_over_mean > 1.1 + 1e-9:
+        # a broker's replicas larger than the limit stay where they are: it is held to the limit beside them
+        if n_racks < 2 and beside_giants_over_mean(after, targets) > 1.1 + 1e-9:
             assert {n.kind for n in notes_of(plan, "bytes")} & {"unmet", "unmet-capped"}
     unknown = sorted({p.topic for p in c.partitions() if p.size is None})
     if unknown and len(unknown) < len(c.topics):
@@ -416,16 +417,19 @@ def test_the_byte_goal_keeps_a_rack_forced_topic_within_1_inside_each_rack():
     }
     assert [(n.goal, n.kind, n.topics, n.values) for n in plan.notes] == [
         ("topic-spread", "rack-forced", ("t2",), (2,)),
-        ("bytes", "unmet", (), (1.9201704545454545, 1.1)),  # t0-3 alone (5,953 B) is 1.92 x the mean
+        # t0-3 alone (5,953 B) is 1.69 x the mean: its brokers (1 and 6) are held to the limit beside it (issue 30)
+        ("bytes", "giants", (), (1.1,)),
         # the floor is 0.9 x the mean less t0-3 (water-filling: 0.651 x the mean), still out of the others' reach
-        ("bytes", "unmet-floor", (), (0.5414772727272728, 0.6511704545454546)),
+        ("bytes", "unmet-floor", (), (0.5338068181818182, 0.6511704545454546)),
     ]
+    assert notes_of(plan, "bytes")[0].partitions == (TopicPartition("t0", 3),)
     # 17 moves before `exchange.shortcuts` made a chain of two moves of t2 through one broker a single move, 16 before
     # the byte goal's first choice became changes that copy no replica more than the plan does (`byte_balance._Free`);
     # 16 with the byte goal's floor (issue 32), which raises the lightest broker as far as its replicas allow; 28
     # with the floor from the mean without t0-3's replica: donors may then give more before reaching it (the lightest
-    # broker 0.413 -> 0.541 x the mean)
-    assert (plan.replica_moves, plan.lower_bound) == (28, 5)
+    # broker 0.413 -> 0.541 x the mean); 22 where the brokers holding t0-3 are held to the limit beside it instead of
+    # exchanging their other replicas towards a limit out of reach (the lightest 0.534 x the mean)
+    assert (plan.replica_moves, plan.lower_bound) == (22, 5)
     assert word_note(plan.notes[0]) == (
         "1 topic(s) spread more than 1 over all brokers because racks differ in size: no rack-safe plan that keeps "
         "every broker's replica count in the range the replica-count goal reached spreads them less than 2 (each "

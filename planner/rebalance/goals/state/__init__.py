@@ -261,6 +261,11 @@ class State:
                 self.reps[i] = list(old)
         self.recount_leads()
 
+    @property
+    def largest(self) -> int:
+        """The largest partition size known (0 where none is)."""
+        return self._span[0] - 1
+
     def known(self, i: int) -> bool:
         return self.size[i] is not None
 
