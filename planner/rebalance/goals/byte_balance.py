@@ -331,7 +331,7 @@ class ByteGoal(Goal):
                 mean = sum(st.bytes[b] for b in members) / len(members)
                 g = st.group_of(members[0])
                 caps = giants(st, members, limit[g])
-                held = max(st.bytes[b] - caps.get(b, limit[g]) + limit[g] for b in members)
+                held = max(st.bytes[b] - (caps[b] - limit[g]) if b in caps else st.bytes[b] for b in members)
                 worst = max(worst, held / mean if mean else 1.0)
             notes.append(Note("bytes", "unmet", len(self.unmet), values=(worst, 1 + self.tolerance)))
         if self.short:
