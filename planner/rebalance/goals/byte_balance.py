@@ -314,24 +314,17 @@ class ByteGoal(Goal):
         if st.has_sizes and unknown:
             notes.append(Note("bytes", "unknown-sizes", len(unknown), topics=tuple(unknown)))
         limit = limits(st, self.tolerance)
-        big = sorted(
-            {
-                st.parts[i].tp
-                for g, members in st.groups.items()
-                for b in giants(st, members, limit[g])
-                for i in st.where[b]
-                if st.sz(i) > limit[g]
-            }
-        )
+        caps = {g: giants(st, members, limit[g]) for g, members in st.groups.items()}
+        big = sorted({st.parts[i].tp for g in caps for b in caps[g] for i in st.where[b] if st.sz(i) > limit[g]})
         if big:
             notes.append(Note("bytes", "giants", len(big), partitions=tuple(big), values=(1 + self.tolerance,)))
         if self.unmet:
             worst = 0.0
             for members in self.unmet:
                 mean = sum(st.bytes[b] for b in members) / len(members)
-                g = st.group_of(members[0])
-                caps = giants(st, members, limit[g])
-                held = max(st.bytes[b] - (caps[b] - limit[g]) if b in caps else st.bytes[b] for b in members)
+                g, held = st.group_of(members[0]), 0.0
+                for b in members:  # its bytes, less those of replicas larger than the limit
+                    held = max(held, st.bytes[b] - (caps[g][b] - limit[g]) if b in caps[g] else st.bytes[b])
                 worst = max(worst, held / mean if mean else 1.0)
             notes.append(Note("bytes", "unmet", len(self.unmet), values=(worst, 1 + self.tolerance)))
         if self.short:
@@ -501,7 +494,7 @@ class ByteGoal(Goal):
             self.found.record("freed")
             return free
         best: list = [None]  # (key, changes)
-        held = _Heavy(st, heavy, sizes, None if ceiling is None else limit)
+        held = _Heavy(st, heavy, sizes, None if ceiling is None else (limit, ceiling))
         for light in lights:
             _Pair(self, st, frozen, held, light, limit, best).scan()
         return best[0][1] if best[0] else None
@@ -581,13 +574,13 @@ class _Heavy:
     """The heavy broker of a step: its replicas of known size (`SizeIndex` keys, smallest first), the positions of
     those the plan moved there (a move off costs no copy), and the brokers holding a replica it held before."""
 
-    def __init__(self, st: State, heavy: int, sizes: SizeIndex, limit: float | None = None):
+    def __init__(self, st: State, heavy: int, sizes: SizeIndex, giant: tuple[float, float] | None = None):
         n = sizes.n
         self.broker, self.index, self.keys = heavy, sizes, sizes.of(heavy)
-        # where it holds replicas larger than the limit (`giants`), the limit: those stay, and it is held to the limit
-        # plus their bytes (its `ceiling`)
-        self.limit = limit
-        self.ceiling = None if limit is None else limit + sum(k // n for k in self.keys if k // n > limit)
+        # where it holds replicas larger than the limit, (the limit, its ceiling) (`giants`): those replicas stay, and
+        # it is held to the ceiling
+        self.limit: float | None = None if giant is None else giant[0]
+        self.ceiling: float | None = None if giant is None else giant[1]
         moved_in = (
             bisect.bisect_left(self.keys, s * n + i) for i in st.foreign[heavy] if (s := st.size[i]) is not None
         )
