@@ -404,6 +404,7 @@ class _Vector:
         dist = np.full(n, FAR, dtype=np.int64)
         dist[s] = 0
         fell = np.array([s], dtype=np.int64)
+        mark = np.zeros(n, dtype=bool)  # the nodes met in a round: `np.unique` of them without sorting
         while fell.size:
             first = start[fell]
             count = start[fell + 1] - first
@@ -419,7 +420,9 @@ class _Vector:
                 break
             to, near = to[closer], near[closer]
             np.minimum.at(dist, to, near)
-            fell = np.unique(to)
+            mark[to] = True
+            fell = np.flatnonzero(mark)
+            mark[fell] = False
             fell = fell[dist[fell] < dist[t]]
         cut = int(dist[t])
         if cut >= FAR:

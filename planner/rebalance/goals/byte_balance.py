@@ -524,6 +524,18 @@ class SizeIndex:
         self.n = len(st.reps) or 1
         self.keys: dict[int, list[int]] = {}
         self.topics: dict[int, dict[int, list[int]]] = {}  # broker -> topic -> its `keys` of that topic
+        # (t, s, d) -> `TopicCounts.moves` of the topic constraint of `counted` (a `Frozen`), until the next move:
+        # a step asks thousands of exchanges, nearly all refused by it (issue 30's uniform-even at 10,000: 14
+        # million asks, 99 % refused), and many ask the same topic between the same two brokers
+        self.counted: Frozen | None = None
+        self.counts: TopicCounts | None = None
+        self.topic_moves: dict[tuple[int, int, int], bool] = {}
+        # (i, s, d) -> `State.can_move(i, s, d)`, until the next move: the free steps ask each replica of a pair with
+        # several of the other broker's (issue 30's zipf-giants-perbroker at 10,000: 19 million asks in 2,665 steps)
+        self.can: dict[Change, bool] = {}
+        # i -> (s, d) -> `State.placeable(i, s, d)`, until i moves (it reads only i's replica list): the free steps
+        # ask it again step after step, of the same heavy broker's replicas and the same light brokers
+        self.placed: dict[int, dict[tuple[int, int], bool]] = {}
 
     def allows(self, frozen: Frozen, changes: list[Change]) -> bool:
         """`frozen.allows(st, changes)`, but for the replica-count constraint where no broker's count changes (an
@@ -532,12 +544,52 @@ class SizeIndex:
         million refusals, 69,000 allowed)."""
         st = self.st
         neutral = len(changes) == 2 and changes[0][1] == changes[1][2] and changes[0][2] == changes[1][1]
+        if neutral:
+            (i, s, d), (j, _, _) = changes
+            t, u = st.topic_of[i], st.topic_of[j]
+            # an exchange across topics: the topic constraint refuses it where either topic's move leaves its range
+            if t != u and self.counts_of(frozen) is not None and not (self.moves(t, s, d) and self.moves(u, d, s)):
+                return False
         for c in frozen.constraints:  # a loop, not all() over a generator
             if neutral and type(c) is CountConstraint:
                 continue
             if not c.allows(st, changes):
                 return False
         return True
+
+    def counts_of(self, frozen: Frozen) -> TopicCounts | None:
+        """The topic constraint of `frozen`, if any (then `moves` answers for it)."""
+        if self.counted is not frozen:
+            self.counted, self.topic_moves = frozen, {}
+            self.counts = next((c for c in frozen.constraints if isinstance(c, TopicCounts)), None)
+        return self.counts
+
+    def moves(self, t: int, s: int, d: int) -> bool:
+        """`TopicCounts.moves` of the topic constraint `counts_of` found, kept until the next move."""
+        ok = self.topic_moves.get((t, s, d))
+        if ok is None:
+            assert self.counts is not None
+            ok = self.topic_moves[(t, s, d)] = self.counts.moves(self.st, t, s, d)
+        return ok
+
+    def placeable(self, i: int, s: int, d: int) -> bool:
+        """`State.placeable(i, s, d)`, kept until i moves."""
+        by_pair = self.placed.get(i)
+        if by_pair is None:
+            by_pair = self.placed[i] = {}
+        ok = by_pair.get((s, d))
+        if ok is None:
+            ok = by_pair[(s, d)] = self.st.placeable(i, s, d)
+        return ok
+
+    def can_move(self, change: Change) -> bool:
+        """`State.can_move(*change)`: `placeable` where no broker has a disk limit, else kept until the next move."""
+        if not self.st.usable:
+            return self.placeable(*change)
+        ok = self.can.get(change)
+        if ok is None:
+            ok = self.can[change] = self.st.can_move(*change)
+        return ok
 
     def of(self, b: int) -> list[int]:
         keys = self.keys.get(b)
@@ -557,6 +609,9 @@ class SizeIndex:
         return topics.get(t, [])
 
     def moved(self, i: int, src: int, dst: int) -> None:
+        self.topic_moves.clear()  # the counts changed
+        self.can.clear()
+        self.placed.pop(i, None)
         size = self.st.size[i]
         if size is None:
             return
@@ -632,7 +687,7 @@ class _Pair:
         self.movable: dict[int, bool] = {}  # j -> whether j may move from the light broker to the heavy one
         self.open = light in st.target_set and light not in st.closed  # it may take replicas
         self.rack, self.placed = st.rack_of.get(light), heavy.placed
-        self.topics = next((c for c in frozen.constraints if isinstance(c, TopicCounts)), None)
+        self.topics = self.sizes.counts_of(frozen)
         if st.usable:  # a move that does not fit records the broker as full: check every one, as a full sort would
             for k in self.theirs:
                 self._may(k % self.n)
@@ -786,15 +841,16 @@ class _Pair:
         # every exchange for a replica of another topic (its counts change as the move's do): none is offered
         # (`offer` would refuse it; issue 30's case c: millions of candidates, each keyed before being refused)
         t, topics, topic_of = st.topic_of[i], self.topics, st.topic_of
-        alone = topics is None or topics.moves(st, t, heavy, light)
+        alone = topics is None or self.sizes.moves(t, heavy, light)
         if self.single and 0 < si < self.gap and alone:
             self.offer([(i, heavy, light)], si)
         # the fewest bytes a better exchange moves while the best stays (an accepted one ends the turn): one inside
         # the limits moves at least `want`, one outside at least the best's bytes per copy (it costs at least 1)
         best = self.best[0]
         least = -math.inf if best is None else want if not best[0][0] else min(want, -best[0][1])
-        # the first 6 of the light broker's replicas from p on that may move (`_from`, written out: the hot path)
-        found, end, can_move = 0, len(theirs), st.can_move
+        # the first 6 of the light broker's replicas from p on that may move (`_from`, written out: the hot path); an
+        # exchange for one of another topic whose move the topic ranges refuse is not offered (`offer` would refuse it)
+        found, end, can_move, moves = 0, len(theirs), st.can_move, self.sizes.moves
         while found < 6 and p < end:
             key = theirs[p]
             p += 1
@@ -807,7 +863,7 @@ class _Pair:
                 sj = key // n
                 if sj >= si or (
                     si - sj >= least
-                    and (alone or topic_of[j] == t)
+                    and ((u := topic_of[j]) == t or (alone and (topics is None or moves(u, light, heavy))))
                     and self.offer([(i, heavy, light), (j, light, heavy)], si - sj)
                 ):
                     return
@@ -937,6 +993,8 @@ class _Free:
         """i for the first of the light broker's replicas of `keys` (`SizeIndex` keys, sorted) that moves at most
         `top` bytes and is allowed, trying a few."""
         n, si, h, l = self.sizes.n, self.st.sz(i), self.heavy, self.light
+        if not self.sizes.placeable(i, h, l):
+            return  # every exchange of i is refused (`offer`): none changes the best
         k = bisect.bisect_left(keys, math.ceil(si - self.top) * n)
         for key in keys[k : k + tries]:
             j = key % n
@@ -944,6 +1002,9 @@ class _Free:
                 break
 
     def _partners(self, j: int, keys: Iterator[int]) -> None:
+        if not self.st.usable and not self.sizes.placeable(j, self.light, self.heavy):
+            return  # every exchange for j is refused (`offer`; under disk limits it asks i's room first, which
+            # records a full broker)
         for key in keys:
             if self.offer([(key % self.sizes.n, self.heavy, self.light), (j, self.light, self.heavy)]) is not False:
                 break
@@ -961,19 +1022,33 @@ class _Free:
             return None
         cost = copied = 0
         for i, s, d in changes:
-            c = (d not in home[i]) - (s not in home[i])
+            h = home[i]
+            c = (d not in h) - (s not in h)
             cost += c
             copied += c * (size[i] or 0)
         if cost > 0:
             return None
-        inside = self.want <= delta
-        key = (cost, not inside, copied if inside else copied / delta, -delta, tuple(changes))
+        outside = self.want > delta
+        rate = copied / delta if outside else copied
         best = self.best
-        if best[0] is not None and key >= best[0][0]:
-            return None
-        can_move = st.can_move
-        for i, s, d in changes:  # a loop, not all() over a generator
-            if not can_move(i, s, d):
+        if best[0] is not None:  # `key >= best[0][0]` written out, the key built only where it is better
+            top = best[0][0]
+            if cost != top[0]:
+                worse = cost > top[0]
+            elif outside != top[1]:
+                worse = outside > top[1]
+            elif rate != top[2]:
+                worse = rate > top[2]
+            elif delta != -top[3]:
+                worse = delta < -top[3]
+            else:
+                worse = tuple(changes) >= top[4]
+            if worse:
+                return None
+        key = (cost, outside, rate, -delta, tuple(changes))
+        can_move = self.sizes.can_move
+        for change in changes:  # a loop, not all() over a generator
+            if not can_move(change):
                 return False
         if self.sizes.allows(self.frozen, changes):
             best[0] = (key, changes)
