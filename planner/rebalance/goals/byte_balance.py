@@ -955,9 +955,11 @@ class _Free:
             (i for i in departed if i in where) if len(departed) < len(where) else (i for i in where if i in departed)
         )
         out = {}
+        home, size = st.home, st.size  # `State.cost` and `State.known` written out
         for i in (*st.foreign[src], *both):
-            c = st.cost(i, src, dst)
-            if c <= 0 and st.known(i):
+            at = home[i]
+            c = (dst not in at) - (src not in at)
+            if c <= 0 and size[i] is not None:
                 out[i] = c
         return out
 
@@ -971,7 +973,8 @@ class _Free:
                 self.offer([(i, h, l)])
         # for each of mine, the light broker's smallest replica (of those copying none, or of all of them where a
         # copy taken back pays) that leaves at most `top` bytes moved: the most bytes moved
-        order = sorted(st.sz(j) * n + j for j in theirs)
+        size = st.size
+        order = sorted((size[j] or 0) * n + j for j in theirs)
         # the fewest copies one of theirs (of those copying none; of all of them: the others copy one) adds going to
         # the heavy broker: an exchange costing more copies than the best so far is not better (copies come first)
         best, least, least_any = self.best, min(theirs.values(), default=0), min(theirs.values(), default=1)
@@ -998,15 +1001,16 @@ class _Free:
         k = bisect.bisect_left(keys, math.ceil(si - self.top) * n)
         for key in keys[k : k + tries]:
             j = key % n
-            if key // n >= si or (j != i and self.offer([(i, h, l), (j, l, h)]) is not False):
+            if key // n >= si or (j != i and self._swap(i, j) is not False):
                 break
 
     def _partners(self, j: int, keys: Iterator[int]) -> None:
         if not self.st.usable and not self.sizes.placeable(j, self.light, self.heavy):
             return  # every exchange for j is refused (`offer`; under disk limits it asks i's room first, which
             # records a full broker)
+        n = self.sizes.n
         for key in keys:
-            if self.offer([(key % self.sizes.n, self.heavy, self.light), (j, self.light, self.heavy)]) is not False:
+            if self._swap(key % n, j) is not False:
                 break
 
     def offer(self, changes: list[Change], delta: int | None = None) -> bool | None:
@@ -1028,6 +1032,25 @@ class _Free:
             copied += c * (size[i] or 0)
         if cost > 0:
             return None
+        return self._keep(changes, delta, cost, copied)
+
+    def _swap(self, i: int, j: int) -> bool | None:
+        """`offer` of i (on the heavy broker) exchanged for j (on the light one), written out: nearly every candidate
+        of the free steps is one (issue 30's zipf-giants-perbroker at 10,000: 25 million)."""
+        size, home, h, l = self.st.size, self.st.home, self.heavy, self.light
+        si, sj = size[i] or 0, size[j] or 0
+        delta = si - sj
+        if not 0 < delta <= self.top:
+            return None
+        at_i, at_j = home[i], home[j]
+        ci, cj = (l not in at_i) - (h not in at_i), (h not in at_j) - (l not in at_j)
+        if ci + cj > 0:
+            return None
+        return self._keep([(i, h, l), (j, l, h)], delta, ci + cj, ci * si + cj * sj)
+
+    def _keep(self, changes: list[Change], delta: int, cost: int, copied: int) -> bool | None:
+        """`offer`'s end: keep `changes` (moving `delta` bytes at `cost` copies and `copied` bytes) if better than the
+        best so far and allowed."""
         outside = self.want > delta
         rate = copied / delta if outside else copied
         best = self.best
