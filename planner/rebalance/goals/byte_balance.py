@@ -44,6 +44,7 @@ LIGHTS = 64  # the brokers (lightest first) a heavy broker may hand bytes to in 
 # the floor's donors (heaviest first) scanned for a change that copies nothing more (`_FloorFree`): on the 60-broker
 # peer scale-out, 64 took the floor's steps to half the plan's CPU; 16 plan as few moves and bytes there
 FREE_DONORS = 16
+PLACED = 500_000  # `SizeIndex.placeable`'s answers kept at most (about 50 MB)
 
 
 def limits(st: State, tolerance: float) -> dict[str | None, float]:
@@ -534,8 +535,10 @@ class SizeIndex:
         # several of the other broker's (issue 30's zipf-giants-perbroker at 10,000: 19 million asks in 2,665 steps)
         self.can: dict[Change, bool] = {}
         # i -> (s, d) -> `State.placeable(i, s, d)`, until i moves (it reads only i's replica list): the free steps
-        # ask it again step after step, of the same heavy broker's replicas and the same light brokers
+        # ask it again step after step, of the same heavy broker's replicas and the same light brokers. Dropped, all
+        # but i's, past `PLACED` answers (a million-partition plan would otherwise keep tens of millions)
         self.placed: dict[int, dict[tuple[int, int], bool]] = {}
+        self.answers = 0
 
     def allows(self, frozen: Frozen, changes: list[Change]) -> bool:
         """`frozen.allows(st, changes)`, but for the replica-count constraint where no broker's count changes (an
@@ -580,6 +583,9 @@ class SizeIndex:
         ok = by_pair.get((s, d))
         if ok is None:
             ok = by_pair[(s, d)] = self.st.placeable(i, s, d)
+            self.answers += 1
+            if self.answers > PLACED:
+                self.placed, self.answers = {i: by_pair}, len(by_pair)
         return ok
 
     def can_move(self, change: Change) -> bool:

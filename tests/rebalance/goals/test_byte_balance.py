@@ -64,3 +64,29 @@ def test_a_replica_larger_than_the_limit_stays_and_its_broker_is_held_to_the_lim
         "1 partition(s) have replicas larger than the byte limit (1.10 × the mean) (g-0): no broker holding one can be "
         "within it, so those replicas stay where they are and their brokers are held to the limit beside them"
     )
+
+
+def test_the_byte_goals_kept_placeable_answers_dropped_past_their_bound_plan_the_same(monkeypatch):
+    """`SizeIndex.placeable` keeps at most `PLACED` answers (then all but the asked replica's are dropped): a memo
+    only, so a plan made with a bound of 1 (dropped at nearly every answer) is the plan made with the default."""
+    from bench.corpus import FAMILIES, generate
+    from bench.plan_digests import plan_text
+
+    from planner.rebalance.goals import balance, byte_balance
+
+    cluster = generate(next(f for f in FAMILIES if f.name == "zipf-giants-perbroker"), 1000)
+    kept = plan_text(balance(cluster, rack_repair=True))
+    drops = []
+    asked = byte_balance.SizeIndex.placeable
+
+    def placeable(self, i, s, d):
+        before = self.placed
+        ok = asked(self, i, s, d)
+        if self.placed is not before:
+            drops.append(i)
+        return ok
+
+    monkeypatch.setattr(byte_balance, "PLACED", 1)
+    monkeypatch.setattr(byte_balance.SizeIndex, "placeable", placeable)
+    assert plan_text(balance(cluster, rack_repair=True)) == kept
+    assert len(drops) > 1000, len(drops)  # the bound was reached, again and again
