@@ -71,7 +71,6 @@ def test_the_byte_goals_kept_placeable_answers_dropped_past_their_bound_plan_the
     only, so a plan made with a bound of 1 (dropped at nearly every answer) is the plan made with the default."""
     from bench.corpus import FAMILIES, generate
     from bench.plan_digests import plan_text
-
     from planner.rebalance.goals import balance, byte_balance
 
     cluster = generate(next(f for f in FAMILIES if f.name == "zipf-giants-perbroker"), 1000)
