@@ -271,7 +271,7 @@ class ByteGoal(Goal):
         self.unmet = []
         self.short = []
         limit, floor = limits(st, self.tolerance), floors(st, self.tolerance)
-        sizes = SizeIndex(st)
+        sizes = SizeIndex(st, frozen)
         for g, members in st.groups.items():
             self._balance(st, frozen, members, limit[g], sizes)
             self._fill(st, frozen, members, limit[g], floor[g], sizes)
@@ -518,18 +518,18 @@ class ByteGoal(Goal):
 class SizeIndex:
     """Per broker, its replicas of known size as `size × n + index` (so in (size, index) order), sorted: built on first
     use in a run of the goal and kept current by its own moves (the goals before it make none meanwhile). A step then
-    finds a light broker's replicas of a given size by bisection instead of sorting all of them."""
+    finds a light broker's replicas of a given size by bisection instead of sorting all of them. `frozen`: the
+    constraints of the goals before it (`allows`), the topic goal's among them (`counts`)."""
 
-    def __init__(self, st: State):
-        self.st = st
+    def __init__(self, st: State, frozen: Frozen | None = None):
+        self.st, self.frozen = st, Frozen() if frozen is None else frozen
         self.n = len(st.reps) or 1
         self.keys: dict[int, list[int]] = {}
         self.topics: dict[int, dict[int, list[int]]] = {}  # broker -> topic -> its `keys` of that topic
-        # (t, s, d) -> `TopicCounts.moves` of the topic constraint of `counted` (a `Frozen`), until the next move:
-        # a step asks thousands of exchanges, nearly all refused by it (issue 30's uniform-even at 10,000: 14
-        # million asks, 99 % refused), and many ask the same topic between the same two brokers
-        self.counted: Frozen | None = None
-        self.counts: TopicCounts | None = None
+        # (t, s, d) -> `TopicCounts.moves` of the topic constraint (`counts`), until the next move: a step asks
+        # thousands of exchanges, nearly all refused by it (issue 30's uniform-even at 10,000: 14 million asks, 99 %
+        # refused), and many ask the same topic between the same two brokers
+        self.counts = next((c for c in self.frozen.constraints if isinstance(c, TopicCounts)), None)
         self.topic_moves: dict[tuple[int, int, int], bool] = {}
         # (i, s, d) -> `State.can_move(i, s, d)`, until the next move: the free steps ask each replica of a pair with
         # several of the other broker's (issue 30's zipf-giants-perbroker at 10,000: 19 million asks in 2,665 steps)
@@ -540,7 +540,7 @@ class SizeIndex:
         self.placed: dict[int, dict[tuple[int, int], bool]] = {}
         self.answers = 0
 
-    def allows(self, frozen: Frozen, changes: list[Change]) -> bool:
+    def allows(self, changes: list[Change]) -> bool:
         """`frozen.allows(st, changes)`, but for the replica-count constraint where no broker's count changes (an
         exchange: `CountConstraint` keeps an unchanged count in its range), which it would allow: most candidates
         the steps check are exchanges, and most are refused by the other constraints (issue 30's case c: 4.3
@@ -551,24 +551,17 @@ class SizeIndex:
             (i, s, d), (j, _, _) = changes
             t, u = st.topic_of[i], st.topic_of[j]
             # an exchange across topics: the topic constraint refuses it where either topic's move leaves its range
-            if t != u and self.counts_of(frozen) is not None and not (self.moves(t, s, d) and self.moves(u, d, s)):
+            if t != u and self.counts is not None and not (self.moves(t, s, d) and self.moves(u, d, s)):
                 return False
-        for c in frozen.constraints:  # a loop, not all() over a generator
+        for c in self.frozen.constraints:  # a loop, not all() over a generator
             if neutral and type(c) is CountConstraint:
                 continue
             if not c.allows(st, changes):
                 return False
         return True
 
-    def counts_of(self, frozen: Frozen) -> TopicCounts | None:
-        """The topic constraint of `frozen`, if any (then `moves` answers for it)."""
-        if self.counted is not frozen:
-            self.counted, self.topic_moves = frozen, {}
-            self.counts = next((c for c in frozen.constraints if isinstance(c, TopicCounts)), None)
-        return self.counts
-
     def moves(self, t: int, s: int, d: int) -> bool:
-        """`TopicCounts.moves` of the topic constraint `counts_of` found, kept until the next move."""
+        """`TopicCounts.moves` of the topic constraint (`counts`, not None), kept until the next move."""
         ok = self.topic_moves.get((t, s, d))
         if ok is None:
             assert self.counts is not None
@@ -693,7 +686,7 @@ class _Pair:
         self.movable: dict[int, bool] = {}  # j -> whether j may move from the light broker to the heavy one
         self.open = light in st.target_set and light not in st.closed  # it may take replicas
         self.rack, self.placed = st.rack_of.get(light), heavy.placed
-        self.topics = self.sizes.counts_of(frozen)
+        self.topics = self.sizes.counts
         if st.usable:  # a move that does not fit records the broker as full: check every one, as a full sort would
             for k in self.theirs:
                 self._may(k % self.n)
@@ -899,7 +892,7 @@ class _Pair:
         if best[0] is not None and key >= best[0][0]:
             return False
         cost = sum(st.cost(i, s, d) for i, s, d in changes)
-        if st.allowed(max(0, cost)) and self.sizes.allows(self.frozen, changes):
+        if st.allowed(max(0, cost)) and self.sizes.allows(changes):
             best[0] = (key, changes)
             return True
         return False
@@ -1079,7 +1072,7 @@ class _Free:
         for change in changes:  # a loop, not all() over a generator
             if not can_move(change):
                 return False
-        if self.sizes.allows(self.frozen, changes):
+        if self.sizes.allows(changes):
             best[0] = (key, changes)
             return True
         return False
