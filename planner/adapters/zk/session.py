@@ -67,7 +67,14 @@ class _CountingSocket:
         self._sock, self._reached = sock, reached
 
     def recv(self, *args, **kwargs):
-        data = self._sock.recv(*args, **kwargs)
+        try:
+            data = self._sock.recv(*args, **kwargs)
+        except (ConnectionResetError, BrokenPipeError):
+            # a server that closes with the Connect request unread resets the connection (RST) instead of ending it
+            # (FIN): the same answer, closed without a handshake. Which of the two comes depends on whether the
+            # request arrived before the close
+            self._reached.closed = True
+            raise
         reached = self._reached
         if data:
             if len(reached.head) < 4:
@@ -76,6 +83,13 @@ class _CountingSocket:
         else:
             reached.closed = True
         return data
+
+    def send(self, *args, **kwargs):
+        try:
+            return self._sock.send(*args, **kwargs)
+        except (ConnectionResetError, BrokenPipeError):  # closed (or reset) before kazoo's request was written
+            self._reached.closed = True
+            raise
 
     def __getattr__(self, name):
         return getattr(self._sock, name)
