@@ -526,11 +526,14 @@ class SizeIndex:
         self.n = len(st.reps) or 1
         self.keys: dict[int, list[int]] = {}
         self.topics: dict[int, dict[int, list[int]]] = {}  # broker -> topic -> its `keys` of that topic
-        # (t, s, d) -> `TopicCounts.moves` of the topic constraint (`counts`), until the next move: a step asks
-        # thousands of exchanges, nearly all refused by it (issue 30's uniform-even at 10,000: 14 million asks, 99 %
-        # refused), and many ask the same topic between the same two brokers
+        # t -> (s, d) -> `TopicCounts.moves` of the topic constraint (`counts`), until a replica of t moves (it reads
+        # only t's counts on s and d, and the constraint's fixed ranges): a step asks thousands of exchanges, nearly
+        # all refused by it (issue 30's uniform-even at 10,000: 14 million asks, 99 % refused; zipf-giants-perbroker:
+        # 13 of its free steps' 14 million refusals), and many ask the same topic between the same two brokers, step
+        # after step. Dropped, all of them, past `PLACED` answers
         self.counts = next((c for c in self.frozen.constraints if isinstance(c, TopicCounts)), None)
-        self.topic_moves: dict[tuple[int, int, int], bool] = {}
+        self.topic_moves: dict[int, dict[tuple[int, int], bool]] = {}
+        self.topic_answers = 0
         # (i, s, d) -> `State.can_move(i, s, d)`, until the next move: the free steps ask each replica of a pair with
         # several of the other broker's (issue 30's zipf-giants-perbroker at 10,000: 19 million asks in 2,665 steps)
         self.can: dict[Change, bool] = {}
@@ -561,12 +564,29 @@ class SizeIndex:
         return True
 
     def moves(self, t: int, s: int, d: int) -> bool:
-        """`TopicCounts.moves` of the topic constraint (`counts`, not None), kept until the next move."""
-        ok = self.topic_moves.get((t, s, d))
+        """`TopicCounts.moves` of the topic constraint (`counts`, not None), kept until a replica of t moves."""
+        by_pair = self.topic_moves.get(t)
+        if by_pair is None:
+            if self.topic_answers > PLACED:
+                self.topic_moves.clear()
+                self.topic_answers = 0
+            by_pair = self.topic_moves[t] = {}
+        ok = by_pair.get((s, d))
         if ok is None:
             assert self.counts is not None
-            ok = self.topic_moves[(t, s, d)] = self.counts.moves(self.st, t, s, d)
+            ok = by_pair[(s, d)] = self.counts.moves(self.st, t, s, d)
+            self.topic_answers += 1
         return ok
+
+    def refuses_topics(self, changes: list[Change]) -> bool:
+        """An exchange across topics that the topic constraint refuses (`allows` answers False for it)."""
+        if len(changes) != 2 or self.counts is None:
+            return False
+        (i, s, d), (j, s2, d2) = changes
+        if s != d2 or d != s2:
+            return False
+        t, u = self.st.topic_of[i], self.st.topic_of[j]
+        return t != u and not (self.moves(t, s, d) and self.moves(u, d, s))
 
     def placeable(self, i: int, s: int, d: int) -> bool:
         """`State.placeable(i, s, d)`, kept until i moves."""
@@ -608,7 +628,9 @@ class SizeIndex:
         return topics.get(t, [])
 
     def moved(self, i: int, src: int, dst: int) -> None:
-        self.topic_moves.clear()  # the counts changed
+        dropped = self.topic_moves.pop(self.st.topic_of[i], None)  # the topic's counts changed
+        if dropped:
+            self.topic_answers -= len(dropped)
         self.can.clear()
         self.placed.pop(i, None)
         size = self.st.size[i]
@@ -1068,7 +1090,12 @@ class _Free:
             if worse:
                 return None
         key = (cost, outside, rate, -delta, tuple(changes))
-        can_move = self.sizes.can_move
+        sizes = self.sizes
+        if not self.st.usable and sizes.refuses_topics(changes):
+            # asked first where every check only reads (without disk limits `can_move` records no full broker): the
+            # topic ranges refuse nearly all (zipf-giants-perbroker at 10,000: 13 of 14 million refusals)
+            return False
+        can_move = sizes.can_move
         for change in changes:  # a loop, not all() over a generator
             if not can_move(change):
                 return False
