@@ -541,6 +541,9 @@ class SizeIndex:
         # ask it again step after step, of the same heavy broker's replicas and the same light brokers. Dropped, all
         # but i's, past `PLACED` answers (a million-partition plan would otherwise keep tens of millions)
         self.placed: dict[int, dict[tuple[int, int], bool]] = {}
+        # src -> dst -> `cheap(src, dst)`, and the replicas they hold (at most `PLACED`)
+        self.zero: dict[int, dict[int, tuple[dict[int, int], list[int]]]] = {}
+        self.zero_kept = 0
         self.answers = 0
 
     def allows(self, changes: list[Change]) -> bool:
@@ -610,6 +613,23 @@ class SizeIndex:
             ok = self.can[change] = self.st.can_move(*change)
         return ok
 
+    def cheap(self, src: int, dst: int) -> tuple[dict[int, int], list[int]]:
+        """`_cheap(st, src, dst)` and its replicas as keys, sorted: kept until a replica moves to or from src (it reads
+        src's replicas, which of them dst held before, and their homes). A free step asks it of each light broker
+        for the heavy one, and two thirds of zipf-giants-perbroker's steps have the heavy broker of the step before."""
+        by_dst = self.zero.get(src)
+        if by_dst is None:
+            by_dst = self.zero[src] = {}
+        got = by_dst.get(dst)
+        if got is None:
+            out = _cheap(self.st, src, dst)
+            size, n = self.st.size, self.n
+            got = by_dst[dst] = out, sorted((size[j] or 0) * n + j for j in out)
+            self.zero_kept += len(out)
+            if self.zero_kept > PLACED:  # all but this answer dropped
+                self.zero, self.zero_kept = {src: {dst: got}}, len(out)
+        return got
+
     def of(self, b: int) -> list[int]:
         keys = self.keys.get(b)
         if keys is None:
@@ -628,6 +648,9 @@ class SizeIndex:
         return topics.get(t, [])
 
     def moved(self, i: int, src: int, dst: int) -> None:
+        for b in (src, dst):
+            for out, _ in self.zero.pop(b, {}).values():
+                self.zero_kept -= len(out)
         dropped = self.topic_moves.pop(self.st.topic_of[i], None)  # the topic's counts changed
         if dropped:
             self.topic_answers -= len(dropped)
@@ -968,34 +991,16 @@ class _Free:
         counts = (c for c in frozen.constraints if isinstance(c, CountConstraint))
         self.single = all(c.allows(st, [(-1, heavy, light)]) for c in counts)
 
-    def _cheap(self, src: int, dst: int) -> dict[int, int]:
-        """src's replicas of known size whose move to dst copies none: replica -> its cost (0, or -1 going home)."""
-        st = self.st
-        where, departed = st.where[src], st.departed[dst]
-        both = (
-            (i for i in departed if i in where) if len(departed) < len(where) else (i for i in where if i in departed)
-        )
-        out = {}
-        home, size = st.home, st.size  # `State.cost` and `State.known` written out
-        for i in (*st.foreign[src], *both):
-            at = home[i]
-            c = (dst not in at) - (src not in at)
-            if c <= 0 and size[i] is not None:
-                out[i] = c
-        return out
-
     def scan(self) -> None:
         if self.top <= 0:
             return
         st, h, l, n = self.st, self.heavy, self.light, self.sizes.n
-        mine, theirs = self._cheap(h, l), self._cheap(l, h)
+        mine, (theirs, order) = _cheap(st, h, l), self.sizes.cheap(l, h)
         if self.single:
             for i in mine:
                 self.offer([(i, h, l)])
         # for each of mine, the light broker's smallest replica (of those copying none, or of all of them where a
         # copy taken back pays) that leaves at most `top` bytes moved: the most bytes moved
-        size = st.size
-        order = sorted((size[j] or 0) * n + j for j in theirs)
         # the fewest copies one of theirs (of those copying none; of all of them: the others copy one) adds going to
         # the heavy broker: an exchange costing more copies than the best so far is not better (copies come first)
         best, least, least_any = self.best, min(theirs.values(), default=0), min(theirs.values(), default=1)
@@ -1016,11 +1021,23 @@ class _Free:
     def _exchanges(self, i: int, keys: list[int], tries: int) -> None:
         """i for the first of the light broker's replicas of `keys` (`SizeIndex` keys, sorted) that moves at most
         `top` bytes and is allowed, trying a few."""
-        n, si, h, l = self.sizes.n, self.st.sz(i), self.heavy, self.light
-        if not self.sizes.placeable(i, h, l):
+        sizes, st, h, l = self.sizes, self.st, self.heavy, self.light
+        n, si = sizes.n, st.sz(i)
+        if not sizes.placeable(i, h, l):
             return  # every exchange of i is refused (`offer`): none changes the best
         k = bisect.bisect_left(keys, math.ceil(si - self.top) * n)
-        for key in keys[k : k + tries]:
+        window = keys[k : k + tries]
+        if not st.usable and sizes.counts is not None and not sizes.moves(t := st.topic_of[i], h, l):
+            # the topic ranges refuse i's topic leaving h for l, so every exchange of i for a replica of another topic
+            # (`SizeIndex.refuses_topics`): without one of its own topic among the tries none is taken, and where
+            # every check only reads (no disk limits), a scan that takes none changes nothing
+            topic_of = st.topic_of
+            for key in window:
+                if topic_of[key % n] == t:
+                    break
+            else:
+                return
+        for key in window:
             j = key % n
             if key // n >= si or (j != i and self._swap(i, j) is not False):
                 break
@@ -1103,6 +1120,20 @@ class _Free:
             best[0] = (key, changes)
             return True
         return False
+
+
+def _cheap(st: State, src: int, dst: int) -> dict[int, int]:
+    """src's replicas of known size whose move to dst copies none: replica -> its cost (0, or -1 going home)."""
+    where, departed = st.where[src], st.departed[dst]
+    both = (i for i in departed if i in where) if len(departed) < len(where) else (i for i in where if i in departed)
+    out = {}
+    home, size = st.home, st.size  # `State.cost` and `State.known` written out
+    for i in (*st.foreign[src], *both):
+        at = home[i]
+        c = (dst not in at) - (src not in at)
+        if c <= 0 and size[i] is not None:
+            out[i] = c
+    return out
 
 
 def _heaviest(
