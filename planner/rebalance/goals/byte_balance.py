@@ -543,6 +543,7 @@ class SizeIndex:
         self.placed: dict[int, dict[tuple[int, int], bool]] = {}
         # src -> dst -> `cheap(src, dst)`, and the replicas they hold (at most `PLACED`)
         self.zero: dict[int, dict[int, tuple[dict[int, int], list[int]]]] = {}
+        self.zero_to: dict[int, set[int]] = {}  # dst -> the src of its `zero` entries (some dropped since)
         self.zero_kept = 0
         self.answers = 0
 
@@ -614,9 +615,11 @@ class SizeIndex:
         return ok
 
     def cheap(self, src: int, dst: int) -> tuple[dict[int, int], list[int]]:
-        """`_cheap(st, src, dst)` and its replicas as keys, sorted: kept until a replica moves to or from src (it reads
-        src's replicas, which of them dst held before, and their homes). A free step asks it of each light broker
-        for the heavy one, and two thirds of zipf-giants-perbroker's steps have the heavy broker of the step before."""
+        """`_cheap(st, src, dst)` and its replicas as keys, sorted: kept until a replica moves to or from src, or one
+        that dst held before (it reads src's replicas and `State.departed[dst]`, in their sets' order, and the
+        replicas' homes). A free step asks it of each light broker for the heavy one, and two thirds of
+        zipf-giants-perbroker's steps have the heavy broker of the step before (most give replicas the plan moved
+        there, which leave `departed` as it is)."""
         by_dst = self.zero.get(src)
         if by_dst is None:
             by_dst = self.zero[src] = {}
@@ -625,9 +628,10 @@ class SizeIndex:
             out = _cheap(self.st, src, dst)
             size, n = self.st.size, self.n
             got = by_dst[dst] = out, sorted((size[j] or 0) * n + j for j in out)
+            self.zero_to.setdefault(dst, set()).add(src)
             self.zero_kept += len(out)
             if self.zero_kept > PLACED:  # all but this answer dropped
-                self.zero, self.zero_kept = {src: {dst: got}}, len(out)
+                self.zero, self.zero_to, self.zero_kept = {src: {dst: got}}, {dst: {src}}, len(out)
         return got
 
     def of(self, b: int) -> list[int]:
@@ -648,9 +652,15 @@ class SizeIndex:
         return topics.get(t, [])
 
     def moved(self, i: int, src: int, dst: int) -> None:
-        for b in (src, dst):
-            for out, _ in self.zero.pop(b, {}).values():
+        zero, home = self.zero, self.st.home[i]
+        for b in (src, dst):  # their replicas changed
+            for out, _ in zero.pop(b, {}).values():
                 self.zero_kept -= len(out)
+            if b in home:  # the replicas b held before and holds no more changed (and the order they come in)
+                for x in self.zero_to.pop(b, ()):
+                    got = zero.get(x, {}).pop(b, None)
+                    if got is not None:
+                        self.zero_kept -= len(got[0])
         dropped = self.topic_moves.pop(self.st.topic_of[i], None)  # the topic's counts changed
         if dropped:
             self.topic_answers -= len(dropped)
