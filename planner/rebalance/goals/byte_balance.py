@@ -1052,11 +1052,19 @@ class _Free:
             if key // n >= si or (j != i and self._swap(i, j) is not False):
                 break
 
-    def _partners(self, j: int, keys: Iterator[int]) -> None:
-        if not self.st.usable and not self.sizes.placeable(j, self.light, self.heavy):
-            return  # every exchange for j is refused (`offer`; under disk limits it asks i's room first, which
-            # records a full broker)
-        n = self.sizes.n
+    def _partners(self, j: int, partners: Iterator[int]) -> None:
+        st, sizes, n = self.st, self.sizes, self.sizes.n
+        keys: Iterable[int] = partners
+        if not st.usable:
+            if not sizes.placeable(j, self.light, self.heavy):
+                return  # every exchange for j is refused (`offer`; under disk limits it asks i's room first, which
+                # records a full broker)
+            if sizes.counts is not None and not sizes.moves(u := st.topic_of[j], self.light, self.heavy):
+                # as in `_exchanges`: only a partner of j's own topic could be taken
+                keys = list(keys)
+                topic_of = st.topic_of
+                if all(topic_of[key % n] != u for key in keys):
+                    return
         for key in keys:
             if self._swap(key % n, j) is not False:
                 break
