@@ -125,6 +125,10 @@ class FakeCluster:
         self.fail: dict[int, int] = {}  # api_key -> error code every such request gets
         self.sasl_users: dict[str, str] | None = None  # user -> password: SASL/PLAIN required when set
         self.before_alter: Callable[[], None] | None = None  # run before each partition of AlterPartitionReassignments
+        # (topic, partition) -> [replicas, answers]: the next `answers` DescribeTopicPartitions answers (where a KRaft
+        # client reads replica sets) show these replicas, as a broker whose metadata is behind the controller's does
+        # for a moment after a reassignment completes
+        self.stale: dict[tuple[str, int], list] = {}
         self._servers: list[socketserver.ThreadingTCPServer] = []
         self._threads: list[threading.Thread] = []
 
@@ -215,6 +219,16 @@ class FakeCluster:
 
     def _active(self, b: int) -> bool:
         return b in self.brokers and not self.brokers[b].fenced
+
+    def replicas_shown(self, topic: str, pid: int, replicas: list[int]) -> list[int]:
+        """The replica set a DescribeTopicPartitions answer shows for a partition: its own, or a stale one
+        (`stale`)."""
+        with self.lock:
+            old = self.stale.get((topic, pid))
+            if old is None or old[1] <= 0:
+                return list(replicas)
+            old[1] -= 1
+            return list(old[0])
 
     # -- controller operations ------------------------------------------------------------------------------
     def alter_reassignment(self, topic: str, pid: int, target: list[int] | None) -> tuple[int, str | None]:

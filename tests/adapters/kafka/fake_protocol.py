@@ -265,7 +265,7 @@ def describe_topic_partitions(cluster, broker_id, request, version, state):
                     partition_index=i,
                     leader_id=p.leader,
                     leader_epoch=p.leader_epoch,
-                    replica_nodes=list(p.replicas),
+                    replica_nodes=cluster.replicas_shown(name, i, p.replicas),
                     isr_nodes=list(p.isr),
                     eligible_leader_replicas=p.elr,
                     last_known_elr=p.last_known_elr,
