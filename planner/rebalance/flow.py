@@ -297,9 +297,9 @@ class Network:
                     edges = arcs[u] = list(
                         compress(adj[u], map(at, map(sub, map(potential.__getitem__, heads[u]), costs[u])))
                     )
-                for e in edges:
+                for e in compress(edges, map(cap.__getitem__, edges)):  # the arcs with room (no capacity is below 0)
                     v = to[e]
-                    if cap[e] > 0 and level[v] < 0:
+                    if level[v] < 0:
                         level[v] = up
                         queue.append(v)
                         if v == t:
@@ -325,19 +325,21 @@ class Network:
         while sent < most:
             while u != t:
                 edges = arcs[u]
-                while it[u] < len(edges):
-                    e = edges[it[u]]
-                    if cap[e] > 0 and level[to[e]] == level[u] + 1:
+                k, end, up = it[u], len(edges), level[u] + 1
+                while k < end:
+                    e = edges[k]
+                    if cap[e] > 0 and level[to[e]] == up:
                         break
-                    it[u] += 1
-                if it[u] == len(edges):  # dead end: retreat
+                    k += 1
+                if k == end:  # dead end: retreat
+                    it[u] = k
                     level[u] = -1
                     if not path:
                         return sent
                     u = to[path.pop() ^ 1]
                     it[u] += 1
                     continue
-                e = edges[it[u]]
+                it[u] = k
                 path.append(e)
                 u = to[e]
             push = min(min(cap[e] for e in path), most - sent)
