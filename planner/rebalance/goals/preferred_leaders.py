@@ -6,6 +6,8 @@ within 1 first, then the narrowest topic spread and the fewest topics above 1 fo
 
 from __future__ import annotations
 
+import hashlib
+from array import array
 from dataclasses import dataclass
 from typing import Callable, Collection, Mapping, Sequence, cast
 
@@ -105,7 +107,7 @@ class PreferredLeaderGoal(Goal):
             st.reps, movable, st.lead_targets, topic_safe, where=st.where, on_swap=st.lead_swap, restore=leads_less
         )
         if not _within_one(st) and not st.deadline.out(LEADER_STAGE):  # out of time: the hand-overs stand
-            heads = flow_leaders(st, movable, eligible)
+            heads = _flow_once(st, movable, eligible)
             spread = max(st.lead.values()) - min(st.lead.values())
             if heads is None and spread > 1 and not st.deadline.out(LEADER_STAGE):
                 _lead(st, flow_leaders(st, movable, eligible, per_topic_too=False))
@@ -276,38 +278,108 @@ def flow_leaders(
         return None
     if any(len(st.where.get(b, ())) < lo - fixed_lead[b] for b in st.lead_targets):
         return None  # a broker holds fewer replicas than its floor of leaders (a new one): no flow meets it, none built
-    pair_node: dict[tuple[int, int], int] = {}
-    for k, (t, total) in enumerate(per_topic.items()):
-        if k % TOPICS_ASK == TOPICS_ASK - 1 and st.deadline.out(LEADER_STAGE):
-            return None  # out of time while building: a node per (topic, broker), a million at 100,000 partitions
-        if windows is not None and t in windows:
-            tlo, thi = windows[t]
-        else:
-            tlo, thi = _bounds(total, len(st.lead_targets)) if per_topic_too else (0, total)
-        for b in st.lead_targets:
-            f = fixed_tlead.get((b, t), 0)
-            pair_node[(t, b)] = net.node()
-            if net.bounded(pair_node[(t, b)], broker_node[b], tlo - f, thi - f) is None:
-                return None
+    made = _choices(st, movable, eligible, broker_node)
+    if made is None:
+        return None
+    choices, offered = made
+    n = len(st.lead_targets)
+    even = {t: _bounds(total, n) if per_topic_too else (0, total) for t, total in per_topic.items()}
+    bounds = even if windows is None else {t: windows.get(t, r) for t, r in even.items()}
+    pair_node = _pair_nodes(st, net, bounds, broker_node, offered, fixed_tlead)
+    if pair_node is None:
+        return None
     choice_edges: list[tuple[int, int, int]] = []
-    offered: dict[int, int] = {}  # pair node -> the partitions that may send it a head
-    for k, i in enumerate(movable):
-        if k % BUILD_ASK == BUILD_ASK - 1 and st.deadline.out(LEADER_STAGE):
-            return None  # out of time while building (a node and arcs per partition: seconds at 100,000)
+    for i, choice in zip(movable, choices):
         p = net.node()
         net.bounded(src, p, 1, 1)  # every partition gets exactly one head
-        for b in st.reps[i]:
-            if b in broker_node and eligible(i, b):
-                pair = pair_node[(st.topic_of[i], b)]
-                offered[pair] = offered.get(pair, 0) + 1
-                choice_edges.append((i, b, net.arc(p, pair, 1)))
-    if any(offered.get(v, 0) < -net.surplus(v) for v in pair_node.values()):
+        for b in choice:
+            choice_edges.append((i, b, net.arc(p, pair_node[(st.topic_of[i], b)], 1)))
+    if any(offered[pair] < -net.surplus(v) for pair, v in pair_node.items()):
         return None  # a (topic, broker) floor above what its partitions there may lead: no flow meets it
     net.arc(sink, src, len(movable))  # circulation: what reaches the sink goes round again
     if not net.feasible(lambda: st.deadline.out(LEADER_STAGE)):
         return None
     heads = {i: b for i, b, e in choice_edges if net.flow(e)}
     return heads if len(heads) == len(movable) else None
+
+
+def _basis(st: State, movable: Sequence[int], eligible: Callable[[int, int], bool]) -> bytes:
+    """A digest of what the leader flows over `movable` are made of: the target brokers, each movable partition's
+    replica list in its order (the flows offer its current head first) and which of them may lead it, and the heads
+    of the partitions out of scope. Plans run the goal again on the same placement (`search.search_plans`' attempts,
+    its fresh states, its second plans): the same digest, the same flows."""
+    ints = array("q", st.lead_targets)
+    ints.append(-1)
+    reps = st.reps
+    for i in movable:
+        r = reps[i]
+        ints.append(i)
+        ints.extend(r)
+        ints.append(-2 - sum(1 << k for k, b in enumerate(r) if eligible(i, b)))
+    ints.append(-1)
+    scope = set(movable)
+    ints.extend(r[0] for i, r in enumerate(reps) if i not in scope)
+    return hashlib.blake2b(ints.tobytes(), digest_size=16).digest()
+
+
+def _flow_once(st: State, movable: Sequence[int], eligible: Callable[[int, int], bool]) -> dict[int, int] | None:
+    """`flow_leaders`' heads (each topic and every broker within 1), once per plan for the same flows (`State.memo`
+    by `_basis`): where none exists, each run of the goal on that placement would build and solve the same
+    infeasible flow again. An answer the time budget cut short is not kept."""
+    key = ("flow_leaders", _basis(st, movable, eligible))
+    if key not in st.memo:
+        found = flow_leaders(st, movable, eligible)
+        if found is None and st.deadline.stage is not None:
+            return None
+        st.memo[key] = found
+    found = cast("dict[int, int] | None", st.memo[key])
+    return None if found is None else dict(found)
+
+
+def _choices(
+    st: State, movable: Sequence[int], eligible: Callable[[int, int], bool], broker_node: Mapping[int, int]
+) -> tuple[list[list[int]], dict[tuple[int, int], int]] | None:
+    """Each movable partition's replicas on a broker of `broker_node` that may lead it, in its order, and how many
+    partitions offer each (topic, broker) a head; None where the time budget ran out."""
+    choices: list[list[int]] = []
+    offered: dict[tuple[int, int], int] = {}
+    for k, i in enumerate(movable):
+        if k % BUILD_ASK == BUILD_ASK - 1 and st.deadline.out(LEADER_STAGE):
+            return None  # out of time while building (a node and arcs per partition: seconds at 100,000)
+        t = st.topic_of[i]
+        choice = [b for b in st.reps[i] if b in broker_node and eligible(i, b)]
+        choices.append(choice)
+        for b in choice:
+            offered[(t, b)] = offered.get((t, b), 0) + 1
+    return choices, offered
+
+
+def _pair_nodes(
+    st: State,
+    net: Network,
+    bounds: Mapping[int, tuple[int, int]],
+    broker_node: Mapping[int, int],
+    offered: Mapping[tuple[int, int], int],
+    fixed_tlead: Mapping[tuple[int, int], int],
+) -> dict[tuple[int, int], int] | None:
+    """A node per (topic, broker) that some partition offers a head, with an arc to the broker bounded by the topic's
+    `bounds` less the leaders partitions out of scope keep there; None where a pair's bounds cannot hold, or where the
+    time budget ran out. A pair no partition offers one gets no node (its arcs could never carry flow, and the
+    other arcs' order, and so the flow, are the same without it): its floor, less those leaders, must be 0 or less."""
+    pair_node: dict[tuple[int, int], int] = {}
+    for k, (t, (tlo, thi)) in enumerate(bounds.items()):
+        if k % TOPICS_ASK == TOPICS_ASK - 1 and st.deadline.out(LEADER_STAGE):
+            return None  # out of time while building: a node per (topic, broker), a million at 100,000 partitions
+        for b in st.lead_targets:
+            f = fixed_tlead.get((b, t), 0)
+            if (t, b) not in offered:
+                if thi - f < 0 or tlo - f > 0:
+                    return None  # a floor above what its partitions there may lead, or a ceiling below 0
+                continue
+            pair_node[(t, b)] = node = net.node()
+            if net.bounded(node, broker_node[b], tlo - f, thi - f) is None:
+                return None
+    return pair_node
 
 
 def placed_topics(st: State, topics: Sequence[int], eligible: Callable[[int, int], bool]) -> set[int]:
@@ -356,16 +428,9 @@ TOPICS_ASK = 64  # topics (each a node per broker) it adds between two questions
 def keep_most(st: State, movable: Sequence[int], eligible: Callable[[int, int], bool]) -> dict[int, int] | None:
     """Where no choice of heads keeps every topic's leaders and every broker's within 1: heads with every broker within
     1, the narrowest topic spread found, then the most topics within 1 found at it (`_Windows`); None when the brokers
-    cannot all be within 1. Kept in `State.memo` by what the flows are made of (each partition's replica list in its
-    order, since the flows offer its current head first, and its eligible heads; the heads out of scope), as plans
-    run the goal again on the same placement: the same heads each time."""
-    key = (
-        "keep_most",
-        tuple(st.lead_targets),
-        tuple(movable),
-        tuple((tuple(st.reps[i]), tuple(b for b in st.reps[i] if eligible(i, b))) for i in movable),
-        tuple(st.reps[i][0] for i in sorted(set(range(len(st.reps))).difference(movable))),
-    )
+    cannot all be within 1. Kept in `State.memo` by what the flows are made of (`_basis`), as plans run the goal again
+    on the same placement: the same heads each time."""
+    key = ("keep_most", _basis(st, movable, eligible))
     if key not in st.memo:
         if st.deadline.stage is not None:
             return None  # the time ran out already: the heads as they are

@@ -243,3 +243,47 @@ def test_the_hand_overs_and_the_flow_choose_different_heads_within_1():
     st = State(c, list(c.partitions()), [0, 1], ())
     st.recount_leads()
     assert flow_leaders(st, [0, 1], lambda i, b: True) == {0: 1, 1: 0}
+
+
+def test_a_topic_broker_pair_no_partition_can_offer_a_head_gets_no_node_but_keeps_its_floor():
+    # topic t's 4 partitions live on brokers 0 and 1: within 1 per topic broker 2 must lead 1 of them (floor 1 of 4
+    # over 3 brokers), which no partition offers it: the pair (t, 2) has no node in the flow, and its floor alone says
+    # None (the other pairs could take t's 4 within their ceilings, 2 each, and u, v, w give broker 2 its 3 leaders).
+    # Brokers only: a choice exists
+    c = build_cluster(
+        3,
+        topics={
+            "t": {0: (0, 1), 1: (1, 0), 2: (0, 1), 3: (1, 0)},
+            "u": {0: (2, 0), 1: (1, 2)},
+            "v": {0: (2, 1), 1: (0, 2)},
+            "w": {0: (2, 0), 1: (1, 2)},
+        },
+    )
+    st = State(c, list(c.partitions()), [0, 1, 2], ())
+    st.recount_leads()
+    movable = list(range(10))
+    assert flow_leaders(st, movable, lambda i, b: True) is None
+    heads = flow_leaders(st, movable, lambda i, b: True, per_topic_too=False)
+    assert heads == {0: 0, 1: 1, 2: 0, 3: 1, 4: 2, 5: 1, 6: 2, 7: 0, 8: 2, 9: 1}
+
+
+def test_the_leader_flow_is_solved_once_per_plan_for_the_same_lists_in_the_same_order(monkeypatch):
+    # the goal runs again on the same placement (the search's strategies, its fresh states, its second plans): the
+    # flow's answer is kept in `State.memo` by a digest of every list in its order and the heads out of scope
+    from planner.rebalance.goals import preferred_leaders
+
+    c = build_cluster(3, topics={"t": {0: (0, 1), 1: (0, 2), 2: (0, 1), 3: (1, 2)}})
+    st = State(c, list(c.partitions()), [0, 1, 2], ())
+    st.recount_leads()
+    solved = []
+    real = preferred_leaders.flow_leaders
+    monkeypatch.setattr(preferred_leaders, "flow_leaders", lambda *a, **k: solved.append(1) or real(*a, **k))
+    first = preferred_leaders._flow_once(st, [0, 1, 2, 3], lambda i, b: True)
+    first[0] = 99  # the caller's copy: the kept answer stays as found
+    again = preferred_leaders._flow_once(st, [0, 1, 2, 3], lambda i, b: True)
+    assert (again, len(solved)) == ({0: 0, 1: 2, 2: 1, 3: 1}, 1)
+    st.reps[3].reverse()  # the same sets, another order: the flow offers the other head first
+    assert preferred_leaders._flow_once(st, [0, 1, 2, 3], lambda i, b: True) == {0: 0, 1: 2, 2: 1, 3: 2}
+    assert len(solved) == 2
+    assert preferred_leaders._flow_once(st, [0, 1, 2, 3], lambda i, b: b != 2) is None  # who may lead: part of it
+    assert len(solved) == 3
