@@ -32,7 +32,7 @@ import heapq
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Collection, Iterable, Iterator, Sequence
+from typing import Callable, Collection, Iterable, Iterator, Sequence, cast
 
 from planner.rebalance.goals.base import Change, CountConstraint, Findings, Frozen, Goal, TopicCounts
 from planner.rebalance.goals.geometry import targets_of
@@ -445,7 +445,7 @@ class ByteGoal(Goal):
                 held.pop(b, None)
             for kept in held.values():
                 for i, _, _ in step:
-                    kept.placed.pop(i, None)
+                    kept.moved(st, i)
         self.short.append(members)
 
     def _fill_step(
@@ -699,11 +699,50 @@ class _Heavy:
         # step asks it of up to 64 light brokers on a few racks (issue 30: 18 million asks at 10,000 partitions).
         # The replica lists change only by the goal's moves: `_fill` drops the entries of those it moves.
         self.placed: dict[int, dict[object, bool]] = {}
+        # rack -> the positions in `keys` of the replicas that may move to a broker of that rack (taking replicas,
+        # not holding them: `State.rack_placeable`), in order: most replicas may not (rack safety), and only those a
+        # scan need look at (made on first use; `moved` keeps them current)
+        self.to_rack: dict[object, list[int]] = {}
         # broker -> the largest replica it holds that the heavy broker held before (taking it back undoes a copy)
         self.back: dict[int, int] = {}
         for j in st.departed[heavy]:
             for b in st.reps[j]:
                 self.back[b] = max(self.back.get(b, 0), st.sz(j))
+
+    def rack_positions(self, st: State, rack: object) -> list[int]:
+        """The positions in `keys` of the replicas that may move to a broker of `rack` (`to_rack`); their answers are
+        `placed`'s for that rack too."""
+        found = self.to_rack.get(rack)
+        if found is None:
+            found = self.to_rack[rack] = []
+            n, heavy, placed = self.index.n, self.broker, self.placed
+            for p, k in enumerate(self.keys):
+                i = k % n
+                ok = placed.setdefault(i, {}).get(rack)
+                if ok is None:
+                    ok = placed[i][rack] = st.rack_placeable(i, heavy, cast("str | None", rack))
+                if ok:
+                    found.append(p)
+        return found
+
+    def moved(self, st: State, i: int) -> None:
+        """Partition i's list changed by a move between two other brokers: its answers again (it may still be here)."""
+        self.placed.pop(i, None)
+        s = st.size[i]
+        if not self.to_rack or s is None:
+            return
+        key = s * self.index.n + i
+        p = bisect.bisect_left(self.keys, key)
+        if p == len(self.keys) or self.keys[p] != key:
+            return
+        for rack, found in self.to_rack.items():
+            k = bisect.bisect_left(found, p)
+            there = k < len(found) and found[k] == p
+            ok = self.placed.setdefault(i, {})[rack] = st.rack_placeable(i, self.broker, cast("str | None", rack))
+            if there and not ok:
+                del found[k]
+            elif ok and not there:
+                found.insert(k, p)
 
 
 class _Pair:
@@ -793,9 +832,17 @@ class _Pair:
         least_out = -1 if held_before else 0 if foreign else 1
         if self._inside() and best[0][0][1] < least_out + self.least_back:
             return
+        if not self.open:
+            return  # it takes no replica: no candidate (`_can_move`)
+        # only the replicas that may move to the light broker's rack: a candidate of any other changes nothing
+        # (`_entry` returns at `_can_move`, no best found yet), so the scan goes from one of those to the next
+        ok = self.heavy.rack_positions(self.st, self.rack)
         # the positions always looked at: the replicas the plan moved to the heavy broker or the light one held before
         always = sorted(set(foreign).union(held_before)) if held_before else foreign
-        last = len(always)
+        if always:
+            mine = set(ok)
+            always = [p for p in always if p in mine]
+        last, many = len(always), len(ok)
         pos = 0
         seen: object = self  # the best the bounds were computed for (none yet: `self` stands for "not computed")
         cut_at = cut_end = start_at = 0
@@ -808,9 +855,8 @@ class _Pair:
                 # the others of size up to `high` only: above it, none beats the best
                 cut_end = _first(keys, high if math.isinf(high) else math.floor(high) + 1, n)
                 start_at = _first(keys, low_any, n)
-            cut = max(pos, cut_at)
-            if cut >= cut_end:
-                cut = end
+            c = bisect_left(ok, max(pos, cut_at))
+            cut = ok[c] if c < many and ok[c] < cut_end else end
             k = bisect_left(always, max(pos, start_at))
             pos = min(cut, always[k]) if k < last else cut
             if pos >= end:

@@ -448,15 +448,22 @@ class State:
     def placeable(self, i: int, src: int, dst: int) -> bool:
         """`can_move` but for the room on dst: what only the replica lists of i decide (no side effect). Rack safety
         as `rack_delta` refuses it, written out (the goals' hot path)."""
-        if i in self.fixed or dst not in self.target_set or dst in self.closed:
+        if dst not in self.target_set or dst in self.closed or dst in self.reps[i]:
+            return False
+        return self.rack_placeable(i, src, self.rack_of.get(dst))
+
+    def rack_placeable(self, i: int, src: int, rack_dst: str | None) -> bool:
+        """`placeable` to a broker of rack `rack_dst` that takes replicas and does not hold i: what rack safety and
+        the replica list decide (the same answer for every such broker of the rack)."""
+        if i in self.fixed:
             return False
         r = self.reps[i]
-        if dst in r or src not in r:
+        if src not in r:
             return False
         if not self.n_racks:
             return True
         rack_of = self.rack_of
-        rack_src, rack_dst = rack_of.get(src), rack_of.get(dst)
+        rack_src = rack_of.get(src)
         if rack_src == rack_dst:
             return True
         racks = list(map(rack_of.get, r))
