@@ -546,6 +546,9 @@ class SizeIndex:
         self.zero_to: dict[int, set[int]] = {}  # dst -> the src of its `zero` entries (some dropped since)
         self.zero_kept = 0
         self.answers = 0
+        # the racks of more than one target broker (`_Heavy.rack_positions`)
+        racks = Counter(st.rack_of.get(b) for b in st.targets)
+        self.shared = {rack for rack, brokers in racks.items() if brokers > 1}
 
     def allows(self, changes: list[Change]) -> bool:
         """`frozen.allows(st, changes)`, but for the replica-count constraint where no broker's count changes (an
@@ -703,17 +706,23 @@ class _Heavy:
         # not holding them: `State.rack_placeable`), in order: most replicas may not (rack safety), and only those a
         # scan need look at (made on first use; `moved` keeps them current)
         self.to_rack: dict[object, list[int]] = {}
+        self.asked: set[object] = set()  # the racks a scan asked for once (`rack_positions`)
         # broker -> the largest replica it holds that the heavy broker held before (taking it back undoes a copy)
         self.back: dict[int, int] = {}
         for j in st.departed[heavy]:
             for b in st.reps[j]:
                 self.back[b] = max(self.back.get(b, 0), st.sz(j))
 
-    def rack_positions(self, st: State, rack: object) -> list[int]:
+    def rack_positions(self, st: State, rack: object) -> list[int] | None:
         """The positions in `keys` of the replicas that may move to a broker of `rack` (`to_rack`); their answers are
-        `placed`'s for that rack too."""
+        `placed`'s for that rack too. For a rack of one target broker, None at the first ask: made when asked again
+        only (with one rack per broker, the ceiling's steps ask each light broker's once per heavy broker: a pass over
+        every replica where the scan looks at a few)."""
         found = self.to_rack.get(rack)
         if found is None:
+            if rack not in self.asked and rack not in self.index.shared:
+                self.asked.add(rack)
+                return None
             found = self.to_rack[rack] = []
             n, heavy, placed = self.index.n, self.broker, self.placed
             for p, k in enumerate(self.keys):
@@ -836,10 +845,11 @@ class _Pair:
             return  # it takes no replica: no candidate (`_can_move`)
         # only the replicas that may move to the light broker's rack: a candidate of any other changes nothing
         # (`_entry` returns at `_can_move`, no best found yet), so the scan goes from one of those to the next
-        ok = self.heavy.rack_positions(self.st, self.rack)
+        found = self.heavy.rack_positions(self.st, self.rack)
+        ok: Sequence[int] = range(end) if found is None else found  # at the first ask, every one
         # the positions always looked at: the replicas the plan moved to the heavy broker or the light one held before
         always = sorted(set(foreign).union(held_before)) if held_before else foreign
-        if always:
+        if always and found is not None:
             mine = set(ok)
             always = [p for p in always if p in mine]
         last, many = len(always), len(ok)
