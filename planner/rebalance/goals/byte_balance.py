@@ -715,9 +715,13 @@ class _Heavy:
 
     def rack_positions(self, st: State, rack: object) -> list[int] | None:
         """The positions in `keys` of the replicas that may move to a broker of `rack` (`to_rack`); their answers are
-        `placed`'s for that rack too. For a rack of one target broker, None at the first ask: made when asked again
-        only (with one rack per broker, the ceiling's steps ask each light broker's once per heavy broker: a pass over
-        every replica where the scan looks at a few)."""
+        `placed`'s for that rack too. None for the heavy broker's own rack and without racks (the scan then looks at
+        every replica, as those positions are all but the fixed ones: racks balanced apart, `State.groups`, ask only
+        these). For a rack of one target broker, None at the first ask: made when asked again only (with one rack per
+        broker, the ceiling's steps ask each light broker's once per heavy broker: a pass over every replica where the
+        scan looks at a few)."""
+        if not st.n_racks or rack == st.rack_of.get(self.broker):
+            return None  # every replica but the fixed ones may move within its rack (or without racks): none to skip
         found = self.to_rack.get(rack)
         if found is None:
             if rack not in self.asked and rack not in self.index.shared:
