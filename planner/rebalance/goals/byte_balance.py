@@ -546,9 +546,6 @@ class SizeIndex:
         self.zero_to: dict[int, set[int]] = {}  # dst -> the src of its `zero` entries (some dropped since)
         self.zero_kept = 0
         self.answers = 0
-        # the racks of more than one target broker (`_Heavy.rack_positions`)
-        racks = Counter(st.rack_of.get(b) for b in st.targets)
-        self.shared = {rack for rack, brokers in racks.items() if brokers > 1}
 
     def allows(self, changes: list[Change]) -> bool:
         """`frozen.allows(st, changes)`, but for the replica-count constraint where no broker's count changes (an
@@ -706,7 +703,7 @@ class _Heavy:
         # not holding them: `State.rack_placeable`), in order: most replicas may not (rack safety), and only those a
         # scan need look at (made on first use; `moved` keeps them current)
         self.to_rack: dict[object, list[int]] = {}
-        self.asked: set[object] = set()  # the racks a scan asked for once (`rack_positions`)
+        self.visits: dict[object, int] = {}  # rack -> the replicas scans for it looked at without them
         # broker -> the largest replica it holds that the heavy broker held before (taking it back undoes a copy)
         self.back: dict[int, int] = {}
         for j in st.departed[heavy]:
@@ -715,17 +712,16 @@ class _Heavy:
 
     def rack_positions(self, st: State, rack: object) -> list[int] | None:
         """The positions in `keys` of the replicas that may move to a broker of `rack` (`to_rack`); their answers are
-        `placed`'s for that rack too. None for the heavy broker's own rack and without racks (the scan then looks at
-        every replica, as those positions are all but the fixed ones: racks balanced apart, `State.groups`, ask only
-        these). For a rack of one target broker, None at the first ask: made when asked again only (with one rack per
-        broker, the ceiling's steps ask each light broker's once per heavy broker: a pass over every replica where the
-        scan looks at a few)."""
+        `placed`'s for that rack too. Made once the scans for the rack have looked at as many replicas without them as
+        making them looks at (`visits`): where few are refused, or the scans look at a few, they would cost more than
+        they save (issue-a: 7 % of its CPU made every time); None until then. None for the heavy broker's own rack and
+        without racks (every replica but the fixed ones may move there: none to skip; racks balanced apart,
+        `State.groups`, ask only these)."""
         if not st.n_racks or rack == st.rack_of.get(self.broker):
-            return None  # every replica but the fixed ones may move within its rack (or without racks): none to skip
+            return None
         found = self.to_rack.get(rack)
         if found is None:
-            if rack not in self.asked and rack not in self.index.shared:
-                self.asked.add(rack)
+            if self.visits.get(rack, 0) < len(self.keys):
                 return None
             found = self.to_rack[rack] = []
             n, heavy, placed = self.index.n, self.broker, self.placed
@@ -849,18 +845,18 @@ class _Pair:
             return  # it takes no replica: no candidate (`_can_move`)
         # only the replicas that may move to the light broker's rack: a candidate of any other changes nothing
         # (`_entry` returns at `_can_move`, no best found yet), so the scan goes from one of those to the next
-        found = self.heavy.rack_positions(self.st, self.rack)
-        ok: Sequence[int] = range(end) if found is None else found  # at the first ask, every one
+        found = self.heavy.rack_positions(self.st, self.rack)  # None: every one
         # the positions always looked at: the replicas the plan moved to the heavy broker or the light one held before
         always = sorted(set(foreign).union(held_before)) if held_before else foreign
         if always and found is not None:
-            mine = set(ok)
+            mine = set(found)
             always = [p for p in always if p in mine]
-        last, many = len(always), len(ok)
+        last, many = len(always), 0 if found is None else len(found)
         pos = 0
         seen: object = self  # the best the bounds were computed for (none yet: `self` stands for "not computed")
         cut_at = cut_end = start_at = 0
         entry, bisect_left = self._entry, bisect.bisect_left
+        visits = 0
         while pos < end:
             if best[0] is not seen:  # the bounds change only when the best does
                 seen = best[0]
@@ -869,14 +865,22 @@ class _Pair:
                 # the others of size up to `high` only: above it, none beats the best
                 cut_end = _first(keys, high if math.isinf(high) else math.floor(high) + 1, n)
                 start_at = _first(keys, low_any, n)
-            c = bisect_left(ok, max(pos, cut_at))
-            cut = ok[c] if c < many and ok[c] < cut_end else end
+            if found is None:
+                cut = max(pos, cut_at)
+                if cut >= cut_end:
+                    cut = end
+            else:
+                c = bisect_left(found, max(pos, cut_at))
+                cut = found[c] if c < many and found[c] < cut_end else end
             k = bisect_left(always, max(pos, start_at))
             pos = min(cut, always[k]) if k < last else cut
             if pos >= end:
                 break
+            visits += 1
             entry(*divmod(keys[pos], n))
             pos += 1
+        if found is None:
+            self.heavy.visits[self.rack] = self.heavy.visits.get(self.rack, 0) + visits
 
     def _held_before(self) -> list[int]:
         """Positions of the heavy broker's replicas that the light broker held before the plan."""

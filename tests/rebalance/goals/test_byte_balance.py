@@ -156,7 +156,7 @@ def test_the_heavy_brokers_kept_rack_answers_are_those_asked_afresh(monkeypatch)
 
     monkeypatch.setattr(byte_balance._Heavy, "rack_positions", checked)
     decommission(cluster, [0], rack_repair=True)
-    assert asked["kept"] > 1000, asked
+    assert asked["kept"] > 500, asked
 
 
 def test_a_move_between_two_other_brokers_mends_the_heavy_brokers_rack_answers():
@@ -169,8 +169,11 @@ def test_a_move_between_two_other_brokers_mends_the_heavy_brokers_rack_answers()
     c = with_sizes(c, {TopicPartition("p", 0): 10 * GIB, TopicPartition("q", 0): 20 * GIB})
     st = State(c, select_partitions(c), [0, 1, 2, 3], ())
     heavy = _Heavy(st, 0, SizeIndex(st))
-    assert [heavy.rack_positions(st, r) for r in ("r1", "r2", "r3")] == [None, None, None]  # made when asked again
-    assert [heavy.rack_positions(st, r) for r in ("r1", "r2", "r3")] == [[1], [0], [0, 1]]
+    racks = ("r0", "r1", "r2", "r3")
+    # made once the scans for a rack looked at as many replicas as making them does (here 2); never for its own rack
+    assert [heavy.rack_positions(st, r) for r in racks] == [None, None, None, None]
+    heavy.visits.update({r: 2 for r in racks})
+    assert [heavy.rack_positions(st, r) for r in racks] == [None, [1], [0], [0, 1]]
     st.move(0, 1, 2)
     heavy.moved(st, 0)
     assert heavy.to_rack == {"r1": [0, 1], "r2": [], "r3": [0, 1]}

@@ -448,9 +448,16 @@ class State:
     def placeable(self, i: int, src: int, dst: int) -> bool:
         """`can_move` but for the room on dst: what only the replica lists of i decide (no side effect). Rack safety
         as `rack_delta` refuses it, written out (the goals' hot path)."""
-        if dst not in self.target_set or dst in self.closed or dst in self.reps[i]:
+        if i in self.fixed or dst not in self.target_set or dst in self.closed:
             return False
-        return self.rack_placeable(i, src, self.rack_of.get(dst))
+        r = self.reps[i]
+        if dst in r or src not in r:
+            return False
+        if not self.n_racks:
+            return True
+        rack_of = self.rack_of
+        rack_src, rack_dst = rack_of.get(src), rack_of.get(dst)
+        return rack_src == rack_dst or self._racks_kept(r, rack_src, rack_dst)
 
     def rack_placeable(self, i: int, src: int, rack_dst: str | None) -> bool:
         """`placeable` to a broker of rack `rack_dst` that takes replicas and does not hold i: what rack safety and
@@ -462,11 +469,13 @@ class State:
             return False
         if not self.n_racks:
             return True
-        rack_of = self.rack_of
-        rack_src = rack_of.get(src)
-        if rack_src == rack_dst:
-            return True
-        racks = list(map(rack_of.get, r))
+        rack_src = self.rack_of.get(src)
+        return rack_src == rack_dst or self._racks_kept(r, rack_src, rack_dst)
+
+    def _racks_kept(self, r: Sequence[int], rack_src: str | None, rack_dst: str | None) -> bool:
+        """Whether list r's replica on rack `rack_src` may go to rack `rack_dst` (another, not holding it) without
+        lowering its rack safety: its racks after no fewer than before, or than its replicas, or than the racks."""
+        racks = list(map(self.rack_of.get, r))
         before = len(set(racks))
         after = before - (racks.count(rack_src) == 1) + (rack_dst not in racks)
         return after >= before or after >= len(r) or after >= self.n_racks
