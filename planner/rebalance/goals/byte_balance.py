@@ -700,8 +700,9 @@ class _Heavy:
         # The replica lists change only by the goal's moves: `_fill` drops the entries of those it moves.
         self.placed: dict[int, dict[object, bool]] = {}
         # rack -> the positions in `keys` of the replicas that may move to a broker of that rack (taking replicas,
-        # not holding them: `State.rack_placeable`), in order: most replicas may not (rack safety), and only those a
-        # scan need look at (made on first use; `moved` keeps them current)
+        # not holding them: `State.rack_placeable`), in order: on racks of different sizes most replicas may not
+        # (rack safety), and only those a scan need look at (`rack_positions` says when they are made; `moved` keeps
+        # them current)
         self.to_rack: dict[object, list[int]] = {}
         self.visits: dict[object, int] = {}  # rack -> the replicas scans for it looked at without them
         # broker -> the largest replica it holds that the heavy broker held before (taking it back undoes a copy)
@@ -843,8 +844,9 @@ class _Pair:
             return
         if not self.open:
             return  # it takes no replica: no candidate (`_can_move`)
-        # only the replicas that may move to the light broker's rack: a candidate of any other changes nothing
-        # (`_entry` returns at `_can_move`, no best found yet), so the scan goes from one of those to the next
+        # where kept, only the replicas that may move to the light broker's rack: a candidate of any other changes
+        # nothing (`_entry` returns at `_can_move`, every check before it only reads), so the scan goes from one of
+        # those to the next
         found = self.heavy.rack_positions(self.st, self.rack)  # None: every one
         # the positions always looked at: the replicas the plan moved to the heavy broker or the light one held before
         always = sorted(set(foreign).union(held_before)) if held_before else foreign
