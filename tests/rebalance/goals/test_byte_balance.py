@@ -145,7 +145,7 @@ def test_the_heavy_brokers_kept_rack_answers_are_those_asked_afresh(monkeypatch)
     def checked(self, st, rack):
         kept = rack in self.to_rack
         got = positions(self, st, rack)
-        if got is None:  # the first ask for the rack: the scan looks at every replica
+        if got is None:  # not made (yet): the scan looks at every replica
             return got
         n = self.index.n
         fresh = [p for p, k in enumerate(self.keys) if st.rack_placeable(k % n, self.broker, rack)]
