@@ -32,7 +32,7 @@ import heapq
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Collection, Iterable, Iterator, Sequence, cast
+from typing import Callable, Collection, Iterable, Iterator, Sequence
 
 from planner.rebalance.goals.base import Change, CountConstraint, Findings, Frozen, Goal, TopicCounts
 from planner.rebalance.goals.geometry import targets_of
@@ -695,23 +695,33 @@ class _Heavy:
         )
         self.foreign = sorted(moved_in)
         # replica -> rack -> whether it may move from the heavy broker to a broker of that rack that may take
-        # replicas and does not hold it (`State.placeable`, which then reads only the replica list and the rack): a
-        # step asks it of up to 64 light brokers on a few racks (issue 30: 18 million asks at 10,000 partitions).
-        # The replica lists change only by the goal's moves: `_fill` drops the entries of those it moves.
-        self.placed: dict[int, dict[object, bool]] = {}
+        # replicas and does not hold it (`may_go`: `State.rack_placeable` reads only the replica list and the rack):
+        # a step asks it of up to 64 light brokers on a few racks (issue 30: 18 million asks at 10,000 partitions).
+        # The lists change only by the goal's moves: `_fill` mends the entries of those it moves (`moved`).
+        self.placed: dict[int, dict[str | None, bool]] = {}
         # rack -> the positions in `keys` of the replicas that may move to a broker of that rack (taking replicas,
         # not holding them: `State.rack_placeable`), in order: on racks of different sizes most replicas may not
         # (rack safety), and only those a scan need look at (`rack_positions` says when they are made; `moved` keeps
         # them current)
-        self.to_rack: dict[object, list[int]] = {}
-        self.visits: dict[object, int] = {}  # rack -> the replicas scans for it looked at without them
+        self.to_rack: dict[str | None, list[int]] = {}
+        self.visits: dict[str | None, int] = {}  # rack -> the replicas scans for it looked at without them
         # broker -> the largest replica it holds that the heavy broker held before (taking it back undoes a copy)
         self.back: dict[int, int] = {}
         for j in st.departed[heavy]:
             for b in st.reps[j]:
                 self.back[b] = max(self.back.get(b, 0), st.sz(j))
 
-    def rack_positions(self, st: State, rack: object) -> list[int] | None:
+    def may_go(self, st: State, i: int, rack: str | None) -> bool:
+        """`State.rack_placeable(i, heavy, rack)`, kept in `placed`."""
+        by_rack = self.placed.get(i)
+        if by_rack is None:
+            by_rack = self.placed[i] = {}
+        ok = by_rack.get(rack)
+        if ok is None:
+            ok = by_rack[rack] = st.rack_placeable(i, self.broker, rack)
+        return ok
+
+    def rack_positions(self, st: State, rack: str | None) -> list[int] | None:
         """The positions in `keys` of the replicas that may move to a broker of `rack` (`to_rack`); their answers are
         `placed`'s for that rack too. Made once the scans for the rack have looked at as many replicas without them as
         making them looks at (`visits`): where few are refused, or the scans look at a few, they would cost more than
@@ -724,15 +734,8 @@ class _Heavy:
         if found is None:
             if self.visits.get(rack, 0) < len(self.keys):
                 return None
-            found = self.to_rack[rack] = []
-            n, heavy, placed = self.index.n, self.broker, self.placed
-            for p, k in enumerate(self.keys):
-                i = k % n
-                ok = placed.setdefault(i, {}).get(rack)
-                if ok is None:
-                    ok = placed[i][rack] = st.rack_placeable(i, heavy, cast("str | None", rack))
-                if ok:
-                    found.append(p)
+            n = self.index.n
+            found = self.to_rack[rack] = [p for p, k in enumerate(self.keys) if self.may_go(st, k % n, rack)]
         return found
 
     def moved(self, st: State, i: int) -> None:
@@ -748,7 +751,7 @@ class _Heavy:
         for rack, found in self.to_rack.items():
             k = bisect.bisect_left(found, p)
             there = k < len(found) and found[k] == p
-            ok = self.placed.setdefault(i, {})[rack] = st.rack_placeable(i, self.broker, cast("str | None", rack))
+            ok = self.may_go(st, i, rack)
             if there and not ok:
                 del found[k]
             elif ok and not there:
@@ -789,7 +792,7 @@ class _Pair:
         self.s_min = self.theirs[0] // self.n if self.theirs else 0
         self.movable: dict[int, bool] = {}  # j -> whether j may move from the light broker to the heavy one
         self.open = light in st.target_set and light not in st.closed  # it may take replicas
-        self.rack, self.placed = st.rack_of.get(light), heavy.placed
+        self.rack = st.rack_of.get(light)
         self.topics = self.sizes.counts
         if st.usable:  # a move that does not fit records the broker as full: check every one, as a full sort would
             for k in self.theirs:
@@ -928,17 +931,12 @@ class _Pair:
         return low - 1 - abs(low) * 1e-9 if low < math.inf else low
 
     def _can_move(self, i: int) -> bool:
-        """`st.can_move(i, heavy, light)`, its answer for the light broker's rack kept (`_Heavy.placed`)."""
+        """`st.can_move(i, heavy, light)`, its answer for the light broker's rack kept (`_Heavy.may_go`: once the
+        light broker takes replicas and does not hold i, `State.placeable` asks only its rack)."""
         st, light = self.st, self.light
         if not self.open or light in st.reps[i]:
             return False
-        by_rack = self.placed.get(i)
-        if by_rack is None:
-            by_rack = self.placed[i] = {}
-        ok = by_rack.get(self.rack)
-        if ok is None:
-            ok = by_rack[self.rack] = st.placeable(i, self.heavy.broker, light)
-        return ok and (light not in st.usable or st.fits(i, light))
+        return self.heavy.may_go(st, i, self.rack) and (light not in st.usable or st.fits(i, light))
 
     def _entry(self, si: int, i: int) -> None:
         """Replica i of the heavy broker: its move, then its exchanges (as the full scan offers them)."""
