@@ -542,7 +542,7 @@ class SizeIndex:
         # but i's, past `PLACED` answers (a million-partition plan would otherwise keep tens of millions)
         self.placed: dict[int, dict[tuple[int, int], bool]] = {}
         # src -> dst -> `cheap(src, dst)`, and the replicas they hold (at most `PLACED`)
-        self.zero: dict[int, dict[int, tuple[dict[int, int], list[int]]]] = {}
+        self.zero: dict[int, dict[int, tuple[dict[int, int], list[int], set[int]]]] = {}
         self.zero_to: dict[int, set[int]] = {}  # dst -> the src of its `zero` entries (some dropped since)
         self.zero_kept = 0
         self.answers = 0
@@ -614,20 +614,22 @@ class SizeIndex:
             ok = self.can[change] = self.st.can_move(*change)
         return ok
 
-    def cheap(self, src: int, dst: int) -> tuple[dict[int, int], list[int]]:
-        """`_cheap(st, src, dst)` and its replicas as keys, sorted: kept until a replica moves to or from src, or one
-        that dst held before (it reads src's replicas and `State.departed[dst]`, in their sets' order, and the
-        replicas' homes). A free step asks it of each light broker for the heavy one, and two thirds of
-        zipf-giants-perbroker's steps have the heavy broker of the step before (most give replicas the plan moved
-        there, which leave `departed` as it is)."""
+    def cheap(self, src: int, dst: int) -> tuple[dict[int, int], list[int], set[int]]:
+        """`_cheap(st, src, dst)`, its replicas as keys, sorted, and their topics (empty until `_Free.scan` first
+        needs them: it fills the set): kept until a replica moves to or from src, or one that dst held before (it
+        reads src's replicas and `State.departed[dst]`, in their sets' order, and the replicas' homes). A free step
+        asks it of each light broker for the heavy one, and two thirds of zipf-giants-perbroker's steps have the heavy
+        broker of the step before (most give replicas the plan moved there, which leave `departed` as it is)."""
         by_dst = self.zero.get(src)
         if by_dst is None:
             by_dst = self.zero[src] = {}
         got = by_dst.get(dst)
         if got is None:
             out = _cheap(self.st, src, dst)
-            size, n = self.st.size, self.n
-            got = by_dst[dst] = out, sorted((size[j] or 0) * n + j for j in out)
+            size, n, held = self.st.size, self.n, self.of(src)
+            # every one of src's replicas of known size (a broker the plan filled: all moved there): its keys
+            keys = held.copy() if len(out) == len(held) else sorted((size[j] or 0) * n + j for j in out)
+            got = by_dst[dst] = out, keys, set()
             self.zero_to.setdefault(dst, set()).add(src)
             self.zero_kept += len(out)
             if self.zero_kept > PLACED:  # all but this answer dropped
@@ -654,7 +656,7 @@ class SizeIndex:
     def moved(self, i: int, src: int, dst: int) -> None:
         zero, home = self.zero, self.st.home[i]
         for b in (src, dst):  # their replicas changed
-            for out, _ in zero.pop(b, {}).values():
+            for out, _, _ in zero.pop(b, {}).values():
                 self.zero_kept -= len(out)
             if b in home:  # the replicas b held before and holds no more changed (and the order they come in)
                 for x in self.zero_to.pop(b, ()):
@@ -1069,7 +1071,8 @@ class _Free:
         if self.top <= 0:
             return
         st, h, l, n = self.st, self.heavy, self.light, self.sizes.n
-        mine, (theirs, order) = _cheap(st, h, l), self.sizes.cheap(l, h)
+        sizes = self.sizes
+        mine, (theirs, order, present) = _cheap(st, h, l), sizes.cheap(l, h)
         if self.single:
             for i in mine:
                 self.offer([(i, h, l)])
@@ -1078,8 +1081,14 @@ class _Free:
         # the fewest copies one of theirs (of those copying none; of all of them: the others copy one) adds going to
         # the heavy broker: an exchange costing more copies than the best so far is not better (copies come first)
         best, least, least_any = self.best, min(theirs.values(), default=0), min(theirs.values(), default=1)
+        # where the topic ranges refuse i's topic leaving h for l and no replica of `order` is of that topic, no
+        # window of it holds one: `_exchanges` would return at once (zipf-giants-perbroker at 10,000: 5.9 of its
+        # 10.6 million calls), so it is not called (`present`: the topics of `order`, made at the first such i)
+        refusing, topic_of, moves = not st.usable and sizes.counts is not None, st.topic_of, sizes.moves
         for i, c in mine.items():
-            if best[0] is None or c + least <= best[0][0][0]:
+            if (best[0] is None or c + least <= best[0][0][0]) and not (
+                refusing and (t := topic_of[i]) not in (present or self._topics(order, present)) and not moves(t, h, l)
+            ):
                 self._exchanges(i, order, self.TRIES if c == 0 else self.BACK)
             if c < 0 and (best[0] is None or c + least_any <= best[0][0][0]):
                 self._exchanges(i, self.sizes.of(l), self.BACK)
@@ -1091,6 +1100,13 @@ class _Free:
             self._partners(j, (keys[x] for x in range(down - 1, max(-1, down - 1 - self.BACK), -1)))
             up = bisect.bisect_left(keys, math.ceil(sj + self.want) * n)
             self._partners(j, (keys[x] for x in range(up, min(len(keys), up + self.BACK))))
+
+    def _topics(self, order: list[int], present: set[int]) -> set[int]:
+        """The topics of `order` (keys of the light broker's replicas): `present`, filled at the first ask."""
+        if not present and order:
+            topic_of, n = self.st.topic_of, self.sizes.n
+            present.update(topic_of[k % n] for k in order)
+        return present
 
     def _exchanges(self, i: int, keys: list[int], tries: int) -> None:
         """i for the first of the light broker's replicas of `keys` (`SizeIndex` keys, sorted) that moves at most
@@ -1208,13 +1224,14 @@ def _cheap(st: State, src: int, dst: int) -> dict[int, int]:
     """src's replicas of known size whose move to dst copies none: replica -> its cost (0, or -1 going home)."""
     where, departed = st.where[src], st.departed[dst]
     both = (i for i in departed if i in where) if len(departed) < len(where) else (i for i in where if i in departed)
-    out = {}
     home, size = st.home, st.size  # `State.cost` and `State.known` written out
-    for i in (*st.foreign[src], *both):
-        at = home[i]
-        c = (dst not in at) - (src not in at)
-        if c <= 0 and size[i] is not None:
-            out[i] = c
+    # `State.cost(i, src, dst)` is (dst not in home) - (src not in home): for one the plan moved to src (src not its
+    # home) -1 where dst held it before, else 0; for one dst held before (and holds no more) -1 where it is foreign
+    # on src (met first, above), else 0: never above 0, so every one of known size, in that order
+    out = {i: -(dst in home[i]) for i in st.foreign[src] if size[i] is not None}
+    for i in both:
+        if i not in out and size[i] is not None:
+            out[i] = 0
     return out
 
 
