@@ -113,6 +113,8 @@ def test_the_byte_goals_kept_answers_are_those_asked_afresh(monkeypatch):
             list(fresh.items()),
             sorted((self.st.size[j] or 0) * self.n + j for j in fresh),
         ), (src, dst)
+        # the topics of its keys, where a scan filled them
+        assert not got[2] or got[2] == {self.st.topic_of[k % self.n] for k in got[1]}, (src, dst)
         asked["cheap"] += 1
         asked["kept cheap"] += kept
         return got
@@ -127,6 +129,33 @@ def test_the_byte_goals_kept_answers_are_those_asked_afresh(monkeypatch):
     monkeypatch.setattr(byte_balance.SizeIndex, "moves", checked_moves)
     balance(cluster, rack_repair=True)
     assert asked["kept cheap"] > 1000 and asked["moves"] > 10000, asked
+
+
+def test_a_free_scan_leaves_out_the_replicas_whose_topic_no_exchange_could_take_and_plans_the_same(monkeypatch):
+    """`_Free.scan` calls no `_exchanges` for a replica whose topic the topic ranges refuse to move to the light
+    broker when none of the light broker's zero-copy replicas is of that topic (no window holds one: it would return
+    at once). The plan equals the one made with every replica looked at (`_topics` answering every topic), with
+    thousands of calls fewer."""
+    from bench.corpus import FAMILIES, generate
+    from bench.plan_digests import plan_text
+    from planner.rebalance.goals import balance, byte_balance
+
+    cluster = generate(next(f for f in FAMILIES if f.name == "zipf-giants-perbroker"), 2000)
+    calls = []
+    exchanges = byte_balance._Free._exchanges
+
+    def counted(self, i, keys, tries):
+        calls[-1] += 1
+        return exchanges(self, i, keys, tries)
+
+    monkeypatch.setattr(byte_balance._Free, "_exchanges", counted)
+    calls.append(0)
+    skipping = plan_text(balance(cluster, rack_repair=True))
+    every = set(range(len(cluster.topics)))
+    monkeypatch.setattr(byte_balance._Free, "_topics", lambda self, order, present: every)
+    calls.append(0)
+    assert plan_text(balance(cluster, rack_repair=True)) == skipping
+    assert calls[1] - calls[0] > 10_000, calls
 
 
 def test_the_heavy_brokers_kept_rack_answers_are_those_asked_afresh(monkeypatch):
