@@ -1086,12 +1086,12 @@ class _Free:
         # 10.6 million calls), so it is not called (`present`: the topics of `order`, made at the first such i)
         refusing, topic_of, moves = not st.usable and sizes.counts is not None, st.topic_of, sizes.moves
         for i, c in mine.items():
-            if (best[0] is None or c + least <= best[0][0][0]) and not (
-                refusing and (t := topic_of[i]) not in (present or self._topics(order, present)) and not moves(t, h, l)
-            ):
-                self._exchanges(i, order, self.TRIES if c == 0 else self.BACK)
+            if best[0] is None or c + least <= best[0][0][0]:
+                t = topic_of[i]
+                if not (refusing and t not in (present or self._topics(order, present)) and not moves(t, h, l)):
+                    self._exchanges(i, order, self.TRIES if c == 0 else self.BACK)
             if c < 0 and (best[0] is None or c + least_any <= best[0][0][0]):
-                self._exchanges(i, self.sizes.of(l), self.BACK)
+                self._exchanges(i, sizes.of(l), self.BACK)
         # for each of theirs going home, the heavy broker's replicas moving the most and the fewest bytes inside
         keys = self.sizes.of(h)
         for j in (j for j, c in theirs.items() if c < 0):

@@ -446,18 +446,12 @@ class State:
         return mine
 
     def placeable(self, i: int, src: int, dst: int) -> bool:
-        """`can_move` but for the room on dst: what only the replica lists of i decide (no side effect). Rack safety
-        as `rack_delta` refuses it, written out (the goals' hot path)."""
-        if i in self.fixed or dst not in self.target_set or dst in self.closed:
+        """`can_move` but for the room on dst: what only the replica lists of i decide (no side effect): dst takes
+        replicas and does not hold i, and then what rack safety decides for dst's rack (`rack_placeable`; it refuses
+        as `rack_delta` does, written out: the goals' hot path)."""
+        if dst not in self.target_set or dst in self.closed or dst in self.reps[i]:
             return False
-        r = self.reps[i]
-        if dst in r or src not in r:
-            return False
-        if not self.n_racks:
-            return True
-        rack_of = self.rack_of
-        rack_src, rack_dst = rack_of.get(src), rack_of.get(dst)
-        return rack_src == rack_dst or self._racks_kept(r, rack_src, rack_dst)
+        return self.rack_placeable(i, src, self.rack_of.get(dst))
 
     def rack_placeable(self, i: int, src: int, rack_dst: str | None) -> bool:
         """`placeable` to a broker of rack `rack_dst` that takes replicas and does not hold i: what rack safety and
