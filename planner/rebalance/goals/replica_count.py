@@ -7,7 +7,9 @@ range that is also the lowest max and the highest min any rack-safe placement re
 racks that reach it, and the later goals keep it (`CountConstraint`). The replicas that leave are chosen for the goals
 after this one: first those of topics the broker holds more of than the topic's even share, then (when the byte goal
 follows) the sizes that bring a broker above the byte limit within it and otherwise the smallest, the fewest bytes
-(`_want`; unknown sizes last), followers before preferred leaders."""
+(`_want`; unknown sizes last), followers before preferred leaders. Where sizes are narrow (`NARROW`), a new broker
+(one that held no replica) takes the sizes that bring it to the byte floor over the replicas it takes, from a broker
+that stays above the mean (`_need`): else the byte goal's floor would make it up replica by replica."""
 
 from __future__ import annotations
 
@@ -129,10 +131,12 @@ class ReplicaCountGoal(Goal):
     chained: set = field(default_factory=set)  # topics reaching their shares through a third broker (`_reach`)
     found: Findings = field(default_factory=Findings)  # "weighed": `by_bytes` chose other shares than without it
     levels: int = LEVELS  # `by_bytes`' steps (`shares.LEVELS`)
+    empty: frozenset | None = None  # the target brokers that held no replica at the start of the run (`_need`)
 
     def optimize(self, st: State, frozen: Frozen) -> CountConstraint:
         target, _ = targets_of(st)
         total = sum(len(r) for r in st.reps)
+        self.empty = None
         self.say(f"balancing {total} replicas over {len(st.targets)} brokers")
         if self.placed:
             return self._reached(st)
@@ -386,8 +390,9 @@ class ReplicaCountGoal(Goal):
 
     def _pick(self, st: State, target: dict[int, int], held: Iterable[int], s: int, d: int) -> int | None:
         """The replica of these partitions on s (`held`) that moves to d: the fewest copies (one the plan moved to s
-        goes on at no copy), then of the size closest to what each replica leaving s should take (`_want`), known sizes
-        first, followers before the preferred leader."""
+        goes on at no copy), then of the size closest to what each replica leaving s should take (`_want`), or d
+        should take where that is more and s stays above its mean (`_need`), known sizes first, followers before the
+        preferred leader."""
         mine = st.movable(held, s, d)
         if len(mine) > 1:
             home = st.home
@@ -399,6 +404,9 @@ class ReplicaCountGoal(Goal):
         if len(mine) < 2:
             return mine[0] if mine else None  # the choice made without a size key
         want = self._want(st, s, target)
+        need = self._need(st, d, target)
+        if need > want and st.bytes[s] - need >= self._mean(st, s):
+            want = need
         size, reps = st.size, st.reps
         # unknown sizes last, then the size closest to `want`, followers before the preferred leader, then by index
         return min(mine, key=lambda i: (size[i] is None, abs((size[i] or 0) - want), reps[i][0] == s, i))
@@ -439,6 +447,35 @@ class ReplicaCountGoal(Goal):
                     return 0.0
         return None
 
+    def _need(self, st: State, d: int, target: dict[int, int]) -> float:
+        """The bytes each replica moving to broker d should take (0: no need): where d held no replica at the start
+        of the run and the byte floor, (1 - tolerance) x the group's mean, is more than `NARROW` of the largest
+        replicas, d's bytes short of the floor over the replicas d still takes. There the smallest replicas would
+        leave a new broker far below the floor, and the byte goal's floor would raise it exchange by exchange, each
+        bringing at most one replica's size (hundreds of steps, many of them copying more); where a few large
+        replicas can close the gap (heavy-tailed sizes), the floor's exchanges take back the count goal's moves at
+        no copy, and the smallest leave the other brokers more even. Not under disk limits (`State.usable`): there
+        the room a broker has bounds what it takes."""
+        if not self.level_bytes or st.usable:  # disk limits: what d may take is the room it has
+            return 0.0
+        if self.empty is None:
+            self.empty = frozenset(st.targets).difference(*st.home)
+        if d not in self.empty:
+            return 0.0
+        floor = (1 - self.tolerance) * self._mean(st, d)
+        if floor <= NARROW * st.largest:
+            return 0.0
+        return max(0.0, (floor - st.bytes[d]) / max(1, target[d] - st.count[d]))
+
+    def _mean(self, st: State, b: int) -> float:
+        """The mean bytes per broker of b's group (kept in `means` while it cannot change)."""
+        g = st.group_of(b)
+        mean = self.means.get(g)
+        if mean is None:
+            members = st.groups[g]
+            mean = sum(st.bytes[m] for m in members) / len(members)
+        return mean
+
     def _want(self, st: State, s: int, target: dict[int, int], direct: bool = False) -> float:
         """The bytes each replica leaving broker s should take (0: the smallest), the fewest bytes reaching the byte
         goal's limit, (1 + tolerance) x the group's mean: a topic share's moves (`_pick`, as they go) take s's bytes
@@ -447,11 +484,7 @@ class ReplicaCountGoal(Goal):
         and the smallest once s is within the limit (as any broker within it)."""
         if not self.level_bytes:
             return 0.0
-        g = st.group_of(s)
-        mean = self.means.get(g)
-        if mean is None:
-            members = st.groups[g]
-            mean = sum(st.bytes[b] for b in members) / len(members)
+        mean = self._mean(st, s)
         leaving = self.left[s] if s in self.left else st.count[s] - target[s]
         limit = (1 + self.tolerance) * mean
         if not direct:
@@ -596,6 +629,9 @@ class _Topic:
 # moves whose index changes the count goal's per-topic pass defers at most (`State.defer`): each broker's indexes are
 # still read together (about 50 changes each in a run at 1M partitions), and the changes held stay a few MiB
 DEFERRED = 100_000
+# a new broker takes the sizes that reach the byte floor (`ReplicaCountGoal._need`) where the floor is more than this
+# many of the largest replicas: the corpus' uniform sizes are 64-206 there, its heavy-tailed ones at most 12
+NARROW = 32
 PINS = 3  # times at most the slots by bytes are chosen again (`ReplicaCountGoal._by_bytes`)
 # partitions up to which the count goal's slots weigh bytes (`shares.topic_shares` with a limit): a minimum-cost flow
 # per group of brokers and the plan made both ways (`balance`): the 10k-partition rebalance through the CLI takes

@@ -139,3 +139,52 @@ def test_no_plan_reaching_the_byte_goal_copies_less_than_the_bytes_bound():
         reached += 1
         assert plan.moved_bytes() >= plan.bytes_lower_bound, (seed, options)
     assert (sized, reached) == (138, 66)
+
+
+def _scale_out_state(giant: int | None = None):
+    # 9 -> 12 brokers on 3 racks, 20 topics of 30 RF-3 partitions placed by AdminUtils, sizes 100-199 B (a broker's
+    # floor is about 150 of the largest replicas: narrow); `giant`: one partition of that size (the floor then under
+    # 32 of it)
+    import random
+    from dataclasses import replace
+
+    from planner.model import make_topic
+    from planner.placement.adminutils import assign_replicas_to_brokers
+    from planner.rebalance.goals.geometry import targets_of
+    from planner.rebalance.goals.state import State
+
+    rnd = random.Random(7)
+    topics = []
+    for t in range(20):
+        placed = assign_replicas_to_brokers([(b, f"r{b % 3}") for b in range(9)], 30, 3, fixed_start_index=t % 9)
+        top = make_topic(f"t{t}", {p: list(r) for p, r in placed.items()})
+        sizes = [rnd.randint(100, 199) for _ in top.partitions]
+        if giant is not None and t == 0:
+            sizes[0] = giant
+        topics.append(replace(top, partitions=tuple(replace(p, size=s) for p, s in zip(top.partitions, sizes))))
+    c = Cluster(brokers=tuple(Broker(b, rack=f"r{b % 3}") for b in range(12)), topics=tuple(topics))
+    st = State(c, list(c.partitions()), list(range(12)), ())
+    st.groups = dict(sorted(targets_of(st)[1].items()))
+    return st
+
+
+def test_where_sizes_are_narrow_the_count_goal_fills_a_new_broker_to_the_floor():
+    # the count goal alone: each new broker (9, 10, 11) takes its 150 replicas at the sizes that reach its rack's
+    # floor (19,924 B: 0.9 x the mean), from brokers that stay above the mean, instead of the smallest (about 17,100 B,
+    # which left the byte goal's floor ~2,800 B to make up per broker, exchange by exchange)
+    from planner.rebalance.goals.base import Frozen
+    from planner.rebalance.goals.replica_count import ReplicaCountGoal
+
+    st = _scale_out_state()
+    ReplicaCountGoal(level_bytes=True).optimize(st, Frozen())
+    assert [(b, st.count[b], st.bytes[b]) for b in (9, 10, 11)] == [(9, 150, 19934), (10, 150, 19904), (11, 150, 19918)]
+    assert min(st.bytes[b] for b in range(9)) == 22398  # every old broker above its rack's mean (22,137.75 B)
+    # one giant of 1,000 B: the floor (20,117 B) is under 32 of the largest replica, a few exchanges can close the gap,
+    # and the new brokers take the smallest, as before
+    st = _scale_out_state(giant=1000)
+    ReplicaCountGoal(level_bytes=True).optimize(st, Frozen())
+    assert [st.bytes[b] for b in (9, 10, 11)] == [17089, 17357, 17167]
+    # without the byte goal after it (sizes not balanced): the smallest
+    st = _scale_out_state()
+    ReplicaCountGoal(level_bytes=False).optimize(st, Frozen())
+    assert [st.bytes[b] for b in (9, 10, 11)] == [17083, 17326, 17102]
