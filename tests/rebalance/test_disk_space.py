@@ -186,3 +186,28 @@ def test_replicas_leaving_several_brokers_place_the_largest_first():
         3,
         3,
     )
+
+
+def test_under_disk_limits_a_plan_short_of_its_goals_makes_no_second_plan_to_polish(monkeypatch):
+    # lognormal-uneven at 200 partitions (racks of 7/4/3 parts, rack-unsafe hand moves), every broker's usable bytes a
+    # tenth of the mean (bench.bench_corpus): the goals stay unmet. The polish checked its results with two second
+    # plans of the plan as if applied (whole plans: at 10,000 partitions of uniform-even 64 % of 432 s of CPU), which
+    # such a plan is not held to: it counts its copies against the room brokers have now (docs/reassign.md). The
+    # same plan without them (21 moves, as before)
+    from bench.bench_corpus import _with_disk_limits
+    from bench.corpus import FAMILIES, generate
+    from planner.rebalance.goals import search
+
+    c = _with_disk_limits(generate(next(f for f in FAMILIES if f.name == "lognormal-uneven"), 200))
+    plan_of = search.balance
+    seconds = []
+
+    def counted(*args, **kwargs):
+        seconds.append(kwargs.get("polish"))
+        return plan_of(*args, **kwargs)
+
+    monkeypatch.setattr(search, "balance", counted)
+    plan = plan_of(c)
+    assert seconds == []
+    assert (plan.replica_moves, plan.lower_bound, plan.moved_bytes()) == (21, 7, 766788662946288)
+    assert plan.strategy == "greedy-slots-by-bytes"

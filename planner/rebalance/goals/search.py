@@ -585,14 +585,15 @@ def _polish(
     """Fewer moves and bytes at the goal figures the goals reached: `refit` (from `start`, where given), then
     `exchange.fewer_bytes`. Where a goal is unmet, a second plan of the plan as if applied could then find moves the
     goals did not see from the input, so the plan would no longer be a fixed point: there each result is kept only if
-    `second()` moves nothing, and tried only up to `RELAXED_REPLICAS` replicas without a move cap (the check costs a
-    plan). The passes kept: "uneven-refit", "byte-exchange"."""
+    `second()` moves nothing, and tried only up to `RELAXED_REPLICAS` replicas without a move cap or disk-space limits
+    (the check costs a plan, and neither kind of plan is a fixed point by definition: both count what is copied from
+    the input, which a second plan does not see, as `SecondPlan`). The passes kept: "uneven-refit", "byte-exchange"."""
     second = search.second
     if st.deadline.out("the polish"):
         return []  # the plan the goals reached stands
     unmet = any(search.objective.distance(st))
     small = sum(map(len, st.reps)) <= RELAXED_REPLICAS
-    if unmet and (st.max_moves is not None or not small):
+    if unmet and (st.max_moves is not None or st.usable or not small):
         return []
     passes = []
     if unmet and start is not None and refit(st, start, goals, second):
