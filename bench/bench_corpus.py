@@ -33,7 +33,7 @@ SIZES = tuple(int(s) for s in os.environ.get("BENCH_CORPUS_SIZES", "100,1000,100
 ONLY = tuple(w for w in os.environ.get("BENCH_CORPUS_FAMILIES", "").split(",") if w)
 TIME_LIMIT = float(os.environ.get("BENCH_CORPUS_TIME_LIMIT", "10"))
 # the budget of `make bench` (about 20 minutes on 2 shared cores): at 10,000 partitions the option variants
-# (--max-moves, --byte-tolerance, disk limits: rebalances again, 25-130 s CPU each there) only with
+# (--max-moves, --byte-tolerance, disk limits: rebalances again, 25-170 s CPU each there) only with
 # BENCH_CORPUS_ALL=1; at 100,000 only the commands that read the whole cluster (the others touch one topic or one
 # broker, and their cost shows at 10,000)
 ALL = os.environ.get("BENCH_CORPUS_ALL", "") not in ("", "0")
