@@ -1093,7 +1093,7 @@ class _Free:
             if c < 0 and (best[0] is None or c + least_any <= best[0][0][0]):
                 self._exchanges(i, sizes.of(l), self.BACK)
         # for each of theirs going home, the heavy broker's replicas moving the most and the fewest bytes inside
-        keys = self.sizes.of(h)
+        keys = sizes.of(h)
         for j in (j for j, c in theirs.items() if c < 0):
             sj = st.sz(j)
             down = bisect.bisect_right(keys, math.floor(sj + self.top) * n + n - 1)

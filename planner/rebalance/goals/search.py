@@ -502,7 +502,7 @@ def _run(st: State, goals: Sequence[Goal], settle_leaders: bool, objective: Obje
     frozen = Frozen()
     best = objective.distance(st)
     rebased = False
-    limited = st.max_moves is not None or bool(st.usable)
+    limited = st.limited
     for k in range(5):
         if not any(best):
             break  # every goal reached: nothing can come closer
@@ -593,7 +593,7 @@ def _polish(
         return []  # the plan the goals reached stands
     unmet = any(search.objective.distance(st))
     small = sum(map(len, st.reps)) <= RELAXED_REPLICAS
-    if unmet and (st.max_moves is not None or st.usable or not small):
+    if unmet and (st.limited or not small):
         return []
     passes = []
     if unmet and start is not None and refit(st, start, goals, second):
@@ -645,7 +645,7 @@ class SecondPlan:
 
     def applies(self, search: Search) -> bool:
         st = search.st
-        if not search.polish or st.max_moves is not None or st.usable or sum(map(len, st.reps)) > RELAXED_REPLICAS:
+        if not search.polish or st.limited or sum(map(len, st.reps)) > RELAXED_REPLICAS:
             return False
         return any(search.objective.distance(st))
 

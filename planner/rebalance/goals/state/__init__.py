@@ -391,6 +391,12 @@ class State:
                     else:
                         foreign.discard(i)
 
+    @property
+    def limited(self) -> bool:
+        """A move cap (--max-moves) or disk-space limits: the plan counts what it copies from the input, so a plan of
+        it as if applied, which counts from there, is no continuation of it (such a plan is no fixed point)."""
+        return self.max_moves is not None or bool(self.usable)
+
     def allowed(self, n: int = 1) -> bool:
         """n more copies fit in --max-moves (required moves are never capped)."""
         return self.max_moves is None or self.copies - self.optional_from + n <= self.max_moves

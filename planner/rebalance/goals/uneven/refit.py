@@ -118,7 +118,7 @@ def figures(st: State) -> tuple[tuple[int, ...], list[tuple[int, ...]]]:
 def may_refit(st: State, sized: bool) -> bool:
     """Whether `refit` applies: racks of different sizes (`rack_flow.applies`), without sizes, a move cap or disk
     space limits, up to `REFIT_REPLICAS` replicas."""
-    if sized or st.max_moves is not None or st.usable or sum(map(len, st.reps)) > REFIT_REPLICAS:
+    if sized or st.limited or sum(map(len, st.reps)) > REFIT_REPLICAS:
         return False
     return rack_flow.applies(st)
 
