@@ -31,7 +31,11 @@ class TopicCounts(Protocol):
 
     def allows(self, st: "State", changes: Sequence[Change]) -> bool: ...
 
-    def moves(self, st: "State", t: int, s: int, d: int) -> bool: ...
+    def moves(self, st: "State", t: int, s: int, d: int) -> bool:
+        """`keeps(st, s, t, -1) and keeps(st, d, t, 1)`."""
+
+    def keeps(self, st: "State", b: int, t: int, d: int) -> bool:
+        """Broker b's count of topic t changing by d (not 0) stays in its range: it reads only that count."""
 
 
 class Goal:

@@ -526,14 +526,17 @@ class SizeIndex:
         self.n = len(st.reps) or 1
         self.keys: dict[int, list[int]] = {}
         self.topics: dict[int, dict[int, list[int]]] = {}  # broker -> topic -> its `keys` of that topic
-        # t -> (s, d) -> `TopicCounts.moves` of the topic constraint (`counts`), until a replica of t moves (it reads
-        # only t's counts on s and d, and the constraint's fixed ranges): a step asks thousands of exchanges, nearly
+        # broker -> topic -> whether a replica of it may leave the broker (`leaves`) / come to it (`enters`): the topic
+        # constraint's (`counts`) `keeps` of the broker's count of it, kept until a replica of the topic moves to or
+        # from the broker (it reads only that count and the constraint's fixed ranges). A move of t from s to d is
+        # allowed where t may leave s and come to d (`TopicCounts.moves`). A step asks thousands of exchanges, nearly
         # all refused by it (issue 30's uniform-even at 10,000: 14 million asks, 99 % refused; zipf-giants-perbroker:
-        # 13 of its free steps' 14 million refusals), and many ask the same topic between the same two brokers, step
-        # after step. Dropped, all of them, past `PLACED` answers
+        # 13 of its free steps' 14 million refusals), of the same topics on the same brokers step after step. Dropped,
+        # all of them, past `PLACED` answers
         self.counts = next((c for c in self.frozen.constraints if isinstance(c, TopicCounts)), None)
-        self.topic_moves: dict[int, dict[tuple[int, int], bool]] = {}
-        self.topic_answers = 0
+        self.leave: dict[int, _Keeps] = {}
+        self.enter: dict[int, _Keeps] = {}
+        self.topic_answers = [0]  # how many they keep (a list the `_Keeps` share: they hold no `SizeIndex`)
         # (i, s, d) -> `State.can_move(i, s, d)`, until the next move: the free steps ask each replica of a pair with
         # several of the other broker's (issue 30's zipf-giants-perbroker at 10,000: 19 million asks in 2,665 steps)
         self.can: dict[Change, bool] = {}
@@ -546,6 +549,9 @@ class SizeIndex:
         self.zero_to: dict[int, set[int]] = {}  # dst -> the src of its `zero` entries (some dropped since)
         self.zero_kept = 0
         self.answers = 0
+        # src -> `_cheap(st, src, dst)`'s part common to every dst (src's foreign replicas of known size, at 0) and, by
+        # broker b, those of them b held before (-1 going to b): until a replica moves to or from src
+        self.foreign: dict[int, tuple[dict[int, int], dict[int, list[int]]]] = {}
 
     def allows(self, changes: list[Change]) -> bool:
         """`frozen.allows(st, changes)`, but for the replica-count constraint where no broker's count changes (an
@@ -568,19 +574,28 @@ class SizeIndex:
         return True
 
     def moves(self, t: int, s: int, d: int) -> bool:
-        """`TopicCounts.moves` of the topic constraint (`counts`, not None), kept until a replica of t moves."""
-        by_pair = self.topic_moves.get(t)
-        if by_pair is None:
-            if self.topic_answers > PLACED:
-                self.topic_moves.clear()
-                self.topic_answers = 0
-            by_pair = self.topic_moves[t] = {}
-        ok = by_pair.get((s, d))
-        if ok is None:
-            assert self.counts is not None
-            ok = by_pair[(s, d)] = self.counts.moves(self.st, t, s, d)
-            self.topic_answers += 1
-        return ok
+        """`TopicCounts.moves` of the topic constraint (`counts`, not None): t may leave s and come to d."""
+        return self.leaves(s)[t] and self.enters(d)[t]
+
+    def leaves(self, b: int) -> "_Keeps":
+        """topic -> whether a replica of it may leave b (`counts` not None), answered on first ask and kept."""
+        got = self.leave.get(b)
+        if got is None:
+            got = self.leave[b] = self._keeps(b, -1)
+        return got
+
+    def enters(self, b: int) -> "_Keeps":
+        """topic -> whether a replica of it may come to b (`counts` not None), answered on first ask and kept."""
+        got = self.enter.get(b)
+        if got is None:
+            got = self.enter[b] = self._keeps(b, 1)
+        return got
+
+    def _keeps(self, b: int, d: int) -> "_Keeps":
+        if self.topic_answers[0] > PLACED:  # all dropped
+            self.leave, self.enter, self.topic_answers[0] = {}, {}, 0
+        assert self.counts is not None
+        return _Keeps(self.counts, self.st, b, d, self.topic_answers)
 
     def refuses_topics(self, changes: list[Change]) -> bool:
         """An exchange across topics that the topic constraint refuses (`allows` answers False for it)."""
@@ -636,6 +651,25 @@ class SizeIndex:
                 self.zero, self.zero_to, self.zero_kept = {src: {dst: got}}, {dst: {src}}, len(out)
         return got
 
+    def mine(self, src: int, dst: int) -> dict[int, int]:
+        """`_cheap(st, src, dst)`, from src's foreign replicas kept for every dst (`foreign`): a free step asks it of
+        the heavy broker for each of 64 light ones."""
+        got = self.foreign.get(src)
+        if got is None:
+            st = self.st
+            home, size = st.home, st.size
+            common = {i: 0 for i in st.foreign[src] if size[i] is not None}
+            back: dict[int, list[int]] = {}
+            for i in common:
+                for b in home[i]:
+                    back.setdefault(b, []).append(i)
+            got = self.foreign[src] = common, back
+        common, back = got
+        out = common.copy()
+        for i in back.get(dst, ()):
+            out[i] = -1
+        return _cheap(self.st, src, dst, out)
+
     def of(self, b: int) -> list[int]:
         keys = self.keys.get(b)
         if keys is None:
@@ -663,15 +697,19 @@ class SizeIndex:
                     got = zero.get(x, {}).pop(b, None)
                     if got is not None:
                         self.zero_kept -= len(got[0])
-        dropped = self.topic_moves.pop(self.st.topic_of[i], None)  # the topic's counts changed
-        if dropped:
-            self.topic_answers -= len(dropped)
+        t = self.st.topic_of[i]
+        for b in (src, dst):  # the topic's counts on them changed
+            for kept in (self.leave.get(b), self.enter.get(b)):
+                if kept is not None and kept.pop(t, None) is not None:
+                    self.topic_answers[0] -= 1
         self.can.clear()
         self.placed.pop(i, None)
+        self.foreign.pop(src, None)
+        self.foreign.pop(dst, None)
         size = self.st.size[i]
         if size is None:
             return
-        key, t = size * self.n + i, self.st.topic_of[i]
+        key = size * self.n + i
         for index in (self.keys.get(src), self.topics.get(src, {}).get(t)):
             if index is not None:
                 del index[bisect.bisect_left(index, key)]
@@ -679,6 +717,24 @@ class SizeIndex:
             bisect.insort(self.keys[dst], key)
         if dst in self.topics:
             bisect.insort(self.topics[dst].setdefault(t, []), key)
+
+
+class _Keeps(dict):
+    """topic -> whether broker `b`'s count of it may change by `d` (-1: a replica leaves, 1: one comes), the topic
+    constraint's `TopicCounts.keeps`, answered on the first ask (`__missing__`) and kept by `SizeIndex` until a
+    replica of the topic moves to or from b. A hit is one dict lookup: the free steps ask millions. `answers`: the
+    count of answers `SizeIndex` keeps, one more per answer."""
+
+    __slots__ = ("counts", "st", "b", "d", "answers")
+
+    def __init__(self, counts: TopicCounts, st: State, b: int, d: int, answers: list[int]):
+        super().__init__()
+        self.counts, self.st, self.b, self.d, self.answers = counts, st, b, d, answers
+
+    def __missing__(self, t: int) -> bool:
+        ok = self[t] = self.counts.keeps(self.st, self.b, t, self.d)
+        self.answers[0] += 1
+        return ok
 
 
 class _Heavy:
@@ -1066,16 +1122,21 @@ class _Free:
         self.top = min(self.room, st.bytes[heavy] - st.bytes[light] - 1)
         counts = (c for c in frozen.constraints if isinstance(c, CountConstraint))
         self.single = all(c.allows(st, [(-1, heavy, light)]) for c in counts)
+        # where the topic ranges refuse moves and every check only reads (no disk limits): topic -> whether a replica
+        # of it may leave / come to either broker (`SizeIndex.leaves`, `enters`), else None
+        self.topics = None
+        if not st.usable and sizes.counts is not None:
+            self.topics = sizes.leaves(heavy), sizes.enters(light), sizes.leaves(light), sizes.enters(heavy)
 
     def scan(self) -> None:
         if self.top <= 0:
             return
         st, h, l, n = self.st, self.heavy, self.light, self.sizes.n
         sizes = self.sizes
-        mine, (theirs, order, present) = _cheap(st, h, l), sizes.cheap(l, h)
+        mine, (theirs, order, present) = sizes.mine(h, l), sizes.cheap(l, h)
         if self.single:
             for i in mine:
-                self.offer([(i, h, l)])
+                self._move(i)
         # for each of mine, the light broker's smallest replica (of those copying none, or of all of them where a
         # copy taken back pays) that leaves at most `top` bytes moved: the most bytes moved
         # the fewest copies one of theirs (of those copying none; of all of them: the others copy one) adds going to
@@ -1084,11 +1145,12 @@ class _Free:
         # where the topic ranges refuse i's topic leaving h for l and no replica of `order` is of that topic, no
         # window of it holds one: `_exchanges` would return at once (zipf-giants-perbroker at 10,000: 5.9 of its
         # 10.6 million calls), so it is not called (`present`: the topics of `order`, made at the first such i)
-        refusing, topic_of, moves = not st.usable and sizes.counts is not None, st.topic_of, sizes.moves
+        topic_of, refusing = st.topic_of, self.topics is not None
+        out_h, in_l = self.topics[:2] if self.topics is not None else ({}, {})
         for i, c in mine.items():
             if best[0] is None or c + least <= best[0][0][0]:
                 t = topic_of[i]
-                if not (refusing and t not in (present or self._topics(order, present)) and not moves(t, h, l)):
+                if not refusing or (out_h[t] and in_l[t]) or t in (present or self._topics(order, present)):
                     self._exchanges(i, order, self.TRIES if c == 0 else self.BACK)
             if c < 0 and (best[0] is None or c + least_any <= best[0][0][0]):
                 self._exchanges(i, sizes.of(l), self.BACK)
@@ -1114,10 +1176,10 @@ class _Free:
         sizes, st, h, l = self.sizes, self.st, self.heavy, self.light
         n, si = sizes.n, st.sz(i)
         if not sizes.placeable(i, h, l):
-            return  # every exchange of i is refused (`offer`): none changes the best
+            return  # every exchange of i is refused (`_keep`): none changes the best
         k = bisect.bisect_left(keys, math.ceil(si - self.top) * n)
         window = keys[k : k + tries]
-        if not st.usable and sizes.counts is not None and not sizes.moves(t := st.topic_of[i], h, l):
+        if self.topics is not None and not (self.topics[0][t := st.topic_of[i]] and self.topics[1][t]):
             # the topic ranges refuse i's topic leaving h for l, so every exchange of i for a replica of another topic
             # (`SizeIndex.refuses_topics`): without one of its own topic among the tries none is taken, and where
             # every check only reads (no disk limits), a scan that takes none changes nothing
@@ -1137,9 +1199,9 @@ class _Free:
         keys: Iterable[int] = partners
         if not st.usable:
             if not sizes.placeable(j, self.light, self.heavy):
-                return  # every exchange for j is refused (`offer`; under disk limits it asks i's room first, which
+                return  # every exchange for j is refused (`_keep`; under disk limits it asks i's room first, which
                 # records a full broker)
-            if sizes.counts is not None and not sizes.moves(u := st.topic_of[j], self.light, self.heavy):
+            if self.topics is not None and not (self.topics[2][u := st.topic_of[j]] and self.topics[3][u]):
                 # as in `_exchanges`: only a partner of j's own topic could be taken
                 keys = list(keys)
                 topic_of = st.topic_of
@@ -1149,29 +1211,23 @@ class _Free:
             if self._swap(key % n, j) is not False:
                 break
 
-    def offer(self, changes: list[Change], delta: int | None = None) -> bool | None:
-        """Keep `changes` if better than the best so far and allowed: True; False when refused; None when not
-        better (or moving no bytes, or too many)."""
-        st = self.st
-        size, home = st.size, st.home  # `State.sz` and `State.cost` written out: the free steps' hot path
-        if delta is None:
-            delta = 0
-            for i, s, _ in changes:
-                delta += (size[i] or 0) if s == self.heavy else -(size[i] or 0)
-        if not 0 < delta <= self.top:
+    def _move(self, i: int) -> bool | None:
+        """i moving from the heavy broker to the light one, kept if better and allowed (`_keep`): True; False when
+        refused; None when not better (or moving no bytes, or too many, or copying one more). The floor's free steps
+        offer each replica of the donor's the plan moved there (lognormal-uneven at 100,000: an eighth of the plan's
+        time went to building the change and its figures in general)."""
+        size, h, l = self.st.size, self.heavy, self.light
+        si = size[i] or 0
+        if not 0 < si <= self.top:
             return None
-        cost = copied = 0
-        for i, s, d in changes:
-            h = home[i]
-            c = (d not in h) - (s not in h)
-            cost += c
-            copied += c * (size[i] or 0)
-        if cost > 0:
+        at = self.st.home[i]
+        c = (l not in at) - (h not in at)
+        if c > 0:
             return None
-        return self._keep(changes, delta, cost, copied)
+        return self._keep([(i, h, l)], si, c, c * si)
 
     def _swap(self, i: int, j: int) -> bool | None:
-        """`offer` of i (on the heavy broker) exchanged for j (on the light one), written out: nearly every candidate
+        """`_move`, for i (on the heavy broker) exchanged for j (on the light one): nearly every candidate
         of the free steps is one (issue 30's zipf-giants-perbroker at 10,000: 25 million)."""
         size, home, h, l = self.st.size, self.st.home, self.heavy, self.light
         si, sj = size[i] or 0, size[j] or 0
@@ -1185,7 +1241,7 @@ class _Free:
         return self._keep([(i, h, l), (j, l, h)], delta, ci + cj, ci * si + cj * sj)
 
     def _keep(self, changes: list[Change], delta: int, cost: int, copied: int) -> bool | None:
-        """`offer`'s end: keep `changes` (moving `delta` bytes at `cost` copies and `copied` bytes) if better than the
+        """Keep `changes` (moving `delta` bytes at `cost` copies and `copied` bytes) if better than the
         best so far and allowed."""
         outside = self.want > delta
         rate = copied / delta if outside else copied
@@ -1205,30 +1261,48 @@ class _Free:
             if worse:
                 return None
         key = (cost, outside, rate, -delta, tuple(changes))
-        sizes = self.sizes
-        if not self.st.usable and sizes.refuses_topics(changes):
+        if self.topics is not None and self._refused(changes):
             # asked first where every check only reads (without disk limits `can_move` records no full broker): the
             # topic ranges refuse nearly all (zipf-giants-perbroker at 10,000: 13 of 14 million refusals)
             return False
+        sizes = self.sizes
         can_move = sizes.can_move
         for change in changes:  # a loop, not all() over a generator
             if not can_move(change):
                 return False
-        if self.sizes.allows(changes):
+        if sizes.allows(changes):
             best[0] = (key, changes)
             return True
         return False
 
+    def _refused(self, changes: list[Change]) -> bool:
+        """`SizeIndex.refuses_topics(changes)` (`topics` not None), read from the pair's kept answers."""
+        if len(changes) != 2:
+            return False
+        (i, s, d), (j, s2, d2) = changes
+        if s != d2 or d != s2:
+            return False
+        t, u = self.st.topic_of[i], self.st.topic_of[j]
+        if t == u:
+            return False
+        assert self.topics is not None
+        out_h, in_l, out_l, in_h = self.topics
+        if s == self.heavy:
+            return not (out_h[t] and in_l[t] and out_l[u] and in_h[u])
+        return not (out_l[t] and in_h[t] and out_h[u] and in_l[u])
 
-def _cheap(st: State, src: int, dst: int) -> dict[int, int]:
-    """src's replicas of known size whose move to dst copies none: replica -> its cost (0, or -1 going home)."""
+
+def _cheap(st: State, src: int, dst: int, out: dict[int, int] | None = None) -> dict[int, int]:
+    """src's replicas of known size whose move to dst copies none: replica -> its cost (0, or -1 going home). `out`:
+    its foreign ones with their costs, where known (`SizeIndex.mine`)."""
     where, departed = st.where[src], st.departed[dst]
     both = (i for i in departed if i in where) if len(departed) < len(where) else (i for i in where if i in departed)
     home, size = st.home, st.size  # `State.cost` and `State.known` written out
     # `State.cost(i, src, dst)` is (dst not in home) - (src not in home): for one the plan moved to src (src not its
     # home) -1 where dst held it before, else 0; for one dst held before (and holds no more) -1 where it is foreign
     # on src (met first, above), else 0: never above 0, so every one of known size, in that order
-    out = {i: -(dst in home[i]) for i in st.foreign[src] if size[i] is not None}
+    if out is None:
+        out = {i: -(dst in home[i]) for i in st.foreign[src] if size[i] is not None}
     for i in both:
         if i not in out and size[i] is not None:
             out[i] = 0

@@ -49,15 +49,15 @@ class TopicConstraint:
             deltas[(s, t)] = deltas.get((s, t), 0) - 1
             deltas[(d, t)] = deltas.get((d, t), 0) + 1
         for (b, t), d in deltas.items():
-            if d and not self._keeps(st, b, t, d):  # an unchanged count keeps its range
+            if d and not self.keeps(st, b, t, d):  # an unchanged count keeps its range
                 return False
         return True
 
     def moves(self, st: State, t: int, s: int, d: int) -> bool:
         """A replica of topic t moving from broker s to d keeps both counts in their ranges (`allows` of the move)."""
-        return self._keeps(st, s, t, -1) and self._keeps(st, d, t, 1)
+        return self.keeps(st, s, t, -1) and self.keeps(st, d, t, 1)
 
-    def _keeps(self, st: State, b: int, t: int, d: int) -> bool:
+    def keeps(self, st: State, b: int, t: int, d: int) -> bool:
         """Broker b's count of topic t changing by d (not 0) stays in its range (`allows` for one (b, t))."""
         g = self.classes[t].get(b) if t in self.classes else st.group_of(b)
         lo = self.lo.get((g, t))
