@@ -1213,9 +1213,9 @@ class _Free:
 
     def _move(self, i: int) -> bool | None:
         """i moving from the heavy broker to the light one, kept if better and allowed (`_keep`): True; False when
-        refused; None when not better (or moving no bytes, or too many, or copying one more). The floor's free steps
-        offer each replica of the donor's the plan moved there (lognormal-uneven at 100,000: an eighth of the plan's
-        time went to building the change and its figures in general)."""
+        refused; None when not better (or moving no bytes, or too many, or copying one more). Written out: the
+        floor's free steps offer each replica of the donor's that the plan moved there (lognormal-uneven at 100,000:
+        an eighth of the plan's time went to those offers)."""
         size, h, l = self.st.size, self.heavy, self.light
         si = size[i] or 0
         if not 0 < si <= self.top:

@@ -67,8 +67,9 @@ def test_a_replica_larger_than_the_limit_stays_and_its_broker_is_held_to_the_lim
 
 
 def test_the_byte_goals_kept_placeable_answers_dropped_past_their_bound_plan_the_same(monkeypatch):
-    """`SizeIndex.placeable` keeps at most `PLACED` answers (then all but the asked replica's are dropped): a memo
-    only, so a plan made with a bound of 1 (dropped at nearly every answer) is the plan made with the default."""
+    """`SizeIndex.placeable` keeps at most `PLACED` answers (then all but the asked replica's are dropped), and so do
+    the topic ranges' answers per broker (`leaves`, `enters`: then all dropped): memos only, so a plan made with a
+    bound of 1 (dropped at nearly every answer) is the plan made with the default."""
     from bench.corpus import FAMILIES, generate
     from bench.plan_digests import plan_text
     from planner.rebalance.goals import balance, byte_balance
@@ -76,7 +77,8 @@ def test_the_byte_goals_kept_placeable_answers_dropped_past_their_bound_plan_the
     cluster = generate(next(f for f in FAMILIES if f.name == "zipf-giants-perbroker"), 1000)
     kept = plan_text(balance(cluster, rack_repair=True))
     drops = []
-    asked = byte_balance.SizeIndex.placeable
+    topic_drops = []
+    asked, keeps = byte_balance.SizeIndex.placeable, byte_balance.SizeIndex._keeps
 
     def placeable(self, i, s, d):
         before = self.placed
@@ -85,24 +87,36 @@ def test_the_byte_goals_kept_placeable_answers_dropped_past_their_bound_plan_the
             drops.append(i)
         return ok
 
+    def counted_keeps(self, b, d):
+        before = self.leave
+        got = keeps(self, b, d)
+        if self.leave is not before:
+            topic_drops.append(b)
+        return got
+
     monkeypatch.setattr(byte_balance, "PLACED", 1)
     monkeypatch.setattr(byte_balance.SizeIndex, "placeable", placeable)
+    monkeypatch.setattr(byte_balance.SizeIndex, "_keeps", counted_keeps)
     assert plan_text(balance(cluster, rack_repair=True)) == kept
     assert len(drops) > 1000, len(drops)  # the bound was reached, again and again
+    assert len(topic_drops) > 500, len(topic_drops)
 
 
 def test_the_byte_goals_kept_answers_are_those_asked_afresh(monkeypatch):
     """The answers `SizeIndex` keeps across moves, the light broker's zero-copy replicas (`cheap`, until a replica of
-    it or of a partition it holds moves) and the topic ranges' (`moves`, until a replica of that topic moves), equal
-    the ones asked afresh at every use, in the same order, in a plan whose free steps take most of its changes. At
-    1,000 partitions too few are kept; at 5,000 a version that dropped only the entries of the partition's brokers
-    failed here (a set grown by other partitions iterates in another order)."""
+    it or of a partition it holds moves), the heavy broker's (`mine`, from its foreign replicas kept until a replica
+    moves to or from it) and the topic ranges' (`leaves` / `enters` per broker and topic, until a replica of that
+    topic moves to or from the broker), equal the ones asked afresh at every use (the topic ranges': every one kept,
+    at every free step), in the same order, in a plan whose free steps take most of its changes. At 1,000 partitions
+    too few are kept; at 5,000 a version that dropped only the entries of the partition's brokers failed here (a set
+    grown by other partitions iterates in another order)."""
     from bench.corpus import FAMILIES, generate
     from planner.rebalance.goals import balance, byte_balance
 
     cluster = generate(next(f for f in FAMILIES if f.name == "zipf-giants-perbroker"), 5000)
-    asked = {"cheap": 0, "kept cheap": 0, "moves": 0}
-    cheap, moves = byte_balance.SizeIndex.cheap, byte_balance.SizeIndex.moves
+    asked = {"cheap": 0, "kept cheap": 0, "mine": 0, "kept mine": 0, "moves": 0, "kept topics": 0}
+    cheap, mine, moves = byte_balance.SizeIndex.cheap, byte_balance.SizeIndex.mine, byte_balance.SizeIndex.moves
+    free_step = byte_balance._free_step
 
     def checked_cheap(self, src, dst):
         kept = dst in self.zero.get(src, {})
@@ -119,16 +133,34 @@ def test_the_byte_goals_kept_answers_are_those_asked_afresh(monkeypatch):
         asked["kept cheap"] += kept
         return got
 
+    def checked_mine(self, src, dst):
+        asked["kept mine"] += src in self.foreign
+        got = mine(self, src, dst)
+        assert list(got.items()) == list(byte_balance._cheap(self.st, src, dst).items()), (src, dst)
+        asked["mine"] += 1
+        return got
+
     def checked_moves(self, t, s, d):
         got = moves(self, t, s, d)
         assert got == self.counts.moves(self.st, t, s, d), (t, s, d)
         asked["moves"] += 1
         return got
 
+    def checked_free_step(st, frozen, sizes, *args):
+        for kept, d in ((sizes.leave, -1), (sizes.enter, 1)):
+            for b, answers in kept.items():
+                for t, ok in answers.items():
+                    assert ok == sizes.counts.keeps(st, b, t, d), (b, t, d)
+                    asked["kept topics"] += 1
+        return free_step(st, frozen, sizes, *args)
+
     monkeypatch.setattr(byte_balance.SizeIndex, "cheap", checked_cheap)
+    monkeypatch.setattr(byte_balance.SizeIndex, "mine", checked_mine)
     monkeypatch.setattr(byte_balance.SizeIndex, "moves", checked_moves)
+    monkeypatch.setattr(byte_balance, "_free_step", checked_free_step)
     balance(cluster, rack_repair=True)
-    assert asked["kept cheap"] > 1000 and asked["moves"] > 10000, asked
+    assert asked["kept cheap"] > 1000 and asked["kept mine"] > 10000 and asked["kept topics"] > 100000, asked
+    assert asked["moves"] > 1000, asked
 
 
 def test_a_free_scan_leaves_out_the_replicas_whose_topic_no_exchange_could_take_and_plans_the_same(monkeypatch):
