@@ -1115,6 +1115,7 @@ class _Free:
         ceiling: float | None = None,
     ):
         self.st, self.frozen, self.sizes, self.heavy, self.light, self.best = st, frozen, sizes, heavy, light, best
+        self.pair = heavy, light
         # `ceiling`: the heavy broker's where it holds replicas larger than the limit (`giants`). No change here moves
         # one: each leaves the light broker at or below the limit (`top`), which a broker holding one is not
         self.want = st.bytes[heavy] - (limit if ceiling is None else ceiling)
@@ -1150,8 +1151,10 @@ class _Free:
         for i, c in mine.items():
             if best[0] is None or c + least <= best[0][0][0]:
                 t = topic_of[i]
-                if not refusing or (out_h[t] and in_l[t]) or t in (present or self._topics(order, present)):
-                    self._exchanges(i, order, self.TRIES if c == 0 else self.BACK)
+                if not refusing or (alone := out_h[t] and in_l[t]):
+                    self._exchanges(i, order, self.TRIES if c == 0 else self.BACK, True)
+                elif t in (present or self._topics(order, present)):
+                    self._exchanges(i, order, self.TRIES if c == 0 else self.BACK, alone)
             if c < 0 and (best[0] is None or c + least_any <= best[0][0][0]):
                 self._exchanges(i, sizes.of(l), self.BACK)
         # for each of theirs going home, the heavy broker's replicas moving the most and the fewest bytes inside
@@ -1170,16 +1173,22 @@ class _Free:
             present.update(topic_of[k % n] for k in order)
         return present
 
-    def _exchanges(self, i: int, keys: list[int], tries: int) -> None:
+    def _exchanges(self, i: int, keys: list[int], tries: int, alone: bool | None = None) -> None:
         """i for the first of the light broker's replicas of `keys` (`SizeIndex` keys, sorted) that moves at most
-        `top` bytes and is allowed, trying a few."""
-        sizes, st, h, l = self.sizes, self.st, self.heavy, self.light
-        n, si = sizes.n, st.sz(i)
-        if not sizes.placeable(i, h, l):
+        `top` bytes and is allowed, trying a few. `alone`: whether the topic ranges let i's topic go from the heavy
+        broker to the light one (True too where they refuse nothing), where the caller knows."""
+        sizes, st = self.sizes, self.st
+        kept = sizes.placed.get(i)  # `SizeIndex.placeable`'s kept answer read here where it has one: one call less
+        ok = None if kept is None else kept.get(self.pair)
+        if not (sizes.placeable(i, self.heavy, self.light) if ok is None else ok):
             return  # every exchange of i is refused (`_keep`): none changes the best
+        n, si = sizes.n, st.size[i] or 0
         k = bisect.bisect_left(keys, math.ceil(si - self.top) * n)
         window = keys[k : k + tries]
-        if self.topics is not None and not (self.topics[0][t := st.topic_of[i]] and self.topics[1][t]):
+        t = st.topic_of[i]
+        if alone is None:
+            alone = self.topics is None or (self.topics[0][t] and self.topics[1][t])
+        if not alone:
             # the topic ranges refuse i's topic leaving h for l, so every exchange of i for a replica of another topic
             # (`SizeIndex.refuses_topics`): without one of its own topic among the tries none is taken, and where
             # every check only reads (no disk limits), a scan that takes none changes nothing
