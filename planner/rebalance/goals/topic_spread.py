@@ -388,7 +388,7 @@ class _Exchanges:
 
     def __init__(self, st: State):
         self.st = st
-        self.kept: dict[int, dict[int, list[int]]] = {}  # src -> dst -> its list
+        self.kept: dict[int, dict[int, _Made]] = {}  # src -> dst -> its list, made as far as read
         self.givers = _Givers(st)
         self.made = 0
 
@@ -399,7 +399,7 @@ class _Exchanges:
         kept = lists.get(dst)
         if kept is None:
             self.made += 1
-            kept = lists[dst] = _indexed_returns(st, self.givers, src, dst)
+            kept = lists[dst] = _Made(_indexed_returns(st, self.givers, src, dst))
         topic_of = st.topic_of
         return (j for j in kept if topic_of[j] != t and st.fits(j, dst))
 
@@ -414,6 +414,30 @@ class _Exchanges:
         for lists in self.kept.values():
             lists.pop(src, None)
             lists.pop(dst, None)
+
+
+class _Made:
+    """A kept list made as far as it has been read: its first items (`got`) and the generator of the rest (`rest`,
+    reading the state as it goes: it is dropped with the list, before any move that changes what it reads). The
+    exchange search reads most lists no further than their first item (lognormal-uneven at 100,000: 37,371 items
+    read of 9.9 million in the lists made whole)."""
+
+    __slots__ = ("got", "rest")
+
+    def __init__(self, rest: Iterator[int]):
+        self.got: list[int] = []
+        self.rest: Iterator[int] | None = rest
+
+    def __iter__(self) -> Iterator[int]:
+        got = self.got
+        yield from got
+        while self.rest is not None:
+            j = next(self.rest, None)
+            if j is None:
+                self.rest = None
+                return
+            got.append(j)
+            yield j
 
 
 class _Givers:
@@ -471,22 +495,32 @@ class _Givers:
                     by_topic.setdefault(t, set()).add(i)
 
 
-def _indexed_returns(st: State, givers: _Givers, src: int, dst: int) -> list[int]:
+def _indexed_returns(st: State, givers: _Givers, src: int, dst: int) -> Iterator[int]:
     """`_returns(st, src, dst)`, the same replicas in the same order, from `givers`: the replicas racks let go towards
-    dst's rack, of the topics src holds more of than dst, that dst does not hold, sorted by `_order` (the order
-    `_returns` merges its runs in: the copies the move costs, then the per-broker indexes' size, leader and id)."""
+    dst's rack, of the topics src holds more of than dst, that dst does not hold, in `_order` (the copies the move
+    costs, then the per-broker indexes' size, leader and id). Those costing fewer than one copy (moved to src by the
+    plan, or held by dst before) are few: found and sorted first; then src's own replicas by its index (`ranked`),
+    those that would copy one, as far as read. Make no move while reading it."""
     if dst not in st.target_set or dst in st.closed:
-        return []
-    have, lack, reps = st.tcount[src], st.tcount[dst], st.reps
-    found = [
-        j
-        for tj, held in givers.of(src, dst).items()
-        if have.get(tj, 0) > lack.get(tj, 0)
-        for j in held
-        if dst not in reps[j]
-    ]
-    found.sort(key=lambda j: _order(st, j, src, dst))
-    return found
+        return
+    have, lack, reps, home, topic_of = st.tcount[src], st.tcount[dst], st.reps, st.home, st.topic_of
+    by_topic = givers.of(src, dst)
+    held = {tj: js for tj, js in by_topic.items() if have.get(tj, 0) > lack.get(tj, 0)}
+    if not held:
+        return
+
+    def gives(j: int) -> bool:
+        js = held.get(topic_of[j])
+        return js is not None and j in js and dst not in reps[j]
+
+    where, foreign, departed = st.where[src], st.foreign[src], st.departed[dst]
+    returning = (
+        (j for j in departed if j in where) if len(departed) < len(where) else (j for j in where if j in departed)
+    )
+    cheap = {j for j in foreign if gives(j)}
+    cheap.update(j for j in returning if gives(j))
+    yield from sorted(cheap, key=lambda j: _order(st, j, src, dst))
+    yield from (j for j in st.ranked(src, home=True) if dst not in home[j] and gives(j))
 
 
 def _returns(st: State, src: int, dst: int) -> Iterator[int]:
