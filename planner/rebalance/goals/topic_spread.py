@@ -505,13 +505,13 @@ def _indexed_returns(st: State, givers: _Givers, src: int, dst: int) -> Iterator
         return
     have, lack, reps, home, topic_of = st.tcount[src], st.tcount[dst], st.reps, st.home, st.topic_of
     by_topic = givers.of(src, dst)
-    held = {tj: js for tj, js in by_topic.items() if have.get(tj, 0) > lack.get(tj, 0)}
-    if not held:
-        return
+    if not any(have.get(tj, 0) > lack.get(tj, 0) for tj in by_topic):
+        return  # most lists (lognormal-uneven at 100,000: 34,000 of the 71,000 made)
 
     def gives(j: int) -> bool:
-        js = held.get(topic_of[j])
-        return js is not None and j in js and dst not in reps[j]
+        tj = topic_of[j]
+        js = by_topic.get(tj)
+        return js is not None and j in js and dst not in reps[j] and have.get(tj, 0) > lack.get(tj, 0)
 
     where, foreign, departed = st.where[src], st.foreign[src], st.departed[dst]
     returning = (
