@@ -401,3 +401,34 @@ def test_the_topic_ranges_of_a_move_and_an_exchange_are_those_the_counts_give():
         (False, True, False): 113,
         (False, False, False): 294,
     }
+
+
+def test_a_pick_the_racks_refused_answers_the_same_racks_without_looking(monkeypatch):
+    """Where a pick found no broker because the racks refused every one it looked at, `pick` answers None for a
+    partition with the same racks around it (`_rack_floor`) without looking, while the heap and the state are as they
+    were (issue 30; lognormal-uneven from about 20,000 partitions: the count goal's picks look at 64 brokers of the
+    large rack). Each such answer is the one a look gives, and that look would have dropped no stale key (so the heap
+    is the same either way, and so is every later pick: the plan is the same)."""
+    from bench.corpus import FAMILIES, generate
+    from planner.rebalance.goals.pick import BrokerHeap
+
+    cluster = generate(next(f for f in FAMILIES if f.name == "lognormal-uneven"), 20_000)
+    answered = []
+    pick, scan = BrokerHeap.pick, BrokerHeap._scan
+
+    def checked(self, i, src, ok, limit=64):
+        st = self.st
+        others, floor, _, _ = self._rack_floor(i, src)
+        if (st.moves, self.changes) == self.at and (ok, limit, frozenset(others), floor) in self.dead:
+            self._flush()  # what pick does first (a no-op here: the heap is as it was)
+            heap = list(self.h)
+            popped, valid, dead = scan(self, i, src, ok, limit, self._rack_floor(i, src))
+            self.h += popped
+            assert (valid, dead, len(popped), len(self.h)) == ([], True, limit, len(heap)), (i, src)
+            self.h = heap
+            answered.append(i)
+        return pick(self, i, src, ok, limit)
+
+    monkeypatch.setattr(BrokerHeap, "pick", checked)
+    plan = balance(cluster, rack_repair=True)
+    assert (len(answered), plan.replica_moves, plan.lower_bound) == (42_782, 13_815, 8_343)
