@@ -1178,9 +1178,7 @@ class _Free:
         `top` bytes and is allowed, trying a few. `alone`: whether the topic ranges let i's topic go from the heavy
         broker to the light one (True too where they refuse nothing), where the caller knows."""
         sizes, st = self.sizes, self.st
-        kept = sizes.placed.get(i)  # `SizeIndex.placeable`'s kept answer read here where it has one: one call less
-        ok = None if kept is None else kept.get(self.pair)
-        if not (sizes.placeable(i, self.heavy, self.light) if ok is None else ok):
+        if not self._placeable(i):
             return  # every exchange of i is refused (`_keep`): none changes the best
         n, si = sizes.n, st.size[i] or 0
         k = bisect.bisect_left(keys, math.ceil(si - self.top) * n)
@@ -1238,13 +1236,15 @@ class _Free:
             # the floor's free steps offer are refused (lognormal-uneven at 100,000: 2.1 million, the best so far
             # mostly none, so each was keyed before: 708,000 by the topic ranges, the rest by the replica lists)
             t = st.topic_of[i]
-            if not (self.topics[0][t] and self.topics[1][t]):
-                return False
-            kept = self.sizes.placed.get(i)
-            ok = None if kept is None else kept.get(self.pair)
-            if not (self.sizes.placeable(i, h, l) if ok is None else ok):
+            if not (self.topics[0][t] and self.topics[1][t]) or not self._placeable(i):
                 return False
         return self._keep([(i, h, l)], si, c, c * si)
+
+    def _placeable(self, i: int) -> bool:
+        """`SizeIndex.placeable(i, heavy, light)`, its kept answer read without building the pair again."""
+        kept = self.sizes.placed.get(i)
+        ok = None if kept is None else kept.get(self.pair)
+        return self.sizes.placeable(i, self.heavy, self.light) if ok is None else ok
 
     def _swap(self, i: int, j: int) -> bool | None:
         """`_move`, for i (on the heavy broker) exchanged for j (on the light one): nearly every candidate
@@ -1283,8 +1283,7 @@ class _Free:
         key = (cost, outside, rate, -delta, tuple(changes))
         if self.topics is not None and self._refused(changes):
             # asked first where every check only reads (without disk limits `can_move` records no full broker): the
-            # topic ranges refuse nearly all (zipf-giants-perbroker at 10,000: 13 of 14 million refusals; the
-            # floor's single moves of lognormal-uneven at 100,000: 708,000 of the 2.1 million that reach this)
+            # topic ranges refuse nearly all (zipf-giants-perbroker at 10,000: 13 of 14 million refusals)
             return False
         sizes = self.sizes
         can_move = sizes.can_move
@@ -1297,14 +1296,8 @@ class _Free:
         return False
 
     def _refused(self, changes: list[Change]) -> bool:
-        """Whether the topic constraint refuses `changes` (`topics` not None), read from the pair's kept answers: a
-        move of a topic's replica it does not let go from one broker to the other, or an exchange across topics
-        where it does not let either go (`SizeIndex.refuses_topics`)."""
-        if len(changes) == 1:
-            (i, s, _), t = changes[0], self.st.topic_of[changes[0][0]]
-            assert self.topics is not None
-            out_h, in_l, out_l, in_h = self.topics
-            return not (out_h[t] and in_l[t]) if s == self.heavy else not (out_l[t] and in_h[t])
+        """`SizeIndex.refuses_topics(changes)` (`topics` not None), read from the pair's kept answers: an exchange
+        across topics where the topic ranges do not let both go (a single move asked that in `_move`)."""
         if len(changes) != 2:
             return False
         (i, s, d), (j, s2, d2) = changes
