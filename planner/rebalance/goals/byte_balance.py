@@ -597,16 +597,6 @@ class SizeIndex:
         assert self.counts is not None
         return _Keeps(self.counts, self.st, b, d, self.topic_answers)
 
-    def refuses_topics(self, changes: list[Change]) -> bool:
-        """An exchange across topics that the topic constraint refuses (`allows` answers False for it)."""
-        if len(changes) != 2 or self.counts is None:
-            return False
-        (i, s, d), (j, s2, d2) = changes
-        if s != d2 or d != s2:
-            return False
-        t, u = self.st.topic_of[i], self.st.topic_of[j]
-        return t != u and not (self.moves(t, s, d) and self.moves(u, d, s))
-
     def placeable(self, i: int, s: int, d: int) -> bool:
         """`State.placeable(i, s, d)`, kept until i moves."""
         by_pair = self.placed.get(i)
@@ -948,10 +938,7 @@ class _Pair:
     def _held_before(self) -> list[int]:
         """Positions of the heavy broker's replicas that the light broker held before the plan."""
         st, keys, n = self.st, self.heavy.keys, self.n
-        where, departed = st.where[self.heavy.broker], st.departed[self.light]
-        mine = (
-            (i for i in departed if i in where) if len(departed) < len(where) else (i for i in where if i in departed)
-        )
+        mine = st.returning(self.heavy.broker, self.light)
         return sorted(bisect.bisect_left(keys, s * n + i) for i in mine if (s := st.size[i]) is not None)
 
     def _bounds(self) -> tuple[float, float, float]:
@@ -1188,7 +1175,7 @@ class _Free:
             alone = self.topics is None or (self.topics[0][t] and self.topics[1][t])
         if not alone:
             # the topic ranges refuse i's topic leaving h for l, so every exchange of i for a replica of another topic
-            # (`SizeIndex.refuses_topics`): without one of its own topic among the tries none is taken, and where
+            # (`_refused`): without one of its own topic among the tries none is taken, and where
             # every check only reads (no disk limits), a scan that takes none changes nothing
             topic_of = st.topic_of
             for key in window:
@@ -1296,8 +1283,9 @@ class _Free:
         return False
 
     def _refused(self, changes: list[Change]) -> bool:
-        """`SizeIndex.refuses_topics(changes)` (`topics` not None), read from the pair's kept answers: an exchange
-        across topics where the topic ranges do not let both go (a single move asked that in `_move`)."""
+        """Whether the topic constraint refuses `changes` (`topics` not None; `SizeIndex.allows` answers False for
+        it), read from the pair's kept answers: an exchange across topics where the topic ranges do not let both go
+        (a single move asked that in `_move`)."""
         if len(changes) != 2:
             return False
         (i, s, d), (j, s2, d2) = changes
@@ -1316,15 +1304,13 @@ class _Free:
 def _cheap(st: State, src: int, dst: int, out: dict[int, int] | None = None) -> dict[int, int]:
     """src's replicas of known size whose move to dst copies none: replica -> its cost (0, or -1 going home). `out`:
     its foreign ones with their costs, where known (`SizeIndex.mine`)."""
-    where, departed = st.where[src], st.departed[dst]
-    both = (i for i in departed if i in where) if len(departed) < len(where) else (i for i in where if i in departed)
     home, size = st.home, st.size  # `State.cost` and `State.known` written out
     # `State.cost(i, src, dst)` is (dst not in home) - (src not in home): for one the plan moved to src (src not its
     # home) -1 where dst held it before, else 0; for one dst held before (and holds no more) -1 where it is foreign
     # on src (met first, above), else 0: never above 0, so every one of known size, in that order
     if out is None:
         out = {i: -(dst in home[i]) for i in st.foreign[src] if size[i] is not None}
-    for i in both:
+    for i in st.returning(src, dst):
         if i not in out and size[i] is not None:
             out[i] = 0
     return out

@@ -513,12 +513,8 @@ def _indexed_returns(st: State, givers: _Givers, src: int, dst: int) -> Iterator
         js = by_topic.get(tj)
         return js is not None and j in js and dst not in reps[j] and have.get(tj, 0) > lack.get(tj, 0)
 
-    where, foreign, departed = st.where[src], st.foreign[src], st.departed[dst]
-    returning = (
-        (j for j in departed if j in where) if len(departed) < len(where) else (j for j in where if j in departed)
-    )
-    cheap = {j for j in foreign if gives(j)}
-    cheap.update(j for j in returning if gives(j))
+    cheap = {j for j in st.foreign[src] if gives(j)}
+    cheap.update(j for j in st.returning(src, dst) if gives(j))
     yield from sorted(cheap, key=lambda j: _order(st, j, src, dst))
     yield from (j for j in st.ranked(src, home=True) if dst not in home[j] and gives(j))
 

@@ -391,6 +391,14 @@ class State:
                     else:
                         foreign.discard(i)
 
+    def returning(self, src: int, dst: int) -> Iterator[int]:
+        """The replicas on src that dst held before the plan and holds no more (`where[src]` and `departed[dst]`),
+        through the smaller of the two sets, in its order. Make no move while iterating."""
+        where, departed = self.where[src], self.departed[dst]
+        if len(departed) < len(where):
+            return (i for i in departed if i in where)
+        return (i for i in where if i in departed)
+
     @property
     def limited(self) -> bool:
         """A move cap (--max-moves) or disk-space limits: the plan counts what it copies from the input, so a plan of
