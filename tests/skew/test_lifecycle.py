@@ -215,43 +215,64 @@ def test_twenty_interrupts_at_varied_times_leave_nothing(tmp_path, spark_subproc
     """20 runs, each stopped at a different moment of its life (from the first milliseconds, while Python imports,
     through spark-submit, the JVM's start and the job): Ctrl-C to the whole process group as a terminal sends it, or
     SIGTERM to the command alone as `kill` and supervisors send it. Every run prints exactly one line of its own,
-    exits 130, and leaves no process of its session (JVM, spark-submit, Python worker) behind. The moments are spread
-    over three quarters of an uninterrupted run's length, measured first on this machine (a fixed 7.9 s for the
-    last one let the job finish first where it took 9.6 s)."""
+    exits 130, and leaves no process of its session (JVM, spark-submit, Python worker) behind.
+
+    The moments are spread over three quarters of an uninterrupted run's length, measured first on this machine: the
+    shorter of two runs, as the second finds the JVM's files in the page cache (in CI the first took 9.5 s and a later
+    one ended before 7.1 s). A run that still ends before its signal is run again, stopped at half the time it took,
+    at most twice: every run is stopped somewhere in its life, none is left out."""
     keys = tmp_path / "keys.parquet"
     pq.write_table(pa.table({"key": [f"k{i % 80_000}" for i in range(4_000_000)]}), keys, row_group_size=200_000)
     command = [sys.executable, "-m", "planner", "skew", "--engine", "spark", "--keys", str(keys), "--partitions", "6"]
     started = time.monotonic()
-    whole = subprocess.run(command, capture_output=True, env=spark_subprocess_env, timeout=120)
-    length = time.monotonic() - started
-    assert whole.returncode == 0 and whole.stdout.decode().startswith("Keys: "), whole.stderr
+    lengths = []
+    for _ in range(2):
+        begun = time.monotonic()
+        whole = subprocess.run(command, capture_output=True, env=spark_subprocess_env, timeout=120)
+        lengths.append(time.monotonic() - begun)
+        assert whole.returncode == 0 and whole.stdout.decode().startswith("Keys: "), whole.stderr
+    length = min(lengths)
     outcomes = []
+    early = []
     for run in range(20):
         # 0.3 s (Python has started: before, the kernel ends it) … three quarters of the whole run after the start
         delay = 0.3 + run * (0.75 * length - 0.3) / 19
         sig = signal.SIGINT if run % 2 == 0 else signal.SIGTERM
-        with open(tmp_path / "stderr.log", "wb") as err_file:
-            proc = subprocess.Popen(
-                command, stdout=subprocess.PIPE, stderr=err_file, env=spark_subprocess_env, start_new_session=True
-            )
-        try:
-            time.sleep(delay)
-            assert proc.poll() is None, f"run {run} finished before its signal at {delay:.1f} s"
-            if sig == signal.SIGINT:
-                os.killpg(proc.pid, sig)
-            else:
-                os.kill(proc.pid, sig)
-            out, _ = proc.communicate(timeout=60)
-        finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+        for _attempt in range(3):
+            with open(tmp_path / "stderr.log", "wb") as err_file:
+                begun = time.monotonic()
+                proc = subprocess.Popen(
+                    command, stdout=subprocess.PIPE, stderr=err_file, env=spark_subprocess_env, start_new_session=True
+                )
+            try:
+                try:
+                    proc.wait(timeout=delay)
+                except subprocess.TimeoutExpired:
+                    pass
+                if proc.poll() is not None:  # ended before its signal: again, stopped at half its length
+                    took = time.monotonic() - begun
+                    proc.communicate()
+                    early.append((run, round(delay, 1), round(took, 1)))
+                    delay = max(0.3, took / 2)
+                    continue
+                if sig == signal.SIGINT:
+                    os.killpg(proc.pid, sig)
+                else:
+                    os.kill(proc.pid, sig)
+                out, _ = proc.communicate(timeout=60)
+            finally:
+                if proc.poll() is None:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+            break
+        else:
+            raise AssertionError(f"run {run} ended before its signal three times: {early}")
         left = _session_processes(proc.pid)
         for line in left:
             os.kill(int(line.split()[0]), signal.SIGKILL)
         err = [line for line in (tmp_path / "stderr.log").read_text().splitlines() if line != JVM_NOTE]
         outcomes.append((run, sig.name, proc.returncode, out.decode(), err, left))
-    assert [o for o in outcomes if o[2:] != (130, "", ["error: interrupted"], [])] == []
+    assert [o for o in outcomes if o[2:] != (130, "", ["error: interrupted"], [])] == [], early
     assert time.monotonic() - started < 400
 
 
