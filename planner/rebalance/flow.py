@@ -212,7 +212,13 @@ class Network:
                 if rise is None:
                     break
                 raised += rise
-                sent += self._blocking(s, t, vector.zero(raised), need - sent, touched=touched)
+                vector.zero(raised)
+                while sent < need:  # `_blocking` on these arcs, its levels found on the arrays (`_Vector.levels`)
+                    vector.update(self.cap, touched)
+                    found = vector.levels(s, t)
+                    if found is None:
+                        break
+                    sent += self._paths(s, t, found[1], found[0], need - sent, touched)
             return sent
         heads, costs = [[to[e] for e in edges] for edges in adj], [[cost[e] for e in edges] for edges in adj]
         potential = [0] * len(adj)
@@ -369,7 +375,7 @@ class _Vector:
     def __init__(self, adj: list[list[int]], to: list[int], cost: list[int], cap: list[int]) -> None:
         import numpy as np
 
-        n = len(adj)
+        n = self.nodes = len(adj)
         sizes = np.fromiter(map(len, adj), dtype=np.int64, count=n)
         self.arcs = np.fromiter(chain.from_iterable(adj), dtype=np.int64, count=int(sizes.sum()))
         self.tail = np.repeat(np.arange(n, dtype=np.int64), sizes)
@@ -437,12 +443,50 @@ class _Vector:
             return None
         return np.minimum(dist, cut)
 
-    def zero(self, potential: np.ndarray) -> list[list[int]]:
-        """Per node, its arcs of reduced cost 0 (`cost[e]` + the potential of its tail = the potential of its head),
-        with room or not, in its order."""
+    def zero(self, potential: np.ndarray) -> None:
+        """The arcs of reduced cost 0 (`cost[e]` + the potential of its tail = the potential of its head), with room or
+        not, kept (by position, so in each node's order) for `levels`."""
         import numpy as np
 
-        tight = np.flatnonzero(self.cost + potential[self.tail] == potential[self.head])
-        ids = self.arcs[tight].tolist()
-        ends = np.cumsum(np.bincount(self.tail[tight], minlength=len(potential))).tolist()
-        return [ids[a:b] for a, b in zip([0, *ends], ends)]
+        self.tight = np.flatnonzero(self.cost + potential[self.tail] == potential[self.head])
+
+    def levels(self, s: int, t: int) -> tuple[list[int], list[list[int]]] | None:
+        """`Network._blocking`'s levels over the arcs `zero` kept that have room (`cap`, as `update` left it): each
+        node's breadth-first distance from s where less than t's, t's own, -1 for the others (those at t's distance but
+        t are dead ends); and per node, in its order, its arcs of these with room into the next level: the only ones
+        `_paths` can take in this phase (an arc gains no room in it: paths rise a level at each arc, so no path goes
+        along a twin of another's arc). None where t is not reached. The same numbers as `_blocking`'s Python search,
+        found a layer at a time on the arrays (the arcs are in tail order, as `arcs` lists them)."""
+        import numpy as np
+
+        n = self.nodes
+        open_ = self.tight[self.cap[self.tight] > 0]
+        tail, head = self.tail[open_], self.head[open_]
+        start = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(tail, minlength=n), out=start[1:])
+        level = np.full(n, -1, dtype=np.int64)
+        level[s] = 0
+        front = np.array([s], dtype=np.int64)
+        depth = 0
+        while True:
+            first = start[front]
+            count = start[front + 1] - first
+            total = int(count.sum())
+            if not total:
+                return None
+            at = np.repeat(first - (np.cumsum(count) - count), count) + np.arange(total, dtype=np.int64)
+            to = head[at]
+            to = to[level[to] < 0]
+            if not to.size:
+                return None
+            depth += 1
+            level[to] = depth
+            if level[t] == depth:
+                break
+            front = np.flatnonzero(level == depth)
+        level[level == depth] = -1
+        level[t] = depth
+        rising = (level[tail] >= 0) & (level[head] == level[tail] + 1)
+        ids = self.arcs[open_[rising]].tolist()
+        ends = np.cumsum(np.bincount(tail[rising], minlength=n)).tolist()
+        return level.tolist(), [ids[a:b] for a, b in zip([0, *ends], ends)]
