@@ -68,16 +68,20 @@ class Network:
         self.cost += (cost, -cost)
         return e
 
-    def fan(self, u: int, vs: Sequence[int], cost: int = 0, flow: int = 0) -> range:
-        """Arcs of capacity 1 from u to each of `vs`, in order, each carrying `flow` (0 or 1) already: their
-        indexes."""
+    def fan(self, u: int, vs: Sequence[int], cost: int | Sequence[int] = 0, flow: int = 0) -> range:
+        """Arcs of capacity 1 from u to each of `vs`, in order, each carrying `flow` (0 or 1) already, at `cost` (or
+        each at its own: `cost[k]` to `vs[k]`): their indexes."""
         e = len(self.to)
-        self.adj[u].extend(range(e, e + 2 * len(vs), 2))
-        for k, v in enumerate(vs):
-            self.adj[v].append(e + 2 * k + 1)
-            self.to += (v, u)
+        adj = self.adj
+        adj[u].extend(range(e, e + 2 * len(vs), 2))
+        for v, k in zip(vs, range(e + 1, e + 2 * len(vs), 2)):
+            adj[v].append(k)
+        self.to += chain.from_iterable(zip(vs, repeat(u)))
         self.cap += (1 - flow, flow) * len(vs)
-        self.cost += (cost, -cost) * len(vs)
+        if isinstance(cost, int):
+            self.cost += (cost, -cost) * len(vs)
+        else:
+            self.cost += chain.from_iterable((c, -c) for c in cost)
         return range(e, e + 2 * len(vs), 2)
 
     def bounded(self, u: int, v: int, lo: int, hi: int) -> int | None:
@@ -271,13 +275,12 @@ class Network:
         most: int,
         zero: tuple[list[list[int]], list[list[int]], list[int]] | None = None,
         stop: Callable[[], bool] | None = None,
-        touched: list[int] | None = None,
     ) -> int:
         """Dinic's flow from s to t over the residual arcs of `arcs` (per node, a list of arc indexes), at most `most`
         units. With `zero` (the least-cost flow: per node, its arcs' heads and costs, and the potentials), only the arcs
         of reduced cost 0 (`cost[e]` + the potential of its tail = the potential of its head; their twins too), with
         room or not: listed in `arcs` (None: not yet) when the search first meets their node, in the node's order, as
-        they stay while the potentials do. `touched`: where given, the arcs the paths go along are added to it.
+        they stay while the potentials do.
 
         The levels stop at t's: a node at t's level (but t), or beyond, reaches t along no path of rising levels, so
         the search leaves it out (no level) instead of meeting it and then giving it up as a dead end."""
@@ -317,12 +320,13 @@ class Network:
                     break
                 if v != t:
                     level[v] = -1
-            sent += self._paths(s, t, arcs, level, most - sent, touched)
+            sent += self._paths(s, t, arcs, level, most - sent)
         return sent
 
     def _paths(self, s: int, t: int, arcs: list, level: list[int], most: int, touched: list[int] | None = None) -> int:
         """Augmenting paths along the levels (every node with a level has its list in `arcs`), depth first, each going
-        on from before the first arc the last one filled (Dinic's). `touched`: as `_blocking`'s."""
+        on from before the first arc the last one filled (Dinic's). `touched`: where given, the arcs the paths go
+        along are added to it."""
         to, cap = self.to, self.cap
         it = [0] * len(arcs)
         sent = 0

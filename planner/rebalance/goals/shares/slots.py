@@ -211,7 +211,7 @@ def weighted_slots(
     scale = need + 1 if like is not None else 1  # a slot outside `like` costs 1: less than any value
     top, worst = top * scale, worst * scale
     lost = need * (top + worst + 1) + 1  # a slot that saves no move costs more than any values can make up
-    arcs: dict[K, tuple[list[int], list[int]]] = {}  # topic -> its brokers, the arcs to them
+    arcs: dict[K, tuple[list[int], range]] = {}  # topic -> its brokers, the arcs to them
     for k, t in enumerate(topics):
         allowed = within.get(t) if within is not None else None
         mine = [b for b in saving.get(t, ()) if b in node]
@@ -219,9 +219,10 @@ def weighted_slots(
         others = [b for b in brokers if b not in keep and (allowed is None or b in allowed)]
         net.arc(src, 2 + k, wants[t])
         hint = like.get(t, ()) if like is not None else ()
-        to = [net.arc(2 + k, node[b], 1, top - scale * value.get((t, b), 0) + (b not in hint)) for b in mine]
-        to += [net.arc(2 + k, node[b], 1, lost + scale * penalty.get(b, 0) + (b not in hint)) for b in others]
-        arcs[t] = (mine + others, to)
+        costs = [top - scale * value.get((t, b), 0) + (b not in hint) for b in mine]
+        costs += [lost + scale * penalty.get(b, 0) + (b not in hint) for b in others]
+        order = mine + others
+        arcs[t] = (order, net.fan(2 + k, [node[b] for b in order], costs))
     for b in brokers:
         net.arc(node[b], sink, room[b])
     if net.min_cost_flow(src, sink, need, stop) < need:
