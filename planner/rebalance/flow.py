@@ -368,7 +368,8 @@ class Network:
 class _Vector:
     """`min_cost_flow`'s rounds on numpy arrays: the network's arcs in each node's order (as `adj` lists them), each
     with its tail, head and cost. Every number the Python rounds reach, the same: what each potential rises by
-    (Dijkstra's distance, at most t's) and each node's arcs of reduced cost 0 in its order."""
+    (Dijkstra's distance, at most t's), and for each blocking flow's phase the levels and each node's arcs the paths
+    may take, in its order (`levels`: those of reduced cost 0 with room into the next level)."""
 
     @staticmethod
     def fits(nodes: int, cost: list[int]) -> bool:
