@@ -216,10 +216,10 @@ class Network:
                 if rise is None:
                     break
                 raised += rise
-                vector.zero(raised)
+                tight = vector.zero(raised)
                 while sent < need:  # `_blocking` on these arcs, its levels found on the arrays (`_Vector.levels`)
                     vector.update(self.cap, touched)
-                    found = vector.levels(s, t)
+                    found = vector.levels(s, t, tight)
                     if found is None:
                         break
                     sent += self._paths(s, t, found[1], found[0], need - sent, touched)
@@ -418,20 +418,15 @@ class _Vector:
         reduced = self.cost[room] + potential[tail] - potential[head]
         if reduced.size and reduced.min() < 0:
             return False
-        start = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(tail, minlength=n), out=start[1:])
+        start = _starts(tail, n)
         dist = np.full(n, FAR, dtype=np.int64)
         dist[s] = 0
         fell = np.array([s], dtype=np.int64)
         mark = np.zeros(n, dtype=bool)  # the nodes met in a round: `np.unique` of them without sorting
         while fell.size:
-            first = start[fell]
-            count = start[fell + 1] - first
-            total = int(count.sum())
-            if not total:
+            at = _out_of(start, fell)  # the arcs with room out of the nodes in `fell`
+            if not at.size:
                 break
-            # the arcs with room out of each node in `fell`: its run first..first+count of the arcs by tail
-            at = np.repeat(first - (np.cumsum(count) - count), count) + np.arange(total, dtype=np.int64)
             to = head[at]
             near = dist[tail[at]] + reduced[at]
             closer = near < dist[to]
@@ -448,38 +443,34 @@ class _Vector:
             return None
         return np.minimum(dist, cut)
 
-    def zero(self, potential: np.ndarray) -> None:
+    def zero(self, potential: np.ndarray) -> np.ndarray:
         """The arcs of reduced cost 0 (`cost[e]` + the potential of its tail = the potential of its head), with room or
-        not, kept (by position, so in each node's order) for `levels`."""
+        not, by position (so in each node's order)."""
         import numpy as np
 
-        self.tight = np.flatnonzero(self.cost + potential[self.tail] == potential[self.head])
+        return np.flatnonzero(self.cost + potential[self.tail] == potential[self.head])
 
-    def levels(self, s: int, t: int) -> tuple[list[int], list[list[int]]] | None:
-        """`Network._blocking`'s levels over the arcs `zero` kept that have room (`cap`, as `update` left it): each
-        node's breadth-first distance from s where less than t's, t's own, -1 for the others (those at t's distance but
-        t are dead ends); and per node, in its order, its arcs of these with room into the next level: the only ones
-        `_paths` can take in this phase (an arc gains no room in it: paths rise a level at each arc, so no path goes
-        along a twin of another's arc). None where t is not reached. The same numbers as `_blocking`'s Python search,
-        found a layer at a time on the arrays (the arcs are in tail order, as `arcs` lists them)."""
+    def levels(self, s: int, t: int, tight: np.ndarray) -> tuple[list[int], list[list[int]]] | None:
+        """`Network._blocking`'s levels over the arcs of `tight` (`zero`'s) that have room (`cap`, as `update` left
+        it): each node's breadth-first distance from s where less than t's, t's own, -1 for the others (those at t's
+        distance but t are dead ends); and per node, in its order, its arcs of these with room into the next level: the
+        only ones `_paths` can take in this phase (an arc gains no room in it: paths rise a level at each arc, so no
+        path goes along a twin of another's arc). None where t is not reached. The same numbers as `_blocking`'s
+        Python search, found a layer at a time on the arrays (the arcs are in tail order, as `arcs` lists them)."""
         import numpy as np
 
         n = self.nodes
-        open_ = self.tight[self.cap[self.tight] > 0]
+        open_ = tight[self.cap[tight] > 0]
         tail, head = self.tail[open_], self.head[open_]
-        start = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(tail, minlength=n), out=start[1:])
+        start = _starts(tail, n)
         level = np.full(n, -1, dtype=np.int64)
         level[s] = 0
         front = np.array([s], dtype=np.int64)
         depth = 0
         while True:
-            first = start[front]
-            count = start[front + 1] - first
-            total = int(count.sum())
-            if not total:
+            at = _out_of(start, front)
+            if not at.size:
                 return None
-            at = np.repeat(first - (np.cumsum(count) - count), count) + np.arange(total, dtype=np.int64)
             to = head[at]
             to = to[level[to] < 0]
             if not to.size:
@@ -495,3 +486,22 @@ class _Vector:
         ids = self.arcs[open_[rising]].tolist()
         ends = np.cumsum(np.bincount(tail[rising], minlength=n)).tolist()
         return level.tolist(), [ids[a:b] for a, b in zip([0, *ends], ends)]
+
+
+def _starts(tail: np.ndarray, n: int) -> np.ndarray:
+    """For arcs in tail order (`tail`: each one's tail), where node v's run of them starts, for v in 0..n (n: the
+    end)."""
+    import numpy as np
+
+    start = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(tail, minlength=n), out=start[1:])
+    return start
+
+
+def _out_of(start: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+    """The positions of the arcs out of each of `nodes` (its run start[v]..start[v + 1], `_starts`), in that order."""
+    import numpy as np
+
+    first = start[nodes]
+    count = start[nodes + 1] - first
+    return np.repeat(first - (np.cumsum(count) - count), count) + np.arange(int(count.sum()), dtype=np.int64)
