@@ -32,12 +32,16 @@ import heapq
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Collection, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Collection, Iterable, Iterator, Sequence
 
 from planner.rebalance.goals.base import Change, CountConstraint, Findings, Frozen, Goal, TopicCounts
 from planner.rebalance.goals.geometry import targets_of
 from planner.rebalance.goals.state import State
+from planner.rebalance.goals.windows import hopeful
 from planner.rebalance.notes import Note
+
+if TYPE_CHECKING:  # numpy is imported where a free step has windows enough (`_sift`)
+    import numpy as np
 
 PROGRESS_STEPS = 200  # the byte goal's steps between two progress lines
 LIGHTS = 64  # the brokers (lightest first) a heavy broker may hand bytes to in one step
@@ -45,6 +49,9 @@ LIGHTS = 64  # the brokers (lightest first) a heavy broker may hand bytes to in 
 # peer scale-out, 64 took the floor's steps to half the plan's CPU; 16 plan as few moves and bytes there
 FREE_DONORS = 16
 PLACED = 500_000  # `SizeIndex.placeable`'s answers kept at most (about 50 MB)
+# a free step sifts its pairs' windows on arrays (`windows.hopeful`) from this many of them (numpy's calls cost more
+# than the walks of a few)
+VECTOR_WINDOWS = 512
 
 
 def limits(st: State, tolerance: float) -> dict[str | None, float]:
@@ -464,8 +471,10 @@ class ByteGoal(Goal):
         or exchange (`_FloorPair`)."""
         if self.free:
             best: list = [None]
-            for donor in donors[:FREE_DONORS]:
-                _FloorFree(st, frozen, sizes, donor, light, limit, best, floor).scan()
+            frees = [_FloorFree(st, frozen, sizes, donor, light, limit, best, floor) for donor in donors[:FREE_DONORS]]
+            _sift(frees)
+            for free in frees:
+                free.scan()
             if best[0] is not None:
                 self.found.record("freed")
                 return best[0][1]
@@ -545,13 +554,14 @@ class SizeIndex:
         # but i's, past `PLACED` answers (a million-partition plan would otherwise keep tens of millions)
         self.placed: dict[int, dict[tuple[int, int], bool]] = {}
         # src -> dst -> `cheap(src, dst)`, and the replicas they hold (at most `PLACED`)
-        self.zero: dict[int, dict[int, tuple[dict[int, int], list[int], set[int]]]] = {}
+        self.zero: dict[int, dict[int, tuple[dict[int, int], list[int], set[int], list]]] = {}
         self.zero_to: dict[int, set[int]] = {}  # dst -> the src of its `zero` entries (some dropped since)
         self.zero_kept = 0
         self.answers = 0
         # src -> `_cheap(st, src, dst)`'s part common to every dst (src's foreign replicas of known size, at 0) and, by
         # broker b, those of them b held before (-1 going to b): until a replica moves to or from src
         self.foreign: dict[int, tuple[dict[int, int], dict[int, list[int]]]] = {}
+        self.vectors: tuple | None = None  # `arrays`, once asked
 
     def allows(self, changes: list[Change]) -> bool:
         """`frozen.allows(st, changes)`, but for the replica-count constraint where no broker's count changes (an
@@ -619,9 +629,10 @@ class SizeIndex:
             ok = self.can[change] = self.st.can_move(*change)
         return ok
 
-    def cheap(self, src: int, dst: int) -> tuple[dict[int, int], list[int], set[int]]:
-        """`_cheap(st, src, dst)`, its replicas as keys, sorted, and their topics (empty until `_Free.scan` first
-        needs them: it fills the set): kept until a replica moves to or from src, or one that dst held before (it
+    def cheap(self, src: int, dst: int) -> tuple[dict[int, int], list[int], set[int], list]:
+        """`_cheap(st, src, dst)`, its replicas as keys, sorted, their topics (empty until `_Free.scan` first
+        needs them: it fills the set) and their partitions, sizes and topics as arrays, with the topics as a list
+        (empty until `_sift` fills the list): kept until a replica moves to or from src, or one that dst held before (it
         reads src's replicas and `State.departed[dst]`, in their sets' order, and the replicas' homes). A free step
         asks it of each light broker for the heavy one, and two thirds of zipf-giants-perbroker's steps have the heavy
         broker of the step before (most give replicas the plan moved there, which leave `departed` as it is)."""
@@ -634,12 +645,28 @@ class SizeIndex:
             size, n, held = self.st.size, self.n, self.of(src)
             # every one of src's replicas of known size (a broker the plan filled: all moved there): its keys
             keys = held.copy() if len(out) == len(held) else sorted((size[j] or 0) * n + j for j in out)
-            got = by_dst[dst] = out, keys, set()
+            got = by_dst[dst] = out, keys, set(), []
             self.zero_to.setdefault(dst, set()).add(src)
             self.zero_kept += len(out)
             if self.zero_kept > PLACED:  # all but this answer dropped
                 self.zero, self.zero_to, self.zero_kept = {src: {dst: got}}, {dst: {src}}, len(out)
         return got
+
+    def arrays(self) -> "tuple[np.ndarray, np.ndarray, int] | None":
+        """Every replica's size (0 where unknown) and topic as numpy arrays, and one more than the largest size,
+        made on first ask; None where a key (`size × n + index`), or a size offset by `LIGHTS` such spans, might not
+        fit in 63 bits."""
+        if self.vectors is None:
+            import numpy as np
+
+            st = self.st
+            sizes = [s or 0 for s in st.size]
+            span = max(sizes, default=0) + 1
+            if span * max(self.n, LIGHTS) >= 2**62:
+                self.vectors = ()
+            else:
+                self.vectors = np.array(sizes, dtype=np.int64), np.array(st.topic_of, dtype=np.int64), span
+        return self.vectors or None
 
     def mine(self, src: int, dst: int) -> dict[int, int]:
         """`_cheap(st, src, dst)`, from src's foreign replicas kept for every dst (`foreign`): a free step asks it of
@@ -680,7 +707,7 @@ class SizeIndex:
     def moved(self, i: int, src: int, dst: int) -> None:
         zero, home = self.zero, self.st.home[i]
         for b in (src, dst):  # their replicas changed
-            for out, _, _ in zero.pop(b, {}).values():
+            for out, *_ in zero.pop(b, {}).values():
                 self.zero_kept -= len(out)
             if b in home:  # the replicas b held before and holds no more changed (and the order they come in)
                 for x in self.zero_to.pop(b, ()):
@@ -1075,9 +1102,83 @@ def _free_step(
     (`_Free`), if any: fewest copies (taking some back first), then one that lands inside the limits (then the fewest
     bytes copied), else the fewest bytes copied per byte moved, then the most bytes moved. `ceiling`: as `_step`'s."""
     best: list = [None]  # (key, changes)
-    for light in lights:
-        _Free(st, frozen, sizes, heavy, light, limit, best, ceiling).scan()
+    frees = [_Free(st, frozen, sizes, heavy, light, limit, best, ceiling) for light in lights]
+    _sift(frees)
+    for free in frees:
+        free.scan()
     return best[0][1] if best[0] else None
+
+
+def _sift(frees: Sequence[_Free]) -> None:
+    """Where every check only reads (`_Free.topics`) and the pairs have windows enough (`VECTOR_WINDOWS`): each
+    pair's items (`_Free.items`), those of mine whose windows `windows.hopeful` finds may hold a change the topic ranges
+    allow (with those going home), found for all the pairs at once. Their scans make no move, so what is asked here
+    holds for them (`_Free.mine` kept)."""
+    todo = [f for f in frees if f.top > 0 and f.topics is not None]
+    if not todo:
+        return
+    sizes = todo[0].sizes
+    for f in todo:
+        f.mine = sizes.mine(f.heavy, f.light)
+    rows = sum(len(f.mine or ()) for f in todo)
+    arrays = sizes.arrays()
+    if rows < VECTOR_WINDOWS or arrays is None:
+        return
+    import numpy as np
+
+    size_of, topic_of, span = arrays
+    topic = sizes.st.topic_of
+    ids: list[int] = []
+    costs: list[int] = []
+    # per row, whether the topic ranges let its topic leave the heavy broker and come to the light one; the same for
+    # each of theirs the other way (`_Free.topics`)
+    mine_out: list[bool] = []
+    mine_in: list[bool] = []
+    theirs_out: list[bool] = []
+    theirs_in: list[bool] = []
+    counts, runs, lens, tops = [], [], [], []
+    for f in todo:
+        mine = f.mine
+        assert mine is not None and f.topics is not None
+        _, order, _, kept = sizes.cheap(f.light, f.heavy)
+        if not kept:  # the light broker's side as arrays, kept with `order`: partition, size, topic
+            keys = np.array(order, dtype=np.int64)
+            js = keys % sizes.n
+            kept += [js, keys // sizes.n, topic_of[js], topic_of[js].tolist()]
+        out_h, in_l, out_l, in_h = f.topics
+        ids.extend(mine)
+        costs.extend(mine.values())
+        tl = list(map(topic.__getitem__, mine))
+        mine_out.extend(map(out_h.__getitem__, tl))
+        mine_in.extend(map(in_l.__getitem__, tl))
+        theirs_out.extend(map(out_l.__getitem__, kept[3]))
+        theirs_in.extend(map(in_h.__getitem__, kept[3]))
+        counts.append(len(mine))
+        runs.append(kept)
+        lens.append(len(order))
+        tops.append(f.top)
+    pair = np.repeat(np.arange(len(todo)), counts)
+    ids_a, costs_a = np.array(ids, dtype=np.int64), np.array(costs, dtype=np.int64)
+    sj = np.concatenate([r[1] for r in runs])
+    placed = np.repeat(np.arange(len(todo), dtype=np.int64) * span, lens) + sj
+    theirs = placed, np.concatenate([r[0] for r in runs]), sj, np.concatenate([r[2] for r in runs])
+    hope = hopeful(
+        pair,
+        ids_a,
+        size_of[ids_a],
+        topic_of[ids_a],
+        np.array(mine_out, dtype=bool) & np.array(mine_in, dtype=bool),
+        costs_a < 0,
+        np.array(tops, dtype=np.float64),
+        span,
+        (*theirs, np.array(theirs_out, dtype=bool) & np.array(theirs_in, dtype=bool)),
+        np.cumsum(lens),
+    )
+    kept_rows = np.flatnonzero(hope)
+    bounds = np.searchsorted(kept_rows, np.cumsum([0] + counts)).tolist()
+    chosen, their_costs = ids_a[kept_rows].tolist(), costs_a[kept_rows].tolist()
+    for r, f in enumerate(todo):
+        f.items = list(zip(chosen[bounds[r] : bounds[r + 1]], their_costs[bounds[r] : bounds[r + 1]]))
 
 
 class _Free:
@@ -1115,16 +1216,21 @@ class _Free:
         self.topics = None
         if not st.usable and sizes.counts is not None:
             self.topics = sizes.leaves(heavy), sizes.enters(light), sizes.leaves(light), sizes.enters(heavy)
+        self.mine: dict[int, int] | None = None  # `SizeIndex.mine(heavy, light)`, where `_sift` asked it
+        self.items: list[tuple[int, int]] | None = None  # of mine, those whose windows `_sift` kept, and their costs
 
     def scan(self) -> None:
         if self.top <= 0:
             return
         st, h, l, n = self.st, self.heavy, self.light, self.sizes.n
         sizes = self.sizes
-        mine, (theirs, order, present) = sizes.mine(h, l), sizes.cheap(l, h)
+        mine = sizes.mine(h, l) if self.mine is None else self.mine
+        theirs, order, present, _ = sizes.cheap(l, h)
         if self.single:
             for i in mine:
                 self._move(i)
+        # each of mine with its cost: all of them, or those `_sift` kept
+        items: Iterable[tuple[int, int]] = mine.items() if self.items is None else self.items
         # for each of mine, the light broker's smallest replica (of those copying none, or of all of them where a
         # copy taken back pays) that leaves at most `top` bytes moved: the most bytes moved
         # the fewest copies one of theirs (of those copying none; of all of them: the others copy one) adds going to
@@ -1135,7 +1241,7 @@ class _Free:
         # 10.6 million calls), so it is not called (`present`: the topics of `order`, made at the first such i)
         topic_of, refusing = st.topic_of, self.topics is not None
         out_h, in_l = self.topics[:2] if self.topics is not None else ({}, {})
-        for i, c in mine.items():
+        for i, c in items:
             if best[0] is None or c + least <= best[0][0][0]:
                 t = topic_of[i]
                 if not refusing or (alone := out_h[t] and in_l[t]):

@@ -99,7 +99,8 @@ def test_the_byte_goals_kept_placeable_answers_dropped_past_their_bound_plan_the
     monkeypatch.setattr(byte_balance.SizeIndex, "_keeps", counted_keeps)
     assert plan_text(balance(cluster, rack_repair=True)) == kept
     assert len(drops) > 1000, len(drops)  # the bound was reached, again and again
-    assert len(topic_drops) > 500, len(topic_drops)
+    # 402 (899 before): the free steps make every pair's `_Free` before their scans ask (`byte_balance._sift`)
+    assert len(topic_drops) > 300, len(topic_drops)
 
 
 def test_the_byte_goals_kept_answers_are_those_asked_afresh(monkeypatch):
