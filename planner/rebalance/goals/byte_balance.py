@@ -655,14 +655,15 @@ class SizeIndex:
     def arrays(self) -> "tuple[np.ndarray, np.ndarray, int] | None":
         """Every replica's size (0 where unknown) and topic as numpy arrays, and one more than the largest size,
         made on first ask; None where a key (`size × n + index`), or a size offset by `LIGHTS` such spans, might not
-        fit in 63 bits."""
+        fit in 63 bits, or where a broker's bytes might not be exact as a float (all of them together from 2**53: a
+        pair's `top` is then compared as Python compares it)."""
         if self.vectors is None:
             import numpy as np
 
             st = self.st
             sizes = [s or 0 for s in st.size]
             span = max(sizes, default=0) + 1
-            if span * max(self.n, LIGHTS) >= 2**62:
+            if span * max(self.n, LIGHTS) >= 2**62 or sum(sizes) >= 2**53:
                 self.vectors = ()
             else:
                 self.vectors = np.array(sizes, dtype=np.int64), np.array(st.topic_of, dtype=np.int64), span
